@@ -1,0 +1,1 @@
+console.log('Benchmarks land with their issues.')

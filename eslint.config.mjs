@@ -1,0 +1,118 @@
+// @ts-check
+import tseslint from 'typescript-eslint'
+import pluginVue from 'eslint-plugin-vue'
+import vueParser from 'vue-eslint-parser'
+
+/**
+ * Layer directions, enforced (docs/architecture.md):
+ *   shared   -> zod, luxon only
+ *   core     -> shared; never electron, vue or the other layers
+ *   main     -> shared, core (and electron)
+ *   preload  -> shared/ipc/names only (and electron)
+ *   renderer -> shared only; never electron, node or core
+ *   service  -> nothing of ours: it is written from the spec alone
+ *   cli      -> shared, core
+ */
+const layer = (name) => [`**/${name}`, `**/${name}/**`, `@/${name}/**`]
+const forbid = (names, message) => ({
+  group: names.flatMap((n) => (n.startsWith('layer:') ? layer(n.slice(6)) : [n, `${n}/**`])),
+  message
+})
+const restrict = (...patterns) => ['error', { patterns }]
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'os', 'child_process', 'crypto', 'http', 'https', 'net', 'worker_threads', 'stream']
+
+export default tseslint.config(
+  {
+    ignores: ['out/**', 'dist/**', 'release/**', 'node_modules/**', 'native/**', 'coverage/**', '**/*.d.ts.map']
+  },
+  ...tseslint.configs.recommended,
+  ...pluginVue.configs['flat/recommended'],
+  {
+    files: ['**/*.vue'],
+    languageOptions: { parser: vueParser, parserOptions: { parser: tseslint.parser, sourceType: 'module' } }
+  },
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      'vue/multi-word-component-names': 'off',
+      'vue/max-attributes-per-line': 'off',
+      'vue/singleline-html-element-content-newline': 'off',
+      'vue/html-self-closing': 'off',
+      'vue/html-indent': 'off',
+      'vue/html-closing-bracket-newline': 'off',
+      'vue/multiline-html-element-content-newline': 'off',
+      // User text is never rendered as HTML.
+      'vue/no-v-html': 'error',
+      'no-restricted-syntax': [
+        'error',
+        { selector: "AssignmentExpression[left.property.name='innerHTML']", message: 'Never render text as HTML.' },
+        { selector: "AssignmentExpression[left.property.name='outerHTML']", message: 'Never render text as HTML.' },
+        { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Never render text as HTML.' }
+      ]
+    }
+  },
+  {
+    files: ['src/shared/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['layer:core', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/shared depends on no other layer.'),
+        forbid(['electron', 'vue', 'pinia', 'better-sqlite3', ...nodeBuiltins], 'src/shared imports only zod and luxon.')
+      )
+    }
+  },
+  {
+    files: ['src/core/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['electron', 'electron-store', 'vue', 'pinia', 'primevue'], 'src/core is plain Node: platform needs come in through interfaces.'),
+        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/core may import only src/shared.')
+      )
+    }
+  },
+  {
+    files: ['src/main/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['layer:renderer', 'layer:preload', 'layer:cli'], 'src/main binds src/shared to src/core.'),
+        forbid(['vue', 'pinia', 'primevue'], 'src/main is not a UI.')
+      )
+    }
+  },
+  {
+    files: ['src/preload/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['layer:core', 'layer:main', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins], 'The preload only builds window.api from the channel names.')
+      )
+    }
+  },
+  {
+    files: ['src/renderer/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['electron', 'better-sqlite3', 'electron-store', ...nodeBuiltins], 'The renderer talks to the app only through window.api.'),
+        forbid(['layer:core', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'], 'src/renderer imports only src/shared.')
+      )
+    }
+  },
+  {
+    files: ['src/service/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['layer:core', 'layer:shared', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'The reference service is written from the spec and shares no code with the client.'),
+        forbid(['electron', 'vue'], 'The reference service is plain Node.')
+      )
+    }
+  },
+  {
+    files: ['src/cli/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['electron', 'electron-store', 'vue'], 'The CLI runs under plain Node.'),
+        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'], 'The CLI is a front end over src/core.')
+      )
+    }
+  }
+)

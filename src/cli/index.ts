@@ -1,0 +1,1 @@
+console.log('The CLI lands with the sync issue.')

@@ -1,0 +1,1 @@
+console.log('The reference service lands with its own issue.')

@@ -1,0 +1,388 @@
+import { z } from 'zod'
+import { IANAZone } from 'luxon'
+import { AppErrorInfo } from './errors'
+
+/** A UTC instant in epoch milliseconds: unambiguous across IPC, zones and the database. */
+export const EpochMs = z.number().int().min(0).max(8_640_000_000_000)
+export type EpochMs = z.infer<typeof EpochMs>
+
+export const IanaZone = z
+  .string()
+  .min(1)
+  .refine((z) => IANAZone.isValidZone(z), { message: 'Not a known IANA time zone' })
+
+/** The display zone may follow the operating system. */
+export const DisplayZone = z.union([z.literal('system'), IanaZone])
+
+// ---------------------------------------------------------------------------------------
+// Call records
+// ---------------------------------------------------------------------------------------
+
+export const AnalysisItem = z.object({
+  key: z.string(),
+  friendlyName: z.string(),
+  value: z.string()
+})
+export type AnalysisItem = z.infer<typeof AnalysisItem>
+
+/** A call as cached: what the service sent, normalized, with unknown fields kept. */
+export const CallRecord = z.object({
+  callId: z.string().min(1),
+  /** The call's instant, UTC epoch ms. */
+  callAt: EpochMs,
+  /** callDate exactly as the service served it. */
+  callDate: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  analysis: z.array(AnalysisItem),
+  /** Fields the app does not know, verbatim. */
+  extra: z.record(z.string(), z.unknown()),
+  firstSeenAt: EpochMs.optional(),
+  lastChangedAt: EpochMs.optional()
+})
+export type CallRecord = z.infer<typeof CallRecord>
+
+/** One row of a result table: light enough to page 100 at a time over IPC. */
+export const CallRow = z.object({
+  callId: z.string(),
+  callAt: EpochMs,
+  callDate: z.string(),
+  title: z.string(),
+  /** The start of the summary, at most SUMMARY_PREVIEW_CHARS characters. */
+  summaryPreview: z.string(),
+  analysisCount: z.number().int().nonnegative()
+})
+export type CallRow = z.infer<typeof CallRow>
+export const SUMMARY_PREVIEW_CHARS = 240
+
+export const CallType = z.object({ value: z.string(), description: z.string() })
+export type CallType = z.infer<typeof CallType>
+
+// ---------------------------------------------------------------------------------------
+// Filters shared by local search, remote search and sync scopes
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The service's `results` field. 'answered' = field absent (the service's default, Answered
+ * calls only); 'all' = field sent as null; a list = those numeric results.
+ */
+export const ResultsFilter = z.union([z.literal('answered'), z.literal('all'), z.array(z.number().int()).min(1).max(50)])
+export type ResultsFilter = z.infer<typeof ResultsFilter>
+
+export const AnalysisFilter = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('equals'), key: z.string().min(1).max(200), value: z.string().max(500) }),
+  z
+    .object({
+      kind: z.literal('range'),
+      key: z.string().min(1).max(200),
+      min: z.number().finite().nullable().default(null),
+      max: z.number().finite().nullable().default(null)
+    })
+    .refine((f) => f.min === null || f.max === null || f.min <= f.max, { message: 'min must not exceed max' })
+])
+export type AnalysisFilter = z.infer<typeof AnalysisFilter>
+
+export const SearchSort = z.enum(['date_desc', 'date_asc', 'relevance'])
+export type SearchSort = z.infer<typeof SearchSort>
+
+/**
+ * One query object for local search, and (minus the text and analysis filters) remote
+ * search. Dates are instants; the UI picks them in the display zone.
+ * Locally, the scope filters (callTypes, direction, results, hasNewRequest) are answered
+ * from scope membership: a call matches when a synced scope with those filters returned it.
+ * Locally, results 'all' means "no filter".
+ */
+export const SearchQuery = z
+  .object({
+    text: z.string().max(500).default(''),
+    /** Inclusive. */
+    from: EpochMs.nullable().default(null),
+    /** Exclusive. */
+    to: EpochMs.nullable().default(null),
+    callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
+    direction: z.number().int().nullable().default(null),
+    results: ResultsFilter.default('all'),
+    hasNewRequest: z.boolean().nullable().default(null),
+    analysis: z.array(AnalysisFilter).max(20).default([]),
+    sort: SearchSort.default('date_desc')
+  })
+  .refine((q) => q.from === null || q.to === null || q.from <= q.to, {
+    message: 'The start of the range is after its end',
+    path: ['from']
+  })
+export type SearchQuery = z.infer<typeof SearchQuery>
+export type SearchQueryInput = z.input<typeof SearchQuery>
+
+export const SearchPage = z.object({ offset: z.number().int().nonnegative(), rows: z.array(CallRow) })
+export type SearchPage = z.infer<typeof SearchPage>
+
+export const Facets = z.object({
+  total: z.number().int().nonnegative(),
+  perType: z.array(z.object({ value: z.string(), count: z.number().int() })),
+  /** Day in the requested zone, YYYY-MM-DD. */
+  perDay: z.array(z.object({ day: z.string(), count: z.number().int() })),
+  /** Per value of the chosen analysis key; numeric keys come as ranges. */
+  perValue: z.array(
+    z.object({ value: z.string(), min: z.number().nullable(), max: z.number().nullable(), count: z.number().int() })
+  )
+})
+export type Facets = z.infer<typeof Facets>
+
+export const AnalysisKeyInfo = z.object({
+  key: z.string(),
+  friendlyName: z.string(),
+  numeric: z.boolean(),
+  calls: z.number().int()
+})
+export type AnalysisKeyInfo = z.infer<typeof AnalysisKeyInfo>
+
+export const RemotePage = z.object({
+  skip: z.number().int().nonnegative(),
+  /** The take that was asked for after clamping to the service's bounds. */
+  take: z.number().int().nonnegative(),
+  records: z.array(CallRecord),
+  /** From the envelope, when the service sent one. */
+  totalCount: z.number().int().nonnegative().nullable(),
+  /** The page was shortened by the 10,000 cap, not by the end of the results. */
+  loweredByCap: z.boolean(),
+  /** No more pages can be had: the end of the results, or the 10,000 window. */
+  exhausted: z.boolean(),
+  /** Records the client could not use (no callId or callDate). */
+  malformed: z.number().int().nonnegative()
+})
+export type RemotePage = z.infer<typeof RemotePage>
+
+// ---------------------------------------------------------------------------------------
+// Sync
+// ---------------------------------------------------------------------------------------
+
+export const SyncScope = z
+  .object({
+    from: EpochMs,
+    to: EpochMs,
+    callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
+    direction: z.number().int().nullable().default(null),
+    results: ResultsFilter.default('answered'),
+    hasNewRequest: z.boolean().nullable().default(null),
+    includeAnalysis: z.boolean().default(true)
+  })
+  .refine((s) => s.from < s.to, { message: 'The start of the range must be before its end', path: ['from'] })
+export type SyncScope = z.infer<typeof SyncScope>
+export type SyncScopeInput = z.input<typeof SyncScope>
+
+export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
+export type SyncPhase = z.infer<typeof SyncPhase>
+
+export const SyncProgress = z.object({
+  runId: z.string(),
+  phase: SyncPhase,
+  /** Records written to the cache by this run. */
+  stored: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  windowsDone: z.number().int().nonnegative(),
+  /** How far through the range the run is, as an instant. */
+  position: EpochMs.nullable(),
+  from: EpochMs,
+  to: EpochMs,
+  requestsPerMinute: z.number().nonnegative(),
+  recordsPerSecond: z.number().nonnegative(),
+  /** Follows from the tenant's rate limit; null until it can be estimated. */
+  etaSeconds: z.number().nonnegative().nullable(),
+  /** While waiting on the rate limiter or a Retry-After. */
+  waitSeconds: z.number().nonnegative().nullable(),
+  warnings: z.array(z.string()),
+  error: AppErrorInfo.optional()
+})
+export type SyncProgress = z.infer<typeof SyncProgress>
+
+export const SyncOutcome = z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted'])
+export type SyncOutcome = z.infer<typeof SyncOutcome>
+
+export const ScopeStatus = z.object({
+  scopeKey: z.string(),
+  /** The filters that define the scope (the range is its coverage). */
+  filters: z.object({
+    callTypes: z.array(z.string()),
+    direction: z.number().int().nullable(),
+    results: ResultsFilter,
+    hasNewRequest: z.boolean().nullable(),
+    includeAnalysis: z.boolean()
+  }),
+  coveredFrom: EpochMs.nullable(),
+  coveredTo: EpochMs.nullable(),
+  lastSuccessAt: EpochMs.nullable(),
+  lastOutcome: SyncOutcome.nullable(),
+  calls: z.number().int().nonnegative()
+})
+export type ScopeStatus = z.infer<typeof ScopeStatus>
+
+// ---------------------------------------------------------------------------------------
+// Accounts, session, settings
+// ---------------------------------------------------------------------------------------
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+/** https everywhere, plain http only for loopback (the demo and local test services). */
+export function isAllowedBaseUrl(raw: string): boolean {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    return false
+  }
+  if (url.username || url.password || url.search || url.hash) return false
+  if (url.protocol === 'https:') return true
+  const host = url.hostname.toLowerCase()
+  return url.protocol === 'http:' && (LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host))
+}
+
+export const BaseUrl = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine(isAllowedBaseUrl, { message: 'Use an https:// address (plain http only for this computer)' })
+  .transform((s) => s.replace(/\/+$/, ''))
+
+export const RateLimit = z.object({
+  requests: z.number().int().min(1).max(1_000_000),
+  perSeconds: z.number().int().min(1).max(86_400)
+})
+export type RateLimit = z.infer<typeof RateLimit>
+export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 60, perSeconds: 60 }
+
+export const Account = z.object({
+  id: z.string().min(1).max(100),
+  label: z.string().max(200),
+  baseUrl: BaseUrl,
+  username: z.string().min(1).max(320),
+  /** The zone the service reads sent dates in and converts callDate to. */
+  zone: IanaZone,
+  rateLimit: RateLimit,
+  demo: z.boolean().default(false)
+})
+export type Account = z.infer<typeof Account>
+
+export const SessionStatus = z.enum(['signedOut', 'signedIn', 'refreshing', 'reloginRequired'])
+export type SessionStatus = z.infer<typeof SessionStatus>
+
+export const SessionState = z.object({
+  status: SessionStatus,
+  account: Account.nullable(),
+  /** Whether tokens survive a restart (false with no real OS keyring). */
+  tokensPersisted: z.boolean(),
+  /** Why the user will have to sign in again, when that is so. */
+  notice: z.string().nullable()
+})
+export type SessionState = z.infer<typeof SessionState>
+
+export const SignInRequest = z.object({
+  baseUrl: BaseUrl,
+  username: z.string().trim().min(1).max(320),
+  password: z.string().min(1).max(1024),
+  zone: IanaZone.optional(),
+  rateLimit: RateLimit.optional()
+})
+export type SignInRequest = z.infer<typeof SignInRequest>
+
+export const ExportFormat = z.enum(['csv', 'xlsx', 'json', 'ndjson'])
+export type ExportFormat = z.infer<typeof ExportFormat>
+export const ExportColumn = z.enum(['callId', 'callDate', 'title', 'summary', 'analysis'])
+export type ExportColumn = z.infer<typeof ExportColumn>
+export const AnalysisLayout = z.enum(['wide', 'long'])
+export type AnalysisLayout = z.infer<typeof AnalysisLayout>
+
+export const SavedSearch = z.object({
+  id: z.string().min(1).max(100),
+  name: z.string().trim().min(1).max(200),
+  query: SearchQuery,
+  createdAt: EpochMs
+})
+export type SavedSearch = z.infer<typeof SavedSearch>
+
+export const Settings = z.object({
+  accounts: z.array(Account).default([]),
+  activeAccountId: z.string().nullable().default(null),
+  displayZone: DisplayZone.default('system'),
+  language: z.enum(['system', 'tr', 'en']).default('system'),
+  theme: z.enum(['system', 'light', 'dark']).default('system'),
+  sync: z
+    .object({
+      lookbackHours: z.number().int().min(0).max(24 * 60).default(48),
+      includeAnalysis: z.boolean().default(true),
+      results: z.enum(['answered', 'all']).default('answered'),
+      presetDays: z.number().int().min(1).max(3660).default(30)
+    })
+    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30 }),
+  export: z
+    .object({
+      format: ExportFormat.default('xlsx'),
+      columns: z.array(ExportColumn).min(1).default(['callId', 'callDate', 'title', 'summary', 'analysis']),
+      analysisLayout: AnalysisLayout.default('wide')
+    })
+    .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide' }),
+  savedSearches: z.array(SavedSearch).max(500).default([])
+})
+export type Settings = z.infer<typeof Settings>
+
+/** What the renderer may change directly. Accounts come from signing in. */
+export const SettingsPatch = z.object({
+  displayZone: DisplayZone.optional(),
+  language: z.enum(['system', 'tr', 'en']).optional(),
+  theme: z.enum(['system', 'light', 'dark']).optional(),
+  sync: Settings.shape.sync.unwrap().partial().optional(),
+  export: Settings.shape.export.unwrap().partial().optional(),
+  account: z
+    .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
+    .optional()
+})
+export type SettingsPatch = z.infer<typeof SettingsPatch>
+
+// ---------------------------------------------------------------------------------------
+// Export
+// ---------------------------------------------------------------------------------------
+
+export const ExportSelection = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('ids'), ids: z.array(z.string().min(1).max(200)).min(1).max(1_000_000) }),
+  z.object({ kind: z.literal('query'), query: SearchQuery })
+])
+export type ExportSelection = z.infer<typeof ExportSelection>
+
+export const ExportRequest = z.object({
+  selection: ExportSelection,
+  format: ExportFormat,
+  columns: z.array(ExportColumn).min(1),
+  analysisLayout: AnalysisLayout.default('wide'),
+  /** Zone for callDate cells; the display zone when absent. */
+  zone: IanaZone.optional()
+})
+export type ExportRequest = z.infer<typeof ExportRequest>
+
+export const ExportProgress = z.object({
+  exportId: z.string(),
+  phase: z.enum(['writing', 'done', 'failed', 'cancelled']),
+  written: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative(),
+  /** The final file, once done. */
+  file: z.string().nullable(),
+  error: AppErrorInfo.optional()
+})
+export type ExportProgress = z.infer<typeof ExportProgress>
+
+export const CacheInfo = z.object({
+  path: z.string().nullable(),
+  sizeBytes: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  lastSyncAt: EpochMs.nullable()
+})
+export type CacheInfo = z.infer<typeof CacheInfo>
+
+export const AppInfo = z.object({
+  version: z.string(),
+  electron: z.string().nullable(),
+  platform: z.string(),
+  /** The OS locale, e.g. "tr-TR". */
+  locale: z.string(),
+  systemZone: z.string(),
+  darkMode: z.boolean()
+})
+export type AppInfo = z.infer<typeof AppInfo>

@@ -1,0 +1,132 @@
+import { z } from 'zod'
+import {
+
+  AnalysisKeyInfo,
+  AppInfo,
+  CacheInfo,
+  CallRecord,
+  CallType,
+  ExportProgress,
+  ExportRequest,
+  Facets,
+  IanaZone,
+  RemotePage,
+  SavedSearch,
+  ScopeStatus,
+  SearchPage,
+  SearchQuery,
+  SessionState,
+  Settings,
+  SettingsPatch,
+  SignInRequest,
+  SyncProgress,
+  SyncScope
+} from '../domain'
+import type { Result } from '../errors'
+import type { ChannelName, EventName } from './names'
+
+const Empty = z.object({}).strict()
+const Ok = z.object({ ok: z.literal(true) })
+
+/** Every request/response pair the renderer can invoke. Requests are validated in main. */
+export const contract = {
+  'app.info': { request: Empty, response: AppInfo },
+  'session.get': { request: Empty, response: SessionState },
+  'session.signIn': { request: SignInRequest, response: SessionState },
+  'session.startDemo': { request: Empty, response: SessionState },
+  'session.signOut': { request: z.object({ forget: z.boolean().default(false) }).strict(), response: SessionState },
+  'settings.get': { request: Empty, response: Settings },
+  'settings.update': { request: SettingsPatch, response: Settings },
+  'accounts.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: Settings },
+  'catalog.callTypes': { request: Empty, response: z.array(CallType) },
+  'sync.start': {
+    request: z.object({ scope: SyncScope, mode: z.enum(['full', 'incremental']).default('incremental') }).strict(),
+    response: z.object({ runId: z.string() })
+  },
+  'sync.cancel': { request: z.object({ runId: z.string().min(1) }).strict(), response: Ok },
+  'sync.scopes': {
+    request: Empty,
+    response: z.object({ scopes: z.array(ScopeStatus), active: SyncProgress.nullable() })
+  },
+  'search.page': {
+    request: z
+      .object({
+        query: SearchQuery,
+        offset: z.number().int().min(0).max(100_000_000),
+        limit: z.number().int().min(1).max(500)
+      })
+      .strict(),
+    response: SearchPage
+  },
+  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int() }) },
+  'search.facets': {
+    request: z
+      .object({ query: SearchQuery, analysisKey: z.string().min(1).max(200).nullable().default(null), zone: IanaZone.optional() })
+      .strict(),
+    response: Facets
+  },
+  'search.analysisKeys': { request: Empty, response: z.array(AnalysisKeyInfo) },
+  'calls.get': { request: z.object({ callId: z.string().min(1).max(200) }).strict(), response: CallRecord.nullable() },
+  'remote.search': {
+    request: z
+      .object({
+        query: SearchQuery,
+        skip: z.number().int().min(0).max(10_000),
+        take: z.number().int().min(1).max(500),
+        includeAnalysis: z.boolean().default(false)
+      })
+      .strict(),
+    response: RemotePage
+  },
+  'savedSearches.save': {
+    request: z.object({ name: z.string().trim().min(1).max(200), query: SearchQuery, id: z.string().optional() }).strict(),
+    response: z.array(SavedSearch)
+  },
+  'savedSearches.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: z.array(SavedSearch) },
+  'export.start': {
+    request: ExportRequest,
+    response: z.discriminatedUnion('started', [
+      z.object({ started: z.literal(true), exportId: z.string(), file: z.string() }),
+      z.object({ started: z.literal(false) })
+    ])
+  },
+  'export.cancel': { request: z.object({ exportId: z.string().min(1) }).strict(), response: Ok },
+  'cache.info': { request: Empty, response: CacheInfo },
+  'cache.clear': { request: Empty, response: CacheInfo },
+  'shell.openExternal': { request: z.object({ url: z.string().url().max(4096) }).strict(), response: Ok }
+} as const satisfies Record<ChannelName, { request: z.ZodType; response: z.ZodType }>
+
+export const MenuCommand = z.enum([
+  'focusSearch',
+  'openSearch',
+  'openSync',
+  'openInsight',
+  'openSettings',
+  'exportSelection',
+  'selectAll',
+  'showShortcuts'
+])
+export type MenuCommand = z.infer<typeof MenuCommand>
+
+/** Every event main sends to the renderer. */
+export const events = {
+  'session.changed': SessionState,
+  'sync.progress': SyncProgress,
+  'connectivity.changed': z.object({ online: z.boolean(), checkedAt: z.number().int() }),
+  'export.progress': ExportProgress,
+  'menu.command': z.object({ command: MenuCommand }),
+  'theme.changed': z.object({ dark: z.boolean() })
+} as const satisfies Record<EventName, z.ZodType>
+
+export type Contract = typeof contract
+export type Request<C extends ChannelName> = z.input<Contract[C]['request']>
+export type ParsedRequest<C extends ChannelName> = z.output<Contract[C]['request']>
+export type Response<C extends ChannelName> = z.output<Contract[C]['response']>
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>
+
+/** What the preload exposes as window.api: one method per channel, plus event listening. */
+export type CallsightApi = {
+  invoke<C extends ChannelName>(channel: C, request: Request<C>): Promise<Result<Response<C>>>
+  on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
+}
+

@@ -1,0 +1,46 @@
+/**
+ * Channel and event names alone, with no schema library, so the sandboxed preload can build
+ * window.api from them and stay tiny. contract.ts checks that it covers exactly these.
+ */
+export const CHANNELS = [
+  'app.info',
+  'session.get',
+  'session.signIn',
+  'session.startDemo',
+  'session.signOut',
+  'settings.get',
+  'settings.update',
+  'accounts.remove',
+  'catalog.callTypes',
+  'sync.start',
+  'sync.cancel',
+  'sync.scopes',
+  'search.page',
+  'search.count',
+  'search.facets',
+  'search.analysisKeys',
+  'calls.get',
+  'remote.search',
+  'savedSearches.save',
+  'savedSearches.remove',
+  'export.start',
+  'export.cancel',
+  'cache.info',
+  'cache.clear',
+  'shell.openExternal'
+] as const
+export type ChannelName = (typeof CHANNELS)[number]
+
+export const EVENTS = [
+  'session.changed',
+  'sync.progress',
+  'connectivity.changed',
+  'export.progress',
+  'menu.command',
+  'theme.changed'
+] as const
+export type EventName = (typeof EVENTS)[number]
+
+/** IPC channel strings are namespaced so nothing else on ipcMain can collide with them. */
+export const ipcChannel = (name: ChannelName): string => `callsight:${name}`
+export const ipcEvent = (name: EventName): string => `callsight-event:${name}`

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { ESLint } from 'eslint'
+
+// The layer directions are a lint rule, not a convention: these imports must fail lint.
+const eslint = new ESLint({ cwd: process.cwd() })
+
+async function restrictedImports(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: file })
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message)
+}
+
+describe('layer directions', () => {
+  it.each([
+    ['src/renderer/src/x.ts', "import { app } from 'electron'\nexport const a = app\n"],
+    ['src/renderer/src/x.ts', "import * as c from '../../core/cache/db'\nexport const a = c\n"],
+    ['src/renderer/src/x.ts', "import { readFileSync } from 'node:fs'\nexport const a = readFileSync\n"],
+    ['src/core/cache/x.ts', "import { app } from 'electron'\nexport const a = app\n"],
+    ['src/core/cache/x.ts', "import * as m from '../../main/index'\nexport const a = m\n"],
+    ['src/shared/x.ts', "import * as c from '../core/errors'\nexport const a = c\n"],
+    ['src/service/x.ts', "import * as s from '../shared/domain'\nexport const a = s\n"],
+    ['src/service/x.ts', "import * as c from '../core/client/client'\nexport const a = c\n"],
+    ['src/preload/x.ts', "import { z } from 'zod'\nexport const a = z\n"],
+    ['src/cli/x.ts', "import { app } from 'electron'\nexport const a = app\n"]
+  ])('%s rejects %j', async (file, code) => {
+    expect(await restrictedImports(file, code)).toHaveLength(1)
+  })
+
+  it.each([
+    ['src/renderer/src/x.ts', "import { foldText } from '../../shared/text/fold'\nexport const a = foldText\n"],
+    ['src/core/cache/x.ts', "import { foldText } from '../../shared/text/fold'\nexport const a = foldText\n"],
+    ['src/main/x.ts', "import { app } from 'electron'\nimport * as c from '../core/errors'\nexport const a = [app, c]\n"],
+    ['src/cli/x.ts', "import * as c from '../core/errors'\nexport const a = c\n"]
+  ])('%s allows %j', async (file, code) => {
+    expect(await restrictedImports(file, code)).toEqual([])
+  })
+})
