@@ -1,0 +1,11 @@
+import type { BenchFn } from './types'
+
+/** Every benchmark section, loaded lazily so `--only` runs just what it names. */
+export const sections: Record<string, () => Promise<BenchFn>> = {
+  service: async () => (await import('./service')).run,
+  ratelimit: async () => (await import('./ratelimit')).run,
+  sync: async () => (await import('./sync')).run,
+  search: async () => (await import('./search')).run,
+  export: async () => (await import('./export')).run,
+  renderer: async () => (await import('./renderer')).run
+}

@@ -1,0 +1,69 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { openCache } from '../../core/cache'
+import { CallsightError } from '../../core/errors'
+import { exportCalls } from '../../core/export'
+import { createSearch } from '../../core/search'
+import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
+import { check, parseFlags, parseList, parseZone, required } from '../args'
+import { systemZone } from '../dates'
+import { EXIT } from '../exit-codes'
+import type { Io } from '../output'
+import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+
+export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
+
+Writes calls from the cache: the ones named by --ids, or every result of the query.
+The file appears only when complete.
+
+${QUERY_HELP}
+  --ids LIST            comma list of callIds (instead of a query)
+  --columns LIST        callId,callDate,title,summary,analysis (default all)
+  --analysis wide|long  one column per analysis key, or one row per item (default wide)`
+
+const APP_VERSION = '0.1.0'
+
+export async function exportCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    {
+      db: { type: 'string' },
+      format: { type: 'string' },
+      out: { type: 'string' },
+      ids: { type: 'string' },
+      columns: { type: 'string' },
+      analysis: { type: 'string' },
+      ...QUERY_OPTIONS
+    },
+    true
+  )
+  const zone = parseZone(values.zone, systemZone())
+  const format = check(ExportFormat, required(values.format, '--format'), '--format')
+  const out = resolve(required(values.out, '--out'))
+  const columns = check(z.array(ExportColumn).min(1), values.columns === undefined ? ExportColumn.options : parseList(values.columns), '--columns')
+  const analysisLayout = check(AnalysisLayout, values.analysis ?? 'wide', '--analysis')
+  const ids = parseList(values.ids)
+  const query = buildQuery(values, positionals, zone)
+  if (ids.length > 0 && (positionals.length > 0 || values.where !== undefined || values.from !== undefined || values.to !== undefined)) {
+    throw new CallsightError('InvalidInput', '--ids cannot be combined with search text or filters.')
+  }
+  const selection: ExportSelection = ids.length > 0 ? { kind: 'ids', ids } : { kind: 'query', query }
+  const cache = openCache(required(values.db, '--db'), { readonly: true })
+  try {
+    const source = createSearch(cache).iterate(selection)
+    const result = await exportCalls({
+      source,
+      file: out,
+      format,
+      columns,
+      analysisLayout,
+      zone,
+      meta: { query: selection, appVersion: APP_VERSION, exportedAt: Date.now() },
+      signal
+    })
+    io.out(`Wrote ${result.count} call(s) to ${result.file}\n`)
+    return EXIT.ok
+  } finally {
+    cache.close()
+  }
+}

@@ -1,0 +1,70 @@
+import { remoteSearch, takeBound } from '../../core/client/remote-search'
+import { CallsightError } from '../../core/errors'
+import { SearchQuery, type CallRecord } from '../../shared/domain'
+import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
+import { connect } from '../connect'
+import { parseIsoArg, systemZone } from '../dates'
+import { EXIT } from '../exit-codes'
+import { cliLogger, type Io } from '../output'
+
+export const REMOTE_SEARCH_HELP = `callsight remote-search --server URL --user NAME --from ISO --to ISO [options]
+
+One page straight from the service (nothing is cached).
+
+  --types LIST --direction N --results R --has-new-request B   as for sync
+  --analysis            include analysis items (take at most 100)
+  --skip N --take N     paging; take is clamped to the service's bound (default 20)
+  --sort date|-date     ascending or descending by time (default -date)
+  --zone ZONE --rate-limit N/S --json --verbose`
+
+export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+  const { values } = parseFlags(argv, {
+    server: { type: 'string' },
+    user: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    types: { type: 'string' },
+    direction: { type: 'string' },
+    results: { type: 'string' },
+    'has-new-request': { type: 'string' },
+    analysis: { type: 'boolean', default: false },
+    skip: { type: 'string' },
+    take: { type: 'string' },
+    sort: { type: 'string' },
+    zone: { type: 'string' },
+    'rate-limit': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false }
+  })
+  const zone = parseZone(values.zone, systemZone())
+  const sort = values.sort ?? '-date'
+  if (sort !== 'date' && sort !== '-date') throw new CallsightError('InvalidInput', '--sort: expected date or -date.')
+  const query = check(
+    SearchQuery,
+    {
+      from: parseIsoArg(required(values.from, '--from'), zone, '--from'),
+      to: parseIsoArg(required(values.to, '--to'), zone, '--to', true),
+      callTypes: parseList(values.types),
+      direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
+      results: parseResults(values.results, 'answered'),
+      hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
+      sort: sort === 'date' ? 'date_asc' : 'date_desc'
+    },
+    '--from/--to'
+  )
+  const skip = parseIntFlag(values.skip, '--skip', 0, 1_000_000) ?? 0
+  const take = parseIntFlag(values.take, '--take', 1, 1_000_000) ?? Math.min(20, takeBound(values.analysis))
+  const logger = cliLogger(io, values.verbose)
+  const conn = await connect({ server: required(values.server, '--server'), user: required(values.user, '--user'), zone, rateLimit: parseRateLimit(values['rate-limit']), logger, signal })
+  const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)
+  if (values.json) {
+    io.out(`${JSON.stringify({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`)
+    return EXIT.ok
+  }
+  for (const r of page.records) io.out(`${r.callDate}  ${r.callId}  ${r.title}\n`)
+  const total = page.totalCount === null ? '' : ` of ${page.totalCount}`
+  io.out(`${page.records.length} call(s)${total} from position ${page.skip}${page.loweredByCap ? '; the service stops at 10,000 — narrow the range to see more' : ''}.\n`)
+  return EXIT.ok
+}
+
+const item = (r: CallRecord) => ({ callId: r.callId, callDate: r.callDate, title: r.title, summary: r.summary, analysis: r.analysis })

@@ -1,0 +1,59 @@
+import { openCache } from '../../core/cache'
+import { createSearch } from '../../core/search'
+import type { CallRecord } from '../../shared/domain'
+import { parseFlags, parseIntFlag, parseZone, required } from '../args'
+import { systemZone } from '../dates'
+import { EXIT } from '../exit-codes'
+import type { Io } from '../output'
+import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+
+const PAGE_LIMIT = 500
+
+export const SEARCH_HELP = `callsight search --db FILE [text] [options]
+
+Searches the cache offline.
+
+${QUERY_HELP}
+  --limit N             at most N calls (default 20)
+  --offset N            skip the first N
+  --json                {"total":N,"items":[{callId, callDate, title, summary, analysis}]}`
+
+export async function searchCommand(argv: string[], io: Io): Promise<number> {
+  const { values, positionals } = parseFlags(
+    argv,
+    { db: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' }, json: { type: 'boolean', default: false }, ...QUERY_OPTIONS },
+    true
+  )
+  const zone = parseZone(values.zone, systemZone())
+  const query = buildQuery(values, positionals, zone)
+  const limit = parseIntFlag(values.limit, '--limit', 1, 10_000) ?? 20
+  const offset = parseIntFlag(values.offset, '--offset', 0, 100_000_000) ?? 0
+  const cache = openCache(required(values.db, '--db'), { readonly: true })
+  try {
+    const search = createSearch(cache)
+    const total = search.count(query)
+    const records: CallRecord[] = []
+    // The search pages at most PAGE_LIMIT rows at a time; deeper pages stay fast (keyset).
+    for (let at = offset; records.length < limit; ) {
+      const rows = search.page(query, at, Math.min(PAGE_LIMIT, limit - records.length)).rows
+      for (const row of rows) {
+        const r = search.get(row.callId)
+        if (r) records.push(r)
+      }
+      at += rows.length
+      if (rows.length === 0 || at >= total) break
+    }
+    if (values.json) {
+      io.out(`${JSON.stringify({ total, items: records.map(item) })}\n`)
+      return EXIT.ok
+    }
+    for (const r of records) io.out(`${r.callDate}  ${r.callId}  ${oneLine(r.title)}\n`)
+    io.out(`${records.length} of ${total} call(s).\n`)
+    return EXIT.ok
+  } finally {
+    cache.close()
+  }
+}
+
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim()
+const item = (r: CallRecord) => ({ callId: r.callId, callDate: r.callDate, title: r.title, summary: r.summary, analysis: r.analysis })

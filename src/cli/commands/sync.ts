@@ -1,0 +1,123 @@
+import { openCache } from '../../core/cache'
+import { CallsightError } from '../../core/errors'
+import { systemClock } from '../../core/platform/node'
+import { SyncEngine } from '../../core/sync'
+import type { SyncProgress } from '../../shared/domain'
+import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
+import { connect } from '../connect'
+import { parseIsoArg, systemZone } from '../dates'
+import { exitCodeFor, EXIT } from '../exit-codes'
+import { cliLogger, ProgressBar, type Io } from '../output'
+import { z } from 'zod'
+
+export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
+
+Syncs calls from the service into the cache file. Run it again with the same range to
+continue after an interruption; the checkpoint is kept.
+
+  --server URL          the service's base address (https, or http on this computer)
+  --user NAME           user name or e-mail; the password comes from CALLSIGHT_PASSWORD
+                        or a hidden prompt, never from a flag
+  --db FILE             the cache file (created when missing)
+  --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
+                        --to includes that whole day
+  --analysis            also fetch the analysis items (pages of 100 instead of 500)
+  --results R           answered (default) | all | a comma list of result numbers
+  --types LIST          comma list of call types (catalog Value or Description)
+  --direction N         call direction
+  --has-new-request B   true | false
+  --zone ZONE           the account's IANA zone (default: this computer's)
+  --mode M              incremental (default: re-fetch the last --lookback-hours of what
+                        is covered, then the rest) | full (the whole range again)
+  --lookback-hours N    default 48
+  --rate-limit N/S      the tenant's limit, requests per seconds (default 60/60)
+  --json                progress as JSON lines on stdout (at most 10 a second); the last
+                        line is the final state
+  --verbose             log to stderr`
+
+const Mode = z.enum(['full', 'incremental'])
+
+export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+  const { values } = parseFlags(argv, {
+    server: { type: 'string' },
+    user: { type: 'string' },
+    db: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    analysis: { type: 'boolean', default: false },
+    results: { type: 'string' },
+    types: { type: 'string' },
+    direction: { type: 'string' },
+    'has-new-request': { type: 'string' },
+    zone: { type: 'string' },
+    mode: { type: 'string' },
+    'lookback-hours': { type: 'string' },
+    'rate-limit': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false }
+  })
+  const zone = parseZone(values.zone, systemZone())
+  const server = required(values.server, '--server')
+  const user = required(values.user, '--user')
+  const db = required(values.db, '--db')
+  const from = parseIsoArg(required(values.from, '--from'), zone, '--from')
+  const to = parseIsoArg(required(values.to, '--to'), zone, '--to', true)
+  if (!(from < to)) throw new CallsightError('InvalidInput', '--from must be before --to.')
+  const mode = check(Mode, values.mode ?? 'incremental', '--mode')
+  const scope = {
+    from,
+    to,
+    callTypes: parseList(values.types),
+    direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
+    results: parseResults(values.results, 'answered'),
+    hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
+    includeAnalysis: values.analysis
+  }
+  const lookbackHours = parseIntFlag(values['lookback-hours'], '--lookback-hours', 0, 24 * 366) ?? 48
+  const rateLimit = parseRateLimit(values['rate-limit'])
+  const logger = cliLogger(io, values.verbose)
+
+  const cache = openCache(db)
+  try {
+    const conn = await connect({ server, user, zone, rateLimit, logger, signal })
+    const engine = new SyncEngine({
+      source: conn.session,
+      cache,
+      clock: systemClock,
+      logger,
+      rateLimit: conn.rateLimit,
+      lookbackHours,
+      waits: conn.waits
+    })
+    const bar = new ProgressBar(io)
+    let lastLine = 0
+    const onProgress = (p: SyncProgress): void => {
+      if (!values.json) return bar.update(p)
+      const now = Date.now()
+      if (p.phase !== 'fetching' && p.phase !== 'waiting') return
+      if (now - lastLine < 100 && p.requests > 1) return
+      lastLine = now
+      io.out(`${JSON.stringify(p)}\n`)
+    }
+    const final = await engine.run(scope, { mode, signal, onProgress })
+    bar.finish()
+    report(final, io, values.json)
+    if (final.error) return exitCodeFor(final.error.code)
+    return EXIT.ok
+  } finally {
+    cache.close()
+  }
+}
+
+function report(p: SyncProgress, io: Io, json: boolean): void {
+  if (json) {
+    io.out(`${JSON.stringify(p)}\n`)
+    return
+  }
+  for (const w of p.warnings) io.err(`warning: ${w}\n`)
+  const what = p.phase === 'done' ? 'Sync done' : p.phase === 'cancelled' ? 'Sync cancelled' : 'Sync failed'
+  io.out(`${what}: ${p.stored} calls stored, ${p.requests} requests, ${p.windowsDone} window moves.\n`)
+  if (p.error && p.error.code !== 'DenseSecond') {
+    io.err(`${p.error.message}${p.error.hint ? `\n${p.error.hint}` : ''}\n`)
+  }
+}

@@ -1,0 +1,58 @@
+import type { ErrorCode } from '../shared/errors'
+
+/** One exit code per class of error, so scripts can tell them apart. Shown in --help. */
+export const EXIT = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  credentials: 3,
+  relogin: 4,
+  ipNotAllowed: 5,
+  rateLimited: 6,
+  network: 7,
+  server: 8,
+  validation: 9,
+  storage: 10,
+  denseSecond: 11,
+  cancelled: 130
+} as const
+
+const BY_CODE: Record<ErrorCode, number> = {
+  InvalidInput: EXIT.usage,
+  InvalidCredentials: EXIT.credentials,
+  ReloginRequired: EXIT.relogin,
+  Unauthorized: EXIT.relogin,
+  NotSignedIn: EXIT.relogin,
+  IpNotAllowed: EXIT.ipNotAllowed,
+  Forbidden: EXIT.ipNotAllowed,
+  RateLimited: EXIT.rateLimited,
+  Network: EXIT.network,
+  Timeout: EXIT.network,
+  ServerError: EXIT.server,
+  MalformedResponse: EXIT.server,
+  Validation: EXIT.validation,
+  UnknownCallType: EXIT.validation,
+  NotFound: EXIT.validation,
+  Storage: EXIT.storage,
+  DatabaseTooNew: EXIT.storage,
+  DenseSecond: EXIT.denseSecond,
+  Cancelled: EXIT.cancelled,
+  Internal: EXIT.failure
+}
+
+export const exitCodeFor = (code: ErrorCode): number => BY_CODE[code]
+
+export const EXIT_HELP = `Exit codes:
+  0    done
+  1    unexpected internal error (details in the log)
+  2    usage: a bad flag or value (InvalidInput)
+  3    the user name or password was refused (InvalidCredentials)
+  4    the session ended; sign in again (ReloginRequired, Unauthorized)
+  5    this workstation's address is not allowed by the tenant (IpNotAllowed)
+  6    rate limited beyond the retries (RateLimited)
+  7    network failure or timeout (Network, Timeout)
+  8    the service failed or answered nonsense (ServerError, MalformedResponse)
+  9    the service refused the request (Validation, UnknownCallType)
+  10   the cache file could not be used (Storage, DatabaseTooNew)
+  11   sync finished, but a second held more calls than can be paged (DenseSecond)
+  130  cancelled (Ctrl-C); a sync keeps its checkpoint and continues next time`

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Account } from '../../shared/domain'
+import { openCache, type CallCache } from '../cache'
+import { createSearch, type LocalSearch } from '../search'
+import { createServiceClient } from '../client'
+import type { RateLimiterRegistry, TenantRateLimiter } from '../ratelimit'
+import { Session, TokenVault } from '../session'
+import type { PlatformServices } from './platform'
+
+/** A stable, file-name-safe id for an account: the same service and user give the same id. */
+export function accountIdFor(baseUrl: string, username: string): string {
+  return createHash('sha256').update(`${baseUrl.toLowerCase()}\n${username.toLowerCase()}`).digest('hex').slice(0, 16)
+}
+
+export function accountDbPath(userData: string, accountId: string): string {
+  return join(userData, 'accounts', `${accountId}.sqlite`)
+}
+
+/**
+ * Everything that belongs to one account while it is active: the tenant's limiter, the
+ * service client, the session with its token vault, and the account's cache. The cache opens
+ * without a session, so offline search works signed out.
+ */
+export class AccountRuntime {
+  readonly session: Session
+  readonly limiter: TenantRateLimiter
+  private cacheValue: CallCache | null = null
+  private searchValue: LocalSearch | null = null
+
+  constructor(
+    readonly account: Account,
+    private readonly platform: PlatformServices,
+    limiters: RateLimiterRegistry
+  ) {
+    this.limiter = limiters.forTenant(account.baseUrl, account.rateLimit)
+    const client = createServiceClient({
+      baseUrl: account.baseUrl,
+      zone: account.zone,
+      fetch: platform.fetch,
+      limiter: this.limiter,
+      clock: platform.clock,
+      logger: platform.logger
+    })
+    const vault = new TokenVault(platform.secretStore, platform.cipher, account.id, {
+      insecure: platform.tokenPersistence.persist ? 'refuse' : 'memoryOnly'
+    })
+    this.session = new Session({ client, vault, clock: platform.clock, logger: platform.logger })
+  }
+
+  get dbPath(): string {
+    return accountDbPath(this.platform.paths.userData, this.account.id)
+  }
+
+  /** The account's cache, opened on first use (migrations run then). */
+  get cache(): CallCache {
+    if (!this.cacheValue) {
+      mkdirSync(join(this.platform.paths.userData, 'accounts'), { recursive: true })
+      this.cacheValue = openCache(this.dbPath, { clock: this.platform.clock, nativeBinding: this.platform.nativeBinding })
+    }
+    return this.cacheValue
+  }
+
+  get search(): LocalSearch {
+    if (!this.searchValue) this.searchValue = createSearch(this.cache)
+    return this.searchValue
+  }
+
+  /**
+   * A second, read-only connection for long reads (exports): a streaming statement keeps its
+   * connection busy, and searches must go on meanwhile. WAL lets both read at once.
+   */
+  openReader(): { search: LocalSearch; close(): void } {
+    void this.cache // make sure the file exists and is migrated first
+    const reader = openCache(this.dbPath, { clock: this.platform.clock, readonly: true, nativeBinding: this.platform.nativeBinding })
+    return { search: createSearch(reader), close: () => reader.close() }
+  }
+
+  /** Drops the open cache handle (after clearing it, or on account switch). */
+  closeCache(): void {
+    this.searchValue = null
+    this.cacheValue?.close()
+    this.cacheValue = null
+  }
+}

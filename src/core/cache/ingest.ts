@@ -1,0 +1,201 @@
+import type Database from 'better-sqlite3'
+import type { CallRecord } from '../../shared/domain'
+import { BulkInsert } from './bulk'
+import { foldForIndex } from './fold'
+import { parseNumeric } from './numeric'
+import { analysisHash, baseHash, extraJson } from './records'
+
+export interface PageCounts {
+  inserted: number
+  updated: number
+  unchanged: number
+}
+
+interface Existing {
+  call_id: string
+  id: number
+  base_hash: string
+  analysis_hash: string | null
+}
+
+const LOOKUP_CHUNK = 200
+
+/**
+ * Upserts a page of records. Called inside the page transaction; never opens one itself.
+ * New calls (the bulk of any first sync) are written with multi-row statements; changed
+ * calls, which are rare, go one by one; unchanged calls cost only their share of one
+ * lookup and of one membership insert.
+ */
+export class RecordWriter {
+  private readonly lookups = new Map<number, Database.Statement<unknown[], Existing>>()
+  private readonly nextId: Database.Statement<[], number>
+  private readonly updateBase: Database.Statement
+  private readonly updateAnalysisMeta: Database.Statement
+  private readonly deleteAnalysis: Database.Statement
+  private readonly analysisValues: Database.Statement<[number], string>
+  private readonly ftsDelete: Database.Statement
+  private readonly keyInsert: Database.Statement
+  private readonly keyFind: Database.Statement<[string, string], number>
+  private readonly keyIds = new Map<string, number>()
+  /** Per key id: [items, numeric items] added (or removed, negative) by the current page. */
+  private readonly keyStats = new Map<number, [number, number]>()
+  private readonly oldItems: Database.Statement<[number], { key_id: number; value_num: number | null }>
+  private readonly bumpKey: Database.Statement
+  private readonly calls: BulkInsert
+  private readonly analysis: BulkInsert
+  private readonly fts: BulkInsert
+  private readonly members: BulkInsert
+
+  constructor(private readonly db: Database.Database) {
+    this.nextId = db.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM calls').pluck()
+    this.updateBase = db.prepare(
+      'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, base_hash = ?, last_changed_at = ? WHERE id = ?'
+    )
+    this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_hash = ?, last_changed_at = ? WHERE id = ?')
+    this.deleteAnalysis = db.prepare('DELETE FROM analysis WHERE call = ?')
+    this.oldItems = db.prepare<[number], { key_id: number; value_num: number | null }>('SELECT key_id, value_num FROM analysis WHERE call = ?')
+    this.bumpKey = db.prepare('UPDATE analysis_keys SET items = items + ?, numeric_items = numeric_items + ? WHERE id = ?')
+    this.analysisValues = db.prepare<[number], string>('SELECT value FROM analysis WHERE call = ? ORDER BY ord').pluck()
+    this.ftsDelete = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
+    this.keyInsert = db.prepare('INSERT OR IGNORE INTO analysis_keys (key, friendly_name) VALUES (?, ?)')
+    this.keyFind = db.prepare<[string, string], number>('SELECT id FROM analysis_keys WHERE key = ? AND friendly_name = ?').pluck()
+    this.calls = new BulkInsert(
+      db,
+      'INSERT INTO calls (id, call_id, call_at, call_date, title, summary, extra, analysis_count, base_hash, analysis_hash, first_seen_at, last_changed_at)',
+      12,
+      100
+    )
+    this.analysis = new BulkInsert(db, 'INSERT INTO analysis (key_id, call, ord, value, value_num)', 5, 500)
+    this.fts = new BulkInsert(db, 'INSERT INTO calls_fts (rowid, title, summary, analysis)', 4, 250)
+    this.members = new BulkInsert(db, 'INSERT OR IGNORE INTO scope_members (call, scope)', 2, 500)
+  }
+
+  /** Forget cached key ids (after the tables were emptied). */
+  reset(): void {
+    this.keyIds.clear()
+    this.keyStats.clear()
+  }
+
+  private existing(records: readonly CallRecord[]): Map<string, Existing> {
+    const out = new Map<string, Existing>()
+    for (let i = 0; i < records.length; i += LOOKUP_CHUNK) {
+      const ids = records.slice(i, i + LOOKUP_CHUNK).map((r) => r.callId)
+      let stmt = this.lookups.get(ids.length)
+      if (!stmt) {
+        stmt = this.db.prepare<unknown[], Existing>(
+          `SELECT call_id, id, base_hash, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
+        )
+        this.lookups.set(ids.length, stmt)
+      }
+      for (const row of stmt.all(ids)) out.set(row.call_id, row)
+    }
+    return out
+  }
+
+  write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
+    const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
+    const known = this.existing(records)
+    let next = this.nextId.get() ?? 1
+    let callValues: unknown[] = []
+    let analysisValues: unknown[] = []
+    let ftsValues: unknown[] = []
+    const memberValues: unknown[] = []
+    const newInPage = new Set<string>()
+    const flush = (): void => {
+      this.calls.run(callValues)
+      this.analysis.run(analysisValues)
+      this.fts.run(ftsValues)
+      callValues = []
+      analysisValues = []
+      ftsValues = []
+    }
+    for (const r of records) {
+      const extra = extraJson(r.extra)
+      const base = baseHash(r, extra)
+      const ana = includeAnalysis ? analysisHash(r.analysis) : null
+      const old = known.get(r.callId)
+      let id: number
+      if (old === undefined) {
+        id = next++
+        // The same callId twice in one page: the later copy is an update of the first.
+        known.set(r.callId, { call_id: r.callId, id, base_hash: base, analysis_hash: ana })
+        newInPage.add(r.callId)
+        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, base, ana, now, now)
+        if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
+        ftsValues.push(id, foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : '')
+        counts.inserted++
+      } else {
+        id = old.id
+        // The first copy may still wait in the bulk buffers; it must be stored before an update.
+        if (newInPage.has(r.callId)) flush()
+        if (this.update(old, r, extra, base, ana, now)) counts.updated++
+        else counts.unchanged++
+      }
+      memberValues.push(id, scopeId)
+    }
+    flush()
+    this.members.run(memberValues)
+    for (const [keyId, [items, numeric]] of this.keyStats) this.bumpKey.run(items, numeric, keyId)
+    this.keyStats.clear()
+    return counts
+  }
+
+  /** Rewrites a known call when its content hash moved; false when nothing changed. */
+  private update(old: Existing, r: CallRecord, extra: string, base: string, ana: string | null, now: number): boolean {
+    const baseChanged = old.base_hash !== base
+    const anaChanged = ana !== null && old.analysis_hash !== ana
+    if (!baseChanged && !anaChanged) return false
+    const id = old.id
+    if (baseChanged) this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, base, now, id)
+    if (anaChanged) {
+      for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value_num, -1)
+      this.deleteAnalysis.run(id)
+      const values: unknown[] = []
+      this.pushAnalysis(values, id, r)
+      this.analysis.run(values)
+      this.updateAnalysisMeta.run(r.analysis.length, ana, now, id)
+    }
+    // A page without analysis keeps the analysis an earlier page stored, in the index too.
+    const analysisText = anaChanged ? this.analysisText(r) : foldForIndex(this.analysisValues.all(id).join(' '))
+    this.ftsDelete.run(id)
+    this.fts.run([id, foldForIndex(r.title), foldForIndex(r.summary), analysisText])
+    old.base_hash = base
+    if (ana !== null) old.analysis_hash = ana
+    return true
+  }
+
+  private analysisText(r: CallRecord): string {
+    let s = ''
+    for (const a of r.analysis) s += s.length === 0 ? a.value : ` ${a.value}`
+    return foldForIndex(s)
+  }
+
+  private pushAnalysis(out: unknown[], id: number, r: CallRecord): void {
+    let ord = 0
+    for (const a of r.analysis) {
+      const keyId = this.keyId(a.key, a.friendlyName)
+      const num = parseNumeric(a.value)
+      this.countItem(keyId, num, 1)
+      out.push(keyId, id, ord++, a.value, num)
+    }
+  }
+
+  private countItem(keyId: number, num: number | null, delta: number): void {
+    let s = this.keyStats.get(keyId)
+    if (!s) this.keyStats.set(keyId, (s = [0, 0]))
+    s[0] += delta
+    if (num !== null) s[1] += delta
+  }
+
+  private keyId(key: string, friendlyName: string): number {
+    const k = `${key}\u0001${friendlyName}`
+    let id = this.keyIds.get(k)
+    if (id === undefined) {
+      this.keyInsert.run(key, friendlyName)
+      id = this.keyFind.get(key, friendlyName)
+      if (id === undefined) throw new Error('analysis key vanished inside its own transaction')
+      this.keyIds.set(k, id)
+    }
+    return id
+  }
+}

@@ -1,0 +1,18 @@
+export {
+  createServiceClient,
+  buildCallsBody,
+  PATHS,
+  CLIENT_ID,
+  DEFAULT_SORT_COLUMN,
+  type ServiceClient,
+  type ServiceClientOptions,
+  type TokenSet,
+  type GetCallsParams,
+  type CallsPage,
+  type WaitInfo
+} from './service-client'
+export { mapHttpFailure, parseFieldMessages, MESSAGES, type Endpoint } from './error-map'
+export { normalizeEnvelope, toCallRecord } from './records'
+export { redactingLogger, redactFields, redactString } from './redact'
+export { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry'
+export { remoteSearch, takeBound, PAGING_WINDOW, TAKE_BOUND_PLAIN, TAKE_BOUND_WITH_ANALYSIS } from './remote-search'

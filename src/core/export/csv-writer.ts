@@ -1,0 +1,60 @@
+import type { WriteStream } from 'node:fs'
+import { pipeline } from 'node:stream/promises'
+import { stringify } from 'csv-stringify'
+import { type DateCell, NumberCell, type Cell } from './cells'
+import type { ProgressThrottle } from './progress'
+import { drained, pump } from './pump'
+import type { TabularPlan } from './tabular'
+import type { WriteResult } from './types'
+import type { ZoneClock } from './zoned-time'
+import type { CallRecord } from '../../shared/domain'
+import { CallsightError } from '../errors'
+
+const closedEarly = (): CallsightError =>
+  new CallsightError('Storage', 'The export file was closed before it was complete. No file was written.')
+
+export interface CsvJob {
+  out: WriteStream
+  records: Iterable<CallRecord>
+  plan: TabularPlan
+  clock: ZoneClock
+  progress: ProgressThrottle
+  signal: AbortSignal | undefined
+}
+
+/**
+ * RFC 4180 CSV (CRLF, double-quote quoting) with a UTF-8 BOM so Excel reads Turkish text
+ * right. Formula neutralization is done on the cells beforehand, not by csv-stringify's
+ * escape_formulas, whose list misses a leading LF.
+ */
+export async function writeCsv(job: CsvJob): Promise<WriteResult> {
+  const { plan, clock } = job
+  const csv = stringify({ bom: true, record_delimiter: 'windows', escape_formulas: false })
+  const piping = pipeline(csv, job.out)
+  // pipeline reports the failure; this only keeps an early rejection from going unhandled.
+  piping.catch(() => undefined)
+
+  const toText = (cell: Cell): string =>
+    typeof cell === 'string' ? cell : cell instanceof NumberCell ? cell.text : clock.iso((cell as DateCell).at)
+
+  let rows = 0
+  try {
+    csv.write(plan.columns.map((c) => c.header))
+    const count = await pump(job.records, job.signal, job.progress, (record) => {
+      if (csv.destroyed) return piping.then(() => Promise.reject(closedEarly()))
+      let full = false
+      for (const row of plan.rowsOf(record)) {
+        full = !csv.write(row.map(toText)) || full
+        rows += 1
+      }
+      return full ? drained(csv, job.signal) : undefined
+    })
+    csv.end()
+    await piping
+    return { count, rows }
+  } catch (e) {
+    csv.destroy()
+    await piping.catch(() => undefined)
+    throw e
+  }
+}

@@ -1,0 +1,98 @@
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, IanaZone } from '../../shared/domain'
+import { CallsightError } from '../errors'
+import { DateCell } from './cells'
+import { writeCsv } from './csv-writer'
+import { writeAtomically } from './atomic-file'
+import { writeJson } from './json-writer'
+import { ProgressThrottle } from './progress'
+import { throwIfAborted } from './pump'
+import { planTabular } from './tabular'
+import { TextGuard } from './text-guard'
+import type { ExportOptions, ExportResult } from './types'
+import { writeXlsx } from './xlsx-writer'
+import { ZoneClock } from './zoned-time'
+
+const isIterable = (v: unknown): boolean =>
+  typeof v === 'object' && v !== null && typeof (v as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function'
+
+/** The data part of the options; the callbacks and the signal are checked by TypeScript alone. */
+const ExportOptionsData = z.object({
+  file: z.string().trim().min(1, 'Choose a file to export to'),
+  format: ExportFormat,
+  columns: z.array(ExportColumn).min(1, 'Choose at least one column'),
+  analysisLayout: AnalysisLayout,
+  zone: IanaZone,
+  meta: z.object({
+    query: z.unknown(),
+    scope: z.unknown().optional(),
+    appVersion: z.string().max(100),
+    exportedAt: EpochMs
+  }),
+  source: z.object({
+    total: z.number().int().nonnegative(),
+    analysisKeys: z.array(z.object({ key: z.string(), friendlyName: z.string() })),
+    records: z.custom<unknown>(isIterable, { message: 'The records must be iterable' })
+  })
+})
+
+/**
+ * The engine behind exportCalls, with the PII guard required. Kept apart from index.ts so
+ * that the engine does not depend on which guard the app ships.
+ */
+export async function exportCallsWith(opts: ExportOptions & { guard: (text: string) => string }): Promise<ExportResult> {
+  const checked = ExportOptionsData.safeParse(opts)
+  if (!checked.success) {
+    throw new CallsightError('InvalidInput', 'The export settings are not valid.', {
+      fields: checked.error.issues.map((i) => ({ members: i.path.map(String), message: i.message }))
+    })
+  }
+  const { format, zone, meta, source } = checked.data
+  const file = resolve(checked.data.file)
+  const columns = [...new Set(checked.data.columns)]
+  const signal = opts.signal
+  const text = new TextGuard(opts.guard)
+  const clock = new ZoneClock(zone)
+  const progress = new ProgressThrottle(source.total, opts.onProgress)
+  const records = opts.source.records
+  if (signal?.aborted) throw new CallsightError('Cancelled', 'The export was cancelled; no file was written.')
+
+  const result = await writeAtomically(file, async (out) => {
+    throwIfAborted(signal)
+    if (format === 'json' || format === 'ndjson') {
+      const header = {
+        application: 'Callsight',
+        appVersion: text.mask(meta.appVersion),
+        exportedAt: clock.iso(meta.exportedAt),
+        zone,
+        format,
+        columns,
+        total: source.total,
+        query: text.deep(meta.query) ?? null,
+        scope: text.deep(meta.scope) ?? null
+      }
+      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal })
+    }
+    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text })
+    if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal })
+    const about: Array<[string, string | number | DateCell]> = [
+      ['Exported at', new DateCell(meta.exportedAt)],
+      ['Time zone', zone],
+      ['App version', text.text(meta.appVersion)],
+      ['Columns', columns.join(', ')],
+      ['Analysis layout', opts.analysisLayout],
+      ['Query', text.text(describe(text.deep(meta.query)))],
+      ['Scope', text.text(describe(text.deep(meta.scope)))]
+    ]
+    return writeXlsx({ out, records, plan, clock, about, progress, signal })
+  })
+  return { file, ...result }
+}
+
+/** Query and scope as readable JSON; absent means "—" rather than an empty cell. */
+function describe(value: unknown): string {
+  if (value === undefined || value === null) return '—'
+  if (typeof value === 'string') return value
+  return JSON.stringify(value, null, 2) ?? '—'
+}

@@ -1,0 +1,125 @@
+import type { AnalysisLayout, CallRecord, ExportColumn } from '../../shared/domain'
+import { DateCell, type Cell } from './cells'
+import type { TextGuard } from './text-guard'
+
+export type ColumnKind = 'id' | 'date' | 'text' | 'longText' | 'value'
+
+export interface TabularColumn {
+  header: string
+  kind: ColumnKind
+}
+
+/** The rows of one call. Long layout: one per analysis item, or one blank-item row when there are none. */
+export interface TabularPlan {
+  columns: TabularColumn[]
+  rowsOf(record: CallRecord): Cell[][]
+}
+
+/** When one call carries the same key twice, the wide cell lists every value. */
+const REPEATED_KEY_SEPARATOR = '; '
+
+export interface TabularInput {
+  columns: readonly ExportColumn[]
+  layout: AnalysisLayout
+  analysisKeys: ReadonlyArray<{ key: string; friendlyName: string }>
+  zone: string
+  text: TextGuard
+}
+
+/**
+ * Turns the chosen columns into a header and a per-call row builder, shared by CSV and
+ * XLSX so that both formats say exactly the same thing.
+ */
+export function planTabular(input: TabularInput): TabularPlan {
+  const { text } = input
+  const chosen = [...new Set(input.columns)]
+  const columns: TabularColumn[] = []
+  // Each part appends its cells for (record, item) to a row; item is the long layout's one item.
+  type Part = (row: Cell[], record: CallRecord, item: CallRecord['analysis'][number] | null) => void
+  const parts: Part[] = []
+  let long = false
+
+  for (const column of chosen) {
+    switch (column) {
+      case 'callId':
+        columns.push({ header: 'Call ID', kind: 'id' })
+        // The service's identifier is not personal data, and masking it would cut the
+        // export off from the calls it describes; it is only neutralized.
+        parts.push((row, r) => row.push(text.neutralizeOnly(r.callId)))
+        break
+      case 'callDate':
+        columns.push({ header: `Call date (${input.zone})`, kind: 'date' })
+        parts.push((row, r) => row.push(new DateCell(r.callAt)))
+        break
+      case 'title':
+        columns.push({ header: 'Title', kind: 'text' })
+        parts.push((row, r) => row.push(text.text(r.title)))
+        break
+      case 'summary':
+        columns.push({ header: 'Summary', kind: 'longText' })
+        parts.push((row, r) => row.push(text.text(r.summary)))
+        break
+      case 'analysis':
+        if (input.layout === 'long') {
+          long = true
+          columns.push({ header: 'Parameter', kind: 'text' }, { header: 'Parameter key', kind: 'text' }, { header: 'Value', kind: 'value' })
+          parts.push((row, _r, item) => {
+            if (item === null) row.push('', '', '')
+            else row.push(text.text(item.friendlyName), text.text(item.key), text.value(item.value))
+          })
+        } else {
+          parts.push(widePart(input, columns))
+        }
+        break
+    }
+  }
+
+  return {
+    columns,
+    rowsOf(record) {
+      const items = long && record.analysis.length > 0 ? record.analysis : [null]
+      return items.map((item) => {
+        const row: Cell[] = []
+        for (const part of parts) part(row, record, item)
+        return row
+      })
+    }
+  }
+}
+
+function widePart(input: TabularInput, columns: TabularColumn[]): (row: Cell[], record: CallRecord) => void {
+  const { text } = input
+  const keys = dedupeKeys(input.analysisKeys)
+  const indexOf = new Map(keys.map((k, i) => [k.key, i]))
+  // Two keys may share a friendly name; the key tells their columns apart.
+  const nameCount = new Map<string, number>()
+  for (const k of keys) nameCount.set(k.friendlyName, (nameCount.get(k.friendlyName) ?? 0) + 1)
+  for (const k of keys) {
+    const name = k.friendlyName.trim() === '' ? k.key : k.friendlyName
+    const header = (nameCount.get(k.friendlyName) ?? 0) > 1 ? `${name} (${k.key})` : name
+    columns.push({ header: text.text(header), kind: 'value' })
+  }
+
+  return (row, record) => {
+    const cells: Array<string | null> = new Array<string | null>(keys.length).fill(null)
+    for (const item of record.analysis) {
+      const i = indexOf.get(item.key)
+      // A key the source did not announce has no column; the source contract lists them all.
+      if (i === undefined) continue
+      const before = cells[i]
+      cells[i] = before === null || before === undefined ? item.value : before + REPEATED_KEY_SEPARATOR + item.value
+    }
+    for (const raw of cells) row.push(raw === null ? '' : text.value(raw))
+  }
+}
+
+function dedupeKeys(keys: TabularInput['analysisKeys']): Array<{ key: string; friendlyName: string }> {
+  const seen = new Set<string>()
+  const out: Array<{ key: string; friendlyName: string }> = []
+  for (const k of keys) {
+    if (seen.has(k.key)) continue
+    seen.add(k.key)
+    out.push({ key: k.key, friendlyName: k.friendlyName })
+  }
+  return out
+}

@@ -1,0 +1,49 @@
+import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat } from '../../shared/domain'
+import type { ExportProgressEvent } from './progress'
+
+/** What the cache's search.iterate(selection) hands over: a count, the keys, and a stream of records. */
+export interface ExportSource {
+  total: number
+  /** Every analysis key present in the selection, for the wide layout's headers. */
+  analysisKeys: Array<{ key: string; friendlyName: string }>
+  /** In order; typically a better-sqlite3 stmt.iterate(), read once. */
+  records: Iterable<CallRecord>
+}
+
+export interface ExportMeta {
+  query: unknown
+  scope?: unknown
+  appVersion: string
+  /** Epoch ms. */
+  exportedAt: number
+}
+
+export interface ExportOptions {
+  source: ExportSource
+  /** The final path. Nothing appears there unless the export completes. */
+  file: string
+  format: ExportFormat
+  columns: ExportColumn[]
+  analysisLayout: AnalysisLayout
+  /** IANA zone for callDate. */
+  zone: string
+  meta: ExportMeta
+  signal?: AbortSignal
+  /** About ten times a second at most, plus the first and the last. */
+  onProgress?: (p: ExportProgressEvent) => void
+  /** The PII guard, run on every text on the way out. */
+  guard?: (text: string) => string
+}
+
+export interface ExportResult {
+  file: string
+  /** Calls written. */
+  count: number
+  /** Data rows written: calls, or analysis items in the long layout; JSON and NDJSON: calls. */
+  rows: number
+}
+
+export interface WriteResult {
+  count: number
+  rows: number
+}

@@ -1,0 +1,102 @@
+import type { WriteStream } from 'node:fs'
+import ExcelJS from 'exceljs'
+import type { CallRecord } from '../../shared/domain'
+import { DateCell, NumberCell, type Cell } from './cells'
+import type { ProgressThrottle } from './progress'
+import { drained, pump, throwIfAborted } from './pump'
+import type { ColumnKind, TabularPlan } from './tabular'
+import type { WriteResult } from './types'
+import type { ZoneClock } from './zoned-time'
+import { failureOf } from './atomic-file'
+
+export interface XlsxJob {
+  out: WriteStream
+  records: Iterable<CallRecord>
+  plan: TabularPlan
+  clock: ZoneClock
+  /** The "Export" sheet's rows after the counts: label and value, texts already guarded. */
+  about: Array<[string, string | number | DateCell]>
+  progress: ProgressThrottle
+  signal: AbortSignal | undefined
+}
+
+export const DATA_SHEET = 'Calls'
+export const ABOUT_SHEET = 'Export'
+const DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss'
+/** Excel refuses longer cell texts. */
+const MAX_CELL_CHARS = 32_767
+/** Characters XML 1.0 does not allow; one of them makes the whole workbook unreadable. */
+const XML_ILLEGAL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g
+
+const WIDTHS: Record<ColumnKind, number> = { id: 24, date: 20, text: 40, longText: 80, value: 18 }
+
+/**
+ * XLSX through exceljs' streaming WorkbookWriter: each row is committed as it is made, no
+ * shared strings table (it would hold every text in memory), styles on for the date format.
+ */
+export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
+  const { plan, clock, out, signal } = job
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
+  try {
+    const sheet = workbook.addWorksheet(DATA_SHEET, { views: [{ state: 'frozen', ySplit: 1 }] })
+    sheet.columns = plan.columns.map((c) => ({
+      width: WIDTHS[c.kind],
+      ...(c.kind === 'date' ? { style: { numFmt: DATE_FORMAT } } : {})
+    }))
+    const header = sheet.addRow(plan.columns.map((c) => xlsxText(c.header)))
+    header.font = { bold: true }
+    header.commit()
+
+    const toValue = (cell: Cell): string | number | Date =>
+      typeof cell === 'string'
+        ? xlsxText(cell)
+        : cell instanceof NumberCell
+          ? cell.value
+          : clock.wallClock((cell as DateCell).at)
+
+    let rows = 0
+    const count = await pump(job.records, signal, job.progress, (record) => {
+      for (const row of plan.rowsOf(record)) {
+        sheet.addRow(row.map(toValue)).commit()
+        rows += 1
+      }
+      if (out.errored) throw out.errored
+      // exceljs gives no backpressure of its own; the file stream's is the one that matters.
+      return out.writableNeedDrain ? drained(out, signal) : undefined
+    })
+    sheet.commit()
+
+    const about = workbook.addWorksheet(ABOUT_SHEET)
+    about.columns = [{ width: 22 }, { width: 80, style: { alignment: { wrapText: true, vertical: 'top' } } }]
+    const aboutHeader = about.addRow(['Field', 'Value'])
+    aboutHeader.font = { bold: true }
+    aboutHeader.commit()
+    const aboutRows: Array<[string, string | number | DateCell]> = [['Calls', count], ['Rows', rows], ...job.about]
+    for (const [label, value] of aboutRows) {
+      const r = about.addRow([label, typeof value === 'string' ? xlsxText(value) : value instanceof DateCell ? clock.wallClock(value.at) : value])
+      if (value instanceof DateCell) r.getCell(2).numFmt = DATE_FORMAT
+      r.commit()
+    }
+    about.commit()
+    throwIfAborted(signal)
+    // exceljs waits for 'finish' alone, which never comes once the file stream has failed.
+    await Promise.race([workbook.commit(), failureOf(out)])
+    return { count, rows }
+  } catch (e) {
+    abortZip(workbook)
+    throw e
+  }
+}
+
+/** Text as a workbook can hold it; neutralization has already happened where it applies. */
+export function xlsxText(text: string): string {
+  const clean = text.replace(XML_ILLEGAL, '\uFFFD')
+  return clean.length > MAX_CELL_CHARS ? `${clean.slice(0, MAX_CELL_CHARS - 1)}…` : clean
+}
+
+/** Stops the zip archiver so nothing keeps writing after a failure (its typings omit it). */
+function abortZip(workbook: unknown): void {
+  const zip = (workbook as { zip?: { abort?: () => void; on?: (e: string, f: () => void) => void } }).zip
+  zip?.on?.('error', () => undefined)
+  zip?.abort?.()
+}

@@ -1,0 +1,131 @@
+import type { SearchQuery } from '../../shared/domain'
+import type { CallCache, ScopeFilters } from '../cache'
+import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
+
+/**
+ * A SearchQuery as SQL pieces over `calls c`. Conditions other than the text are plain
+ * predicates (answered per row through primary keys), so any plan can use them.
+ */
+export interface CompiledQuery {
+  /** Predicates on c, ANDed. */
+  where: string[]
+  params: unknown[]
+  /** The FTS5 MATCH expression: user text, plus analysis values to narrow key = value. */
+  match: string | null
+  /** The user typed text (relevance sorting needs it). */
+  hasUserText: boolean
+  /** A prefix covers too many terms to expand: probing FTS5 row by row would be slow. */
+  costlyProbe: boolean
+  /** Some filter can match nothing (unknown key, no scope with those filters). */
+  empty: boolean
+  sort: SearchQuery['sort']
+  from: number | null
+  to: number | null
+}
+
+interface ScopeRef {
+  id: number
+  filters: ScopeFilters
+}
+
+const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
+
+/**
+ * The scopes that vouch for each scope filter. Each filter is a separate fact about a call,
+ * and any scope that returned the call can attest it: callTypes S by a scope whose
+ * callTypes is a non-empty subset of S; direction d by a scope with direction d; results
+ * 'answered' by an 'answered' scope, a list L by a scope whose list is a subset of L;
+ * hasNewRequest b by a scope with b. One list per active filter; an empty list matches
+ * nothing; no lists means no scope filter.
+ */
+export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[]): number[][] {
+  const { callTypes, direction, results, hasNewRequest } = query
+  const tests: Array<(f: ScopeFilters) => boolean> = []
+  if (callTypes.length > 0) tests.push((f) => f.callTypes.length > 0 && isSubset(f.callTypes, callTypes))
+  if (direction !== null) tests.push((f) => f.direction === direction)
+  if (results === 'answered') tests.push((f) => f.results === 'answered')
+  if (Array.isArray(results)) tests.push((f) => Array.isArray(f.results) && isSubset(f.results, results))
+  if (hasNewRequest !== null) tests.push((f) => f.hasNewRequest === hasNewRequest)
+  return tests.map((test) => scopes.filter((s) => test(s.filters)).map((s) => s.id))
+}
+
+const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
+
+export function compileQuery(
+  cache: CallCache,
+  query: SearchQuery,
+  opts: { prefixLast?: boolean; expand?: PrefixExpander } = {}
+): CompiledQuery {
+  const where: string[] = []
+  const params: unknown[] = []
+  let empty = false
+  if (query.from !== null) {
+    where.push('c.call_at >= ?')
+    params.push(query.from)
+  }
+  if (query.to !== null) {
+    where.push('c.call_at < ?')
+    params.push(query.to)
+  }
+  for (const scopeIds of scopesFor(query, cache.scopes())) {
+    if (scopeIds.length === 0) empty = true
+    else where.push(`EXISTS (SELECT 1 FROM scope_members m WHERE m.call = c.id AND m.scope IN (${ids(scopeIds)}))`)
+  }
+
+  const parsed = parseText(query.text, opts)
+  let costlyProbe = false
+  const expand: PrefixExpander | undefined = opts.expand
+    ? (prefix) => {
+        const terms = opts.expand?.(prefix) ?? null
+        if (terms === null) costlyProbe = true
+        return terms
+      }
+    : undefined
+  const userMatch = toMatch(parsed, null, expand)
+  const matchParts: string[] = userMatch ? [userMatch] : []
+
+  if (query.analysis.length > 0) {
+    const keyIds = new Map<string, number[]>()
+    for (const row of cache.db.prepare('SELECT id, key FROM analysis_keys').all() as Array<{ id: number; key: string }>) {
+      const list = keyIds.get(row.key) ?? []
+      list.push(row.id)
+      keyIds.set(row.key, list)
+    }
+    for (const f of query.analysis) {
+      const keys = keyIds.get(f.key)
+      if (!keys) {
+        empty = true
+        continue
+      }
+      if (f.kind === 'equals') {
+        where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keys)}) AND a.value = ?)`)
+        params.push(f.value)
+        // The value's words must be in the call's analysis text: lets the index find rare values.
+        const element = phraseOf(f.value)
+        if (element) matchParts.push(toMatch({ elements: [element] }, 'analysis') ?? '')
+      } else {
+        const conds = [`a.key_id IN (${ids(keys)})`, 'a.value_num IS NOT NULL']
+        if (f.min !== null) {
+          conds.push('a.value_num >= ?')
+          params.push(f.min)
+        }
+        if (f.max !== null) {
+          conds.push('a.value_num <= ?')
+          params.push(f.max)
+        }
+        where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
+      }
+    }
+  }
+  return {
+    where,
+    params,
+    match: matchParts.length ? matchParts.join(' AND ') : null,
+    hasUserText: userMatch !== null,
+    costlyProbe,
+    empty,
+    sort: query.sort,
+    from: query.from,
+    to: query.to
+  }
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod'
+
+export const DenseFinding = z.object({
+  /** The second (epoch ms) that holds more calls than one 10,000 window can reach. */
+  at: z.number(),
+  /** totalCount of the window query, when the envelope had one. */
+  windowTotal: z.number().nullable()
+})
+export type DenseFinding = z.infer<typeof DenseFinding>
+
+/**
+ * Where a pass stands, stored with every page in the page's own transaction. Together with
+ * the stored records it is enough to continue after a kill at any moment.
+ */
+export const PagerState = z.object({
+  /** The service query's start: a whole second, moved forward each time a window fills. */
+  windowStart: z.number(),
+  /** Position inside the current window. */
+  skip: z.number().int().nonnegative(),
+  /** The last second seen, and every callId already stored from it. */
+  boundaryAt: z.number().nullable(),
+  boundaryIds: z.array(z.string()),
+  /** The last of boundaryIds in the service's order (ties sort by callId). */
+  boundaryLast: z.string().nullable(),
+  /** After a window move, the record the first page must start with to prove the skip. */
+  expectFirst: z.string().nullable(),
+  windowsDone: z.number().int().nonnegative(),
+  dense: z.array(DenseFinding),
+  done: z.boolean()
+})
+export type PagerState = z.infer<typeof PagerState>
+
+export const Checkpoint = z.object({
+  v: z.literal(1),
+  /** The range the run was asked for: a later run with the same range continues this one. */
+  requestFrom: z.number(),
+  requestTo: z.number(),
+  /** The range this pass fetches (an incremental pass starts at the look-back). */
+  rangeFrom: z.number(),
+  rangeTo: z.number(),
+  pager: PagerState
+})
+export type Checkpoint = z.infer<typeof Checkpoint>
+
+/** A stored checkpoint, or null when there is none or it is from another version. */
+export function readCheckpoint(raw: unknown): Checkpoint | null {
+  const parsed = Checkpoint.safeParse(raw)
+  return parsed.success ? parsed.data : null
+}

@@ -1,0 +1,6 @@
+export { SyncEngine, type SyncMode, type SyncRunOptions } from './sync-engine'
+export type { SyncEngineDeps, SyncPage, SyncPageRequest, SyncSource, SyncStore, WaitSource } from './ports'
+export { WaitFeed } from './wait-feed'
+export { scopeFilters, scopeKey, type ScopeFilters } from './scope-key'
+export { Checkpoint, PagerState, DenseFinding, readCheckpoint } from './checkpoint'
+export { applyPage, initialPager, nextSlice, secondOf, WINDOW_LIMIT, MAX_TAKE, MAX_TAKE_WITH_ANALYSIS, type PageOutcome } from './window-pager'

@@ -1,0 +1,69 @@
+import type { CallRecord, RateLimit, ResultsFilter } from '../../shared/domain'
+import type { CallCache } from '../cache'
+import type { Clock, Logger } from '../platform'
+
+/**
+ * What the engine asks the service client for: one page of get-calls. The range is in
+ * epoch ms, `to` exclusive; the client turns it into the service's local-time strings.
+ * Session.getCalls satisfies this structurally.
+ */
+export interface SyncPageRequest {
+  from: number
+  to: number
+  skip: number
+  take: number
+  ascending: boolean
+  sortColumn?: string
+  callTypes: string[]
+  direction: number | null
+  results: ResultsFilter
+  hasNewRequest: boolean | null
+  includeAnalysis: boolean
+}
+
+export interface SyncPage {
+  records: CallRecord[]
+  /** From the envelope when the service sent one. */
+  totalCount: number | null
+  /** Records the client could not use; they still took a position in the page. */
+  malformed: ReadonlyArray<{ index: number; reason: string }>
+  /** Items in the response, usable or not: what advances skip. */
+  returned: number
+}
+
+export interface SyncSource {
+  getCalls(params: SyncPageRequest, signal?: AbortSignal): Promise<SyncPage>
+}
+
+/** The part of the cache the engine writes through. */
+export type SyncStore = Pick<
+  CallCache,
+  | 'ensureScope'
+  | 'getCheckpoint'
+  | 'setCheckpoint'
+  | 'writePage'
+  | 'addCoverage'
+  | 'coverage'
+  | 'markScopeSuccess'
+  | 'startRun'
+  | 'finishRun'
+  | 'callTypes'
+  | 'upsertCallTypes'
+>
+
+/** Something that reports how long the next request must wait (the tenant limiter's onWait). */
+export interface WaitSource {
+  subscribe(listener: (waitMs: number) => void): () => void
+}
+
+export interface SyncEngineDeps {
+  source: SyncSource
+  cache: SyncStore
+  clock: Clock
+  logger: Logger
+  /** The tenant's limit: the ETA follows from it. */
+  rateLimit: RateLimit
+  /** Incremental runs re-fetch this much before the covered end; default 48. */
+  lookbackHours?: number
+  waits?: WaitSource
+}

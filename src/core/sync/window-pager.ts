@@ -1,0 +1,135 @@
+import type { CallRecord } from '../../shared/domain'
+import { CallsightError } from '../errors'
+import type { DenseFinding, PagerState } from './checkpoint'
+
+/** skip + take may not pass this; beyond it the service silently shortens the page. */
+export const WINDOW_LIMIT = 10_000
+export const MAX_TAKE = 500
+export const MAX_TAKE_WITH_ANALYSIS = 100
+
+const SECOND = 1000
+export const secondOf = (ms: number): number => Math.floor(ms / SECOND) * SECOND
+
+export function initialPager(rangeFrom: number): PagerState {
+  return {
+    // Start times are whole seconds on the wire; a fraction would widen the range backwards.
+    windowStart: Math.ceil(rangeFrom / SECOND) * SECOND,
+    skip: 0,
+    boundaryAt: null,
+    boundaryIds: [],
+    boundaryLast: null,
+    expectFirst: null,
+    windowsDone: 0,
+    dense: [],
+    done: false
+  }
+}
+
+/** The page to ask for next. take never lets skip + take pass the window limit. */
+export function nextSlice(state: PagerState, maxTake: number): { from: number; skip: number; take: number } {
+  return { from: state.windowStart, skip: state.skip, take: Math.min(maxTake, WINDOW_LIMIT - state.skip) }
+}
+
+export interface PageOutcome {
+  next: PagerState
+  /** Records not stored before: the page minus the boundary second's known ids. */
+  fresh: CallRecord[]
+  /** The skip could not be proven after a window move; the window is re-read from skip 0. */
+  reread: boolean
+  /** Set when this page showed a second too dense to page past. */
+  dense: DenseFinding | null
+}
+
+/**
+ * Folds one page into the pager state. Pure: the engine stores `fresh` and `next` together.
+ *
+ * The service orders by start time, ties by callId, and refuses skip + take > 10,000. When
+ * a window fills, the next one starts at the last second received; the calls of that second
+ * already stored are skipped by count, less one, so the first record of the new window must
+ * be the last one stored. If it is not, calls appeared or vanished in that second meanwhile
+ * and the window is read again from skip 0, de-duplicated by the ids of that second.
+ */
+export function applyPage(
+  state: PagerState,
+  slice: { skip: number; take: number },
+  page: { records: readonly CallRecord[]; returned: number; totalCount: number | null },
+  rangeTo: number
+): PageOutcome {
+  if (state.expectFirst !== null && page.records[0]?.callId !== state.expectFirst) {
+    return { next: { ...state, skip: 0, expectFirst: null }, fresh: [], reread: true, dense: null }
+  }
+
+  const known = new Set(state.boundaryIds)
+  const fresh: CallRecord[] = []
+  let boundaryAt = state.boundaryAt
+  let ids = state.boundaryIds
+  let idSet = known
+  let boundaryLast = state.boundaryLast
+  for (const r of page.records) {
+    const sec = secondOf(r.callAt)
+    if (boundaryAt === null || sec > boundaryAt) {
+      boundaryAt = sec
+      ids = []
+      idSet = new Set()
+    }
+    const alreadyStored = sec === state.boundaryAt && known.has(r.callId)
+    if (sec === boundaryAt && !idSet.has(r.callId)) {
+      if (ids === state.boundaryIds) ids = [...ids]
+      ids.push(r.callId)
+      idSet.add(r.callId)
+      boundaryLast = r.callId
+    } else if (sec === boundaryAt) {
+      boundaryLast = r.callId
+    }
+    if (!alreadyStored) fresh.push(r)
+  }
+  const unique = dedupe(fresh)
+
+  const position = slice.skip + page.returned
+  const shortPage = page.returned < slice.take
+  // A short page is the end, unless the envelope says there is more inside this window:
+  // then something shortened it and it must not be mistaken for the end.
+  const moreInWindow = page.totalCount !== null && page.returned > 0 && position < Math.min(page.totalCount, WINDOW_LIMIT)
+  const base: PagerState = { ...state, boundaryAt, boundaryIds: ids, boundaryLast, expectFirst: null }
+
+  if ((shortPage && !moreInWindow) || (page.returned === 0 && position < WINDOW_LIMIT)) {
+    return { next: { ...base, skip: position, done: true }, fresh: unique, reread: false, dense: null }
+  }
+  if (position < WINDOW_LIMIT) {
+    return { next: { ...base, skip: position }, fresh: unique, reread: false, dense: null }
+  }
+
+  // The window is full: move it.
+  if (boundaryAt === null) {
+    throw new CallsightError('MalformedResponse', 'The service returned a full page without a single usable call; the sync cannot go on.')
+  }
+  if (boundaryAt <= state.windowStart) {
+    const dense: DenseFinding = { at: state.windowStart, windowTotal: page.totalCount }
+    const windowStart = state.windowStart + SECOND
+    const next: PagerState = {
+      ...base,
+      windowStart,
+      skip: 0,
+      boundaryAt: null,
+      boundaryIds: [],
+      boundaryLast: null,
+      windowsDone: state.windowsDone + 1,
+      dense: [...state.dense, dense],
+      done: windowStart >= rangeTo
+    }
+    return { next, fresh: unique, reread: false, dense }
+  }
+  const next: PagerState = {
+    ...base,
+    windowStart: boundaryAt,
+    skip: ids.length - 1,
+    expectFirst: boundaryLast,
+    windowsDone: state.windowsDone + 1
+  }
+  return { next, fresh: unique, reread: false, dense: null }
+}
+
+function dedupe(records: CallRecord[]): CallRecord[] {
+  const seen = new Set<string>()
+  return records.filter((r) => (seen.has(r.callId) ? false : (seen.add(r.callId), true)))
+}

@@ -1,0 +1,38 @@
+import { basename, join } from 'node:path'
+import type { ExportDialogs } from '../../core/app/platform'
+
+type Format = Parameters<ExportDialogs['chooseExportFile']>[1]
+
+/** The part of Electron's dialog.showSaveDialog the export dialog uses. */
+export type ShowSaveDialog = (options: {
+  title: string
+  defaultPath: string
+  filters: { name: string; extensions: string[] }[]
+  properties: ['createDirectory', 'showOverwriteConfirmation']
+}) => Promise<{ canceled: boolean; filePath?: string | undefined }>
+
+const FILTERS: Record<Format, { name: string; extensions: string[] }> = {
+  csv: { name: 'CSV', extensions: ['csv'] },
+  xlsx: { name: 'Excel workbook', extensions: ['xlsx'] },
+  json: { name: 'JSON', extensions: ['json'] },
+  ndjson: { name: 'JSON lines', extensions: ['ndjson', 'jsonl'] }
+}
+
+export function createExportDialogs(showSaveDialog: ShowSaveDialog, defaultDir: () => string): ExportDialogs {
+  return {
+    async chooseExportFile(defaultName, format) {
+      const filter = FILTERS[format]
+      // Only a bare file name from the caller: the folder is the user's choice.
+      let name = basename(defaultName) || 'callsight-export'
+      if (!filter.extensions.some((ext) => name.toLowerCase().endsWith(`.${ext}`))) name += `.${filter.extensions[0]}`
+      const result = await showSaveDialog({
+        title: 'Export calls',
+        defaultPath: join(defaultDir(), name),
+        filters: [filter],
+        properties: ['createDirectory', 'showOverwriteConfirmation']
+      })
+      if (result.canceled || !result.filePath) return null
+      return result.filePath
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { join } from 'node:path'
+import { homedir } from 'node:os'
+import { app, dialog, nativeTheme, net, safeStorage, shell, type BrowserWindow } from 'electron'
+import { CallsightError } from '../core/errors'
+import { systemClock } from '../core/platform/node'
+import type { KeyValueStore, Logger } from '../core/platform'
+import type { PlatformServices } from '../core/app/platform'
+import { createSafeStorageCipher } from './adapters/cipher'
+import { createExportDialogs } from './adapters/dialogs'
+import { openKeyValueFile, openSecretStore } from './adapters/secret-store'
+import { openSettingsStore } from './adapters/settings-store'
+import { createDemoProvider } from './demo'
+import { createEventSink } from './ipc/events'
+import { resolveNativeBinding } from './native'
+import { safeExternalUrl } from './security/navigation'
+
+export interface ShellServices {
+  platform: PlatformServices
+  /** Window bounds between runs; not the controller's business. */
+  windowState: KeyValueStore
+}
+
+/** userData/logs: the file logger's folder, known before the app is ready. */
+export const logsDir = (): string => join(app.getPath('userData'), 'logs')
+
+/** Opens an http(s) link in the user's browser; everything else is refused. */
+export async function openExternalSafely(raw: string): Promise<void> {
+  const url = safeExternalUrl(raw)
+  if (url === null) throw new CallsightError('InvalidInput', 'Only web links (http or https) can be opened.')
+  await shell.openExternal(url)
+}
+
+/**
+ * Builds what the controller needs from Electron. Call after app 'ready': safeStorage
+ * cannot say which keyring it uses before then.
+ */
+export async function createShellServices(opts: { logger: Logger; getWindow: () => BrowserWindow | null }): Promise<ShellServices> {
+  if (!app.isReady()) throw new Error('createShellServices must run after app ready')
+  const userData = app.getPath('userData')
+  const { logger } = opts
+
+  const cipher = await createSafeStorageCipher(safeStorage, process.platform)
+  logger.log('info', 'Token storage decided', { backend: cipher.backend, persist: cipher.policy.persist })
+
+  const settingsStore = openSettingsStore({ cwd: userData, logger })
+  const secretStore = openSecretStore(userData)
+  const windowState = openKeyValueFile(userData, 'window-state')
+
+  const window = (): BrowserWindow | null => {
+    const w = opts.getWindow()
+    return w && !w.isDestroyed() ? w : null
+  }
+  const events = createEventSink(() => window()?.webContents, logger)
+
+  const dialogs = createExportDialogs(
+    (options) => {
+      const w = window()
+      return w ? dialog.showSaveDialog(w, options) : dialog.showSaveDialog(options)
+    },
+    () => {
+      try {
+        return app.getPath('documents')
+      } catch {
+        return homedir()
+      }
+    }
+  )
+
+  const platform: PlatformServices = {
+    paths: { userData, logs: logsDir() },
+    cipher,
+    tokenPersistence: { persist: cipher.policy.persist, notice: cipher.policy.notice },
+    settingsStore,
+    secretStore,
+    // Electron's network stack: system proxy and PAC settings and the OS certificate store.
+    fetch: (input, init) => net.fetch(input, init),
+    clock: systemClock,
+    logger,
+    dialogs,
+    events,
+    openExternal: openExternalSafely,
+    nativeBinding: resolveNativeBinding(),
+    appVersion: app.getVersion(),
+    electronVersion: process.versions.electron ?? null,
+    platform: process.platform,
+    locale: app.getPreferredSystemLanguages()[0] ?? app.getLocale(),
+    systemZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    darkMode: () => nativeTheme.shouldUseDarkColors,
+    setThemeSource: (source) => {
+      nativeTheme.themeSource = source
+    },
+    demo: createDemoProvider({ logger })
+  }
+  return { platform, windowState }
+}

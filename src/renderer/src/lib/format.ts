@@ -1,0 +1,81 @@
+import { DateTime } from 'luxon'
+
+/** The zone dates are shown in: the user's choice, or the operating system's. */
+export function resolveZone(displayZone: string, systemZone: string): string {
+  return displayZone === 'system' ? systemZone : displayZone
+}
+
+/** A compact, sortable timestamp for dense tables; the zone is named in the column header. */
+export function formatTableDate(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss')
+}
+
+/** "Europe/Istanbul (UTC+03:00)": the zone with its offset at that instant. */
+export function formatZoneLabel(zone: string, atMs: number): string {
+  const dt = DateTime.fromMillis(atMs, { zone })
+  return `${zone} (UTC${dt.toFormat('ZZ')})`
+}
+
+/** A full date for reading, with the zone named so it is never ambiguous. */
+export function formatFullDate(ms: number, zone: string, locale: string): string {
+  const dt = DateTime.fromMillis(ms, { zone }).setLocale(locale)
+  return `${dt.toFormat('d MMMM yyyy, cccc HH:mm:ss')} · ${formatZoneLabel(zone, ms)}`
+}
+
+export function formatDay(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd')
+}
+
+const AGE_UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['week', 7 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+  ['second', 1000]
+]
+
+/** How long ago, in the largest whole unit: "3 hours ago", "3 saat önce". */
+export function formatAge(thenMs: number, nowMs: number, locale: string): string {
+  const diff = thenMs - nowMs
+  const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
+  for (const [unit, size] of AGE_UNITS) {
+    if (Math.abs(diff) >= size) return rtf.format(Math.trunc(diff / size), unit)
+  }
+  return rtf.format(0, 'second')
+}
+
+export function formatCount(n: number, locale: string): string {
+  return new Intl.NumberFormat(locale).format(n)
+}
+
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
+
+export function formatBytes(bytes: number, locale: string): string {
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+    value /= 1024
+    unit++
+  }
+  const digits = unit === 0 || value >= 100 ? 0 : 1
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(value)} ${BYTE_UNITS[unit]}`
+}
+
+/** Seconds as "1h 02m", "4m 05s" or "12s": short enough for a progress line. */
+export function formatDuration(totalSeconds: number): string {
+  const s = Math.max(0, Math.round(totalSeconds))
+  const h = Math.floor(s / 3600)
+  const m = Math.floor((s % 3600) / 60)
+  const sec = s % 60
+  const pad = (n: number): string => String(n).padStart(2, '0')
+  if (h > 0) return `${h}h ${pad(m)}m`
+  if (m > 0) return `${m}m ${pad(sec)}s`
+  return `${sec}s`
+}
+
+/** Luxon/Intl locale for a UI language. */
+export function intlLocale(language: 'tr' | 'en'): string {
+  return language === 'tr' ? 'tr-TR' : 'en-GB'
+}

@@ -1,0 +1,77 @@
+import type { AnalysisFilter, CallRecord, CallRow, SearchQuery, SearchSort } from '../../../shared/domain'
+
+/**
+ * shared/domain's SUMMARY_PREVIEW_CHARS, restated: importing a value from domain.ts would pull
+ * zod into the renderer's bundle for one number. A unit test keeps the two equal.
+ */
+export const PREVIEW_CHARS = 240
+
+/** What the filter bar edits. Dates are instants already read in the display zone. */
+export interface SearchFilters {
+  text: string
+  from: number | null
+  to: number | null
+  callTypes: string[]
+  direction: number | null
+  results: 'all' | 'answered'
+  analysis: AnalysisFilter[]
+  sort: SearchSort
+}
+
+export function emptyFilters(): SearchFilters {
+  return { text: '', from: null, to: null, callTypes: [], direction: null, results: 'all', analysis: [], sort: 'date_desc' }
+}
+
+/** Relevance only means something with text; without it the list falls back to newest first. */
+export function effectiveSort(sort: SearchSort, text: string): SearchSort {
+  return sort === 'relevance' && text.trim() === '' ? 'date_desc' : sort
+}
+
+/** Analysis filters the user has not finished (no key, or a range with neither end) are left out. */
+export function completeAnalysis(filters: readonly AnalysisFilter[]): AnalysisFilter[] {
+  return filters.filter((f) => f.key !== '' && (f.kind === 'equals' ? f.value.trim() !== '' : f.min !== null || f.max !== null))
+}
+
+export function buildQuery(f: SearchFilters): SearchQuery {
+  return {
+    text: f.text.trim().slice(0, 500),
+    from: f.from,
+    to: f.to,
+    callTypes: [...f.callTypes],
+    direction: f.direction,
+    results: f.results,
+    hasNewRequest: null,
+    analysis: completeAnalysis(f.analysis).map((a) => ({ ...a })),
+    sort: effectiveSort(f.sort, f.text)
+  }
+}
+
+export function filtersFromQuery(q: SearchQuery): SearchFilters {
+  return {
+    text: q.text,
+    from: q.from,
+    to: q.to,
+    callTypes: [...q.callTypes],
+    direction: q.direction,
+    results: q.results === 'answered' ? 'answered' : 'all',
+    analysis: q.analysis.map((a) => ({ ...a })),
+    sort: q.sort
+  }
+}
+
+/** Filters the service cannot apply, so service mode can say they are ignored. */
+export function hasLocalOnlyFilters(f: SearchFilters): boolean {
+  return f.text.trim() !== '' || completeAnalysis(f.analysis).length > 0
+}
+
+/** A full record shown in the same table as local rows. */
+export function recordToRow(r: CallRecord): CallRow {
+  return {
+    callId: r.callId,
+    callAt: r.callAt,
+    callDate: r.callDate,
+    title: r.title,
+    summaryPreview: r.summary.slice(0, PREVIEW_CHARS),
+    analysisCount: r.analysis.length
+  }
+}

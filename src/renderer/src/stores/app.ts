@@ -1,0 +1,94 @@
+import { defineStore } from 'pinia'
+import { computed, ref } from 'vue'
+import type { AppInfo, CacheInfo, SessionState, Settings, SettingsPatch } from '../../../shared/domain'
+import { call, listen } from '../api'
+import { intlLocale, resolveZone } from '../lib/format'
+import { resolveDark, resolveLanguage } from '../lib/language'
+
+/** What the whole workspace shares: app facts, settings, the session, connectivity, the cache. */
+export const useAppStore = defineStore('app', () => {
+  const info = ref<AppInfo | null>(null)
+  const settings = ref<Settings | null>(null)
+  const session = ref<SessionState | null>(null)
+  const cache = ref<CacheInfo | null>(null)
+  const online = ref(true)
+  const osDark = ref(false)
+  const ready = ref(false)
+  /** Ticks once a minute so ages ("synced 5 minutes ago") stay true. */
+  const now = ref(Date.now())
+
+  const zone = computed(() => resolveZone(settings.value?.displayZone ?? 'system', info.value?.systemZone ?? 'UTC'))
+  const language = computed(() => resolveLanguage(settings.value?.language ?? 'system', info.value?.locale ?? 'en'))
+  const locale = computed(() => intlLocale(language.value))
+  const dark = computed(() => resolveDark(settings.value?.theme ?? 'system', osDark.value))
+  const signedIn = computed(() => session.value !== null && session.value.status !== 'signedOut')
+  const account = computed(() => session.value?.account ?? null)
+
+  let unsubscribe: Array<() => void> = []
+
+  async function init(): Promise<void> {
+    const [appInfo, s, sess] = await Promise.all([call('app.info', {}), call('settings.get', {}), call('session.get', {})])
+    info.value = appInfo
+    osDark.value = appInfo.darkMode
+    settings.value = s
+    session.value = sess
+    unsubscribe.forEach((u) => u())
+    unsubscribe = [
+      listen('session.changed', (state) => {
+        session.value = state
+        void refreshSettings()
+      }),
+      listen('connectivity.changed', (c) => {
+        online.value = c.online
+      }),
+      listen('theme.changed', (t) => {
+        osDark.value = t.dark
+      })
+    ]
+    setInterval(() => (now.value = Date.now()), 60_000)
+    await refreshCache()
+    ready.value = true
+  }
+
+  async function refreshSettings(): Promise<void> {
+    settings.value = await call('settings.get', {})
+  }
+
+  async function refreshCache(): Promise<void> {
+    try {
+      cache.value = signedIn.value ? await call('cache.info', {}) : null
+    } catch {
+      cache.value = null
+    }
+  }
+
+  async function updateSettings(patch: SettingsPatch): Promise<void> {
+    settings.value = await call('settings.update', patch)
+  }
+
+  function setSession(state: SessionState): void {
+    session.value = state
+  }
+
+  return {
+    info,
+    settings,
+    session,
+    cache,
+    online,
+    osDark,
+    ready,
+    now,
+    zone,
+    language,
+    locale,
+    dark,
+    signedIn,
+    account,
+    init,
+    refreshSettings,
+    refreshCache,
+    updateSettings,
+    setSession
+  }
+})

@@ -1,0 +1,247 @@
+import { defineStore } from 'pinia'
+import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
+import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
+import type { AppErrorInfo } from '../../../shared/errors'
+import { call } from '../api'
+import { daysToRange, lastDays, rangeToDays } from '../lib/dateRange'
+import { toErrorInfo } from '../lib/errorMessage'
+import { PageCache } from '../lib/pageCache'
+import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
+import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
+import { useAppStore } from './app'
+
+export type SearchMode = 'local' | 'service'
+export const PAGE_SIZE = 100
+/** The service never serves past skip + take = 10,000. */
+export const SERVICE_WINDOW = 10_000
+const RESOLVE_CHUNK = 500
+const SERVICE_DEFAULT_DAYS = 7
+
+/** The current query, its result set (paged, bounded) and the selection over it. */
+export const useSearchStore = defineStore('search', () => {
+  const mode = ref<SearchMode>('local')
+  const filters = reactive<SearchFilters>(emptyFilters())
+  const query = computed<SearchQuery>(() => buildQuery(filters))
+  /** The query the shown results belong to (filters may have moved on while debouncing). */
+  const activeQuery = shallowRef<SearchQuery>(buildQuery(filters))
+
+  const total = ref<number | null>(null)
+  const loading = ref(false)
+  const error = ref<AppErrorInfo | null>(null)
+  /** Bumped when a page lands; rows are read through rowAt, which depends on it. */
+  const version = ref(0)
+  const selection = ref<Selection>(emptySelection())
+  /** The keyboard's current row. */
+  const cursor = ref<number | null>(null)
+  /** When the reply to the current query arrived, for the paint-latency budget. */
+  const repliedAt = ref<number | null>(null)
+
+  const remoteSkip = ref(0)
+  const remotePage = shallowRef<RemotePage | null>(null)
+
+  const analysisKeys = ref<AnalysisKeyInfo[]>([])
+  const callTypes = ref<CallType[]>([])
+
+  const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
+  cache.onChange = () => version.value++
+  cache.onError = (e) => (error.value = toErrorInfo(e))
+
+  let generation = 0
+
+  const shownTotal = computed(() => (mode.value === 'local' ? (total.value ?? 0) : (remotePage.value?.records.length ?? 0)))
+  const selectedTotal = computed(() => selectedCount(selection.value, shownTotal.value))
+
+  function rowAt(offset: number): CallRow | undefined {
+    void version.value
+    if (mode.value === 'service') {
+      const r = remotePage.value?.records[offset]
+      return r ? recordToRow(r) : undefined
+    }
+    return cache.get(offset)
+  }
+
+  function remoteRecordAt(offset: number): CallRecord | undefined {
+    return mode.value === 'service' ? remotePage.value?.records[offset] : undefined
+  }
+
+  async function ensureRows(from: number, to: number): Promise<void> {
+    if (mode.value === 'local') await cache.ensure(from, to)
+  }
+
+  async function loadLookups(): Promise<void> {
+    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {})])
+    if (keys.status === 'fulfilled') analysisKeys.value = keys.value
+    if (types.status === 'fulfilled') callTypes.value = types.value
+  }
+
+  /** Runs the current filters: a fresh result set, a fresh selection. */
+  async function run(): Promise<void> {
+    const gen = ++generation
+    const q = query.value
+    activeQuery.value = q
+    selection.value = emptySelection()
+    cursor.value = null
+    error.value = null
+    loading.value = true
+    const started = Date.now()
+    try {
+      if (mode.value === 'local') {
+        total.value = null
+        cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
+        version.value++
+        const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
+        if (gen !== generation) return
+        total.value = count.total
+      } else {
+        remoteSkip.value = 0
+        await fetchRemote(gen, q)
+      }
+      repliedAt.value = Date.now()
+      lastLatencyMs.value = repliedAt.value - started
+    } catch (e) {
+      if (gen === generation) error.value = toErrorInfo(e)
+    } finally {
+      if (gen === generation) loading.value = false
+    }
+  }
+  const lastLatencyMs = ref<number | null>(null)
+
+  async function fetchRemote(gen: number, q: SearchQuery): Promise<void> {
+    const page = await call('remote.search', { query: q, skip: remoteSkip.value, take: PAGE_SIZE, includeAnalysis: true })
+    if (gen !== generation) return
+    remotePage.value = page
+    version.value++
+  }
+
+  async function remotePageStep(direction: 1 | -1): Promise<void> {
+    const next = remoteSkip.value + direction * PAGE_SIZE
+    if (next < 0 || next >= SERVICE_WINDOW) return
+    const gen = ++generation
+    remoteSkip.value = next
+    selection.value = emptySelection()
+    cursor.value = null
+    loading.value = true
+    error.value = null
+    try {
+      await fetchRemote(gen, activeQuery.value)
+    } catch (e) {
+      if (gen === generation) error.value = toErrorInfo(e)
+    } finally {
+      if (gen === generation) loading.value = false
+    }
+  }
+
+  function setMode(m: SearchMode): void {
+    if (mode.value === m) return
+    mode.value = m
+    remotePage.value = null
+    // The service cannot search without a range; a week is a quick, useful default.
+    if (m === 'service' && (filters.from === null || filters.to === null)) {
+      const app = useAppStore()
+      const week = lastDays(SERVICE_DEFAULT_DAYS, app.zone, Date.now())
+      const days = rangeToDays(week, app.zone)
+      const range = daysToRange(days.first, days.last, app.zone)
+      filters.from = range.from
+      filters.to = range.to
+    }
+    void run()
+  }
+
+  function click(offset: number, mods: ClickModifiers): void {
+    selection.value = clickRow(selection.value, offset, mods, shownTotal.value)
+    cursor.value = offset
+  }
+
+  function selectAll(): void {
+    selection.value = allSelection()
+  }
+
+  function clearSelection(): void {
+    selection.value = emptySelection()
+  }
+
+  /**
+   * The ids behind an explicit selection, fetched in chunks straight from the cache (not
+   * through the page cache, which would churn). "All results" never comes here: it is
+   * exported as the query.
+   */
+  async function selectedIds(): Promise<string[]> {
+    const sel = selection.value
+    const ids: string[] = []
+    if (mode.value === 'service') {
+      const records = remotePage.value?.records ?? []
+      for (const [s, e] of sel.all ? [[0, records.length - 1] as const] : sel.ranges)
+        for (let i = s; i <= e; i++) {
+          const r = records[i]
+          if (r) ids.push(r.callId)
+        }
+      return ids
+    }
+    const q = activeQuery.value
+    for (const [s, e] of sel.ranges) {
+      for (let offset = s; offset <= e && offset < shownTotal.value; offset += RESOLVE_CHUNK) {
+        const limit = Math.min(RESOLVE_CHUNK, e - offset + 1)
+        const page = await call('search.page', { query: q, offset, limit })
+        ids.push(...page.rows.map((r) => r.callId))
+      }
+    }
+    return ids
+  }
+
+  function resetFilters(): void {
+    Object.assign(filters, emptyFilters())
+  }
+
+  function applySaved(saved: SavedSearch): void {
+    Object.assign(filters, filtersFromQuery(saved.query))
+  }
+
+  async function saveCurrent(name: string): Promise<void> {
+    const list = await call('savedSearches.save', { name, query: query.value })
+    const app = useAppStore()
+    if (app.settings) app.settings = { ...app.settings, savedSearches: list }
+  }
+
+  async function removeSaved(id: string): Promise<void> {
+    const list = await call('savedSearches.remove', { id })
+    const app = useAppStore()
+    if (app.settings) app.settings = { ...app.settings, savedSearches: list }
+  }
+
+  return {
+    mode,
+    filters,
+    query,
+    activeQuery,
+    total,
+    loading,
+    error,
+    version,
+    selection,
+    cursor,
+    repliedAt,
+    lastLatencyMs,
+    remoteSkip,
+    remotePage,
+    analysisKeys,
+    callTypes,
+    shownTotal,
+    selectedTotal,
+    cache,
+    rowAt,
+    remoteRecordAt,
+    ensureRows,
+    loadLookups,
+    run,
+    remotePageStep,
+    setMode,
+    click,
+    selectAll,
+    clearSelection,
+    selectedIds,
+    resetFilters,
+    applySaved,
+    saveCurrent,
+    removeSaved
+  }
+})

@@ -1,0 +1,90 @@
+import { defineStore } from 'pinia'
+import { ref } from 'vue'
+import type { ScopeStatus, SyncProgress, SyncScopeInput } from '../../../shared/domain'
+import type { AppErrorInfo } from '../../../shared/errors'
+import { call, listen } from '../api'
+import { toErrorInfo } from '../lib/errorMessage'
+import { useAppStore } from './app'
+
+const FINISHED = new Set(['done', 'failed', 'cancelled'])
+
+/** Sync runs: the one in progress (fed by events) and the scopes synced so far. */
+export const useSyncStore = defineStore('sync', () => {
+  const scopes = ref<ScopeStatus[]>([])
+  const progress = ref<SyncProgress | null>(null)
+  const runId = ref<string | null>(null)
+  const error = ref<AppErrorInfo | null>(null)
+  const starting = ref(false)
+  /** Called when a run finishes, so the shell can toast it. */
+  let onFinished: (p: SyncProgress) => void = () => {}
+  let unlisten: (() => void) | null = null
+
+  function subscribe(finished: (p: SyncProgress) => void): void {
+    onFinished = finished
+    unlisten?.()
+    unlisten = listen('sync.progress', (p) => {
+      if (runId.value !== null && p.runId !== runId.value) return
+      runId.value = p.runId
+      progress.value = p
+      if (FINISHED.has(p.phase)) {
+        runId.value = null
+        if (p.error && p.phase === 'failed') error.value = p.error
+        onFinished(p)
+        void refresh()
+        void useAppStore().refreshCache()
+      }
+    })
+  }
+
+  async function refresh(): Promise<void> {
+    try {
+      const r = await call('sync.scopes', {})
+      scopes.value = r.scopes
+      if (r.active && !FINISHED.has(r.active.phase)) {
+        progress.value = r.active
+        runId.value = r.active.runId
+      }
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    }
+  }
+
+  async function start(scope: SyncScopeInput, mode: 'full' | 'incremental' = 'incremental'): Promise<void> {
+    error.value = null
+    starting.value = true
+    try {
+      const r = await call('sync.start', { scope, mode })
+      runId.value = r.runId
+      progress.value = {
+        runId: r.runId,
+        phase: 'planning',
+        stored: 0,
+        requests: 0,
+        windowsDone: 0,
+        position: null,
+        from: scope.from,
+        to: scope.to,
+        requestsPerMinute: 0,
+        recordsPerSecond: 0,
+        etaSeconds: null,
+        waitSeconds: null,
+        warnings: []
+      }
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    } finally {
+      starting.value = false
+    }
+  }
+
+  async function cancel(): Promise<void> {
+    if (!runId.value) return
+    try {
+      await call('sync.cancel', { runId: runId.value })
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    }
+  }
+
+  return { scopes, progress, runId, error, starting, subscribe, refresh, start, cancel }
+})

@@ -1,0 +1,209 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse } from 'csv-parse/sync'
+import type { ChannelName } from '../../../src/shared/ipc/names'
+import type { Request, Response } from '../../../src/shared/ipc/contract'
+import type { SyncProgress, ExportProgress } from '../../../src/shared/domain'
+import { startService, type RunningService } from '../../../src/service'
+import { createTestApp, type TestApp } from '../../support/app-fixture'
+import { contract } from '../../../src/shared/ipc/contract'
+import { CallsightError } from '../../../src/core/errors'
+
+// The application controller end to end over real parts: the reference service over HTTP on
+// 127.0.0.1, a real SQLite file, the real sync engine and exporter.
+
+let app: TestApp
+const replies: string[] = []
+
+async function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> {
+  // What the router does: parse with the contract, call, and pass the reply through its schema.
+  const parsed = contract[channel].request.parse(request)
+  const handler = app.controller.handlers[channel] as (r: unknown, ctx: { senderId: number }) => Promise<unknown>
+  const value = contract[channel].response.parse(await handler(parsed, { senderId: 1 })) as Response<C>
+  replies.push(JSON.stringify(value))
+  return value
+}
+
+async function failure(p: Promise<unknown>): Promise<CallsightError> {
+  try {
+    await p
+  } catch (e) {
+    if (e instanceof CallsightError) return e
+    throw e
+  }
+  throw new Error('expected a failure')
+}
+
+async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = what()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error('timed out waiting')
+    await new Promise((r) => setTimeout(r, 25))
+  }
+}
+
+const DAY = 86_400_000
+
+describe('application controller', () => {
+  beforeAll(() => {
+    app = createTestApp()
+  })
+  afterAll(async () => {
+    await app.close()
+  })
+
+  it('starts signed out, with an empty cache', async () => {
+    expect((await call('session.get', {})).status).toBe('signedOut')
+    expect(await call('cache.info', {})).toMatchObject({ calls: 0, path: null })
+    expect((await call('search.page', { query: {}, offset: 0, limit: 50 })).rows).toEqual([])
+  })
+
+  it('reports a wrong password as InvalidCredentials and stays signed out', async () => {
+    const demo = await app.platform.demo!.start()
+    const e = await failure(call('session.signIn', { baseUrl: demo.baseUrl, username: 'demo', password: 'wrong' }))
+    expect(e.code).toBe('InvalidCredentials')
+    expect((await call('session.get', {})).status).toBe('signedOut')
+  })
+
+  it('signs in to the demo, syncs a scope with progress, and searches Turkish-folded text offline', async () => {
+    const state = await call('session.startDemo', {})
+    expect(state.status).toBe('signedIn')
+    expect(state.account?.demo).toBe(true)
+    expect((await call('catalog.callTypes', {})).length).toBeGreaterThan(0)
+
+    const now = Date.now()
+    const { runId } = await call('sync.start', {
+      scope: { from: now - 95 * DAY, to: now + DAY, results: 'all', includeAnalysis: true },
+      mode: 'full'
+    })
+    const final = await until(() => {
+      const done = app.events
+        .filter((e) => e.event === 'sync.progress')
+        .map((e) => e.payload as SyncProgress)
+        .find((p) => p.runId === runId && ['done', 'failed', 'cancelled'].includes(p.phase))
+      return done
+    })
+    expect(final.error).toBeUndefined()
+    expect(final.phase).toBe('done')
+    expect(final.stored).toBe(3_000)
+    const fetching = app.events.filter((e) => e.event === 'sync.progress' && (e.payload as SyncProgress).phase === 'fetching')
+    expect(fetching.length).toBeGreaterThan(1)
+
+    const info = await call('cache.info', {})
+    expect(info.calls).toBe(3_000)
+    expect(info.lastSyncAt).not.toBeNull()
+    const scopes = await call('sync.scopes', {})
+    expect(scopes.scopes[0]?.lastSuccessAt).not.toBeNull()
+
+    const upper = await call('search.count', { query: { text: 'İPTAL' } })
+    const lower = await call('search.count', { query: { text: 'iptal' } })
+    expect(lower.total).toBeGreaterThan(0)
+    expect(upper.total).toBe(lower.total)
+
+    const page = await call('search.page', { query: { text: 'iptal' }, offset: 0, limit: 20 })
+    expect(page.rows.length).toBeGreaterThan(0)
+    const first = await call('calls.get', { callId: page.rows[0]!.callId })
+    expect(first?.callId).toBe(page.rows[0]!.callId)
+    expect(first?.analysis.length).toBeGreaterThan(0)
+  })
+
+  it('filters by an analysis value and gives facets', async () => {
+    const keys = await call('search.analysisKeys', {})
+    const key = keys.find((k) => !k.numeric)
+    expect(key).toBeDefined()
+    const facets = await call('search.facets', { query: {}, analysisKey: key!.key })
+    expect(facets.total).toBe(3_000)
+    const value = facets.perValue[0]!
+    const filtered = await call('search.count', {
+      query: { analysis: [{ kind: 'equals', key: key!.key, value: value.value }] }
+    })
+    expect(filtered.total).toBe(value.count)
+  })
+
+  it('exports selected calls through the save dialog, with progress, to a file that reads back', async () => {
+    const page = await call('search.page', { query: {}, offset: 0, limit: 5 })
+    const ids = page.rows.map((r) => r.callId)
+    const started = await call('export.start', {
+      selection: { kind: 'ids', ids },
+      format: 'csv',
+      columns: ['callId', 'title'],
+      analysisLayout: 'wide'
+    })
+    expect(started.started).toBe(true)
+    if (!started.started) return
+    const done = await until(() =>
+      app.events
+        .filter((e) => e.event === 'export.progress')
+        .map((e) => e.payload as ExportProgress)
+        .find((p) => p.exportId === started.exportId && p.phase !== 'writing')
+    )
+    expect(done.phase).toBe('done')
+    expect(done.file).toBe(started.file)
+    const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
+    expect(rows.slice(1).map((r) => r[0]).sort()).toEqual([...ids].sort())
+    // The choice is remembered.
+    expect((await call('settings.get', {})).export).toMatchObject({ format: 'csv', columns: ['callId', 'title'] })
+  })
+
+  it('does nothing when the save dialog is cancelled', async () => {
+    app.nextExportFile.value = null
+    const r = await call('export.start', { selection: { kind: 'query', query: {} }, format: 'json', columns: ['callId'], analysisLayout: 'wide' })
+    expect(r).toEqual({ started: false })
+  })
+
+  it('keeps saved searches in settings', async () => {
+    const saved = await call('savedSearches.save', { name: 'İptaller', query: { text: 'iptal' } })
+    expect(saved.map((s) => s.name)).toContain('İptaller')
+    const left = await call('savedSearches.remove', { id: saved[0]!.id })
+    expect(left).toEqual([])
+  })
+
+  it('only opens web links', async () => {
+    await call('shell.openExternal', { url: 'https://example.com/help' })
+    expect(app.opened).toEqual(['https://example.com/help'])
+    await expect(call('shell.openExternal', { url: 'file:///etc/passwd' })).rejects.toMatchObject({ code: 'InvalidInput' })
+  })
+
+  it('never puts a token in any reply', async () => {
+    const secrets = JSON.stringify(app.platform.secretStore.get(`tokens:demo`) ?? '')
+    expect(secrets.length).toBeGreaterThan(10)
+    for (const r of replies) {
+      expect(r).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./) // no JWT
+      expect(r.toLowerCase()).not.toContain('refresh_token')
+      expect(r.toLowerCase()).not.toContain('accesstoken')
+    }
+  })
+
+  it('keeps searching the cache when the service is gone and signed out', async () => {
+    await app.platform.demo!.stop()
+    await call('session.signOut', {})
+    expect((await call('session.get', {})).status).toBe('signedOut')
+    const count = await call('search.count', { query: { text: 'sikayet' } })
+    expect(count.total).toBeGreaterThan(0)
+    const e = await failure(call('sync.start', { scope: { from: 0, to: DAY }, mode: 'full' }))
+    expect(e.code).toBe('NotSignedIn')
+  })
+})
+
+describe('signing in to a restricted tenant', () => {
+  let service: RunningService
+  let app2: TestApp
+  beforeAll(async () => {
+    service = await startService({ calls: 10, allowIps: ['203.0.113.0/24'] })
+    app2 = createTestApp()
+  })
+  afterAll(async () => {
+    await app2.close()
+    await service.stop()
+  })
+
+  it('explains that the workstation address must be allowed', async () => {
+    const handler = app2.controller.handlers['session.signIn']
+    const e = await failure(handler(contract['session.signIn'].request.parse({ baseUrl: service.url, username: 'demo', password: 'demo' }), { senderId: 1 }))
+    expect(e.code).toBe('IpNotAllowed')
+    expect(`${e.message} ${e.hint}`).toMatch(/address|range/i)
+    expect(existsSync(app2.userData)).toBe(true)
+  })
+})

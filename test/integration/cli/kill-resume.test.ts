@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startService, type RunningService } from '../../../src/service'
+import { buildCli, removeBuild } from './build-cli'
+import { runCli, spawnCli } from './helpers'
+
+const FROM = '2026-02-02T06:00:00Z'
+const TO = '2026-02-02T20:00:00Z'
+
+let cli = ''
+let service: RunningService
+let dir = ''
+
+beforeAll(async () => {
+  cli = await buildCli()
+  service = await startService({
+    port: 0,
+    calls: 16_000,
+    seed: 5,
+    from: FROM,
+    to: TO,
+    tz: 'Europe/Istanbul',
+    rateLimit: { requests: 600, perSeconds: 1 },
+    denseSeconds: [{ at: '2026-02-02T12:00:00Z', count: 800 }],
+    quiet: true
+  })
+  // A little latency per request, so that a run does not finish between two kills.
+  service.admin.setFaults({ latencyMs: 10 })
+  dir = mkdtempSync(join(tmpdir(), 'callsight-cli-kill-'))
+}, 120_000)
+
+afterAll(async () => {
+  await service?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+  removeBuild(cli)
+})
+
+describe('callsight sync killed with SIGKILL at 20 random moments', () => {
+  it('resumes each time and ends with exactly the service set, no duplicates, integrity ok', async () => {
+    const db = join(dir, 'kill.db')
+    const args = ['sync', '--server', service.url, '--user', 'demo', '--db', db, '--from', FROM, '--to', '2026-02-02T20:00:01Z', '--results', 'all', '--zone', 'Europe/Istanbul', '--analysis', '--rate-limit', '600/1', '--mode', 'full', '--json']
+    // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
+    {
+      const { child, done } = spawnCli(cli, args)
+      child.stdout!.once('data', () => setTimeout(() => child.kill('SIGINT'), 100))
+      const r = await done
+      expect(r.code, r.stderr).toBe(130)
+      const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as { phase: string; stored: number }
+      expect(last.phase).toBe('cancelled')
+      const conn = new Database(db, { readonly: true })
+      try {
+        expect(conn.prepare('SELECT outcome FROM sync_runs').pluck().all()).toEqual(['cancelled'])
+        expect(conn.prepare('SELECT checkpoint FROM sync_scopes').pluck().get()).not.toBeNull()
+        expect(conn.prepare('SELECT count(*) FROM calls').pluck().get()).toBe(last.stored)
+      } finally {
+        conn.close()
+      }
+    }
+    let kills = 0
+    let finishedEarly = 0
+    for (let i = 0; i < 20; i++) {
+      const { child, done } = spawnCli(cli, args)
+      // The clock starts when the sync reports its first page: process start-up and sign-in
+      // vary too much on a shared machine to aim a kill from the spawn.
+      let timer: NodeJS.Timeout | undefined
+      child.stdout!.once('data', () => {
+        timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 350))
+      })
+      const r = await done
+      clearTimeout(timer)
+      if (r.signal === 'SIGKILL') kills++
+      else {
+        expect(r.code, r.stderr).toBe(0)
+        finishedEarly++
+      }
+    }
+    expect(kills).toBeGreaterThanOrEqual(15)
+    const last = await runCli(cli, args)
+    expect(last.code, last.stderr).toBe(0)
+    const final = JSON.parse(last.stdout.trim().split('\n').pop()!) as { phase: string }
+    expect(final.phase).toBe('done')
+
+    const dump = service.admin.dump()
+    const want = new Set(dump.map((d) => d.callId))
+    const conn = new Database(db, { readonly: true })
+    try {
+      expect(conn.pragma('integrity_check', { simple: true })).toBe('ok')
+      const ids = conn.prepare('SELECT call_id FROM calls').pluck().all() as string[]
+      expect(ids.length).toBe(want.size)
+      expect(new Set(ids)).toEqual(want)
+      const members = conn.prepare('SELECT count(*) FROM scope_members').pluck().get() as number
+      expect(members).toBe(want.size)
+      const interrupted = conn.prepare("SELECT count(*) FROM sync_runs WHERE outcome = 'interrupted'").pluck().get() as number
+      expect(interrupted).toBeGreaterThanOrEqual(15)
+      const items = conn.prepare('SELECT count(*) FROM analysis').pluck().get() as number
+      expect(items).toBe(dump.reduce((n, d) => n + d.analysis.length, 0))
+    } finally {
+      conn.close()
+    }
+    expect(finishedEarly).toBeLessThanOrEqual(5)
+  }, 90_000)
+})

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { SyncEngine } from '../../../src/core/sync'
+import { allCallIds, expectedIds, FROM_MS, startEnv, storedIds, TO_MS, type SyncEnv } from './helpers'
+
+let env: SyncEnv | null = null
+afterEach(async () => {
+  await env?.close()
+  env = null
+})
+
+describe('cancel and resume against the reference service', () => {
+  it('cancelled at random moments, then resumed, ends with the exact set and no duplicates', async () => {
+    env = await startEnv({ calls: 11_000, denseSeconds: [{ at: '2026-01-05T11:00:00Z', count: 600 }] })
+    env.service.admin.setFaults({ latencyMs: 5 })
+    const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
+    const key = SyncEngine.keyOf(scope)
+    const outcomes: string[] = []
+    for (let i = 0; i < 6; i++) {
+      const ac = new AbortController()
+      const cancelAfter = 1 + Math.floor(Math.random() * 4)
+      let pages = 0
+      const final = await env.engine.run(scope, {
+        mode: 'full',
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.phase === 'fetching' && p.requests > 0 && ++pages === cancelAfter) setTimeout(() => ac.abort(), Math.random() * 15)
+        }
+      })
+      outcomes.push(final.phase)
+      if (final.phase === 'done') break
+      expect(final.phase).toBe('cancelled')
+      expect(final.error?.code).toBe('Cancelled')
+      // A new process would open the file anew.
+      env.reopen()
+    }
+    expect(outcomes).toContain('cancelled')
+    if (outcomes[outcomes.length - 1] !== 'done') expect((await env.engine.run(scope, { mode: 'full' })).phase).toBe('done')
+    const want = expectedIds(env.service.admin.dump(), { from: FROM_MS, to: TO_MS, results: 'all' })
+    const got = storedIds(env.cache, key)
+    expect(got.length).toBe(want.size)
+    expect(new Set(got)).toEqual(want)
+    expect(allCallIds(env.cache).length).toBe(want.size)
+    const runs = env.cache.recentRuns(20)
+    expect(runs.filter((r) => r.outcome === 'cancelled').length).toBeGreaterThan(0)
+    expect(runs[0]!.outcome).toBe('done')
+    expect(env.cache.getCheckpoint(key)).toBeNull()
+  })
+})
+
+describe('cancel before the first page', () => {
+  it('records the run as cancelled and covers nothing', async () => {
+    env = await startEnv({ calls: 500 })
+    const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
+    const ac = new AbortController()
+    ac.abort()
+    const final = await env.engine.run(scope, { mode: 'full', signal: ac.signal })
+    expect(final.phase).toBe('cancelled')
+    expect(env.cache.coverage(SyncEngine.keyOf(scope))).toEqual([])
+    expect(env.cache.recentRuns(1)[0]!.outcome).toBe('cancelled')
+    expect(allCallIds(env.cache)).toEqual([])
+  })
+})

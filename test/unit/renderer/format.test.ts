@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest'
+import {
+  formatAge,
+  formatBytes,
+  formatCount,
+  formatDay,
+  formatDuration,
+  formatFullDate,
+  formatTableDate,
+  formatZoneLabel,
+  intlLocale,
+  resolveZone
+} from '../../../src/renderer/src/lib/format'
+
+// 2026-07-01T09:30:15Z: summer, Istanbul is UTC+3 all year, Berlin is UTC+2 in summer.
+const SUMMER = Date.UTC(2026, 6, 1, 9, 30, 15)
+const WINTER = Date.UTC(2026, 0, 15, 23, 5, 0)
+
+describe('display zone', () => {
+  it("follows the system zone for 'system' and keeps an explicit choice", () => {
+    expect(resolveZone('system', 'Europe/Istanbul')).toBe('Europe/Istanbul')
+    expect(resolveZone('America/New_York', 'Europe/Istanbul')).toBe('America/New_York')
+  })
+
+  it('formats the same instant in the chosen zone', () => {
+    expect(formatTableDate(SUMMER, 'Europe/Istanbul')).toBe('2026-07-01 12:30:15')
+    expect(formatTableDate(SUMMER, 'UTC')).toBe('2026-07-01 09:30:15')
+    expect(formatTableDate(WINTER, 'Europe/Istanbul')).toBe('2026-01-16 02:05:00')
+    expect(formatDay(WINTER, 'Europe/Istanbul')).toBe('2026-01-16')
+    expect(formatDay(WINTER, 'UTC')).toBe('2026-01-15')
+  })
+
+  it('names the zone with the offset that applies at that instant', () => {
+    expect(formatZoneLabel('Europe/Berlin', SUMMER)).toBe('Europe/Berlin (UTC+02:00)')
+    expect(formatZoneLabel('Europe/Berlin', WINTER)).toBe('Europe/Berlin (UTC+01:00)')
+    expect(formatZoneLabel('Europe/Istanbul', WINTER)).toBe('Europe/Istanbul (UTC+03:00)')
+  })
+
+  it('writes a full date with the zone named, in the UI language', () => {
+    const tr = formatFullDate(SUMMER, 'Europe/Istanbul', 'tr-TR')
+    expect(tr).toContain('Temmuz')
+    expect(tr).toContain('12:30:15')
+    expect(tr).toContain('Europe/Istanbul (UTC+03:00)')
+    expect(formatFullDate(SUMMER, 'UTC', 'en-GB')).toContain('July')
+  })
+})
+
+describe('ages, counts, sizes and durations', () => {
+  const now = Date.UTC(2026, 10, 22, 12, 0, 0)
+
+  it('says how long ago in the largest whole unit', () => {
+    expect(formatAge(now - 5 * 60_000, now, 'en-GB')).toBe('5 minutes ago')
+    expect(formatAge(now - 3 * 3_600_000, now, 'en-GB')).toBe('3 hours ago')
+    expect(formatAge(now - 86_400_000, now, 'en-GB')).toBe('yesterday')
+    expect(formatAge(now - 2 * 7 * 86_400_000, now, 'en-GB')).toBe('2 weeks ago')
+    expect(formatAge(now - 3 * 3_600_000, now, 'tr-TR')).toBe('3 saat önce')
+    expect(formatAge(now, now, 'en-GB')).toBe('now')
+  })
+
+  it('groups digits the way each language does', () => {
+    expect(formatCount(1_000_000, 'en-GB')).toBe('1,000,000')
+    expect(formatCount(1_000_000, 'tr-TR')).toBe('1.000.000')
+  })
+
+  it('picks a byte unit', () => {
+    expect(formatBytes(512, 'en-GB')).toBe('512 B')
+    expect(formatBytes(1536, 'en-GB')).toBe('1.5 KB')
+    expect(formatBytes(734_003_200, 'en-GB')).toBe('700 MB')
+    expect(formatBytes(5 * 1024 ** 3, 'tr-TR')).toBe('5,0 GB')
+  })
+
+  it('keeps durations short', () => {
+    expect(formatDuration(12)).toBe('12s')
+    expect(formatDuration(245)).toBe('4m 05s')
+    expect(formatDuration(3720)).toBe('1h 02m')
+    expect(formatDuration(-4)).toBe('0s')
+  })
+
+  it('maps UI languages to Intl locales', () => {
+    expect(intlLocale('tr')).toBe('tr-TR')
+    expect(intlLocale('en')).toBe('en-GB')
+  })
+})

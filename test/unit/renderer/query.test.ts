@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest'
+import { SUMMARY_PREVIEW_CHARS, SearchQuery, CallRow, type CallRecord } from '../../../src/shared/domain'
+import {
+  PREVIEW_CHARS,
+  buildQuery,
+  completeAnalysis,
+  effectiveSort,
+  emptyFilters,
+  filtersFromQuery,
+  hasLocalOnlyFilters,
+  recordToRow
+} from '../../../src/renderer/src/lib/query'
+
+describe('query building', () => {
+  it('the default filters make a query the contract accepts unchanged', () => {
+    const q = buildQuery(emptyFilters())
+    expect(SearchQuery.parse(q)).toEqual(q)
+  })
+
+  it('relevance needs text; without it the sort is newest first', () => {
+    expect(effectiveSort('relevance', '  ')).toBe('date_desc')
+    expect(effectiveSort('relevance', 'fatura')).toBe('relevance')
+    expect(effectiveSort('date_asc', '')).toBe('date_asc')
+  })
+
+  it('leaves out analysis filters that are not finished yet', () => {
+    const kept = completeAnalysis([
+      { kind: 'equals', key: '', value: 'x' },
+      { kind: 'equals', key: 'topic', value: '  ' },
+      { kind: 'range', key: 'score', min: null, max: null },
+      { kind: 'range', key: 'score', min: 0.5, max: null },
+      { kind: 'equals', key: 'topic', value: 'Fatura' }
+    ])
+    expect(kept).toEqual([
+      { kind: 'range', key: 'score', min: 0.5, max: null },
+      { kind: 'equals', key: 'topic', value: 'Fatura' }
+    ])
+  })
+
+  it('a full query round-trips through the filters and passes the contract', () => {
+    const filters = {
+      ...emptyFilters(),
+      text: ' İstanbul fatura ',
+      from: 1_700_000_000_000,
+      to: 1_700_086_400_000,
+      callTypes: ['Billing'],
+      direction: 1,
+      results: 'answered' as const,
+      analysis: [{ kind: 'range' as const, key: 'score', min: 0.2, max: 0.8 }],
+      sort: 'relevance' as const
+    }
+    const q = buildQuery(filters)
+    expect(q.text).toBe('İstanbul fatura')
+    expect(SearchQuery.parse(q)).toEqual(q)
+    expect(buildQuery(filtersFromQuery(q))).toEqual(q)
+    expect(hasLocalOnlyFilters(filters)).toBe(true)
+    expect(hasLocalOnlyFilters(emptyFilters())).toBe(false)
+  })
+
+  it('shows a service record as a table row that matches the row schema', () => {
+    expect(PREVIEW_CHARS).toBe(SUMMARY_PREVIEW_CHARS)
+    const record: CallRecord = {
+      callId: 'C1',
+      callAt: 1_700_000_000_000,
+      callDate: '2023-11-14T22:13:20',
+      title: 'Başlık',
+      summary: 'x'.repeat(1000),
+      analysis: [{ key: 'k', friendlyName: 'K', value: '1' }],
+      extra: {}
+    }
+    const row = recordToRow(record)
+    expect(CallRow.parse(row)).toEqual(row)
+    expect(row.summaryPreview).toHaveLength(SUMMARY_PREVIEW_CHARS)
+    expect(row.analysisCount).toBe(1)
+  })
+})

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { parseRateLimit, parseResults, parseWhere } from '../../../src/cli/args'
+import { parseIsoArg } from '../../../src/cli/dates'
+import { exitCodeFor } from '../../../src/cli/exit-codes'
+import { ERROR_CODES } from '../../../src/shared/errors'
+
+describe('CLI argument parsing', () => {
+  it('reads --where as equals and numeric ranges, merging >= and <= on one key', () => {
+    expect(parseWhere(['sentiment=negatif', 'score>=3', 'score<=7.5', 'wait<=10'])).toEqual([
+      { kind: 'equals', key: 'sentiment', value: 'negatif' },
+      { kind: 'range', key: 'score', min: 3, max: 7.5 },
+      { kind: 'range', key: 'wait', min: null, max: 10 }
+    ])
+    expect(() => parseWhere(['score>=x'])).toThrow(/not a number/)
+    expect(() => parseWhere(['score>=9', 'score<=1'])).toThrow(/empty/)
+    expect(() => parseWhere(['=3'])).toThrow(/key=value/)
+  })
+
+  it('reads --results as answered, all or a list of numbers', () => {
+    expect(parseResults(undefined, 'answered')).toBe('answered')
+    expect(parseResults('ALL', 'answered')).toBe('all')
+    expect(parseResults('1, 3', 'answered')).toEqual([1, 3])
+    expect(() => parseResults('1,x', 'answered')).toThrow(/--results/)
+  })
+
+  it('reads --rate-limit as N/SECONDS', () => {
+    expect(parseRateLimit('600/1')).toEqual({ requests: 600, perSeconds: 1 })
+    expect(parseRateLimit(undefined)).toBeUndefined()
+    expect(() => parseRateLimit('fast')).toThrow(/N\/SECONDS/)
+  })
+
+  it('reads dates in the zone unless they carry an offset; a date alone as --to includes the day', () => {
+    expect(parseIsoArg('2026-01-05T10:00:00', 'Europe/Istanbul', '--from')).toBe(Date.parse('2026-01-05T07:00:00Z'))
+    expect(parseIsoArg('2026-01-05T10:00:00Z', 'Europe/Istanbul', '--from')).toBe(Date.parse('2026-01-05T10:00:00Z'))
+    expect(parseIsoArg('2026-01-05', 'Europe/Istanbul', '--to', true)).toBe(Date.parse('2026-01-05T21:00:00Z'))
+    expect(() => parseIsoArg('yesterday', 'UTC', '--from')).toThrow(/--from/)
+  })
+
+  it('gives every error code an exit code, distinct per class', () => {
+    for (const code of ERROR_CODES) expect(exitCodeFor(code)).toBeGreaterThanOrEqual(1)
+    expect(exitCodeFor('InvalidCredentials')).not.toBe(exitCodeFor('ReloginRequired'))
+    expect(exitCodeFor('DenseSecond')).toBe(11)
+    expect(exitCodeFor('Cancelled')).toBe(130)
+  })
+})

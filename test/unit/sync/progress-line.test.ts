@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest'
+import { progressLine } from '../../../src/cli/output'
+import type { SyncProgress } from '../../../src/shared/domain'
+
+const base: SyncProgress = {
+  runId: 'r',
+  phase: 'fetching',
+  stored: 1500,
+  requests: 3,
+  windowsDone: 0,
+  position: 2_500,
+  from: 0,
+  to: 10_000,
+  requestsPerMinute: 120,
+  recordsPerSecond: 1000,
+  etaSeconds: 95,
+  waitSeconds: null,
+  warnings: []
+}
+
+describe('the sync progress line', () => {
+  it('shows the share of the range, counts, rates and the ETA', () => {
+    const line = progressLine(base, 20)
+    expect(line).toContain('[#####...............]')
+    expect(line).toContain(' 25%')
+    expect(line).toContain('1500 stored')
+    expect(line).toContain('120 req/min')
+    expect(line).toContain('ETA 1m35s')
+  })
+
+  it('says how long it waits for the rate limit', () => {
+    expect(progressLine({ ...base, phase: 'waiting', waitSeconds: 12.4 })).toContain('waiting 12s')
+    expect(progressLine({ ...base, etaSeconds: null })).toContain('ETA --')
+  })
+})

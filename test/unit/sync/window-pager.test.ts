@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import type { CallRecord } from '../../../src/shared/domain'
+import { applyPage, initialPager, nextSlice, WINDOW_LIMIT, type PagerState } from '../../../src/core/sync'
+
+/**
+ * The pager is pure, so these tests drive it over an ordered list with the service's paging
+ * rules (ascending by second, ties by callId, skip + take capped at 10,000). The engine's
+ * integration tests run the same logic against the real reference service.
+ */
+const T0 = Date.UTC(2026, 0, 5, 9, 0, 0)
+
+function rec(callId: string, at: number): CallRecord {
+  return { callId, callAt: at, callDate: new Date(at).toISOString(), title: '', summary: '', analysis: [], extra: {} }
+}
+
+function ordered(list: CallRecord[]): CallRecord[] {
+  return [...list].sort((a, b) => a.callAt - b.callAt || (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0))
+}
+
+function query(all: CallRecord[], from: number, to: number, skip: number, take: number) {
+  const inRange = all.filter((r) => r.callAt >= from && r.callAt < to)
+  const lowered = Math.max(0, Math.min(take, WINDOW_LIMIT - skip))
+  const items = inRange.slice(skip, skip + lowered)
+  return { records: items, returned: items.length, totalCount: inRange.length }
+}
+
+function syncAll(
+  data: () => CallRecord[],
+  to: number,
+  maxTake: number,
+  opts: { between?: (page: number) => void; withTotal?: boolean } = {}
+): { stored: string[]; state: PagerState; pages: number } {
+  let state = initialPager(T0)
+  const stored: string[] = []
+  let pages = 0
+  while (!state.done) {
+    const slice = nextSlice(state, maxTake)
+    const page = query(ordered(data()), slice.from, to, slice.skip, slice.take)
+    const out = applyPage(state, slice, { ...page, totalCount: opts.withTotal ? page.totalCount : null }, to)
+    stored.push(...out.fresh.map((r) => r.callId))
+    state = out.next
+    opts.between?.(++pages)
+    if (pages > 10_000) throw new Error('no progress')
+  }
+  return { stored, state, pages }
+}
+
+describe('the 10,000 window pager', () => {
+  it('pages a range of 23,456 calls with dense seconds completely, without duplicates', () => {
+    const list: CallRecord[] = []
+    let n = 0
+    for (let i = 0; i < 20_000; i++) list.push(rec(`c${String(n++).padStart(6, '0')}`, T0 + Math.floor(i / 3) * 1000))
+    // Seconds holding hundreds of calls, one of them right where a window fills.
+    for (const [sec, count] of [[100, 700], [3_333, 1_200], [5_000, 1_556]] as const) {
+      for (let i = 0; i < count; i++) list.push(rec(`d${String(n++).padStart(6, '0')}`, T0 + sec * 1000))
+    }
+    const to = T0 + 86_400_000
+    for (const withTotal of [false, true]) {
+      const { stored, state } = syncAll(() => list, to, 500, { withTotal })
+      expect(stored.length).toBe(list.length)
+      expect(new Set(stored).size).toBe(list.length)
+      expect(state.windowsDone).toBeGreaterThanOrEqual(2)
+      expect(state.dense).toEqual([])
+    }
+  })
+
+  it('reports a second with more than 10,000 calls and continues after it', () => {
+    const list: CallRecord[] = [rec('a0', T0), rec('a1', T0 + 1000)]
+    for (let i = 0; i < 12_000; i++) list.push(rec(`x${String(i).padStart(5, '0')}`, T0 + 5000))
+    for (let i = 0; i < 50; i++) list.push(rec(`z${i}`, T0 + 6000 + i * 1000))
+    const { stored, state } = syncAll(() => list, T0 + 3_600_000, 500)
+    expect(state.dense.map((d) => d.at)).toEqual([T0 + 5000])
+    expect(new Set(stored).size).toBe(stored.length)
+    // Everything outside the dense second, and as much of it as one window reaches.
+    expect(stored.filter((id) => !id.startsWith('x')).length).toBe(52)
+    expect(stored.filter((id) => id.startsWith('x')).length).toBe(10_000)
+  })
+
+  it('re-reads a window when calls appear at the boundary second between pages', () => {
+    const list: CallRecord[] = []
+    for (let i = 0; i < 12_000; i++) list.push(rec(`m${String(i).padStart(5, '0')}`, T0 + Math.floor(i / 100) * 1000))
+    let added = false
+    const { stored } = syncAll(() => list, T0 + 3_600_000, 500, {
+      between: (page) => {
+        // Page 20 fills the first window; a call sorting first in its last second appears.
+        if (page === 20 && !added) {
+          added = true
+          list.push(rec('m00000-late', T0 + 99 * 1000))
+        }
+      }
+    })
+    expect(new Set(stored)).toEqual(new Set(list.map((r) => r.callId)))
+    expect(stored.length).toBe(list.length)
+  })
+
+  it('does not take a page shortened inside the window for the end when the envelope says more', () => {
+    let state = initialPager(T0)
+    const slice = nextSlice(state, 100)
+    const out = applyPage(state, slice, { records: [rec('a', T0)], returned: 1, totalCount: 50 }, T0 + 60_000)
+    expect(out.next.done).toBe(false)
+    expect(out.next.skip).toBe(1)
+    state = out.next
+    const end = applyPage(state, nextSlice(state, 100), { records: [], returned: 0, totalCount: 50 }, T0 + 60_000)
+    expect(end.next.done).toBe(true)
+  })
+
+  it('never asks for a page that passes the window limit', () => {
+    const s = { ...initialPager(T0), skip: 9_950 }
+    expect(nextSlice(s, 500)).toEqual({ from: T0, skip: 9_950, take: 50 })
+  })
+})
