@@ -1,25 +1,13 @@
-import type { CallRecord, RateLimit, ResultsFilter } from '../../shared/domain'
+import type { CallRecord, RateLimit } from '../../shared/domain'
+import type { GetCallsParams } from '../client'
 import type { CallCache } from '../cache'
 import type { Clock, Logger } from '../platform'
 
 /**
- * What the engine asks the service client for: one page of get-calls. The range is in
- * epoch ms, `to` exclusive; the client turns it into the service's local-time strings.
- * Session.getCalls satisfies this structurally.
+ * What the engine asks the service client for: one page of get-calls, the client's own
+ * parameters (range in epoch ms, `to` exclusive). Session.getCalls satisfies SyncSource.
  */
-export interface SyncPageRequest {
-  from: number
-  to: number
-  skip: number
-  take: number
-  ascending: boolean
-  sortColumn?: string
-  callTypes: string[]
-  direction: number | null
-  results: ResultsFilter
-  hasNewRequest: boolean | null
-  includeAnalysis: boolean
-}
+export type SyncPageRequest = GetCallsParams
 
 export interface SyncPage {
   records: CallRecord[]
