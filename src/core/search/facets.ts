@@ -63,23 +63,15 @@ export class FacetCounter {
     if (q.empty || total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
     const ids = matchedIds(q)
     const scan = ids === null || total > SCAN_SHARE * allCalls
-    const db = this.cache.db
-    // Scan form: every facet tests membership, so the match set is built once, in a temp
-    // table, rather than once per statement.
-    if (scan && ids !== null) {
-      db.exec('CREATE TEMP TABLE IF NOT EXISTS facet_set (id INTEGER PRIMARY KEY); DELETE FROM temp.facet_set')
-      db.prepare(`INSERT INTO temp.facet_set (id) SELECT id FROM (${ids.sql}) ORDER BY id`).run(...ids.params)
-    }
-    const member = (col: string): Sql => (ids === null ? { sql: '1', params: [] } : { sql: `${col} IN temp.facet_set`, params: [] })
-    try {
-      return {
-        total,
-        perDay: this.perDay(q, ids, scan, zone, member),
-        perType: this.perType(ids, scan, member),
-        perValue: analysisKey !== null && keyInfo ? this.perValue(analysisKey, keyInfo.numeric, ids, scan, member) : []
-      }
-    } finally {
-      if (scan && ids !== null) db.exec('DELETE FROM temp.facet_set')
+    // In scan form a facet reads its own table in order and keeps rows whose call is in the
+    // match set, which SQLite builds once per statement (an IN list with a Bloom filter). A
+    // shared temp table was tried: filling it and probing its b-tree was slower at 1,000,000.
+    const member = (col: string): Sql => (ids === null ? { sql: '1', params: [] } : { sql: `${col} IN (${ids.sql})`, params: ids.params })
+    return {
+      total,
+      perDay: this.perDay(q, ids, scan, zone, member),
+      perType: this.perType(ids, scan, member),
+      perValue: analysisKey !== null && keyInfo ? this.perValue(analysisKey, keyInfo.numeric, ids, scan, member) : []
     }
   }
 
@@ -98,7 +90,11 @@ export class FacetCounter {
       const ranges = JSON.stringify(days.map((d, i) => [d.start, days[i + 1]?.start ?? hi + 1]))
       const where = ['c.call_at >= json_extract(d.value, \'$[0]\')', 'c.call_at < json_extract(d.value, \'$[1]\')']
       const params: unknown[] = [ranges]
-      if (ids !== null) where.push(member('c.id').sql)
+      if (ids !== null) {
+        const m = member('c.id')
+        where.push(m.sql)
+        params.push(...m.params)
+      }
       const rows = this.statements
         .get(`SELECT d.key AS i, count(*) AS n FROM json_each(?) d CROSS JOIN calls c INDEXED BY calls_by_date WHERE ${where.join(' AND ')} GROUP BY d.key`)
         .all(...params) as Array<{ i: number; n: number }>

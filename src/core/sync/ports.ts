@@ -37,6 +37,7 @@ export type SyncStore = Pick<
   | 'finishRun'
   | 'callTypes'
   | 'upsertCallTypes'
+  | 'optimizeIndex'
 >
 
 /** Something that reports how long the next request must wait (the tenant limiter's onWait). */

@@ -205,6 +205,9 @@ export class SyncEngine {
       // checkpoint marked done, which the next run turns into coverage without fetching.
       cache.addCoverage(key, cp.rangeFrom, cp.rangeTo)
       cache.setCheckpoint(key, null)
+      // Each page's commit added a segment to the full-text index; merged, a search for a
+      // common word checks a row in microseconds instead of half a millisecond.
+      if (meter.counts.stored > 0) cache.optimizeIndex()
       cache.markScopeSuccess(key, clock.now())
       phase = 'done'
       const finding = denseError(cp.pager.dense)

@@ -74,7 +74,9 @@ describe('error messages', () => {
     expect(describeError(info('Storage')).detail).toBe('core says Storage')
     expect(describeError(info('InvalidCredentials')).detail).toBeNull()
     expect(describeError(info('Network')).detail).toBeNull()
-    expect(describeError(info('Timeout', { hint: ' Try a shorter range. ' })).hint).toBe('Try a shorter range.')
+    expect(describeError(info('Storage', { hint: ' Free some disk space. ' })).hint).toBe('Free some disk space.')
+    // A code whose own message says what to do does not repeat the core's advice.
+    expect(describeError(info('IpNotAllowed', { hint: 'Ask the operators.' })).hint).toBeNull()
   })
 
   it('turns a thrown value into the taxonomy', () => {

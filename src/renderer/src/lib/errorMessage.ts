@@ -7,6 +7,7 @@ export interface ErrorText {
   params: Record<string, string | number>
   /** The core's own sentence, shown under ours when ours is generic. */
   detail: string | null
+  /** The core's advice, likewise only when our message is generic. */
   hint: string | null
 }
 
@@ -65,7 +66,10 @@ export function describeError(error: AppErrorInfo): ErrorText {
   }
   const selfExplanatory = SELF_EXPLANATORY[error.code] ?? false
   const detail = selfExplanatory || error.message.trim() === '' || params.fields === error.message ? null : error.message
-  return { key: `errors.${error.code}`, params, detail, hint: error.hint?.trim() || null }
+  // A self-explanatory code already says what to do, in the user's language; the core's
+  // (English) hint would only repeat it.
+  const hint = selfExplanatory ? null : error.hint?.trim() || null
+  return { key: `errors.${error.code}`, params, detail, hint }
 }
 
 /** Turns a thrown value into the taxonomy; anything unexpected is Internal. */
