@@ -7,6 +7,7 @@ export {
   type ServiceClient,
   type ServiceClientOptions,
   type TokenSet,
+  type AccessTokenSource,
   type GetCallsParams,
   type CallsPage,
   type WaitInfo

@@ -75,8 +75,14 @@ export interface ServiceClient {
   readonly zone: string
   login(username: string, password: string, signal?: AbortSignal): Promise<TokenSet>
   refresh(refreshToken: string, signal?: AbortSignal): Promise<TokenSet>
-  getCalls(params: GetCallsParams, accessToken: string, signal?: AbortSignal): Promise<CallsPage>
+  /**
+   * `accessToken` may be a provider: it is then asked only once the tenant's limiter admits
+   * the request, so a token never goes stale while the request waits its turn.
+   */
+  getCalls(params: GetCallsParams, accessToken: AccessTokenSource, signal?: AbortSignal): Promise<CallsPage>
 }
+
+export type AccessTokenSource = string | (() => Promise<string>)
 
 export const PATHS = {
   login: '/api/public/auth/token',
@@ -125,14 +131,21 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...opts.retry, maxRetries: opts.maxRetries ?? DEFAULT_RETRY.maxRetries }
 
   /** Sends through the tenant's limiter with the retry policy; returns the first 2xx. */
-  async function send(endpoint: Endpoint, init: RequestInit, signal: AbortSignal | undefined, callTypes: readonly string[] = []): Promise<RawResponse> {
+  async function send(
+    endpoint: Endpoint,
+    init: RequestInit | (() => Promise<RequestInit>),
+    signal: AbortSignal | undefined,
+    callTypes: readonly string[] = []
+  ): Promise<RawResponse> {
     const url = baseUrl + PATHS[endpoint]
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries
       await opts.limiter.acquire(signal)
+      // Built after the limiter's wait: what goes into it (the access token) must be current.
+      const request = typeof init === 'function' ? await init() : init
       let res: RawResponse
       try {
-        res = await exchange(opts.fetch, clock, url, init, timeoutMs, signal)
+        res = await exchange(opts.fetch, clock, url, request, timeoutMs, signal)
       } catch (e) {
         if (!(e instanceof AttemptError)) throw e
         log.log('warn', `${endpoint}: ${e.error.code} on attempt ${attempt + 1}`)
@@ -203,13 +216,18 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     },
     async getCalls(params, accessToken, signal) {
       const body = buildCallsBody(params, opts.zone)
+      const payload = JSON.stringify(body)
       const res = await send(
         'calls',
-        {
+        async () => ({
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${accessToken}` },
-          body: JSON.stringify(body)
-        },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json',
+            authorization: `Bearer ${typeof accessToken === 'string' ? accessToken : await accessToken()}`
+          },
+          body: payload
+        }),
         signal,
         params.callTypes
       )

@@ -201,17 +201,23 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   /**
-   * Runs `call` with a valid access token; on Unauthorized, refreshes once (shared) and
-   * retries once. The sync engine and remote search use this for every protected request.
+   * Runs `call` with a provider of a valid access token; on Unauthorized, refreshes once
+   * (shared) and retries once. `call` asks the provider only when its request is about to
+   * leave (after the tenant limiter's wait), so the token cannot age while it queues. The
+   * sync engine and remote search use this for every protected request.
    */
-  async authorized<T>(call: (accessToken: string) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const token = await this.accessToken(signal)
+  async authorized<T>(call: (token: () => Promise<string>) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let used: string | null = null
+    const provide = async (): Promise<string> => {
+      used = await this.accessToken(signal)
+      return used
+    }
     try {
-      return await call(token)
+      return await call(provide)
     } catch (e) {
-      if (!(e instanceof CallsightError) || e.code !== 'Unauthorized') throw e
-      const fresh = await this.refreshShared(token, signal)
-      return call(fresh.accessToken)
+      if (!(e instanceof CallsightError) || e.code !== 'Unauthorized' || used === null) throw e
+      await this.refreshShared(used, signal)
+      return call(provide)
     }
   }
 
