@@ -24,16 +24,18 @@ export function accountDbPath(userData: string, accountId: string): string {
  * without a session, so offline search works signed out.
  */
 export class AccountRuntime {
+  private accountValue: Account
   readonly session: Session
   readonly limiter: TenantRateLimiter
   private cacheValue: CallCache | null = null
   private searchValue: LocalSearch | null = null
 
   constructor(
-    readonly account: Account,
+    account: Account,
     private readonly platform: PlatformServices,
-    limiters: RateLimiterRegistry
+    private readonly limiters: RateLimiterRegistry
   ) {
+    this.accountValue = account
     this.limiter = limiters.forTenant(account.baseUrl, account.rateLimit)
     const client = createServiceClient({
       baseUrl: account.baseUrl,
@@ -47,6 +49,23 @@ export class AccountRuntime {
       insecure: platform.tokenPersistence.persist ? 'refuse' : 'memoryOnly'
     })
     this.session = new Session({ client, vault, clock: platform.clock, logger: platform.logger })
+  }
+
+  get account(): Account {
+    return this.accountValue
+  }
+
+  /**
+   * Applies edits that need no new client: the label and the tenant's rate limit (the
+   * limiter is shared per tenant and takes the new limit in place). A new zone changes how
+   * dates are sent and read, so the caller builds a new runtime for that instead.
+   */
+  update(account: Account): void {
+    if (account.id !== this.accountValue.id || account.zone !== this.accountValue.zone || account.baseUrl !== this.accountValue.baseUrl) {
+      throw new Error('AccountRuntime.update cannot change the account, its zone or its address')
+    }
+    this.limiters.forTenant(account.baseUrl, account.rateLimit)
+    this.accountValue = account
   }
 
   get dbPath(): string {

@@ -8,10 +8,7 @@ import { isCallsightError } from '../errors'
 export class Connectivity {
   private online = true
 
-  constructor(
-    _platform: unknown,
-    private readonly onChange: (online: boolean) => void
-  ) {}
+  constructor(private readonly onChange: (online: boolean) => void) {}
 
   get isOnline(): boolean {
     return this.online

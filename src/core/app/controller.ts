@@ -34,7 +34,7 @@ export function createAppController(platform: PlatformServices): AppController {
   const limiters = new RateLimiterRegistry({ clock, onWait: waits.emit })
   const syncs = new TaskRegistry<{ progress: SyncProgress | null }>()
   const exports = new TaskRegistry<{ file: string }>()
-  const connectivity = new Connectivity(platform, (online) =>
+  const connectivity = new Connectivity((online) =>
     events.emit('connectivity.changed', { online, checkedAt: clock.now() })
   )
   let runtime: AccountRuntime | null = null
@@ -117,6 +117,9 @@ export function createAppController(platform: PlatformServices): AppController {
     return next
   }
 
+  /** Settles when a runtime rebuilt by a settings change has its session back. */
+  let rebuilding: Promise<void> = Promise.resolve()
+
   function applyPatch(patch: SettingsPatch): Settings {
     const s = settings()
     const next: Settings = {
@@ -139,12 +142,11 @@ export function createAppController(platform: PlatformServices): AppController {
       }
       next.accounts = s.accounts.map((a) => (a.id === id ? updated : a))
       if (runtime?.account.id === id) {
-        limiters.forTenant(updated.baseUrl, updated.rateLimit)
         if (updated.zone !== current.zone) {
           // The zone is part of how dates are sent and read: rebuild the client around it.
           const rt = activate(updated)
-          void rt.session.restore().then(emitSession)
-        } else runtime = Object.assign(runtime, { account: updated })
+          rebuilding = rt.session.restore().then(emitSession, () => emitSession())
+        } else runtime.update(updated)
       }
     }
     if (patch.theme) platform.setThemeSource(patch.theme)
@@ -244,7 +246,11 @@ export function createAppController(platform: PlatformServices): AppController {
     },
 
     'settings.get': async () => settings(),
-    'settings.update': async (patch) => applyPatch(patch),
+    'settings.update': async (patch) => {
+      const next = applyPatch(patch)
+      await rebuilding
+      return next
+    },
     'accounts.remove': async ({ id }) => forgetAccount(id),
 
     'catalog.callTypes': async () => (runtime ? runtime.cache.callTypes() : []),

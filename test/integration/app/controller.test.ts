@@ -176,6 +176,27 @@ describe('application controller', () => {
     }
   })
 
+  it('applies account edits: a new rate limit in place, a new zone with a rebuilt client, still signed in', async () => {
+    const before = await call('session.get', {})
+    const id = before.account!.id
+    await call('settings.update', { account: { id, rateLimit: { requests: 120, perSeconds: 60 }, label: 'Demo (fast)' } })
+    let state = await call('session.get', {})
+    expect(state.account).toMatchObject({ label: 'Demo (fast)', rateLimit: { requests: 120, perSeconds: 60 } })
+    expect(state.status).toBe('signedIn')
+
+    await call('settings.update', { account: { id, zone: 'Europe/Berlin' } })
+    state = await call('session.get', {})
+    expect(state.account?.zone).toBe('Europe/Berlin')
+    expect(state.status).toBe('signedIn')
+    // The rebuilt client reads the service with the new zone; the cache is the same file.
+    expect((await call('cache.info', {})).calls).toBe(3_000)
+    const page = await call('remote.search', { query: { from: Date.now() - 7 * DAY, to: Date.now() }, skip: 0, take: 5 })
+    expect(page.records.length).toBeGreaterThan(0)
+
+    const e = await failure(call('settings.update', { account: { id: 'nobody', label: 'x' } }))
+    expect(e.code).toBe('NotFound')
+  })
+
   it('keeps searching the cache when the service is gone and signed out', async () => {
     await app.platform.demo!.stop()
     await call('session.signOut', {})
