@@ -158,6 +158,26 @@ describe('analyst workspace', () => {
     expect(rows.map((r) => Object.values(r)[0]).sort()).toEqual([...ids].sort())
   })
 
+  it('charts calls per day and a parameter for the current results, following the filters', async () => {
+    const { page } = app
+    const insightTotal = async (): Promise<string> => {
+      await page.getByTestId('nav-insight').click()
+      await page.getByTestId('chart-per-day').locator('canvas').first().waitFor({ timeout: 30_000 })
+      return (await page.getByTestId('insight-total').textContent()) ?? ''
+    }
+    await page.getByTestId('nav-search').click()
+    const fatura = await searchFor(page, 'fatura')
+    await expect.poll(insightTotal, { timeout: 15_000 }).toContain(fatura.toLocaleString('en-US'))
+    await page.getByTestId('chart-distribution').locator('canvas').first().waitFor()
+    await app.screenshot('12-insight')
+
+    await page.getByTestId('nav-search').click()
+    const iptal = await searchFor(page, 'iptal')
+    expect(iptal).not.toBe(fatura)
+    await expect.poll(insightTotal, { timeout: 15_000 }).toContain(iptal.toLocaleString('en-US'))
+    await page.getByTestId('nav-search').click()
+  })
+
   it('keeps searching offline after the service stops', async () => {
     const { page } = app
     await testApp?.platform.demo?.stop()
