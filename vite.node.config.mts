@@ -27,7 +27,7 @@ export default defineConfig({
         bench: resolve(import.meta.dirname, 'bench/index.ts')
       },
       external,
-      output: { format: 'esm', entryFileNames: '[name].mjs' }
+      output: { format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' }
     }
   }
 })
