@@ -320,6 +320,7 @@ export class CallCache {
       this.db.exec(`
         DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
+        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values;
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
       `)
     }).immediate()

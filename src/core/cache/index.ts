@@ -2,3 +2,4 @@ export { CallCache, openCache, type ScopeFilters, type SyncRunInfo, type WritePa
 export type { PageCounts } from './ingest'
 export { migrate, migrations, SCHEMA_VERSION, type Migration } from './migrations'
 export { parseNumeric } from './numeric'
+export { HOUR_MS, hourOf } from './totals'

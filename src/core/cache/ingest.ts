@@ -4,6 +4,7 @@ import { BulkInsert } from './bulk'
 import { foldForIndex } from './fold'
 import { parseNumeric } from './numeric'
 import { analysisHash, baseHash, extraJson } from './records'
+import { FacetTotals, hourOf } from './totals'
 
 export interface PageCounts {
   inserted: number
@@ -14,6 +15,7 @@ export interface PageCounts {
 interface Existing {
   call_id: string
   id: number
+  call_at: number
   base_hash: string
   analysis_hash: string | null
 }
@@ -39,7 +41,10 @@ export class RecordWriter {
   private readonly keyIds = new Map<string, number>()
   /** Per key id: [items, numeric items] added (or removed, negative) by the current page. */
   private readonly keyStats = new Map<number, [number, number]>()
-  private readonly oldItems: Database.Statement<[number], { key_id: number; value_num: number | null }>
+  private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
+  private readonly scopesOfCall: Database.Statement<[number], number>
+  private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
+  private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
   private readonly calls: BulkInsert
   private readonly analysis: BulkInsert
@@ -53,7 +58,11 @@ export class RecordWriter {
     )
     this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_hash = ?, last_changed_at = ? WHERE id = ?')
     this.deleteAnalysis = db.prepare('DELETE FROM analysis WHERE call = ?')
-    this.oldItems = db.prepare<[number], { key_id: number; value_num: number | null }>('SELECT key_id, value_num FROM analysis WHERE call = ?')
+    this.oldItems = db.prepare<[number], { key_id: number; value: string; value_num: number | null }>(
+      'SELECT key_id, value, value_num FROM analysis WHERE call = ?'
+    )
+    this.scopesOfCall = db.prepare<[number], number>('SELECT scope FROM scope_members WHERE call = ?').pluck()
+    this.totals = new FacetTotals(db)
     this.bumpKey = db.prepare('UPDATE analysis_keys SET items = items + ?, numeric_items = numeric_items + ? WHERE id = ?')
     this.analysisValues = db.prepare<[number], string>('SELECT value FROM analysis WHERE call = ? ORDER BY ord').pluck()
     this.ftsDelete = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
@@ -74,6 +83,7 @@ export class RecordWriter {
   reset(): void {
     this.keyIds.clear()
     this.keyStats.clear()
+    this.totals.reset()
   }
 
   private existing(records: readonly CallRecord[]): Map<string, Existing> {
@@ -83,7 +93,7 @@ export class RecordWriter {
       let stmt = this.lookups.get(ids.length)
       if (!stmt) {
         stmt = this.db.prepare<unknown[], Existing>(
-          `SELECT call_id, id, base_hash, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
+          `SELECT call_id, id, call_at, base_hash, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
         )
         this.lookups.set(ids.length, stmt)
       }
@@ -94,6 +104,9 @@ export class RecordWriter {
 
   write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
+    // Left over only if an earlier page failed mid-way (its transaction rolled back).
+    this.keyStats.clear()
+    this.totals.reset()
     const known = this.existing(records)
     let next = this.nextId.get() ?? 1
     let callValues: unknown[] = []
@@ -101,6 +114,8 @@ export class RecordWriter {
     let ftsValues: unknown[] = []
     const memberValues: unknown[] = []
     const newInPage = new Set<string>()
+    /** Each call of the page once, with its final call_at. */
+    const pageCalls = new Map<number, Existing>()
     const flush = (): void => {
       this.calls.run(callValues)
       this.analysis.run(analysisValues)
@@ -118,7 +133,8 @@ export class RecordWriter {
       if (old === undefined) {
         id = next++
         // The same callId twice in one page: the later copy is an update of the first.
-        known.set(r.callId, { call_id: r.callId, id, base_hash: base, analysis_hash: ana })
+        known.set(r.callId, { call_id: r.callId, id, call_at: r.callAt, base_hash: base, analysis_hash: ana })
+        this.totals.call(hourOf(r.callAt), 1)
         newInPage.add(r.callId)
         callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, base, ana, now, now)
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
@@ -132,9 +148,12 @@ export class RecordWriter {
         else counts.unchanged++
       }
       memberValues.push(id, scopeId)
+      pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
+    this.countNewMembers(pageCalls, newInPage, scopeId)
     this.members.run(memberValues)
+    this.totals.flush()
     for (const [keyId, [items, numeric]] of this.keyStats) this.bumpKey.run(items, numeric, keyId)
     this.keyStats.clear()
     return counts
@@ -146,9 +165,23 @@ export class RecordWriter {
     const anaChanged = ana !== null && old.analysis_hash !== ana
     if (!baseChanged && !anaChanged) return false
     const id = old.id
-    if (baseChanged) this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, base, now, id)
+    if (baseChanged) {
+      this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, base, now, id)
+      const from = hourOf(old.call_at)
+      const to = hourOf(r.callAt)
+      if (from !== to) {
+        // Memberships stored before this page move with the call; this page's are counted at its end.
+        this.totals.call(from, -1)
+        this.totals.call(to, 1)
+        for (const scope of this.scopesOfCall.all(id)) {
+          this.totals.member(scope, from, -1)
+          this.totals.member(scope, to, 1)
+        }
+      }
+      old.call_at = r.callAt
+    }
     if (anaChanged) {
-      for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value_num, -1)
+      for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value, old.value_num, -1)
       this.deleteAnalysis.run(id)
       const values: unknown[] = []
       this.pushAnalysis(values, id, r)
@@ -164,6 +197,30 @@ export class RecordWriter {
     return true
   }
 
+  /**
+   * Adds the page's new memberships to the per-(scope, hour) totals, before they are
+   * inserted: calls new in this page are new members; known calls are looked up.
+   */
+  private countNewMembers(pageCalls: ReadonlyMap<number, Existing>, newInPage: ReadonlySet<string>, scopeId: number): void {
+    const knownIds: number[] = []
+    for (const [id, c] of pageCalls) {
+      if (newInPage.has(c.call_id)) this.totals.member(scopeId, hourOf(c.call_at), 1)
+      else knownIds.push(id)
+    }
+    for (let i = 0; i < knownIds.length; i += LOOKUP_CHUNK) {
+      const ids = knownIds.slice(i, i + LOOKUP_CHUNK)
+      let stmt = this.memberChecks.get(ids.length)
+      if (!stmt) {
+        stmt = this.db
+          .prepare<unknown[], number>(`SELECT call FROM scope_members WHERE scope = ? AND call IN (${ids.map(() => '?').join(',')})`)
+          .pluck()
+        this.memberChecks.set(ids.length, stmt)
+      }
+      const already = new Set(stmt.all(scopeId, ...ids))
+      for (const id of ids) if (!already.has(id)) this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
+    }
+  }
+
   private analysisText(r: CallRecord): string {
     let s = ''
     for (const a of r.analysis) s += s.length === 0 ? a.value : ` ${a.value}`
@@ -175,12 +232,13 @@ export class RecordWriter {
     for (const a of r.analysis) {
       const keyId = this.keyId(a.key, a.friendlyName)
       const num = parseNumeric(a.value)
-      this.countItem(keyId, num, 1)
+      this.countItem(keyId, a.value, num, 1)
       out.push(keyId, id, ord++, a.value, num)
     }
   }
 
-  private countItem(keyId: number, num: number | null, delta: number): void {
+  private countItem(keyId: number, value: string, num: number | null, delta: number): void {
+    this.totals.item(keyId, value, num, delta)
     let s = this.keyStats.get(keyId)
     if (!s) this.keyStats.set(keyId, (s = [0, 0]))
     s[0] += delta

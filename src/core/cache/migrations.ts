@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
+import { SQL_HOUR_OF } from './totals'
 
 /**
  * Versioned schema changes, keyed on PRAGMA user_version. Each runs in one transaction at
@@ -105,6 +106,37 @@ export const migrations: readonly Migration[] = [
         );
         -- Document counts per term, for the planner's selectivity estimate.
         CREATE VIRTUAL TABLE calls_fts_vocab USING fts5vocab(calls_fts, 'row');
+      `)
+    }
+  },
+  {
+    // Running totals for facets over the whole cache or a date range (docs/cache.md,
+    // "Facets"): kept by writePage in the page's transaction, backfilled here once.
+    version: 2,
+    up(db) {
+      db.exec(`
+        CREATE TABLE agg_hours (
+          hour INTEGER PRIMARY KEY,
+          n INTEGER NOT NULL
+        );
+        CREATE TABLE agg_scope_hours (
+          scope INTEGER NOT NULL,
+          hour INTEGER NOT NULL,
+          n INTEGER NOT NULL,
+          PRIMARY KEY (scope, hour)
+        ) WITHOUT ROWID;
+        -- value_num is a function of value (parseNumeric), stored so numeric facets need no parsing.
+        CREATE TABLE agg_values (
+          key_id INTEGER NOT NULL,
+          value TEXT NOT NULL,
+          value_num REAL,
+          n INTEGER NOT NULL,
+          PRIMARY KEY (key_id, value)
+        ) WITHOUT ROWID;
+        INSERT INTO agg_hours (hour, n) SELECT ${SQL_HOUR_OF('call_at')} AS h, count(*) FROM calls GROUP BY h;
+        INSERT INTO agg_scope_hours (scope, hour, n)
+          SELECT m.scope, ${SQL_HOUR_OF('c.call_at')} AS h, count(*) FROM scope_members m JOIN calls c ON c.id = m.call GROUP BY m.scope, h;
+        INSERT INTO agg_values (key_id, value, value_num, n) SELECT key_id, value, max(value_num), count(*) FROM analysis GROUP BY key_id, value;
       `)
     }
   }

@@ -21,6 +21,8 @@ export interface CompiledQuery {
   sort: SearchQuery['sort']
   from: number | null
   to: number | null
+  /** No text and no filter but the date range: facets can read the running totals. */
+  dateOnly: boolean
 }
 
 interface ScopeRef {
@@ -117,6 +119,7 @@ export function compileQuery(
       }
     }
   }
+  const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
   return {
     where,
     params,
@@ -126,6 +129,7 @@ export function compileQuery(
     empty,
     sort: query.sort,
     from: query.from,
-    to: query.to
+    to: query.to,
+    dateOnly: !empty && matchParts.length === 0 && where.length === dateConds
   }
 }
