@@ -5,6 +5,7 @@
  * with the same concurrency. Reported: requests per window against the limit, 429s (target
  * 0), and useful throughput.
  */
+import { maxInWindow } from '../test/support/windows'
 import { startService } from '../src/service'
 import { createServiceClient } from '../src/core/client'
 import type { FetchLike } from '../src/core/platform'
@@ -70,16 +71,6 @@ async function runClient(kind: 'limited' | 'naive', durationMs: number): Promise
   }
 }
 
-/** The most requests sent inside any sliding window of `windowMs`. */
-function maxInWindow(times: number[], windowMs: number): number {
-  const s = [...times].sort((a, b) => a - b)
-  let best = 0
-  for (let i = 0, j = 0; i < s.length; i++) {
-    while (s[i]! - s[j]! >= windowMs) j++
-    best = Math.max(best, i - j + 1)
-  }
-  return best
-}
 
 function perWindow(times: number[], windowMs: number, durationMs: number): number[] {
   const n = Math.floor(durationMs / windowMs)

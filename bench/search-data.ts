@@ -2,6 +2,7 @@
  * Deterministic synthetic calls for the search benchmark: Turkish and English words with
  * controlled document frequencies, so each selectivity is known in advance.
  */
+import { prng } from '../test/support/prng'
 import type { CallRecord } from '../src/shared/domain'
 
 /** In about 90% of calls. */
@@ -11,19 +12,11 @@ export const ONE_PERCENT_TERM = 'İPTAL'
 /** In about 0.01% of calls. */
 export const RARE_TERM = 'kuzguncuk'
 
+export { prng }
+
 export const START_MS = Date.UTC(2025, 0, 1)
 const SPAN_MS = 365 * 24 * 3600 * 1000
 
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const SYLLABLES = ['ka', 'le', 'mi', 'şo', 'tu', 'ra', 'nü', 'gö', 'çe', 'bı', 'da', 'si', 'yo', 'ze', 'pa', 'ğa', 'lu', 'me', 'ti', 'vo']
 const ENGLISH = ['call', 'customer', 'refund', 'order', 'delivery', 'late', 'agent', 'payment', 'card', 'account', 'thanks', 'issue']

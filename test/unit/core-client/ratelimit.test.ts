@@ -1,3 +1,4 @@
+import { maxInWindow } from '../../support/windows'
 import { describe, it, expect } from 'vitest'
 import { ManualClock } from '../../../src/core/platform/manual-clock'
 import { RateLimiterRegistry, TenantRateLimiter, parseRetryAfter } from '../../../src/core/ratelimit'
@@ -13,15 +14,6 @@ async function drive(limiter: TenantRateLimiter, clock: ManualClock, n: number, 
   return grants
 }
 
-function maxInAnyWindow(times: number[], windowMs: number): number {
-  const s = [...times].sort((a, b) => a - b)
-  let best = 0
-  for (let i = 0, j = 0; i < s.length; i++) {
-    while (s[i]! - s[j]! >= windowMs) j++
-    best = Math.max(best, i - j + 1)
-  }
-  return best
-}
 
 describe('TenantRateLimiter', () => {
   it('lets a full bucket through at once, then holds the next until a token comes back', async () => {
@@ -43,7 +35,7 @@ describe('TenantRateLimiter', () => {
     const clock = new ManualClock()
     const limiter = new TenantRateLimiter({ requests: 60, perSeconds: 60 }, { clock })
     const grants = await drive(limiter, clock, 400, 250)
-    expect(maxInAnyWindow(grants, 60_000)).toBe(60)
+    expect(maxInWindow(grants, 60_000)).toBe(60)
     // And it does not starve: 400 requests take just over 6 windows.
     expect(grants[grants.length - 1]! - grants[0]!).toBeLessThan(7 * 61_000)
   })
@@ -58,7 +50,7 @@ describe('TenantRateLimiter', () => {
     const grants = await drive(limiter, clock, 14, 100)
     expect(grants[0]! - start).toBe(5_000)
     // 7 tokens (70% of 10) per window while the pace is lowered.
-    expect(maxInAnyWindow(grants.slice(0, 14), 10_000)).toBeLessThanOrEqual(7)
+    expect(maxInWindow(grants.slice(0, 14), 10_000)).toBeLessThanOrEqual(7)
     await clock.advance(30_000)
     await drive(limiter, clock, 3, 100)
     expect(limiter.pace).toBeGreaterThan(0.7)

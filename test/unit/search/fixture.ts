@@ -1,3 +1,4 @@
+import { prng as rnd } from '../../support/prng'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,18 +12,10 @@ export const SCOPES: Record<string, ScopeFilters> = {
   kargo: { callTypes: ['Kargo'], direction: null, results: [3], hasNewRequest: false, includeAnalysis: false }
 }
 
+export { rnd }
+
 const WORDS = ['fatura', 'faturası', 'faturalar', 'iade', 'kargo', 'gecikti', 'şikayet', 'İPTAL', 'ışık', 'İSTANBUL', 'müşteri', 'order', 'late', 'refund', 'modem', 'arıza', 'teşekkür', 'çağrı', 'görüşme', 'ödeme']
 
-export function rnd(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 export const T0 = Date.UTC(2025, 2, 1)
 
