@@ -56,14 +56,18 @@ export function createAppController(platform: PlatformServices): AppController {
   }
   const emitSession = (): void => events.emit('session.changed', sessionState())
 
-  function activate(account: Account): AccountRuntime {
-    if (runtime && runtime.account.id === account.id && sameConnection(runtime.account, account)) return runtime
+  /** Makes `rt` the active runtime, releasing the previous one's cache and listeners. */
+  function install(rt: AccountRuntime): AccountRuntime {
     runtime?.closeCache()
     runtime?.session.removeAllListeners('state')
-    const rt = new AccountRuntime(account, platform, limiters)
     rt.session.on('state', emitSession)
     runtime = rt
     return rt
+  }
+
+  function activate(account: Account): AccountRuntime {
+    if (runtime && runtime.account.id === account.id && sameConnection(runtime.account, account)) return runtime
+    return install(new AccountRuntime(account, platform, limiters))
   }
 
   const requireRuntime = (): AccountRuntime => {
@@ -88,10 +92,7 @@ export function createAppController(platform: PlatformServices): AppController {
     // A failed sign-in must not disturb the account that is active now.
     const candidate = new AccountRuntime(account, platform, limiters)
     await connectivity.track(candidate.session.login(username, password))
-    runtime?.closeCache()
-    runtime?.session.removeAllListeners('state')
-    candidate.session.on('state', emitSession)
-    runtime = candidate
+    install(candidate)
     saveAccount(account)
     emitSession()
     return sessionState()
