@@ -209,10 +209,29 @@ export const run: BenchFn = async (ctx) => {
       ['no filter, key score (numeric)', Q({}), 'score'],
       ['text 1% "iptal", key sentiment', Q({ text: 'iptal' }), 'sentiment'],
       [`text common "${COMMON_TERM}", key sentiment`, Q({ text: COMMON_TERM }), 'sentiment'],
+      [`text common "${COMMON_TERM}", key score (numeric)`, Q({ text: COMMON_TERM }), 'score'],
       ['30 days, key agent', Q({ ...month }), 'agent']
     ] as Array<[string, SearchQuery, string]>) {
       measure(`facets: ${label}`, () => search.facets(q, key, 'Europe/Istanbul'), () => like.facets(q, key), 300)
     }
+    // The in-memory facet columns are read again after any write: the first facets after a
+    // page was stored pay for that. An unchanged page still counts as a write.
+    const again = cache.db.prepare('SELECT call_id FROM calls LIMIT 1').pluck().get() as string
+    const firstAfterWrite: number[] = []
+    for (let i = 0; i < Math.min(iters, 5); i++) {
+      const rec = cache.getCall(again)!
+      cache.writePage({ scopeKey: 'all', records: [rec], includeAnalysis: true, checkpoint: { next: n } })
+      const t0 = performance.now()
+      search.facets(Q({ text: COMMON_TERM }), 'sentiment', 'Europe/Istanbul')
+      firstAfterWrite.push(performance.now() - t0)
+    }
+    rows.push({
+      metric: `facets: text common "${COMMON_TERM}", key sentiment, first after a write (columns re-read) p50`,
+      value: percentile(firstAfterWrite, 50),
+      unit: 'ms',
+      target: 300,
+      targetKind: 'max'
+    })
     return { name: 'search', rows }
   } finally {
     cache.close()

@@ -2,15 +2,16 @@ import { DateTime, IANAZone } from 'luxon'
 import type { AnalysisKeyInfo, Facets } from '../../shared/domain'
 import { HOUR_MS, hourOf, type CallCache } from '../cache'
 import { CallsightError } from '../errors'
+import { CallColumns, MAX_MASK_TYPES, NO_CALL, parseIntList, QUARTER_MS } from './columns'
 import type { CompiledQuery } from './compile'
 import type { StatementCache } from './statements'
 
 const NUMERIC_BUCKETS = 10
 const TOP_VALUES = 100
 /**
- * Above this share of all calls, a facet scans its own table in order and tests each row
- * against the match set (which SQLite builds once, as an IN list); below it, it starts from
- * the matches and seeks. Seeking costs ~1 µs a match, scanning ~0.1 µs a row.
+ * Above this share of all calls, facets count the match list against the in-memory columns
+ * (CallColumns); below it, they start from the matches and seek in SQLite, ~1 µs a match,
+ * which needs no columns built.
  */
 export const SCAN_SHARE = 1 / 20
 
@@ -95,33 +96,161 @@ const hourAligned = (ms: number): boolean => ((ms % HOUR_MS) + HOUR_MS) % HOUR_M
 const byCountThenValue = (x: { value: string; count: number }, y: { value: string; count: number }): number =>
   y.count - x.count || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0)
 
-export class FacetCounter {
+/** The calls a query matches, for counting against the columns; null when every call matches. */
+class MatchSet {
+  private cached: Int32Array | null | undefined
+  private bits: Uint8Array | null = null
+
   constructor(
-    private readonly cache: CallCache,
+    private readonly ids: Sql | null,
     private readonly statements: StatementCache
   ) {}
 
-  compute(q: CompiledQuery, total: number, allCalls: number, analysisKey: string | null, keyInfo: AnalysisKeyInfo | undefined, zone: string): Facets {
+  list(): Int32Array | null {
+    if (this.cached === undefined) {
+      this.cached =
+        this.ids === null
+          ? null
+          : parseIntList(this.statements.get(`SELECT group_concat(id) FROM (${this.ids.sql})`).pluck().get(...this.ids.params) as string | null)
+    }
+    return this.cached
+  }
+
+  /** A byte per id below `size`: 1 when the call matches. Null when every call matches. */
+  bitmap(size: number): Uint8Array | null {
+    const list = this.list()
+    if (list === null) return null
+    if (this.bits?.length !== size) {
+      const bits = new Uint8Array(size)
+      for (let i = 0; i < list.length; i++) if (list[i]! < size) bits[list[i]!] = 1
+      this.bits = bits
+    }
+    return this.bits
+  }
+}
+
+export class FacetCounter {
+  private readonly columns: CallColumns
+
+  constructor(
+    private readonly cache: CallCache,
+    private readonly statements: StatementCache,
+    stamp: () => number,
+    private readonly scanShare = SCAN_SHARE
+  ) {
+    this.columns = new CallColumns(cache.db, stamp)
+  }
+
+  /**
+   * `total` may be null when the query is known to match many calls: the match list, which
+   * the columns need anyway, is then the count (one read of the index instead of two).
+   */
+  compute(q: CompiledQuery, knownTotal: number | null, allCalls: number, analysisKey: string | null, keyInfo: AnalysisKeyInfo | undefined, zone: string): Facets {
     if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
-    if (q.empty || total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
+    if (q.empty || knownTotal === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
     const ids = matchedIds(q)
-    const scan = ids === null || total > SCAN_SHARE * allCalls
-    // In scan form a facet reads its own table in order and keeps rows whose call is in the
-    // match set, which SQLite builds once per statement (an IN list with a Bloom filter). A
-    // shared temp table was tried: filling it and probing its b-tree was slower at 1,000,000.
+    const matches = new MatchSet(ids, this.statements)
+    const total = knownTotal ?? matches.list()?.length ?? (this.statements.get('SELECT count(*) FROM calls').pluck().get() as number)
+    if (total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
+    const scan = ids === null || total > this.scanShare * allCalls
+    // Many matches: one read of the match list, counted against the in-memory columns. The
+    // SQL scan form (each facet reading its own table and testing rows against a match set
+    // SQLite builds per statement) remains for what the columns cannot fold.
     const member = (col: string): Sql => (ids === null ? { sql: '1', params: [] } : { sql: `${col} IN (${ids.sql})`, params: ids.params })
     // No text and no filter but dates: the running totals answer in O(hours + values).
     const totals = q.dateOnly
     const wantValues = analysisKey !== null && keyInfo !== undefined
     return {
       total,
-      perDay: (totals ? this.perDayFromTotals(q, zone) : null) ?? this.perDay(q, ids, scan, zone, member),
-      perType: (totals ? this.perTypeFromTotals(q) : null) ?? this.perType(ids, scan, member),
+      perDay:
+        (totals ? this.perDayFromTotals(q, zone) : null) ??
+        (scan ? this.perDayFromColumns(q, zone, matches) : null) ??
+        this.perDay(q, ids, scan, zone, member),
+      perType: (totals ? this.perTypeFromTotals(q) : null) ?? (scan ? this.perTypeFromColumns(matches) : null) ?? this.perType(ids, scan, member),
       perValue: !wantValues
         ? []
         : ((totals && q.from === null && q.to === null ? this.perValueFromTotals(analysisKey, keyInfo.numeric) : null) ??
+          (scan ? this.perValueFromColumns(analysisKey, keyInfo.numeric, matches) : null) ??
           this.perValue(analysisKey, keyInfo.numeric, ids, scan, member))
     }
+  }
+
+  /** Per day from the quarter hour of each match. Null when a day does not start on a quarter hour. */
+  private perDayFromColumns(q: CompiledQuery, zone: string, matches: MatchSet): Facets['perDay'] | null {
+    const list = this.dayList(q, zone)
+    if (list === null) return []
+    const { days, hi } = list
+    if (!days.every((d) => d.start % QUARTER_MS === 0)) return null
+    const quarters = this.columns.quarters()
+    const q0 = days[0]!.start / QUARTER_MS
+    const span = Math.floor(hi / QUARTER_MS) - q0 + 1
+    const perQuarter = new Uint32Array(span)
+    const count = (id: number): void => {
+      const k = (quarters[id] ?? NO_CALL) - q0
+      if (k >= 0 && k < span) perQuarter[k]!++
+    }
+    const ids = matches.list()
+    if (ids === null) for (let id = 0; id < quarters.length; id++) count(id)
+    else for (let i = 0; i < ids.length; i++) count(ids[i]!)
+    const out: Facets['perDay'] = []
+    let k = 0
+    for (let d = 0; d < days.length; d++) {
+      const end = d + 1 < days.length ? days[d + 1]!.start / QUARTER_MS - q0 : span
+      let n = 0
+      for (; k < end; k++) n += perQuarter[k]!
+      if (n > 0) out.push({ day: days[d]!.day, count: n })
+    }
+    return out
+  }
+
+  /** Per type from a bit per single-type group of scopes. Null beyond MAX_MASK_TYPES types. */
+  private perTypeFromColumns(matches: MatchSet): Facets['perType'] | null {
+    const byType = this.typeScopes()
+    if (byType.size === 0) return []
+    if (byType.size > MAX_MASK_TYPES) return null
+    const types = [...byType.keys()]
+    const masks = this.columns.typeMasks([...byType.values()])
+    const counts = new Array<number>(types.length).fill(0)
+    const count = (m: number): void => {
+      while (m !== 0) {
+        const low = m & -m
+        counts[31 - Math.clz32(low)]!++
+        m ^= low
+      }
+    }
+    const ids = matches.list()
+    if (ids === null) for (let id = 0; id < masks.length; id++) count(masks[id]!)
+    else for (let i = 0; i < ids.length; i++) count(masks[ids[i]!] ?? 0)
+    return types
+      .map((value, t) => ({ value, count: counts[t]! }))
+      .filter((t) => t.count > 0)
+      .sort(byCountThenValue)
+  }
+
+  /** Per value from the key's items, kept when their call matches. */
+  private perValueFromColumns(key: string, numeric: boolean, matches: MatchSet): Facets['perValue'] {
+    const keyIds = this.keyIds(key)
+    if (keyIds.length === 0) return []
+    const col = this.columns.values(keyIds, numeric)
+    const bits = matches.bitmap(this.columns.quarters().length)
+    const { calls } = col
+    if (col.nums !== null) {
+      const values = new Float64Array(calls.length)
+      let n = 0
+      for (let i = 0; i < calls.length; i++) {
+        const v = col.nums[i]!
+        if (!Number.isNaN(v) && (bits === null || bits[calls[i]!] === 1)) values[n++] = v
+      }
+      return numericBuckets(values.subarray(0, n), null)
+    }
+    const codes = col.codes!
+    const perCode = new Uint32Array(col.dict.length)
+    for (let i = 0; i < calls.length; i++) if (bits === null || bits[calls[i]!] === 1) perCode[codes[i]!]!++
+    const counts = new Map<string, number>()
+    perCode.forEach((n, c) => {
+      if (n > 0) counts.set(col.dict[c]!, n)
+    })
+    return topValues(counts)
   }
 
   private dayList(q: CompiledQuery, zone: string): { days: Array<{ start: number; day: string }>; hi: number } | null {
@@ -326,11 +455,12 @@ function topValues(counts: ReadonlyMap<string, number>): Facets['perValue'] {
 }
 
 /** About ten ranges of width 1, 2 or 5 × 10ⁿ over the values; `weights[i]` items hold values[i] (1 when null). */
-export function numericBuckets(values: readonly number[], weights: readonly number[] | null): Facets['perValue'] {
+export function numericBuckets(values: ArrayLike<number>, weights: readonly number[] | null): Facets['perValue'] {
   if (values.length === 0) return []
   let lo = Infinity
   let hi = -Infinity
-  for (const v of values) {
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k]!
     if (v < lo) lo = v
     if (v > hi) hi = v
   }

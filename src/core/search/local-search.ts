@@ -73,17 +73,23 @@ class SqliteSearch implements LocalSearch {
 
   constructor(
     private readonly cache: CallCache,
-    private readonly longJump = LONG_JUMP
+    private readonly longJump = LONG_JUMP,
+    facetScanShare?: number
   ) {
     this.db = cache.db
     this.statements = new StatementCache(this.db)
     this.estimator = new Estimator(this.db)
-    this.facetCounter = new FacetCounter(cache, this.statements)
+    this.facetCounter = new FacetCounter(cache, this.statements, () => this.dataStamp(), facetScanShare)
+  }
+
+  /** Moves with every write: this connection's own, and other connections' (data_version). */
+  private dataStamp(): number {
+    return this.cache.generation * 1e9 + (this.db.pragma('data_version', { simple: true }) as number)
   }
 
   /** Drops what was learnt about queries once the data changed. */
   private fresh(): void {
-    const g = this.cache.generation * 1e9 + (this.db.pragma('data_version', { simple: true }) as number)
+    const g = this.dataStamp()
     if (g === this.generation) return
     this.generation = g
     this.states.clear()
@@ -222,10 +228,15 @@ class SqliteSearch implements LocalSearch {
   }
 
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets {
-    const total = this.count(query)
-    const { q } = this.prepare(query)
+    const { q, state, estimate } = this.prepare(query)
     const info = analysisKey === null ? undefined : this.analysisKeys().find((k) => k.key === analysisKey)
-    return this.facetCounter.compute(q, total, this.totalCalls, analysisKey, info, zone)
+    // A query whose bounded count reached its cap matches many calls: the facets count its
+    // match list anyway, and that list's length is the count.
+    const many = q.match !== null && estimate > walkThreshold(this.totalCalls, 100)
+    const known = state.count ?? (many ? null : this.count(query))
+    const facets = this.facetCounter.compute(q, known, this.totalCalls, analysisKey, info, zone)
+    if (state.count === null && !q.empty) state.count = facets.total
+    return facets
   }
 
   analysisKeys(): AnalysisKeyInfo[] {
@@ -296,7 +307,10 @@ class SqliteSearch implements LocalSearch {
   }
 }
 
-/** `tuning.longJump`: rows from which a jump uses the match set (tests shrink it). */
-export function createSearch(cache: CallCache, tuning: { longJump?: number } = {}): LocalSearch {
-  return new SqliteSearch(cache, tuning.longJump ?? LONG_JUMP)
+/**
+ * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
+ * share of all calls above which facets count against the in-memory columns (tests move both).
+ */
+export function createSearch(cache: CallCache, tuning: { longJump?: number; facetScanShare?: number } = {}): LocalSearch {
+  return new SqliteSearch(cache, tuning.longJump ?? LONG_JUMP, tuning.facetScanShare)
 }

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseNumeric } from '../../../src/core/cache'
 import { createSearch, parseText, type FtsElement, type LocalSearch } from '../../../src/core/search'
-import { SearchQuery, type CallRecord, type SearchQueryInput } from '../../../src/shared/domain'
+import { SearchQuery, type CallRecord, type Facets, type SearchQueryInput } from '../../../src/shared/domain'
 import { foldText } from '../../../src/shared/text/fold'
 import { buildFixture, SCOPES, T0, type Fixture } from './fixture'
 
@@ -227,43 +227,76 @@ describe('relevance', () => {
   })
 })
 
-describe('facets', () => {
-  const zones = ['Europe/Istanbul', 'America/New_York']
+// Three ways to count: the default split, always the in-memory columns, always the SQL seek.
+const FACET_FORMS: Array<[string, number | undefined]> = [
+  ['default', undefined],
+  ['columns', 0],
+  ['seek', 2]
+]
+
+describe.each(FACET_FORMS)('facets (%s)', (_form, facetScanShare) => {
+  let s: LocalSearch
+  beforeAll(() => {
+    s = createSearch(fx.cache, facetScanShare === undefined ? {} : { facetScanShare })
+  })
+  const zones = ['Europe/Istanbul', 'America/New_York', 'Asia/Kolkata']
   const queries: Array<[string, SearchQueryInput]> = [
     ['everything', {}],
     ['common word', { text: 'fatura' }],
     ['rare word', { text: 'refund' }],
-    ['date range and scope', { from: T0 + 2 * DAY, to: T0 + 20 * DAY, direction: 1 }]
+    ['date range and scope', { from: T0 + 2 * DAY, to: T0 + 20 * DAY, direction: 1 }],
+    ['type and analysis value', { callTypes: ['Kargo'], analysis: [{ kind: 'equals', key: 'sentiment', value: 'olumlu' }] }]
   ]
+  const expectBrute = (q: SearchQuery, zone: string, f: Facets): void => {
+    const ids = brute(fx, q)
+    expect(f.total).toBe(ids.length)
+    const days = new Map<string, number>()
+    for (const id of ids) {
+      const day = DateTime.fromMillis(storedOf(fx, id).stored.callAt, { zone }).toISODate()!
+      days.set(day, (days.get(day) ?? 0) + 1)
+    }
+    expect(f.perDay).toEqual([...days].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, count]) => ({ day, count })))
+    const typeCount = (scope: string): number => ids.filter((id) => fx.scopesOf.get(id)!.has(scope)).length
+    const wantTypes = [
+      { value: 'Fatura', count: typeCount('fatura') },
+      { value: 'Kargo', count: typeCount('kargo') }
+    ].filter((t) => t.count > 0)
+    expect([...f.perType].sort((a, b) => (a.value < b.value ? -1 : 1))).toEqual(wantTypes)
+    const values = new Map<string, number>()
+    for (const id of ids) for (const a of storedOf(fx, id).stored.analysis) if (a.key === 'sentiment') values.set(a.value, (values.get(a.value) ?? 0) + 1)
+    expect(new Map(f.perValue.map((v) => [v.value, v.count]))).toEqual(values)
+  }
+
   it.each(queries)('%s: per day, per type and per value equal a brute-force count', (_label, input) => {
     const q = Q(input)
-    const ids = brute(fx, q)
-    for (const zone of zones) {
-      const f = search.facets(q, 'sentiment', zone)
-      expect(f.total).toBe(ids.length)
-      const days = new Map<string, number>()
-      for (const id of ids) {
-        const day = DateTime.fromMillis(storedOf(fx, id).stored.callAt, { zone }).toISODate()!
-        days.set(day, (days.get(day) ?? 0) + 1)
-      }
-      expect(f.perDay).toEqual([...days].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, count]) => ({ day, count })))
-      const typeCount = (scope: string): number => ids.filter((id) => fx.scopesOf.get(id)!.has(scope)).length
-      const wantTypes = [
-        { value: 'Fatura', count: typeCount('fatura') },
-        { value: 'Kargo', count: typeCount('kargo') }
-      ].filter((t) => t.count > 0)
-      expect([...f.perType].sort((a, b) => (a.value < b.value ? -1 : 1))).toEqual(wantTypes)
-      const values = new Map<string, number>()
-      for (const id of ids) for (const a of storedOf(fx, id).stored.analysis) if (a.key === 'sentiment') values.set(a.value, (values.get(a.value) ?? 0) + 1)
-      expect(new Map(f.perValue.map((v) => [v.value, v.count]))).toEqual(values)
+    for (const zone of zones) expectBrute(q, zone, s.facets(q, 'sentiment', zone))
+  })
+
+  it('sees a write made after the columns were read', () => {
+    const q = Q({ text: 'fatura' })
+    s.facets(q, 'sentiment', 'UTC')
+    const callId = `facet-${_form}`
+    const rec: CallRecord = {
+      ...fx.records[1]!,
+      callId,
+      callAt: T0 + 45 * DAY,
+      callDate: new Date(T0 + 45 * DAY).toISOString(),
+      summary: 'fatura',
+      analysis: [{ key: 'sentiment', friendlyName: 'Duygu', value: `yeni-${_form}` }]
     }
+    fx.cache.writePage({ scopeKey: 'fatura', records: [rec], includeAnalysis: true, checkpoint: null })
+    fx.records.push(fx.cache.getCall(callId)!)
+    fx.scopesOf.set(callId, new Set(['fatura']))
+    const f = s.facets(q, 'sentiment', 'UTC')
+    expect(f.perValue.find((v) => v.value === `yeni-${_form}`)?.count).toBe(1)
+    expectBrute(q, 'UTC', f)
   })
 
   it('buckets a numeric key into about ten ranges that add up', () => {
     const q = Q({ text: 'kargo' })
     const ids = brute(fx, q)
     const scores = ids.map((id) => Number(fx.cache.getCall(id)!.analysis.find((a) => a.key === 'score')!.value))
-    const f = search.facets(q, 'score', 'UTC')
+    const f = s.facets(q, 'score', 'UTC')
     expect(f.perValue.length).toBeGreaterThanOrEqual(5)
     expect(f.perValue.length).toBeLessThanOrEqual(11)
     for (const b of f.perValue) {
@@ -273,7 +306,7 @@ describe('facets', () => {
   })
 
   it('rejects an unknown zone', () => {
-    expect(() => search.facets(Q({}), null, 'Mars/Base')).toThrow()
+    expect(() => s.facets(Q({}), null, 'Mars/Base')).toThrow()
   })
 })
 
