@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path'
 import type Database from 'better-sqlite3'
-import { openCache, type CallCache } from '../src/core/cache'
+import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
 import { SearchQuery, type CallRecord, type SearchQueryInput } from '../src/shared/domain'
 import { COMMON_TERM, makeCall, prng, RARE_TERM, START_MS } from './search-data'
@@ -27,13 +27,27 @@ function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[
   return out
 }
 
-function ingest(cache: CallCache, n: number, log: (l: string) => void): { callsPerSec: number; cpuPerSec: number; seconds: number } {
+/**
+ * Writes n generated calls in pages of 100 (as synced with analysis), `group` pages per
+ * transaction: the sync engine stores pages that arrived together in one (up to 20).
+ */
+function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; cpuPerSec: number; seconds: number } {
   cache.ensureScope('all', ALL_SCOPE)
   cache.ensureScope('type:Fatura', TYPE_SCOPE)
   const rnd = prng(42)
   let writeMs = 0
   let cpuUs = 0
   const faturaPage: CallRecord[] = []
+  let held: WritePageInput[] = []
+  const store = (): void => {
+    const cpu = process.cpuUsage()
+    const t = performance.now()
+    cache.writePages(held)
+    writeMs += performance.now() - t
+    const used = process.cpuUsage(cpu)
+    cpuUs += used.user + used.system
+    held = []
+  }
   for (let i = 0; i < n; i += 100) {
     const page: CallRecord[] = []
     for (let k = i; k < Math.min(n, i + 100); k++) {
@@ -41,19 +55,14 @@ function ingest(cache: CallCache, n: number, log: (l: string) => void): { callsP
       page.push(g.record)
       if (g.topic === 0) faturaPage.push(g.record)
     }
-    const cpu = process.cpuUsage()
-    const t = performance.now()
-    cache.writePage({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
-    writeMs += performance.now() - t
-    const used = process.cpuUsage(cpu)
-    cpuUs += used.user + used.system
+    held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
     // A second, narrower scope returns some of the same calls (without analysis).
-    if (faturaPage.length >= 500) {
-      cache.writePage({ scopeKey: 'type:Fatura', records: faturaPage.splice(0), includeAnalysis: false, checkpoint: { next: i } })
-    }
+    if (faturaPage.length >= 500) held.push({ scopeKey: 'type:Fatura', records: faturaPage.splice(0), includeAnalysis: false, checkpoint: { next: i } })
+    if (held.length >= group) store()
     if (i % 200_000 === 0 && i > 0) log(`ingested ${i.toLocaleString('en')} calls`)
   }
-  if (faturaPage.length) cache.writePage({ scopeKey: 'type:Fatura', records: faturaPage, includeAnalysis: false, checkpoint: null })
+  if (faturaPage.length) held.push({ scopeKey: 'type:Fatura', records: faturaPage, includeAnalysis: false, checkpoint: null })
+  store()
   return { callsPerSec: n / (writeMs / 1000), cpuPerSec: n / (cpuUs / 1e6), seconds: writeMs / 1000 }
 }
 
@@ -121,15 +130,29 @@ export const run: BenchFn = async (ctx) => {
   const rows: BenchRow[] = []
   const cache = openCache(join(ctx.workDir, 'search-bench.db'))
   try {
-    ctx.log(`ingesting ${n.toLocaleString('en')} calls with 10 analysis items each`)
-    const ing = ingest(cache, n, ctx.log)
+    // One page per transaction, as a slow service delivers them, on a fresh file of its own.
+    const single = openCache(join(ctx.workDir, 'ingest-single.db'))
+    let one: ReturnType<typeof ingest>
+    try {
+      one = ingest(single, n / 5, 1, () => undefined)
+    } finally {
+      single.close()
+    }
     rows.push({
-      metric: 'ingest (calls + 10 items + FTS, pages of 100)',
+      metric: `ingest, one page of 100 per transaction (${(n / 5).toLocaleString('en')} calls + 10 items + FTS)`,
+      value: Math.round(one.callsPerSec),
+      unit: 'calls/s',
+      note: `wall clock; ${Math.round(one.cpuPerSec)} calls per CPU-second`
+    })
+    ctx.log(`ingesting ${n.toLocaleString('en')} calls with 10 analysis items each`)
+    const ing = ingest(cache, n, 20, ctx.log)
+    rows.push({
+      metric: 'ingest, pages of 100 stored 20 per transaction as they arrive (calls + 10 items + FTS)',
       value: Math.round(ing.callsPerSec),
       unit: 'calls/s',
       target: 20_000,
       targetKind: 'min',
-      note: `wall clock over ${ing.seconds.toFixed(1)} s; ${Math.round(ing.cpuPerSec)} calls per CPU-second (the machine is shared)`
+      note: `wall clock over ${ing.seconds.toFixed(1)} s; ${Math.round(ing.cpuPerSec)} calls per CPU-second`
     })
     const t = performance.now()
     cache.optimizeIndex()

@@ -87,7 +87,7 @@ export class CallCache {
   private readonly writer: RecordWriter | null
   private readonly scopeIds = new Map<string, number>()
   private writes = 0
-  private readonly pageTx: Database.Transaction<(input: WritePageInput) => PageCounts>
+  private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
@@ -107,7 +107,7 @@ export class CallCache {
       throw e
     }
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
-    this.pageTx = this.db.transaction((input: WritePageInput) => this.writePageInTx(input))
+    this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
   }
 
   private configure(readonly: boolean): void {
@@ -157,24 +157,46 @@ export class CallCache {
   }
 
   writePage(input: WritePageInput): PageCounts {
-    this.requireWriter()
-    const counts = this.pageTx.immediate(input)
-    this.writes++
-    return counts
+    return this.writePages([input])[0]!
   }
 
-  private writePageInTx(input: WritePageInput): PageCounts {
-    const writer = this.requireWriter()
-    const scopeId = this.scopeId(input.scopeKey)
-    const counts = writer.write(input.records, scopeId, input.includeAnalysis, this.clock.now())
-    this.db.prepare('UPDATE sync_scopes SET checkpoint = ? WHERE id = ?').run(
-      input.checkpoint === null || input.checkpoint === undefined ? null : JSON.stringify(input.checkpoint),
-      scopeId
-    )
-    if (input.runId !== undefined && input.runCounts) {
-      this.db.prepare('UPDATE sync_runs SET stored = ?, requests = ? WHERE id = ?').run(input.runCounts.stored, input.runCounts.requests, input.runId)
+  /**
+   * Several pages in one transaction, in order: the same rows, checkpoints and counts as
+   * writing them one by one, with one commit. A commit writes every touched database page
+   * to the WAL, and the facet totals are upserted once for all of them; the sync engine
+   * writes pages that arrived together this way.
+   */
+  writePages(inputs: readonly WritePageInput[]): PageCounts[] {
+    this.requireWriter()
+    if (inputs.length === 0) return []
+    try {
+      const counts = this.pageTx.immediate(inputs)
+      this.writes++
+      return counts
+    } catch (e) {
+      this.writer?.rolledBack()
+      throw e
     }
-    return counts
+  }
+
+  private writePagesInTx(inputs: readonly WritePageInput[]): PageCounts[] {
+    const writer = this.requireWriter()
+    const now = this.clock.now()
+    writer.begin()
+    const out: PageCounts[] = []
+    for (const input of inputs) {
+      const scopeId = this.scopeId(input.scopeKey)
+      out.push(writer.write(input.records, scopeId, input.includeAnalysis, now))
+      this.db.prepare('UPDATE sync_scopes SET checkpoint = ? WHERE id = ?').run(
+        input.checkpoint === null || input.checkpoint === undefined ? null : JSON.stringify(input.checkpoint),
+        scopeId
+      )
+      if (input.runId !== undefined && input.runCounts) {
+        this.db.prepare('UPDATE sync_runs SET stored = ?, requests = ? WHERE id = ?').run(input.runCounts.stored, input.runCounts.requests, input.runId)
+      }
+    }
+    writer.finish()
+    return out
   }
 
   ensureScope(scopeKey: string, filters: ScopeFilters): void {

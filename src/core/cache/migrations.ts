@@ -139,6 +139,30 @@ export const migrations: readonly Migration[] = [
         INSERT INTO agg_values (key_id, value, value_num, n) SELECT key_id, value, max(value_num), count(*) FROM analysis GROUP BY key_id, value;
       `)
     }
+  },
+  {
+    // Analysis items clustered by call. Keyed by (key, call), every page inserted inside ten
+    // ranges of the table at once and paid a page split in the middle of the tree for each;
+    // keyed by call, which only grows, it appends: 1.35 µs an item became 0.52 (measured at
+    // 3,000,000 items), the largest single cost of ingest. Filters and facets only ever ask
+    // for one call's items (or, for the in-memory facet columns, read the table once).
+    version: 3,
+    up(db) {
+      db.exec(`
+        CREATE TABLE analysis_by_call_v3 (
+          call INTEGER NOT NULL,
+          ord INTEGER NOT NULL,
+          key_id INTEGER NOT NULL,
+          value TEXT NOT NULL,
+          value_num REAL,
+          PRIMARY KEY (call, ord)
+        ) WITHOUT ROWID;
+        INSERT INTO analysis_by_call_v3 (call, ord, key_id, value, value_num)
+          SELECT call, ord, key_id, value, value_num FROM analysis ORDER BY call, ord;
+        DROP TABLE analysis;
+        ALTER TABLE analysis_by_call_v3 RENAME TO analysis;
+      `)
+    }
   }
 ]
 

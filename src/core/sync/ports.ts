@@ -29,7 +29,7 @@ export type SyncStore = Pick<
   | 'ensureScope'
   | 'getCheckpoint'
   | 'setCheckpoint'
-  | 'writePage'
+  | 'writePages'
   | 'addCoverage'
   | 'coverage'
   | 'markScopeSuccess'

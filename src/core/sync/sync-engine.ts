@@ -3,6 +3,7 @@ import { SyncScope, type SyncProgress, type SyncPhase, type SyncScopeInput } fro
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import { readCheckpoint, type Checkpoint, type DenseFinding } from './checkpoint'
+import type { WritePageInput } from '../cache'
 import type { SyncEngineDeps, SyncPage, SyncPageRequest } from './ports'
 import { ProgressMeter } from './progress-meter'
 import { scopeFilters, scopeKey, type ScopeFilters } from './scope-key'
@@ -21,10 +22,19 @@ const HOUR = 3_600_000
 /** Pages in flight at once: enough to hide the service's latency behind parsing and writing. */
 const PIPELINE_DEPTH = 3
 
+/**
+ * Pages that have already arrived are stored together, up to this many, in one transaction
+ * (group commit): when the service answers faster than pages are written, the commit is
+ * paid once for all of them. A page is never held back waiting for another.
+ */
+const MAX_GROUP = 20
+
 interface Flight {
   params: SyncPageRequest
   ac: AbortController
   promise: Promise<SyncPage>
+  /** The answer (or failure) is in. */
+  settled: boolean
 }
 
 /** The page after `p` in the same window, if the window has room for one. */
@@ -116,6 +126,13 @@ export class SyncEngine {
     if (opts.signal?.aborted) inner.abort()
 
     const flights: Flight[] = []
+    /** Pages applied to the checkpoint but not yet stored; see MAX_GROUP. */
+    const held: WritePageInput[] = []
+    const storeHeld = (): void => {
+      if (held.length === 0) return
+      const group = held.splice(0)
+      cache.writePages(group)
+    }
     const dropFlights = (): void => {
       for (const f of flights.splice(0)) f.ac.abort()
     }
@@ -142,7 +159,12 @@ export class SyncEngine {
         const promise = this.deps.source.getCalls(params, ac.signal).finally(() => inner.signal.removeEventListener('abort', onInner))
         // Awaited in order by the loop, or dropped; this keeps an early failure from being unhandled.
         promise.catch(() => undefined)
-        flights.push({ params, ac, promise })
+        const flight: Flight = { params, ac, promise, settled: false }
+        promise.then(
+          () => (flight.settled = true),
+          () => (flight.settled = true)
+        )
+        flights.push(flight)
       }
       // Keeps up to PIPELINE_DEPTH pages in flight: the next one the state asks for, then the
       // pages after it in the same window, assuming each comes back full. A speculative page
@@ -160,6 +182,8 @@ export class SyncEngine {
       refill(cp)
       while (flights.length > 0) {
         if (inner.signal.aborted) throw new CallsightError('Cancelled', 'The sync was cancelled.')
+        // Store what is held before waiting on the network.
+        if (!flights[0]!.settled) storeHeld()
         const { params, promise } = flights.shift()!
         const page = await promise
         meter.addRequest()
@@ -184,7 +208,7 @@ export class SyncEngine {
         // The service's end time is inclusive at whole seconds: a call at exactly `to` is not ours.
         const records = outcome.fresh.filter((r) => r.callAt >= cp.requestFrom && r.callAt < cp.rangeTo)
         meter.addStored(records.length)
-        cache.writePage({
+        held.push({
           scopeKey: key,
           records,
           includeAnalysis: filters.includeAnalysis,
@@ -192,12 +216,14 @@ export class SyncEngine {
           runId,
           runCounts: meter.counts
         })
+        if (held.length >= MAX_GROUP) storeHeld()
         cp = next
         phase = 'fetching'
         waitSeconds = null
         emit()
       }
 
+      storeHeld()
       // refill launches nothing once cancelled, so an empty pipeline alone does not mean done.
       if (!cp.pager.done) throw new CallsightError('Cancelled', 'The sync was cancelled.')
 
@@ -217,6 +243,13 @@ export class SyncEngine {
       return final
     } catch (e) {
       inner.abort()
+      // Pages that arrived before the failure are good: keep them (the checkpoint moves with them).
+      try {
+        storeHeld()
+      } catch (storeError) {
+        held.length = 0
+        logger.log('error', 'Pages fetched before the failure could not be stored', { error: String(storeError) })
+      }
       const left = flights.splice(0)
       await Promise.allSettled(left.map((f) => f.promise))
       const cancelled = isAbortError(e) || opts.signal?.aborted === true

@@ -104,6 +104,32 @@ describe('migrations', () => {
   })
 })
 
+describe('migration 3: analysis clustered by call', () => {
+  it('moves every item of a version 2 cache, which then reads and writes as before', () => {
+    cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2), rec(3)], includeAnalysis: true, checkpoint: null })
+    const before = [1, 2, 3].map((i) => cache.getCall(`call-${i}`))
+    cache.close()
+    // Back to the version 2 layout: clustered by key, with a by-call index.
+    const raw = new Database(file)
+    raw.exec(`
+      CREATE TABLE old (key_id INTEGER NOT NULL, call INTEGER NOT NULL, ord INTEGER NOT NULL, value TEXT NOT NULL, value_num REAL, PRIMARY KEY (key_id, call, ord)) WITHOUT ROWID;
+      INSERT INTO old SELECT key_id, call, ord, value, value_num FROM analysis;
+      DROP TABLE analysis; ALTER TABLE old RENAME TO analysis; CREATE INDEX analysis_by_call ON analysis(call);
+    `)
+    raw.pragma('user_version = 2')
+    raw.close()
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    const sql = cache.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'analysis'").pluck().get() as string
+    expect(sql).toMatch(/PRIMARY KEY \(call, ord\)/)
+    expect(count("SELECT count(*) FROM sqlite_master WHERE name = 'analysis_by_call'")).toBe(0)
+    expect([1, 2, 3].map((i) => cache.getCall(`call-${i}`))).toEqual(before)
+    cache.writePage({ scopeKey: 'all', records: [rec(2, { analysis: [{ key: 'score', friendlyName: 'Skor', value: '9' }] }), rec(4)], includeAnalysis: true, checkpoint: null })
+    expect(cache.getCall('call-2')!.analysis).toEqual([{ key: 'score', friendlyName: 'Skor', value: '9' }])
+    expect(cache.getCall('call-4')!.analysis).toEqual(rec(4).analysis)
+  })
+})
+
 describe('writePage', () => {
   it('is idempotent: the same page twice stores each call once', () => {
     const page = [rec(1), rec(2), rec(3)]
@@ -202,6 +228,64 @@ describe('writePage', () => {
 
   it('refuses a scope it does not know', () => {
     expect(() => cache.writePage({ scopeKey: 'nope', records: [rec(1)], includeAnalysis: true, checkpoint: null })).toThrow(CallsightError)
+  })
+})
+
+describe('writePages', () => {
+  /** Everything a page write leaves behind, in a comparable form. */
+  function snapshot(c: CallCache): unknown {
+    const all = (sql: string): unknown[] => c.db.prepare(sql).raw(true).all()
+    return {
+      calls: all('SELECT id, call_id, call_at, title, summary, extra, analysis_count, base_hash, analysis_hash FROM calls ORDER BY id'),
+      analysis: all('SELECT k.key, a.call, a.ord, a.value, a.value_num FROM analysis a JOIN analysis_keys k ON k.id = a.key_id ORDER BY a.call, a.ord'),
+      keys: all('SELECT key, friendly_name, items, numeric_items FROM analysis_keys ORDER BY key, friendly_name'),
+      members: all('SELECT m.call, s.scope_key FROM scope_members m JOIN sync_scopes s ON s.id = m.scope ORDER BY 1, 2'),
+      hours: all('SELECT hour, n FROM agg_hours WHERE n <> 0 ORDER BY hour'),
+      scopeHours: all('SELECT s.scope_key, h.hour, h.n FROM agg_scope_hours h JOIN sync_scopes s ON s.id = h.scope WHERE h.n <> 0 ORDER BY 1, 2'),
+      values: all('SELECT key_id, value, n FROM agg_values WHERE n <> 0 ORDER BY key_id, value'),
+      checkpoints: all("SELECT scope_key, checkpoint FROM sync_scopes WHERE scope_key <> 'all' ORDER BY scope_key"),
+      index: ['fatura', 'olumsuz', 'degisti', 'ozet', 'baslik'].map((w) => all(`SELECT rowid FROM calls_fts WHERE calls_fts MATCH '"${w}"' ORDER BY rowid`))
+    }
+  }
+
+  it('leaves the same rows, totals, checkpoints and index as writing the pages one by one', () => {
+    const pages = [
+      { scopeKey: 'a', records: [rec(1), rec(2), rec(3)], includeAnalysis: true, checkpoint: { p: 1 } },
+      // A call changed (text, time across an hour, analysis) in a later page of the same group.
+      { scopeKey: 'b', records: [rec(2, { title: 'değişti', callAt: rec(2).callAt + 7_200_000 }), rec(4)], includeAnalysis: true, checkpoint: { p: 2 } },
+      { scopeKey: 'a', records: [rec(3, { summary: 'değişti', analysis: [] }), rec(5)], includeAnalysis: false, checkpoint: { p: 3 } },
+      { scopeKey: 'a', records: [rec(2, { analysis: [{ key: 'yeni', friendlyName: 'Yeni', value: '1,5' }] }), rec(6)], includeAnalysis: true, checkpoint: { p: 4 } }
+    ]
+    const other = openCache(join(dir, 'one-by-one.db'), { clock })
+    try {
+      for (const c of [cache, other]) {
+        c.ensureScope('a', FILTERS)
+        c.ensureScope('b', { ...FILTERS, callTypes: ['Fatura'] })
+      }
+      // Known before the group: updates of stored calls take the other path.
+      for (const c of [cache, other]) c.writePage({ scopeKey: 'a', records: [rec(1, { title: 'eski' }), rec(5)], includeAnalysis: true, checkpoint: null })
+      const grouped = cache.writePages(pages)
+      const single = pages.map((p) => other.writePage(p))
+      expect(grouped).toEqual(single)
+      expect(snapshot(cache)).toEqual(snapshot(other))
+    } finally {
+      other.close()
+    }
+  })
+
+  it('rolls back the whole group on failure, and a new analysis key of it is stored again later', () => {
+    cache.ensureScope('a', FILTERS)
+    const withNewKey = rec(1, { analysis: [{ key: 'fresh', friendlyName: 'Fresh', value: 'x' }] })
+    expect(() =>
+      cache.writePages([
+        { scopeKey: 'a', records: [withNewKey], includeAnalysis: true, checkpoint: { p: 1 } },
+        { scopeKey: 'unknown', records: [rec(2)], includeAnalysis: true, checkpoint: { p: 2 } }
+      ])
+    ).toThrow(CallsightError)
+    expect(cache.db.prepare('SELECT count(*) FROM calls').pluck().get()).toBe(0)
+    expect(cache.getCheckpoint('a')).toBeNull()
+    cache.writePage({ scopeKey: 'a', records: [withNewKey], includeAnalysis: true, checkpoint: { p: 1 } })
+    expect(cache.getCall('call-1')!.analysis).toEqual(withNewKey.analysis)
   })
 })
 
