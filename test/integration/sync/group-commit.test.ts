@@ -14,7 +14,7 @@ const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalys
 
 /** Holds the service's answers and lets them go three at a time, as a burst of fast replies would arrive. */
 function bursty(inner: SyncSource): SyncSource {
-  let waiting: Array<() => void> = []
+  const waiting: Array<() => void> = []
   const release = (): void => {
     for (const go of waiting.splice(0)) go()
   }
