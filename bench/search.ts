@@ -237,20 +237,21 @@ export const run: BenchFn = async (ctx) => {
     ] as Array<[string, SearchQuery, string]>) {
       measure(`facets: ${label}`, () => search.facets(q, key, 'Europe/Istanbul'), () => like.facets(q, key), 300)
     }
-    // The in-memory facet columns are read again after any write: the first facets after a
-    // page was stored pay for that. An unchanged page still counts as a write.
-    const again = cache.db.prepare('SELECT call_id FROM calls LIMIT 1').pluck().get() as string
+    // During a sync, facets follow each stored page: the in-memory columns read again only
+    // the calls the page added or changed (the cache's change journal).
+    const extra = prng(4242)
     const firstAfterWrite: number[] = []
+    search.facets(Q({ text: COMMON_TERM }), 'sentiment', 'Europe/Istanbul')
     for (let i = 0; i < Math.min(iters, 5); i++) {
-      const rec = cache.getCall(again)!
-      cache.writePage({ scopeKey: 'all', records: [rec], includeAnalysis: true, checkpoint: { next: n } })
+      const page = Array.from({ length: 100 }, (_, k) => makeCall(n + i * 100 + k, n, extra).record)
+      cache.writePages([{ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: n + i * 100 } }])
       const t0 = performance.now()
       search.facets(Q({ text: COMMON_TERM }), 'sentiment', 'Europe/Istanbul')
       firstAfterWrite.push(performance.now() - t0)
     }
     rows.push({
-      metric: `facets: text common "${COMMON_TERM}", key sentiment, first after a write (columns re-read) p50`,
-      value: percentile(firstAfterWrite, 50),
+      metric: `facets: text common "${COMMON_TERM}", key sentiment, right after a page of 100 new calls was stored p95`,
+      value: percentile(firstAfterWrite, 95),
       unit: 'ms',
       target: 300,
       targetKind: 'max'

@@ -67,6 +67,10 @@ interface ScopeRowDb {
 
 const FiltersJson = ScopeStatus.shape.filters
 
+/** The change journal keeps this many writes, and at most this many touched ids. */
+const JOURNAL_ENTRIES = 1000
+const JOURNAL_TOUCHED = 200_000
+
 function parseJson(text: string): unknown {
   return JSON.parse(text) as unknown
 }
@@ -87,6 +91,10 @@ export class CallCache {
   private readonly writer: RecordWriter | null
   private readonly scopeIds = new Map<string, number>()
   private writes = 0
+  /** What each recent write changed, by generation (see changesSince). */
+  private readonly journal: Array<{ generation: number; newFrom: number | null; touched: readonly number[] }> = []
+  /** Generations at or below this one are not in the journal. */
+  private journalFloor = 0
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
@@ -132,6 +140,35 @@ export class CallCache {
     db.prepare("UPDATE sync_runs SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'running'").run(this.clock.now())
   }
 
+  private record(newFrom: number | null, touched: readonly number[]): void {
+    this.journal.push({ generation: this.writes, newFrom, touched })
+    let kept = 0
+    for (const e of this.journal) kept += e.touched.length
+    while (this.journal.length > JOURNAL_ENTRIES || kept > JOURNAL_TOUCHED) {
+      const dropped = this.journal.shift()!
+      kept -= dropped.touched.length
+      this.journalFloor = dropped.generation
+    }
+  }
+
+  /**
+   * What this connection's writes since `generation` changed: calls with ids from `newFrom`
+   * on are new, `touched` ones were stored before and changed (content or scopes). Null when
+   * that is not known (too long ago, or the cache was cleared): read everything again.
+   * Other connections' writes are not in it; readers also watch PRAGMA data_version.
+   */
+  changesSince(generation: number): { newFrom: number | null; touched: number[] } | null {
+    if (generation < this.journalFloor || generation > this.writes) return null
+    let newFrom: number | null = null
+    const touched: number[] = []
+    for (const e of this.journal) {
+      if (e.generation <= generation) continue
+      if (e.newFrom !== null && (newFrom === null || e.newFrom < newFrom)) newFrom = e.newFrom
+      for (const id of e.touched) touched.push(id)
+    }
+    return { newFrom, touched }
+  }
+
   /** Changes whenever this connection wrote; search caches key on it. */
   get generation(): number {
     return this.writes
@@ -172,6 +209,8 @@ export class CallCache {
     try {
       const counts = this.pageTx.immediate(inputs)
       this.writes++
+      const writer = this.requireWriter()
+      this.record(writer.newFrom, writer.touched)
       return counts
     } catch (e) {
       this.writer?.rolledBack()
@@ -205,6 +244,7 @@ export class CallCache {
       .prepare('INSERT INTO sync_scopes (scope_key, filters) VALUES (?, ?) ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters')
       .run(scopeKey, json)
     this.writes++
+    this.record(null, [])
   }
 
   getCheckpoint(scopeKey: string): unknown {
@@ -333,6 +373,7 @@ export class CallCache {
     this.requireWriter()
     this.db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
     this.writes++
+    this.record(null, [])
   }
 
   /** Empties the cache (calls, scopes, runs, catalog) and gives the space back. */
@@ -348,6 +389,8 @@ export class CallCache {
     }).immediate()
     this.scopeIds.clear()
     this.writes++
+    this.journal.length = 0
+    this.journalFloor = this.writes
     this.db.exec('VACUUM')
     this.db.pragma('wal_checkpoint(TRUNCATE)')
   }

@@ -52,6 +52,10 @@ export class RecordWriter {
   private readonly ftsInsert: Database.Statement<[string]>
   /** Index rows of the transaction by call id, written at its end (see finish()). */
   private readonly pendingFts = new Map<number, [string, string, string]>()
+  /** The first id given to a new call in this transaction, if any. */
+  newFrom: number | null = null
+  /** Calls stored before this transaction that it changed or added to a scope. */
+  touched: number[] = []
   /** Calls whose index row from before the transaction must go. */
   private readonly staleFts: number[] = []
   private readonly members: BulkInsert
@@ -120,6 +124,8 @@ export class RecordWriter {
 
   /** Starts a transaction's worth of pages: forgets what a failed one left (it rolled back). */
   begin(): void {
+    this.newFrom = null
+    this.touched = []
     this.keyStats.clear()
     this.totals.reset()
     this.pendingFts.clear()
@@ -180,6 +186,7 @@ export class RecordWriter {
       let id: number
       if (old === undefined) {
         id = next++
+        if (this.newFrom === null) this.newFrom = id
         // The same callId twice in one page: the later copy is an update of the first.
         known.set(r.callId, { call_id: r.callId, id, call_at: r.callAt, base_hash: base, analysis_hash: ana })
         this.totals.call(hourOf(r.callAt), 1)
@@ -192,7 +199,10 @@ export class RecordWriter {
         id = old.id
         // The first copy may still wait in the bulk buffers; it must be stored before an update.
         if (newInPage.has(r.callId)) flush()
-        if (this.update(old, r, extra, base, ana, now)) counts.updated++
+        if (this.update(old, r, extra, base, ana, now)) {
+          counts.updated++
+          if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
+        }
         else counts.unchanged++
       }
       memberValues.push(id, scopeId)
@@ -263,7 +273,11 @@ export class RecordWriter {
         this.memberChecks.set(ids.length, stmt)
       }
       const already = new Set(stmt.all(scopeId, ...ids))
-      for (const id of ids) if (!already.has(id)) this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
+      for (const id of ids) {
+        if (already.has(id)) continue
+        this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
+        if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
+      }
     }
   }
 

@@ -135,10 +135,10 @@ export class FacetCounter {
   constructor(
     private readonly cache: CallCache,
     private readonly statements: StatementCache,
-    stamp: () => number,
+    dataVersion: () => number,
     private readonly scanShare = SCAN_SHARE
   ) {
-    this.columns = new CallColumns(cache.db, stamp)
+    this.columns = new CallColumns(cache, dataVersion)
   }
 
   /**
@@ -233,19 +233,21 @@ export class FacetCounter {
     if (keyIds.length === 0) return []
     const col = this.columns.values(keyIds, numeric)
     const bits = matches.bitmap(this.columns.quarters().length)
-    const { calls } = col
+    const { calls, length } = col
+    // A removed item has call -1: never in the bitmap, and skipped when everything matches.
+    const keep = (c: number): boolean => (bits === null ? c >= 0 : bits[c] === 1)
     if (col.nums !== null) {
-      const values = new Float64Array(calls.length)
+      const values = new Float64Array(length)
       let n = 0
-      for (let i = 0; i < calls.length; i++) {
+      for (let i = 0; i < length; i++) {
         const v = col.nums[i]!
-        if (!Number.isNaN(v) && (bits === null || bits[calls[i]!] === 1)) values[n++] = v
+        if (!Number.isNaN(v) && keep(calls[i]!)) values[n++] = v
       }
       return numericBuckets(values.subarray(0, n), null)
     }
     const codes = col.codes!
     const perCode = new Uint32Array(col.dict.length)
-    for (let i = 0; i < calls.length; i++) if (bits === null || bits[calls[i]!] === 1) perCode[codes[i]!]!++
+    for (let i = 0; i < length; i++) if (keep(calls[i]!)) perCode[codes[i]!]!++
     const counts = new Map<string, number>()
     perCode.forEach((n, c) => {
       if (n > 0) counts.set(col.dict[c]!, n)

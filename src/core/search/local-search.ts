@@ -79,7 +79,7 @@ class SqliteSearch implements LocalSearch {
     this.db = cache.db
     this.statements = new StatementCache(this.db)
     this.estimator = new Estimator(this.db)
-    this.facetCounter = new FacetCounter(cache, this.statements, () => this.dataStamp(), facetScanShare)
+    this.facetCounter = new FacetCounter(cache, this.statements, () => this.db.pragma('data_version', { simple: true }) as number, facetScanShare)
   }
 
   /** Moves with every write: this connection's own, and other connections' (data_version). */
