@@ -16,6 +16,8 @@ export class QueryState {
   count: number | null = null
   /** Position past the last row, once a walk ran off the end. */
   end: number | null = null
+  /** A byte per call id, 1 where the call matches: built for the first long jump, kept for the next. */
+  matchBits: Uint8Array | null = null
 
   constructor(readonly plan: PlanKind) {}
 

@@ -81,6 +81,7 @@ export class CallColumns {
   private generation = Number.NaN
   private dataVersion = Number.NaN
   private quarterById: Int32Array | null = null
+  private idsByDate: Int32Array | null = null
   private masks: { key: string; groups: readonly (readonly number[])[]; masks: Uint32Array } | null = null
   private readonly valueColumns = new Map<string, { keyIds: string; numeric: boolean; col: ValueColumn }>()
 
@@ -94,6 +95,7 @@ export class CallColumns {
   }
 
   private dropAll(): void {
+    this.idsByDate = null
     this.quarterById = null
     this.masks = null
     this.valueColumns.clear()
@@ -112,6 +114,8 @@ export class CallColumns {
 
   /** Reads again the calls from `newFrom` on and the `touched` ones, in every column built. */
   private apply(newFrom: number | null, touched: readonly number[]): void {
+    // Where new or moved calls fall in the date order is cheaper to read again than to merge.
+    this.idsByDate = null
     const json = JSON.stringify(touched)
     const from = newFrom ?? Number.MAX_SAFE_INTEGER
     const maxId = (this.db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
@@ -157,6 +161,16 @@ export class CallColumns {
       const where = `key_id IN (${entry.keyIds}) AND (call >= ? OR call IN (SELECT value FROM json_each(?)))`
       this.readValues(entry.numeric, where, [from, json], col)
     }
+  }
+
+  /** Every call id in (call_at, call_id) order, ascending: offsets in date order for deep jumps. */
+  byDate(): Int32Array {
+    this.check()
+    if (this.idsByDate) return this.idsByDate
+    this.idsByDate = parseIntList(
+      this.db.prepare('SELECT group_concat(id) FROM (SELECT id FROM calls INDEXED BY calls_by_date ORDER BY call_at, call_id)').pluck().get() as string | null
+    )
+    return this.idsByDate
   }
 
   /** Quarter hour (⌊call_at / 15 min⌋) by call id; NO_CALL where no call has the id. */

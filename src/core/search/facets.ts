@@ -2,7 +2,7 @@ import { DateTime, IANAZone } from 'luxon'
 import type { AnalysisKeyInfo, Facets } from '../../shared/domain'
 import { HOUR_MS, hourOf, type CallCache } from '../cache'
 import { CallsightError } from '../errors'
-import { CallColumns, MAX_MASK_TYPES, NO_CALL, parseIntList, QUARTER_MS } from './columns'
+import { type CallColumns, MAX_MASK_TYPES, NO_CALL, parseIntList, QUARTER_MS } from './columns'
 import type { CompiledQuery } from './compile'
 import type { StatementCache } from './statements'
 
@@ -97,7 +97,7 @@ const byCountThenValue = (x: { value: string; count: number }, y: { value: strin
   y.count - x.count || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0)
 
 /** The calls a query matches, for counting against the columns; null when every call matches. */
-class MatchSet {
+export class MatchSet {
   private cached: Int32Array | null | undefined
   private bits: Uint8Array | null = null
 
@@ -130,16 +130,12 @@ class MatchSet {
 }
 
 export class FacetCounter {
-  private readonly columns: CallColumns
-
   constructor(
     private readonly cache: CallCache,
     private readonly statements: StatementCache,
-    dataVersion: () => number,
+    private readonly columns: CallColumns,
     private readonly scanShare = SCAN_SHARE
-  ) {
-    this.columns = new CallColumns(cache, dataVersion)
-  }
+  ) {}
 
   /**
    * `total` may be null when the query is known to match many calls: the match list, which

@@ -13,8 +13,9 @@ import type { CallRowDb } from '../cache/records'
 import { CallsightError } from '../errors'
 import { ANCHOR_STEP, QueryState, StateCache } from './anchors'
 import { compileQuery, type CompiledQuery } from './compile'
-import { FacetCounter } from './facets'
-import { buildSelect, choosePlan, Estimator, keyColumns, walkThreshold, type JumpKind, type PlanKind, type SortKey } from './plan'
+import { CallColumns } from './columns'
+import { FacetCounter, MatchSet, matchedIds } from './facets'
+import { buildSelect, choosePlan, Estimator, keyColumns, walkThreshold, type PlanKind, type SortKey } from './plan'
 import { StatementCache } from './statements'
 
 /** A key is numeric when at least this share of its values parse as numbers. */
@@ -22,7 +23,7 @@ const NUMERIC_SHARE = 0.95
 /** Below this many records, export lists exactly the analysis keys the selection holds. */
 const EXACT_KEYS_LIMIT = 50_000
 const MAX_LIMIT = 1000
-/** Jumps at least this long test membership against the whole match set (see JumpKind). */
+/** A walk-plan page this far from a known position is served from the query's match bitmap (pageFromBits). */
 const LONG_JUMP = 20 * ANCHOR_STEP
 
 const ROW_COLUMNS = 'c.call_id AS call_id, c.call_at AS call_at, c.call_date AS call_date, c.title AS title, substr(c.summary, 1, 240) AS preview, c.analysis_count AS analysis_count'
@@ -36,6 +37,17 @@ interface PageRowDb {
   analysis_count: number
   k0: number
   k1: string | number
+}
+
+function toRow(r: PageRowDb): CallRow {
+  return {
+    callId: r.call_id,
+    callAt: r.call_at,
+    callDate: r.call_date,
+    title: r.title,
+    summaryPreview: r.preview,
+    analysisCount: r.analysis_count
+  }
 }
 
 export interface ExportIteration {
@@ -70,6 +82,7 @@ class SqliteSearch implements LocalSearch {
   private totalCalls = 0
   private readonly estimates = new Map<string, number>()
   private readonly facetCounter: FacetCounter
+  private readonly columns: CallColumns
 
   constructor(
     private readonly cache: CallCache,
@@ -79,7 +92,8 @@ class SqliteSearch implements LocalSearch {
     this.db = cache.db
     this.statements = new StatementCache(this.db)
     this.estimator = new Estimator(this.db)
-    this.facetCounter = new FacetCounter(cache, this.statements, () => this.db.pragma('data_version', { simple: true }) as number, facetScanShare)
+    this.columns = new CallColumns(cache, () => this.db.pragma('data_version', { simple: true }) as number)
+    this.facetCounter = new FacetCounter(cache, this.statements, this.columns, facetScanShare)
   }
 
   /** Moves with every write: this connection's own, and other connections' (data_version). */
@@ -107,7 +121,7 @@ class SqliteSearch implements LocalSearch {
 
   private prepare(query: SearchQuery): { q: CompiledQuery; state: QueryState; estimate: number } {
     this.fresh()
-    const q = compileQuery(this.cache, this.parse(query), { expand: (p) => this.estimator.expand(p) })
+    const q = compileQuery(this.cache, this.parse(query), { expand: (p) => this.estimator.expand(p, this.dataStamp()) })
     const stateKey = JSON.stringify([q.where, q.params, q.match, q.sort])
     let estimate = this.estimates.get(stateKey)
     if (estimate === undefined) {
@@ -138,13 +152,15 @@ class SqliteSearch implements LocalSearch {
     const { q, state, estimate } = this.prepare(query)
     if (q.empty || (state.count !== null && offset >= state.count)) return { offset, rows: [] }
     const plan = choosePlan(q, estimate, this.totalCalls, limit)
+    if (plan === 'walk' && (state.matchBits !== null || q.costlyProbe || offset - state.nearest(offset).position >= this.longJump)) {
+      return this.pageFromBits(q, state, offset, limit)
+    }
     const start = this.seek(q, state, plan, offset)
     if (start === null) return { offset, rows: [] }
-    const kind: JumpKind = plan === 'walk' && q.costlyProbe ? 'walkset' : plan
     // Order and cut on the keys alone, then read the page's rows: a sort then carries
     // three small values per match instead of the displayed columns.
-    const inner = buildSelect(q, kind, `c.id AS rid, ${keyColumns(kind)}`, start.key, `LIMIT ${limit} OFFSET ${start.skip}`)
-    const dir = q.sort === 'date_asc' || kind === 'relevance' ? '' : ' DESC'
+    const inner = buildSelect(q, plan, `c.id AS rid, ${keyColumns(plan)}`, start.key, `LIMIT ${limit} OFFSET ${start.skip}`)
+    const dir = q.sort === 'date_asc' || plan === 'relevance' ? '' : ' DESC'
     const sel = {
       sql: `SELECT ${ROW_COLUMNS}, x.k0 AS k0, x.k1 AS k1 FROM (${inner.sql}) x CROSS JOIN calls c ON c.id = x.rid ORDER BY x.k0${dir}, x.k1${dir}`,
       params: inner.params
@@ -152,19 +168,7 @@ class SqliteSearch implements LocalSearch {
     const rows = this.statements.get(sel.sql).all(...sel.params) as PageRowDb[]
     const last = rows[rows.length - 1]
     if (last) state.remember(offset + rows.length, [last.k0, last.k1] as SortKey)
-    return {
-      offset,
-      rows: rows.map(
-        (r): CallRow => ({
-          callId: r.call_id,
-          callAt: r.call_at,
-          callDate: r.call_date,
-          title: r.title,
-          summaryPreview: r.preview,
-          analysisCount: r.analysis_count
-        })
-      )
-    }
+    return { offset, rows: rows.map(toRow) }
   }
 
   /**
@@ -180,8 +184,7 @@ class SqliteSearch implements LocalSearch {
     if (offset - position < ANCHOR_STEP) return { key, skip: offset - position }
     const target = Math.floor(offset / ANCHOR_STEP) * ANCHOR_STEP
     if (plan === 'scan' || plan === 'walk') {
-      const jump: JumpKind = plan === 'walk' && (q.costlyProbe || target - position >= this.longJump) ? 'walkset' : plan
-      const sel = buildSelect(q, jump, keyColumns(jump), key, `LIMIT 1 OFFSET ${target - position - 1}`)
+      const sel = buildSelect(q, plan, keyColumns(plan), key, `LIMIT 1 OFFSET ${target - position - 1}`)
       const row = this.statements.get(sel.sql).get(...sel.params) as { k0: number; k1: string | number } | undefined
       if (!row) return null
       key = [row.k0, row.k1] as SortKey
@@ -203,6 +206,38 @@ class SqliteSearch implements LocalSearch {
     if (key === null) return null
     state.setAnchor(target / ANCHOR_STEP, key)
     return { key, skip: offset - target }
+  }
+
+  /**
+   * A page in date order from the query's match bitmap (one read of the match list, kept
+   * with the query) and the ids in date order held in memory: the page's ids are found by
+   * a walk of a few ns a call, then read by id. SQLite would build the match set for the
+   * statement and test the date index against it row by row (~200 ms at 500,000 rows deep
+   * in 1,000,000 calls), or probe FTS5 once per row from the nearest anchor.
+   */
+  private pageFromBits(q: CompiledQuery, state: QueryState, offset: number, limit: number): SearchPage {
+    const bits = (state.matchBits ??= new MatchSet(matchedIds(q), this.statements).bitmap(this.totalCalls + 1))
+    if (bits === null) return { offset, rows: [] }
+    const order = this.columns.byDate()
+    const ids: number[] = []
+    let seen = 0
+    const take = (id: number): boolean => {
+      if (bits[id] !== 1) return false
+      if (seen++ >= offset) ids.push(id)
+      return ids.length === limit
+    }
+    if (q.sort === 'date_asc') {
+      for (let i = 0; i < order.length; i++) if (take(order[i]!)) break
+    } else {
+      for (let i = order.length - 1; i >= 0; i--) if (take(order[i]!)) break
+    }
+    if (ids.length < limit && state.count === null) state.count = seen
+    if (ids.length === 0) return { offset, rows: [] }
+    const rows = this.statements
+      .get(`SELECT c.id AS id, ${ROW_COLUMNS} FROM calls c WHERE c.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as Array<PageRowDb & { id: number }>
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return { offset, rows: ids.flatMap((id) => { const r = byId.get(id); return r ? [toRow(r)] : [] }) }
   }
 
   count(query: SearchQuery): number {
