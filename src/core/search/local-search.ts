@@ -15,7 +15,7 @@ import { ANCHOR_STEP, QueryState, StateCache } from './anchors'
 import { compileQuery, type CompiledQuery } from './compile'
 import { CallColumns } from './columns'
 import { FacetCounter, MatchSet, matchedIds } from './facets'
-import { buildSelect, choosePlan, Estimator, keyColumns, walkThreshold, type PlanKind, type SortKey } from './plan'
+import { buildSelect, choosePlan, Estimator, keyColumns, walkThreshold, type Estimate, type PlanKind, type SortKey } from './plan'
 import { StatementCache } from './statements'
 
 /** A key is numeric when at least this share of its values parse as numbers. */
@@ -80,7 +80,7 @@ class SqliteSearch implements LocalSearch {
   private readonly estimator: Estimator
   private generation = -1
   private totalCalls = 0
-  private readonly estimates = new Map<string, number>()
+  private readonly estimates = new Map<string, Estimate>()
   private readonly facetCounter: FacetCounter
   private readonly columns: CallColumns
 
@@ -119,21 +119,27 @@ class SqliteSearch implements LocalSearch {
     return r.data
   }
 
-  private prepare(query: SearchQuery): { q: CompiledQuery; state: QueryState; estimate: number } {
+  private prepare(query: SearchQuery): { q: CompiledQuery; state: QueryState; estimate: number; matchIds: string | null } {
     this.fresh()
     const q = compileQuery(this.cache, this.parse(query), { expand: (p) => this.estimator.expand(p, this.dataStamp()) })
     const stateKey = JSON.stringify([q.where, q.params, q.match, q.sort])
+    const plan: PlanKind = q.match === null ? 'scan' : q.sort === 'relevance' && q.hasUserText ? 'relevance' : 'walk'
     let estimate = this.estimates.get(stateKey)
     if (estimate === undefined) {
       // Counted just past the walk threshold for a page of 100: all a plan needs to know.
+      // Relevance order has one plan whatever the count: nothing to count for it.
       const cap = walkThreshold(this.totalCalls, 100) + 1
-      estimate = q.match === null ? this.totalCalls : this.estimator.boundedCount(q.match, cap)
+      estimate =
+        q.match === null
+          ? { n: this.totalCalls, ids: null }
+          : plan === 'relevance'
+            ? { n: Number.NaN, ids: null }
+            : this.estimator.boundedCount(q.match, cap)
       this.estimates.set(stateKey, estimate)
     }
-    const plan: PlanKind = q.match === null ? 'scan' : q.sort === 'relevance' && q.hasUserText ? 'relevance' : 'walk'
     // Anchors depend only on the order, which walk and fts share; relevance has its own.
     const state = this.states.get(`${plan === 'relevance' ? 'r' : 'd'}${stateKey}`, () => new QueryState(plan))
-    return { q, state, estimate }
+    return { q, state, estimate: estimate.n, matchIds: estimate.ids }
   }
 
   resetCaches(): void {
@@ -149,17 +155,18 @@ class SqliteSearch implements LocalSearch {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
-    const { q, state, estimate } = this.prepare(query)
+    const { q, state, estimate, matchIds } = this.prepare(query)
     if (q.empty || (state.count !== null && offset >= state.count)) return { offset, rows: [] }
     const plan = choosePlan(q, estimate, this.totalCalls, limit)
     if (plan === 'walk' && (state.matchBits !== null || q.costlyProbe || offset - state.nearest(offset).position >= this.longJump)) {
       return this.pageFromBits(q, state, offset, limit)
     }
-    const start = this.seek(q, state, plan, offset)
+    const ids = plan === 'fts' ? matchIds : null
+    const start = this.seek(q, state, plan, offset, ids)
     if (start === null) return { offset, rows: [] }
     // Order and cut on the keys alone, then read the page's rows: a sort then carries
     // three small values per match instead of the displayed columns.
-    const inner = buildSelect(q, plan, `c.id AS rid, ${keyColumns(plan)}`, start.key, `LIMIT ${limit} OFFSET ${start.skip}`)
+    const inner = buildSelect(q, plan, `c.id AS rid, ${keyColumns(plan)}`, start.key, `LIMIT ${limit} OFFSET ${start.skip}`, ids)
     const dir = q.sort === 'date_asc' || plan === 'relevance' ? '' : ' DESC'
     const sel = {
       sql: `SELECT ${ROW_COLUMNS}, x.k0 AS k0, x.k1 AS k1 FROM (${inner.sql}) x CROSS JOIN calls c ON c.id = x.rid ORDER BY x.k0${dir}, x.k1${dir}`,
@@ -177,7 +184,7 @@ class SqliteSearch implements LocalSearch {
    * offset (date-index plans: LIMIT 1 OFFSET n, index-only inside SQLite; sorted plans:
    * one ordered read of the keys), and the page then skips fewer than ANCHOR_STEP rows.
    */
-  private seek(q: CompiledQuery, state: QueryState, plan: PlanKind, offset: number): { key: SortKey | null; skip: number } | null {
+  private seek(q: CompiledQuery, state: QueryState, plan: PlanKind, offset: number, matchIds: string | null): { key: SortKey | null; skip: number } | null {
     const near = state.nearest(offset)
     const position = near.position
     let key = near.key
@@ -189,7 +196,7 @@ class SqliteSearch implements LocalSearch {
       if (!row) return null
       key = [row.k0, row.k1] as SortKey
     } else {
-      const sel = buildSelect(q, plan, keyColumns(plan), key, `LIMIT ${target - position}`)
+      const sel = buildSelect(q, plan, keyColumns(plan), key, `LIMIT ${target - position}`, matchIds)
       const stmt = this.statements.get(sel.sql).raw(true)
       let pos = position
       try {
@@ -241,9 +248,9 @@ class SqliteSearch implements LocalSearch {
   }
 
   count(query: SearchQuery): number {
-    const { q, state, estimate } = this.prepare(query)
+    const { q, state, estimate, matchIds } = this.prepare(query)
     if (q.empty) return 0
-    if (state.count === null) state.count = this.countOf(q, estimate)
+    if (state.count === null) state.count = matchIds !== null && q.where.length === 0 ? estimate : this.countOf(q, estimate)
     return state.count
   }
 

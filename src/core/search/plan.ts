@@ -36,13 +36,15 @@ export function choosePlan(q: CompiledQuery, estimate: number, total: number, li
 const TOP = '\u{10FFFF}'
 
 export class Estimator {
-  private readonly bounded: Database.Statement<[string, number], number>
+  private readonly bounded: Database.Statement<[string, number], [number, string | null]>
 
   private readonly terms: Database.Statement<[string, string, number], string>
 
   constructor(db: Database.Database) {
     this.terms = db.prepare<[string, string, number], string>('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?').pluck()
-    this.bounded = db.prepare<[string, number], number>('SELECT count(*) FROM (SELECT rowid FROM calls_fts WHERE calls_fts MATCH ? LIMIT ?)').pluck()
+    this.bounded = db.prepare<[string, number], [number, string | null]>(
+      'SELECT count(*), group_concat(rowid) FROM (SELECT rowid FROM calls_fts WHERE calls_fts MATCH ? LIMIT ?)'
+    ).raw(true)
   }
 
   private readonly expansions = new Map<string, string[] | null>()
@@ -75,12 +77,19 @@ export class Estimator {
    * 1,000,000 calls), while counting stops at the cap; the vocabulary serves prefix
    * expansion instead, where it lists the covered terms.
    */
-  boundedCount(match: string, cap: number): number {
-    return this.bounded.get(match, cap) ?? 0
-  }
-}
+  boundedCount(match: string, cap: number): Estimate {
+    const [n, ids] = this.bounded.get(match, cap) ?? [0, null]
+    // Under the cap the list is every match: the FTS plans then need not ask FTS5 again.
+    return { n, ids: n < cap ? `[${ids ?? ''}]` : null }
+  }}
 
 export type SortKey = [number, string] | [number, number]
+
+/** Matches of a MATCH expression counted up to a cap; `ids` (a JSON array) when all were counted. */
+export interface Estimate {
+  n: number
+  ids: string | null
+}
 
 export interface SqlPiece {
   sql: string
@@ -91,7 +100,7 @@ export interface SqlPiece {
  * One SELECT for a plan: `cols` over c (and calls_fts for the FTS plans), rows strictly
  * after `after` in sort order, in sort order. `tail` is appended (LIMIT / OFFSET).
  */
-export function buildSelect(q: CompiledQuery, plan: PlanKind, cols: string, after: SortKey | null, tail = ''): SqlPiece {
+export function buildSelect(q: CompiledQuery, plan: PlanKind, cols: string, after: SortKey | null, tail = '', matchIds: string | null = null): SqlPiece {
   const params: unknown[] = []
   const where: string[] = []
   const desc = q.sort !== 'date_asc'
@@ -105,6 +114,11 @@ export function buildSelect(q: CompiledQuery, plan: PlanKind, cols: string, afte
       where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
       params.push(q.match)
     }
+  } else if (plan === 'fts' && matchIds !== null) {
+    // The matches are known (Estimate.ids): read them by id instead of evaluating MATCH again.
+    from = 'calls c'
+    where.push('c.id IN (SELECT value FROM json_each(?))', ...q.where)
+    params.push(matchIds, ...q.params)
   } else {
     from = 'calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid'
     where.push('calls_fts MATCH ?', ...q.where)
