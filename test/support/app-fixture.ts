@@ -8,6 +8,7 @@ import type { EventPayload } from '../../src/shared/ipc/contract'
 import { createAppController } from '../../src/core/app/controller'
 import type { AppController, EventSink, PlatformServices, SettingsStore } from '../../src/core/app/platform'
 import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
+import type { Cipher } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
 import { createDemoProvider } from '../../src/main/demo'
@@ -62,6 +63,10 @@ export interface TestAppOptions {
   locale?: string
 }
 
+function insecureCipher(inner: Cipher): Cipher {
+  return { backend: 'basic_text', secure: false, encrypt: (p) => inner.encrypt(p), decrypt: (d) => inner.decrypt(d) }
+}
+
 export function createTestApp(opts: TestAppOptions = {}): TestApp {
   const userData = opts.userData ?? mkdtempSync(join(tmpdir(), 'callsight-app-'))
   const exportDir = join(userData, 'exports')
@@ -78,7 +83,9 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
   }
   const platform: PlatformServices = {
     paths: { userData, logs: join(userData, 'logs') },
-    cipher: createAesGcmCipher(randomBytes(32)),
+    // Without a secure key store the shell's cipher reports itself insecure (Electron's
+    // basic_text backend): the vault then keeps tokens in memory only.
+    cipher: persist ? createAesGcmCipher(randomBytes(32)) : insecureCipher(createAesGcmCipher(randomBytes(32))),
     tokenPersistence: persist
       ? { persist: true, notice: null }
       : { persist: false, notice: 'This computer has no secure key store, so you will sign in again next time.' },

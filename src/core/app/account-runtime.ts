@@ -27,6 +27,7 @@ export class AccountRuntime {
   private accountValue: Account
   readonly session: Session
   readonly limiter: TenantRateLimiter
+  private readonly vault: TokenVault
   private cacheValue: CallCache | null = null
   private searchValue: LocalSearch | null = null
 
@@ -45,10 +46,10 @@ export class AccountRuntime {
       clock: platform.clock,
       logger: platform.logger
     })
-    const vault = new TokenVault(platform.secretStore, platform.cipher, account.id, {
+    this.vault = new TokenVault(platform.secretStore, platform.cipher, account.id, {
       insecure: platform.tokenPersistence.persist ? 'refuse' : 'memoryOnly'
     })
-    this.session = new Session({ client, vault, clock: platform.clock, logger: platform.logger })
+    this.session = new Session({ client, vault: this.vault, clock: platform.clock, logger: platform.logger })
   }
 
   get account(): Account {
@@ -66,6 +67,17 @@ export class AccountRuntime {
     }
     this.limiters.forTenant(account.baseUrl, account.rateLimit)
     this.accountValue = account
+  }
+
+  /**
+   * Takes over the tokens of the runtime this one replaces (same account, rebuilt for a new
+   * zone). Persisted tokens would be found anyway; tokens kept in memory only (no secure key
+   * store) would otherwise be lost, and the user signed out by a settings change.
+   */
+  async adoptTokensFrom(previous: AccountRuntime): Promise<void> {
+    if (previous === this || previous.account.id !== this.account.id) return
+    const tokens = await previous.vault.load()
+    if (tokens) await this.vault.save(tokens)
   }
 
   get dbPath(): string {

@@ -144,9 +144,14 @@ export function createAppController(platform: PlatformServices): AppController {
       next.accounts = s.accounts.map((a) => (a.id === id ? updated : a))
       if (runtime?.account.id === id) {
         if (updated.zone !== current.zone) {
-          // The zone is part of how dates are sent and read: rebuild the client around it.
+          // The zone is part of how dates are sent and read: rebuild the client around it,
+          // with the tokens the old one holds (in memory only without a secure key store).
+          const previous = runtime
           const rt = activate(updated)
-          rebuilding = rt.session.restore().then(emitSession, () => emitSession())
+          rebuilding = rt
+            .adoptTokensFrom(previous)
+            .then(() => rt.session.restore())
+            .then(emitSession, () => emitSession())
         } else runtime.update(updated)
       }
     }

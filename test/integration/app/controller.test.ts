@@ -228,3 +228,28 @@ describe('signing in to a restricted tenant', () => {
     expect(existsSync(app2.userData)).toBe(true)
   })
 })
+
+describe('application controller without a secure key store (tokens in memory only)', () => {
+  let own: TestApp
+  beforeAll(() => {
+    own = createTestApp({ persistTokens: false })
+    app = own
+  })
+  afterAll(async () => {
+    await own.close()
+  })
+
+  it('stays signed in when the account zone changes (the tokens move to the rebuilt client)', async () => {
+    const demo = await own.platform.demo!.start()
+    const state = await call('session.signIn', { baseUrl: demo.baseUrl, username: 'demo', password: 'demo' })
+    expect(state.status).toBe('signedIn')
+    // Nothing was written where tokens would persist.
+    expect(own.platform.secretStore.get(`tokens:${state.account!.id}`)).toBeUndefined()
+    await call('settings.update', { account: { id: state.account!.id, zone: 'Europe/Berlin' } })
+    const after = await call('session.get', {})
+    expect(after.account?.zone).toBe('Europe/Berlin')
+    expect(after.status).toBe('signedIn')
+    const page = await call('remote.search', { query: { from: Date.now() - 7 * DAY, to: Date.now() }, skip: 0, take: 5 })
+    expect(page.records.length).toBeGreaterThan(0)
+  })
+})
