@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3'
-import type { CallRecord } from '../../shared/domain'
+import type { AnalysisItem, CallRecord } from '../../shared/domain'
 import { BulkInsert } from './bulk'
 import { foldForIndex } from './fold'
 import { parseNumeric } from './numeric'
-import { analysisHash, baseHash, extraJson } from './records'
+import { extraJson } from './records'
 import { FacetTotals, hourOf } from './totals'
 
 export interface PageCounts {
@@ -12,13 +12,30 @@ export interface PageCounts {
   unchanged: number
 }
 
+/** A call as stored, with what a page's copy is compared against. */
 interface Existing {
   call_id: string
   id: number
   call_at: number
-  base_hash: string
+  call_date: string
+  title: string
+  summary: string
+  extra: string
+  /** NULL until a page fetched with analysis carried the call ('' or, from before v3, a hash). */
   analysis_hash: string | null
+  /** The stored items, in order: read only when the page carries analysis. */
+  items: readonly AnalysisItem[]
 }
+
+interface StoredItemDb {
+  call: number
+  key: string
+  friendly_name: string
+  value: string
+}
+
+const sameItems = (a: readonly AnalysisItem[], b: readonly AnalysisItem[]): boolean =>
+  a.length === b.length && a.every((x, i) => x.key === b[i]!.key && x.friendlyName === b[i]!.friendlyName && x.value === b[i]!.value)
 
 const LOOKUP_CHUNK = 200
 
@@ -29,7 +46,8 @@ const LOOKUP_CHUNK = 200
  * lookup and of one membership insert.
  */
 export class RecordWriter {
-  private readonly lookups = new Map<number, Database.Statement<unknown[], Existing>>()
+  private readonly lookups = new Map<number, Database.Statement<unknown[], Omit<Existing, 'items'>>>()
+  private readonly itemLookups = new Map<number, Database.Statement<unknown[], StoredItemDb>>()
   private readonly nextId: Database.Statement<[], number>
   private readonly updateBase: Database.Statement
   private readonly updateAnalysisMeta: Database.Statement
@@ -98,18 +116,45 @@ export class RecordWriter {
     this.totals.reset()
   }
 
-  private existing(records: readonly CallRecord[]): Map<string, Existing> {
+  /**
+   * The page's calls already stored, by callId. A copy is compared with the stored fields
+   * themselves: hashing every new call's content (SHA-1, as versions before 3 did) cost more
+   * than a tenth of ingest, and reading a known call's fields back costs little.
+   */
+  private existing(records: readonly CallRecord[], includeAnalysis: boolean): Map<string, Existing> {
     const out = new Map<string, Existing>()
     for (let i = 0; i < records.length; i += LOOKUP_CHUNK) {
       const ids = records.slice(i, i + LOOKUP_CHUNK).map((r) => r.callId)
       let stmt = this.lookups.get(ids.length)
       if (!stmt) {
-        stmt = this.db.prepare<unknown[], Existing>(
-          `SELECT call_id, id, call_at, base_hash, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
+        stmt = this.db.prepare<unknown[], Omit<Existing, 'items'>>(
+          `SELECT call_id, id, call_at, call_date, title, summary, extra, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
         )
         this.lookups.set(ids.length, stmt)
       }
-      for (const row of stmt.all(ids)) out.set(row.call_id, row)
+      for (const row of stmt.all(ids)) out.set(row.call_id, { ...row, items: [] })
+    }
+    if (includeAnalysis && out.size > 0) {
+      const byId = new Map([...out.values()].map((e) => [e.id, e]))
+      const ids = [...byId.keys()]
+      for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
+        const chunk = ids.slice(i, i + LOOKUP_CHUNK)
+        let stmt = this.itemLookups.get(chunk.length)
+        if (!stmt) {
+          stmt = this.db.prepare<unknown[], StoredItemDb>(
+            `SELECT a.call AS call, k.key AS key, k.friendly_name AS friendly_name, a.value AS value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
+             WHERE a.call IN (${chunk.map(() => '?').join(',')}) ORDER BY a.call, a.ord`
+          )
+          this.itemLookups.set(chunk.length, stmt)
+        }
+        const items = new Map<number, AnalysisItem[]>()
+        for (const row of stmt.all(chunk)) {
+          let list = items.get(row.call)
+          if (!list) items.set(row.call, (list = []))
+          list.push({ key: row.key, friendlyName: row.friendly_name, value: row.value })
+        }
+        for (const [id, list] of items) byId.get(id)!.items = list
+      }
     }
     return out
   }
@@ -164,7 +209,7 @@ export class RecordWriter {
   /** One page, between begin() and finish(), inside the caller's transaction. */
   write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
-    const known = this.existing(records)
+    const known = this.existing(records, includeAnalysis)
     let next = this.nextId.get() ?? 1
     let callValues: unknown[] = []
     let analysisValues: unknown[] = []
@@ -180,18 +225,28 @@ export class RecordWriter {
     }
     for (const r of records) {
       const extra = extraJson(r.extra)
-      const base = baseHash(r, extra)
-      const ana = includeAnalysis ? analysisHash(r.analysis) : null
       const old = known.get(r.callId)
       let id: number
       if (old === undefined) {
         id = next++
         if (this.newFrom === null) this.newFrom = id
         // The same callId twice in one page: the later copy is an update of the first.
-        known.set(r.callId, { call_id: r.callId, id, call_at: r.callAt, base_hash: base, analysis_hash: ana })
+        const ana = includeAnalysis ? '' : null
+        known.set(r.callId, {
+          call_id: r.callId,
+          id,
+          call_at: r.callAt,
+          call_date: r.callDate,
+          title: r.title,
+          summary: r.summary,
+          extra,
+          analysis_hash: ana,
+          items: includeAnalysis ? r.analysis : []
+        })
         this.totals.call(hourOf(r.callAt), 1)
         newInPage.add(r.callId)
-        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, base, ana, now, now)
+        // base_hash stays '' (the column predates comparing fields; v1–2 rows keep theirs).
+        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, '', ana, now, now)
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
         this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : ''])
         counts.inserted++
@@ -199,7 +254,7 @@ export class RecordWriter {
         id = old.id
         // The first copy may still wait in the bulk buffers; it must be stored before an update.
         if (newInPage.has(r.callId)) flush()
-        if (this.update(old, r, extra, base, ana, now)) {
+        if (this.update(old, r, extra, includeAnalysis, now)) {
           counts.updated++
           if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
         }
@@ -214,14 +269,19 @@ export class RecordWriter {
     return counts
   }
 
-  /** Rewrites a known call when its content hash moved; false when nothing changed. */
-  private update(old: Existing, r: CallRecord, extra: string, base: string, ana: string | null, now: number): boolean {
-    const baseChanged = old.base_hash !== base
-    const anaChanged = ana !== null && old.analysis_hash !== ana
+  /**
+   * Rewrites a known call when its content differs from what is stored; false when nothing
+   * changed. Analysis is compared only when the page carries it (a page without analysis
+   * says nothing about it); a call first stored without analysis takes it the first time.
+   */
+  private update(old: Existing, r: CallRecord, extra: string, includeAnalysis: boolean, now: number): boolean {
+    const baseChanged =
+      old.call_at !== r.callAt || old.call_date !== r.callDate || old.title !== r.title || old.summary !== r.summary || old.extra !== extra
+    const anaChanged = includeAnalysis && (old.analysis_hash === null || !sameItems(old.items, r.analysis))
     if (!baseChanged && !anaChanged) return false
     const id = old.id
     if (baseChanged) {
-      this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, base, now, id)
+      this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, '', now, id)
       const from = hourOf(old.call_at)
       const to = hourOf(r.callAt)
       if (from !== to) {
@@ -234,6 +294,10 @@ export class RecordWriter {
         }
       }
       old.call_at = r.callAt
+      old.call_date = r.callDate
+      old.title = r.title
+      old.summary = r.summary
+      old.extra = extra
     }
     if (anaChanged) {
       for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value, old.value_num, -1)
@@ -241,15 +305,17 @@ export class RecordWriter {
       const values: unknown[] = []
       this.pushAnalysis(values, id, r)
       this.analysis.run(values)
-      this.updateAnalysisMeta.run(r.analysis.length, ana, now, id)
+      this.updateAnalysisMeta.run(r.analysis.length, '', now, id)
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
     const analysisText = anaChanged ? this.analysisText(r) : foldForIndex(this.analysisValues.all(id).join(' '))
     // Its stored row goes at the end of the transaction, unless it was written in this one.
     if (!this.pendingFts.has(id)) this.staleFts.push(id)
     this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
-    old.base_hash = base
-    if (ana !== null) old.analysis_hash = ana
+    if (anaChanged) {
+      old.analysis_hash = ''
+      old.items = r.analysis
+    }
     return true
   }
 

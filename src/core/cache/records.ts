@@ -1,24 +1,8 @@
-import { hash } from 'node:crypto'
-import type { AnalysisItem, CallRecord } from '../../shared/domain'
-
-/** Separators that cannot occur in JSON text or ordinary strings, so fields never run together. */
-const FS = '\u0001'
-const RS = '\u0002'
+import type { CallRecord } from '../../shared/domain'
 
 export function extraJson(extra: Record<string, unknown>): string {
   for (const _ in extra) return JSON.stringify(extra)
   return '{}'
-}
-
-/** Hash of everything but the analysis: a page without analysis can still be compared. */
-export function baseHash(r: CallRecord, extra: string): string {
-  return hash('sha1', `${r.callAt}${FS}${r.callDate}${FS}${r.title}${FS}${r.summary}${FS}${extra}`, 'base64')
-}
-
-export function analysisHash(items: readonly AnalysisItem[]): string {
-  let s = ''
-  for (const a of items) s += `${a.key}${FS}${a.friendlyName}${FS}${a.value}${RS}`
-  return hash('sha1', s, 'base64')
 }
 
 export interface CallRowDb {
