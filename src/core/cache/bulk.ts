@@ -31,6 +31,12 @@ export class BulkInsert {
   /** `values` holds rows back to back, `columns` values each. */
   run(values: readonly unknown[]): void {
     const total = values.length / this.columns
+    if (total === 0) return
+    // One chunk (the usual page): bind the array as it is, no copy.
+    if (total <= this.chunk) {
+      this.statement(total).run(values)
+      return
+    }
     for (let row = 0; row < total; row += this.chunk) {
       const n = Math.min(this.chunk, total - row)
       this.statement(n).run(values.slice(row * this.columns, (row + n) * this.columns))

@@ -201,9 +201,21 @@ export class RecordWriter {
     for (const id of this.staleFts) this.ftsDelete.run(id)
     this.staleFts.length = 0
     if (this.pendingFts.size === 0) return
-    const rows = [...this.pendingFts].sort((a, b) => a[0] - b[0]).map(([id, cols]) => [id, ...cols])
+    // New ids arrive in order; only changed calls of earlier pages need the sort.
+    let ids = [...this.pendingFts.keys()]
+    for (let i = 1; i < ids.length; i++) {
+      if (ids[i]! < ids[i - 1]!) {
+        ids = ids.sort((a, b) => a - b)
+        break
+      }
+    }
+    let json = '['
+    for (const id of ids) {
+      const [title, summary, analysis] = this.pendingFts.get(id)!
+      json += `${json.length > 1 ? ',' : ''}[${id},${JSON.stringify(title)},${JSON.stringify(summary)},${JSON.stringify(analysis)}]`
+    }
     this.pendingFts.clear()
-    this.ftsInsert.run(JSON.stringify(rows))
+    this.ftsInsert.run(`${json}]`)
   }
 
   /** One page, between begin() and finish(), inside the caller's transaction. */

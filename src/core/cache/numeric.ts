@@ -6,7 +6,14 @@
  */
 const NUMBER = /^[+-]?(?:\d+(?:[.,]\d+)?|[.,]\d+)(?:[eE][+-]?\d+)?$/
 
+/** Characters a number can start with: digits, sign, decimal dot or comma. */
+const startsNumber = (c: number): boolean => (c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 44
+
 export function parseNumeric(value: string): number | null {
+  // Most values are words: a printable ASCII first character that cannot start a number
+  // settles them (anything trim() would strip, ASCII or not, goes the long way).
+  const first = value.charCodeAt(0)
+  if (first > 32 && first < 128 && !startsNumber(first)) return null
   const s = value.trim()
   if (s.length === 0 || s.length > 40 || !NUMBER.test(s)) return null
   const n = Number(s.replace(',', '.'))

@@ -357,6 +357,10 @@ describe('parseNumeric', () => {
     expect(parseNumeric(' -3.5 ')).toBe(-3.5)
     expect(parseNumeric('0,35')).toBe(0.35)
     expect(parseNumeric('1e3')).toBe(1000)
+    // Whitespace of any kind before a number, ASCII or not, is trimmed as before.
+    expect(parseNumeric('\u00a012')).toBe(12)
+    expect(parseNumeric('\t7')).toBe(7)
+    expect(parseNumeric('.5')).toBe(0.5)
     for (const s of ['', 'abc', '1.000,5', '12 dk', '2025-01-01', '1,2,3', 'NaN', 'Infinity']) expect(parseNumeric(s)).toBeNull()
   })
 })
