@@ -31,7 +31,7 @@ function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[
  * Writes n generated calls in pages of 100 (as synced with analysis), `group` pages per
  * transaction: the sync engine stores pages that arrived together in one (up to 20).
  */
-function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; cpuPerSec: number; seconds: number } {
+function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; medianPerSec: number; cpuPerSec: number; seconds: number } {
   cache.ensureScope('all', ALL_SCOPE)
   cache.ensureScope('type:Fatura', TYPE_SCOPE)
   const rnd = prng(42)
@@ -39,11 +39,24 @@ function ingest(cache: CallCache, n: number, group: number, log: (l: string) => 
   let cpuUs = 0
   const faturaPage: CallRecord[] = []
   let held: WritePageInput[] = []
+  // Rates per block of calls, for a median that a pause of this shared machine cannot move.
+  const block = Math.max(100, n / 10)
+  const blockRates: number[] = []
+  let blockMs = 0
+  let blockCalls = 0
   const store = (): void => {
     const cpu = process.cpuUsage()
     const t = performance.now()
     cache.writePages(held)
-    writeMs += performance.now() - t
+    const ms = performance.now() - t
+    writeMs += ms
+    blockMs += ms
+    for (const p of held) if (p.scopeKey === 'all') blockCalls += p.records.length
+    if (blockCalls >= block) {
+      blockRates.push(blockCalls / (blockMs / 1000))
+      blockMs = 0
+      blockCalls = 0
+    }
     const used = process.cpuUsage(cpu)
     cpuUs += used.user + used.system
     held = []
@@ -63,7 +76,8 @@ function ingest(cache: CallCache, n: number, group: number, log: (l: string) => 
   }
   if (faturaPage.length) held.push({ scopeKey: 'type:Fatura', records: faturaPage, includeAnalysis: false, checkpoint: null })
   store()
-  return { callsPerSec: n / (writeMs / 1000), cpuPerSec: n / (cpuUs / 1e6), seconds: writeMs / 1000 }
+  if (blockCalls > 0 && blockMs > 0) blockRates.push(blockCalls / (blockMs / 1000))
+  return { callsPerSec: n / (writeMs / 1000), medianPerSec: percentile(blockRates, 50), cpuPerSec: n / (cpuUs / 1e6), seconds: writeMs / 1000 }
 }
 
 /** The same questions in naive SQL: LIKE on raw text (which cannot even fold Turkish), OFFSET paging. */
@@ -139,20 +153,20 @@ export const run: BenchFn = async (ctx) => {
       single.close()
     }
     rows.push({
-      metric: `ingest, one page of 100 per transaction (${(n / 5).toLocaleString('en')} calls + 10 items + FTS)`,
-      value: Math.round(one.callsPerSec),
+      metric: `ingest, one page of 100 per transaction (${(n / 5).toLocaleString('en')} calls + 10 items + FTS), median of 10 blocks`,
+      value: Math.round(one.medianPerSec),
       unit: 'calls/s',
-      note: `wall clock; ${Math.round(one.cpuPerSec)} calls per CPU-second`
+      note: `whole run ${Math.round(one.callsPerSec)} calls/s; ${Math.round(one.cpuPerSec)} calls per CPU-second`
     })
     ctx.log(`ingesting ${n.toLocaleString('en')} calls with 10 analysis items each`)
     const ing = ingest(cache, n, 20, ctx.log)
     rows.push({
-      metric: 'ingest, pages of 100 stored 20 per transaction as they arrive (calls + 10 items + FTS)',
-      value: Math.round(ing.callsPerSec),
+      metric: 'ingest, pages of 100 stored 20 per transaction as they arrive (calls + 10 items + FTS), median of 10 blocks',
+      value: Math.round(ing.medianPerSec),
       unit: 'calls/s',
       target: 20_000,
       targetKind: 'min',
-      note: `wall clock over ${ing.seconds.toFixed(1)} s; ${Math.round(ing.cpuPerSec)} calls per CPU-second`
+      note: `whole run ${Math.round(ing.callsPerSec)} calls/s over ${ing.seconds.toFixed(1)} s of writes; ${Math.round(ing.cpuPerSec)} calls per CPU-second`
     })
     const t = performance.now()
     cache.optimizeIndex()
