@@ -158,7 +158,12 @@ class SqliteSearch implements LocalSearch {
     const { q, state, estimate, matchIds } = this.prepare(query)
     if (q.empty || (state.count !== null && offset >= state.count)) return { offset, rows: [] }
     const plan = choosePlan(q, estimate, this.totalCalls, limit)
-    if (plan === 'walk' && (state.matchBits !== null || q.costlyProbe || offset - state.nearest(offset).position >= this.longJump)) {
+    // From the match bitmap: a long jump (building the bitmap), any jump past an anchor step
+    // once the bitmap exists (the count may have built it), and every page of a prefix too
+    // wide to probe row by row. Reading on stays with the date-index walk: it needs no
+    // in-memory date order, which a write drops.
+    const gap = offset - state.nearest(offset).position
+    if (plan === 'walk' && (q.costlyProbe || gap >= this.longJump || (state.matchBits !== null && gap >= ANCHOR_STEP))) {
       return this.pageFromBits(q, state, offset, limit)
     }
     const ids = plan === 'fts' ? matchIds : null
@@ -250,7 +255,16 @@ class SqliteSearch implements LocalSearch {
   count(query: SearchQuery): number {
     const { q, state, estimate, matchIds } = this.prepare(query)
     if (q.empty) return 0
-    if (state.count === null) state.count = matchIds !== null && q.where.length === 0 ? estimate : this.countOf(q, estimate)
+    if (state.count !== null) return state.count
+    if (matchIds !== null && q.where.length === 0) state.count = estimate
+    else if (state.plan === 'walk' && q.match !== null && estimate > walkThreshold(this.totalCalls, 100)) {
+      // A common word in date order: the match list costs ~3× the bare count, and it is what
+      // deep pages need, so the count (which the app asks for with the first page) builds the
+      // bitmap they use; the first drag of the scrollbar is then as fast as the next.
+      const matches = new MatchSet(matchedIds(q), this.statements)
+      state.matchBits = matches.bitmap(this.totalCalls + 1)
+      state.count = matches.list()?.length ?? this.countOf(q, estimate)
+    } else state.count = this.countOf(q, estimate)
     return state.count
   }
 

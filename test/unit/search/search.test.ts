@@ -179,6 +179,19 @@ describe('paging', () => {
     }
   })
 
+  it('after the count of a common word, pages far apart come from its match bitmap, in order', () => {
+    for (const input of [{ text: 'fatura ' }, { text: 'fatura ', sort: 'date_asc' as const, direction: 1 as const }]) {
+      const q = Q(input)
+      const want = brute(fx, q)
+      const s = createSearch(fx.cache)
+      expect(s.explain(q, 50).plan).toBe('walk')
+      expect(s.count(q)).toBe(want.length)
+      for (const offset of [want.length - 30, 1000, 2100, 5, 1999, want.length + 10]) {
+        expect(s.page(q, offset, 50).rows.map((r) => r.callId), `offset ${offset}`).toEqual(want.slice(offset, offset + 50))
+      }
+    }
+  })
+
   it('chooses the date walk for a common term and the index for a rare one', () => {
     expect(search.explain(Q({ text: 'fatura ' }), 100).plan).toBe('walk')
     expect(search.explain(Q({ text: 'refund ' }), 100).plan).toBe('fts')
