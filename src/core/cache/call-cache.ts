@@ -95,6 +95,8 @@ export class CallCache {
   private readonly journal: Array<{ generation: number; newFrom: number | null; touched: readonly number[] }> = []
   /** Generations at or below this one are not in the journal. */
   private journalFloor = 0
+  /** Touched ids held by the journal, kept as entries come and go. */
+  private journalTouched = 0
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
@@ -142,11 +144,10 @@ export class CallCache {
 
   private record(newFrom: number | null, touched: readonly number[]): void {
     this.journal.push({ generation: this.writes, newFrom, touched })
-    let kept = 0
-    for (const e of this.journal) kept += e.touched.length
-    while (this.journal.length > JOURNAL_ENTRIES || kept > JOURNAL_TOUCHED) {
+    this.journalTouched += touched.length
+    while (this.journal.length > JOURNAL_ENTRIES || this.journalTouched > JOURNAL_TOUCHED) {
       const dropped = this.journal.shift()!
-      kept -= dropped.touched.length
+      this.journalTouched -= dropped.touched.length
       this.journalFloor = dropped.generation
     }
   }
@@ -390,6 +391,7 @@ export class CallCache {
     this.scopeIds.clear()
     this.writes++
     this.journal.length = 0
+    this.journalTouched = 0
     this.journalFloor = this.writes
     this.db.exec('VACUUM')
     this.db.pragma('wal_checkpoint(TRUNCATE)')

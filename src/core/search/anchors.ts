@@ -1,3 +1,4 @@
+import type { MatchSet } from './facets'
 import type { PlanKind, SortKey } from './plan'
 
 /** Rows between two stored anchors. */
@@ -16,8 +17,8 @@ export class QueryState {
   count: number | null = null
   /** Position past the last row, once a walk ran off the end. */
   end: number | null = null
-  /** A byte per call id, 1 where the call matches: built for the first long jump, kept for the next. */
-  matchBits: Uint8Array | null = null
+  /** The query's matches, read once for whoever needs them first: a common word's count, facets, a long jump. */
+  matches: MatchSet | null = null
 
   constructor(readonly plan: PlanKind) {}
 

@@ -101,10 +101,16 @@ export class MatchSet {
   private cached: Int32Array | null | undefined
   private bits: Uint8Array | null = null
 
+  /** `ids`: the query's matchedIds(). Kept with the query's state, so count, facets and deep pages share one read. */
   constructor(
-    private readonly ids: Sql | null,
+    readonly ids: Sql | null,
     private readonly statements: StatementCache
   ) {}
+
+  /** Whether the list was read already. */
+  get read(): boolean {
+    return this.cached !== undefined
+  }
 
   list(): Int32Array | null {
     if (this.cached === undefined) {
@@ -137,17 +143,11 @@ export class FacetCounter {
     private readonly scanShare = SCAN_SHARE
   ) {}
 
-  /**
-   * `total` may be null when the query is known to match many calls: the match list, which
-   * the columns need anyway, is then the count (one read of the index instead of two).
-   */
-  compute(q: CompiledQuery, knownTotal: number | null, allCalls: number, analysisKey: string | null, keyInfo: AnalysisKeyInfo | undefined, zone: string): Facets {
+  /** `matches`: the query's match set (for a common word the count has read it already). */
+  compute(q: CompiledQuery, total: number, allCalls: number, analysisKey: string | null, keyInfo: AnalysisKeyInfo | undefined, zone: string, matches: MatchSet): Facets {
     if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
-    if (q.empty || knownTotal === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
-    const ids = matchedIds(q)
-    const matches = new MatchSet(ids, this.statements)
-    const total = knownTotal ?? matches.list()?.length ?? (this.statements.get('SELECT count(*) FROM calls').pluck().get() as number)
-    if (total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
+    if (q.empty || total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
+    const ids = matches.ids
     const scan = ids === null || total > this.scanShare * allCalls
     // Many matches: one read of the match list, counted against the in-memory columns. The
     // SQL scan form (each facet reading its own table and testing rows against a match set
@@ -166,8 +166,7 @@ export class FacetCounter {
       perValue: !wantValues
         ? []
         : ((totals && q.from === null && q.to === null ? this.perValueFromTotals(analysisKey, keyInfo.numeric) : null) ??
-          (scan ? this.perValueFromColumns(analysisKey, keyInfo.numeric, matches) : null) ??
-          this.perValue(analysisKey, keyInfo.numeric, ids, scan, member))
+          (scan ? this.perValueFromColumns(analysisKey, keyInfo.numeric, matches) : this.perValue(analysisKey, keyInfo.numeric, ids!)))
     }
   }
 
@@ -421,16 +420,11 @@ export class FacetCounter {
       .all(...pairs.flat(), ...m.params) as Facets['perType']
   }
 
-  private perValue(key: string, numeric: boolean, ids: Sql | null, scan: boolean, member: (col: string) => Sql): Facets['perValue'] {
+  /** Seek form (few matches; many go through the columns): each match's items by call. */
+  private perValue(key: string, numeric: boolean, ids: Sql): Facets['perValue'] {
     const keyIds = this.keyIds(key)
     if (keyIds.length === 0) return []
-    // Scan form: the key's items are one contiguous range of the analysis table.
-    const from = scan
-      ? (() => {
-          const m = member('a.call')
-          return { sql: `FROM analysis a WHERE a.key_id IN (${keyIds.join(',')}) AND ${m.sql}`, params: m.params }
-        })()
-      : { sql: `FROM (${ids!.sql}) x CROSS JOIN analysis a ON a.key_id IN (${keyIds.join(',')}) AND a.call = x.id WHERE 1`, params: ids!.params }
+    const from = { sql: `FROM (${ids.sql}) x CROSS JOIN analysis a ON a.call = x.id AND a.key_id IN (${keyIds.join(',')}) WHERE 1`, params: ids.params }
     // Counted in JS from one read of the values: SQLite's GROUP BY sorts every item first,
     // and a sum() per bucket compares every item against every bucket (measured 4× slower).
     if (!numeric) {

@@ -163,7 +163,7 @@ class SqliteSearch implements LocalSearch {
     // wide to probe row by row. Reading on stays with the date-index walk: it needs no
     // in-memory date order, which a write drops.
     const gap = offset - state.nearest(offset).position
-    if (plan === 'walk' && (q.costlyProbe || gap >= this.longJump || (state.matchBits !== null && gap >= ANCHOR_STEP))) {
+    if (plan === 'walk' && (q.costlyProbe || gap >= this.longJump || (state.matches?.read === true && gap >= ANCHOR_STEP))) {
       return this.pageFromBits(q, state, offset, limit)
     }
     const ids = plan === 'fts' ? matchIds : null
@@ -228,7 +228,7 @@ class SqliteSearch implements LocalSearch {
    * in 1,000,000 calls), or probe FTS5 once per row from the nearest anchor.
    */
   private pageFromBits(q: CompiledQuery, state: QueryState, offset: number, limit: number): SearchPage {
-    const bits = (state.matchBits ??= new MatchSet(matchedIds(q), this.statements).bitmap(this.totalCalls + 1))
+    const bits = this.matchesOf(q, state).bitmap(this.totalCalls + 1)
     if (bits === null) return { offset, rows: [] }
     const order = this.columns.byDate()
     const ids: number[] = []
@@ -252,18 +252,20 @@ class SqliteSearch implements LocalSearch {
     return { offset, rows: ids.flatMap((id) => { const r = byId.get(id); return r ? [toRow(r)] : [] }) }
   }
 
+  private matchesOf(q: CompiledQuery, state: QueryState): MatchSet {
+    return (state.matches ??= new MatchSet(matchedIds(q), this.statements))
+  }
+
   count(query: SearchQuery): number {
     const { q, state, estimate, matchIds } = this.prepare(query)
     if (q.empty) return 0
     if (state.count !== null) return state.count
     if (matchIds !== null && q.where.length === 0) state.count = estimate
-    else if (state.plan === 'walk' && q.match !== null && estimate > walkThreshold(this.totalCalls, 100)) {
-      // A common word in date order: the match list costs ~3× the bare count, and it is what
-      // deep pages need, so the count (which the app asks for with the first page) builds the
-      // bitmap they use; the first drag of the scrollbar is then as fast as the next.
-      const matches = new MatchSet(matchedIds(q), this.statements)
-      state.matchBits = matches.bitmap(this.totalCalls + 1)
-      state.count = matches.list()?.length ?? this.countOf(q, estimate)
+    else if (q.match !== null && estimate > walkThreshold(this.totalCalls, 100)) {
+      // A common word: its match list costs ~3× the bare count, and it is what its facets and
+      // deep pages need, so the count (which the app asks for with the first page) reads it;
+      // they then use it as it is, and the first drag of the scrollbar is as fast as the next.
+      state.count = this.matchesOf(q, state).list()?.length ?? this.countOf(q, estimate)
     } else state.count = this.countOf(q, estimate)
     return state.count
   }
@@ -284,15 +286,10 @@ class SqliteSearch implements LocalSearch {
   }
 
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets {
-    const { q, state, estimate } = this.prepare(query)
+    const total = this.count(query)
+    const { q, state } = this.prepare(query)
     const info = analysisKey === null ? undefined : this.analysisKeys().find((k) => k.key === analysisKey)
-    // A query whose bounded count reached its cap matches many calls: the facets count its
-    // match list anyway, and that list's length is the count.
-    const many = q.match !== null && estimate > walkThreshold(this.totalCalls, 100)
-    const known = state.count ?? (many ? null : this.count(query))
-    const facets = this.facetCounter.compute(q, known, this.totalCalls, analysisKey, info, zone)
-    if (state.count === null && !q.empty) state.count = facets.total
-    return facets
+    return this.facetCounter.compute(q, total, this.totalCalls, analysisKey, info, zone, this.matchesOf(q, state))
   }
 
   analysisKeys(): AnalysisKeyInfo[] {
