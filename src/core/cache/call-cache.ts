@@ -1,24 +1,20 @@
-import { randomUUID } from 'node:crypto'
 import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { z } from 'zod'
-import {
-  CallType,
-  ScopeStatus,
-  SyncOutcome,
-  type CacheInfo,
-  type CallRecord
-} from '../../shared/domain'
-import { AppErrorInfo } from '../../shared/errors'
+import { CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
+import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
-import { mergeInterval, Intervals } from './coverage'
+import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, SCHEMA_VERSION } from './migrations'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
+import { SyncRuns, type SyncRunInfo } from './sync-runs'
+import { SyncScopes, type ScopeFilters } from './sync-scopes'
 
-export type ScopeFilters = ScopeStatus['filters']
+export type { ScopeFilters } from './sync-scopes'
+export type { SyncRunInfo } from './sync-runs'
 
 export interface WritePageInput {
   scopeKey: string
@@ -29,50 +25,6 @@ export interface WritePageInput {
   runId?: string
   /** The run's totals after this page, stored with it. */
   runCounts?: { stored: number; requests: number }
-}
-
-export interface SyncRunInfo {
-  runId: string
-  scopeKey: string
-  params: unknown
-  startedAt: number
-  finishedAt: number | null
-  outcome: SyncOutcome
-  stored: number
-  requests: number
-  error: AppErrorInfo | null
-}
-
-interface RunRowDb {
-  id: string
-  scope_key: string
-  params: string
-  started_at: number
-  finished_at: number | null
-  outcome: string
-  stored: number
-  requests: number
-  error_code: string | null
-  error_message: string | null
-}
-
-interface ScopeRowDb {
-  id: number
-  scope_key: string
-  filters: string
-  checkpoint: string | null
-  coverage: string
-  last_success_at: number | null
-}
-
-const FiltersJson = ScopeStatus.shape.filters
-
-/** The change journal keeps this many writes, and at most this many touched ids. */
-const JOURNAL_ENTRIES = 1000
-const JOURNAL_TOUCHED = 200_000
-
-function parseJson(text: string): unknown {
-  return JSON.parse(text) as unknown
 }
 
 function storageError(message: string, cause: unknown): CallsightError {
@@ -89,14 +41,12 @@ export class CallCache {
   readonly file: string
   private readonly clock: Clock
   private readonly writer: RecordWriter | null
-  private readonly scopeIds = new Map<string, number>()
+  /** Writes made through this connection: moves with every change search must see. */
   private writes = 0
-  /** What each recent write changed, by generation (see changesSince). */
-  private readonly journal: Array<{ generation: number; newFrom: number | null; touched: readonly number[] }> = []
-  /** Generations at or below this one are not in the journal. */
-  private journalFloor = 0
-  /** Touched ids held by the journal, kept as entries come and go. */
-  private journalTouched = 0
+  /** What each recent write changed (see changesSince). */
+  private readonly journal = new ChangeJournal()
+  private readonly runs: SyncRuns
+  private readonly scopeRows: SyncScopes
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
@@ -116,6 +66,8 @@ export class CallCache {
       this.db.close()
       throw e
     }
+    this.runs = new SyncRuns(this.db)
+    this.scopeRows = new SyncScopes(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
   }
@@ -139,39 +91,27 @@ export class CallCache {
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     migrate(db)
-    db.prepare("UPDATE sync_runs SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'running'").run(this.clock.now())
+    new SyncRuns(db).interruptRunning(this.clock.now())
   }
 
-  private record(newFrom: number | null, touched: readonly number[]): void {
-    this.journal.push({ generation: this.writes, newFrom, touched })
-    this.journalTouched += touched.length
-    while (this.journal.length > JOURNAL_ENTRIES || this.journalTouched > JOURNAL_TOUCHED) {
-      const dropped = this.journal.shift()!
-      this.journalTouched -= dropped.touched.length
-      this.journalFloor = dropped.generation
-    }
+  /** Counts a write and journals what it changed. */
+  private wrote(newFrom: number | null, touched: readonly number[]): void {
+    this.writes++
+    this.journal.record(this.writes, newFrom, touched)
   }
 
   /**
-   * What this connection's writes since `generation` changed: calls with ids from `newFrom`
-   * on are new, `touched` ones were stored before and changed (content or scopes). Null when
-   * that is not known (too long ago, or the cache was cleared): read everything again.
-   * Other connections' writes are not in it; readers also watch PRAGMA data_version.
+   * What this connection's writes after write number `writeCount` changed: calls with ids
+   * from `newFrom` on are new, `touched` ones were stored before and changed (content or
+   * scopes). Null when that is not known (too long ago, or the cache was cleared): read
+   * everything again. Other connections' writes are not in it (see DataVersion).
    */
-  changesSince(generation: number): { newFrom: number | null; touched: number[] } | null {
-    if (generation < this.journalFloor || generation > this.writes) return null
-    let newFrom: number | null = null
-    const touched: number[] = []
-    for (const e of this.journal) {
-      if (e.generation <= generation) continue
-      if (e.newFrom !== null && (newFrom === null || e.newFrom < newFrom)) newFrom = e.newFrom
-      for (const id of e.touched) touched.push(id)
-    }
-    return { newFrom, touched }
+  changesSince(writeCount: number): ChangeSet | null {
+    return this.journal.since(writeCount, this.writes)
   }
 
-  /** Changes whenever this connection wrote; search caches key on it. */
-  get generation(): number {
+  /** How many writes this connection made: search follows it (with PRAGMA data_version for others'). */
+  get writeCount(): number {
     return this.writes
   }
 
@@ -182,16 +122,6 @@ export class CallCache {
   private requireWriter(): RecordWriter {
     if (!this.writer) throw new CallsightError('Storage', 'The cache was opened read-only.')
     return this.writer
-  }
-
-  private scopeId(scopeKey: string): number {
-    let id = this.scopeIds.get(scopeKey)
-    if (id === undefined) {
-      id = this.db.prepare('SELECT id FROM sync_scopes WHERE scope_key = ?').pluck().get(scopeKey) as number | undefined
-      if (id === undefined) throw new CallsightError('InvalidInput', `The sync scope "${scopeKey}" is not known to the cache.`)
-      this.scopeIds.set(scopeKey, id)
-    }
-    return id
   }
 
   writePage(input: WritePageInput): PageCounts {
@@ -209,9 +139,8 @@ export class CallCache {
     if (inputs.length === 0) return []
     try {
       const counts = this.pageTx.immediate(inputs)
-      this.writes++
       const writer = this.requireWriter()
-      this.record(writer.newFrom, writer.touched)
+      this.wrote(writer.newFrom, writer.touched)
       return counts
     } catch (e) {
       this.writer?.rolledBack()
@@ -225,90 +154,51 @@ export class CallCache {
     writer.begin()
     const out: PageCounts[] = []
     for (const input of inputs) {
-      const scopeId = this.scopeId(input.scopeKey)
+      const scopeId = this.scopeRows.id(input.scopeKey)
       out.push(writer.write(input.records, scopeId, input.includeAnalysis, now))
-      this.db.prepare('UPDATE sync_scopes SET checkpoint = ? WHERE id = ?').run(
-        input.checkpoint === null || input.checkpoint === undefined ? null : JSON.stringify(input.checkpoint),
-        scopeId
-      )
-      if (input.runId !== undefined && input.runCounts) {
-        this.db.prepare('UPDATE sync_runs SET stored = ?, requests = ? WHERE id = ?').run(input.runCounts.stored, input.runCounts.requests, input.runId)
-      }
+      this.scopeRows.setCheckpoint(scopeId, input.checkpoint)
+      if (input.runId !== undefined && input.runCounts) this.runs.setCounts(input.runId, input.runCounts)
     }
     writer.finish()
     return out
   }
 
   ensureScope(scopeKey: string, filters: ScopeFilters): void {
-    const json = JSON.stringify(FiltersJson.parse(filters))
-    this.db
-      .prepare('INSERT INTO sync_scopes (scope_key, filters) VALUES (?, ?) ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters')
-      .run(scopeKey, json)
-    this.writes++
-    this.record(null, [])
+    this.scopeRows.ensure(scopeKey, filters)
+    this.wrote(null, [])
   }
 
   getCheckpoint(scopeKey: string): unknown {
-    const raw = this.db.prepare('SELECT checkpoint FROM sync_scopes WHERE scope_key = ?').pluck().get(scopeKey) as string | null | undefined
-    return raw === null || raw === undefined ? null : parseJson(raw)
+    return this.scopeRows.checkpoint(scopeKey)
   }
 
   setCheckpoint(scopeKey: string, checkpoint: unknown): void {
-    const id = this.scopeId(scopeKey)
-    this.db.prepare('UPDATE sync_scopes SET checkpoint = ? WHERE id = ?').run(
-      checkpoint === null || checkpoint === undefined ? null : JSON.stringify(checkpoint),
-      id
-    )
+    this.scopeRows.setCheckpoint(this.scopeRows.id(scopeKey), checkpoint)
   }
 
   addCoverage(scopeKey: string, from: number, to: number): void {
-    const id = this.scopeId(scopeKey)
-    this.db.transaction(() => {
-      const raw = this.db.prepare('SELECT coverage FROM sync_scopes WHERE id = ?').pluck().get(id) as string
-      const merged = mergeInterval(Intervals.parse(parseJson(raw)), [from, to])
-      this.db.prepare('UPDATE sync_scopes SET coverage = ? WHERE id = ?').run(JSON.stringify(merged), id)
-    }).immediate()
+    this.scopeRows.addCoverage(scopeKey, from, to)
   }
 
   /** The covered intervals of a scope, merged and sorted. */
   coverage(scopeKey: string): Array<[number, number]> {
-    const raw = this.db.prepare('SELECT coverage FROM sync_scopes WHERE scope_key = ?').pluck().get(scopeKey) as string | undefined
-    return raw === undefined ? [] : Intervals.parse(parseJson(raw))
+    return this.scopeRows.coverage(scopeKey)
   }
 
   markScopeSuccess(scopeKey: string, at: number): void {
-    this.db.prepare('UPDATE sync_scopes SET last_success_at = ? WHERE id = ?').run(at, this.scopeId(scopeKey))
+    this.scopeRows.markSuccess(scopeKey, at)
   }
 
   startRun(scopeKey: string, params: unknown): string {
-    const id = randomUUID()
-    this.db
-      .prepare("INSERT INTO sync_runs (id, scope_key, params, started_at, outcome) VALUES (?, ?, ?, ?, 'running')")
-      .run(id, scopeKey, JSON.stringify(params ?? null), this.clock.now())
-    return id
+    return this.runs.start(scopeKey, params, this.clock.now())
   }
 
   finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): void {
-    this.db
-      .prepare('UPDATE sync_runs SET outcome = ?, finished_at = ?, stored = ?, requests = ?, error_code = ?, error_message = ? WHERE id = ?')
-      .run(SyncOutcome.parse(outcome), this.clock.now(), counts.stored, counts.requests, error?.code ?? null, error?.message ?? null, runId)
+    this.runs.finish(runId, outcome, counts, error, this.clock.now())
   }
 
   recentRuns(limit: number): SyncRunInfo[] {
-    const rows = this.db
-      .prepare('SELECT * FROM sync_runs ORDER BY started_at DESC, rowid DESC LIMIT ?')
-      .all(Math.max(0, Math.floor(limit))) as RunRowDb[]
-    return rows.map((r) => ({
-      runId: r.id,
-      scopeKey: r.scope_key,
-      params: parseJson(r.params),
-      startedAt: r.started_at,
-      finishedAt: r.finished_at,
-      outcome: SyncOutcome.parse(r.outcome),
-      stored: r.stored,
-      requests: r.requests,
-      error: r.error_code === null ? null : AppErrorInfo.parse({ code: r.error_code, message: r.error_message ?? '' })
-    }))
+    return this.runs.recent(limit)
   }
 
   upsertCallTypes(list: readonly CallType[]): void {
@@ -327,27 +217,11 @@ export class CallCache {
 
   /** Every scope with its filters, as stored. Search uses this to answer scope filters. */
   scopes(): Array<{ id: number; scopeKey: string; filters: ScopeFilters }> {
-    const rows = this.db.prepare('SELECT id, scope_key, filters FROM sync_scopes ORDER BY id').all() as ScopeRowDb[]
-    return rows.map((r) => ({ id: r.id, scopeKey: r.scope_key, filters: FiltersJson.parse(parseJson(r.filters)) }))
+    return this.scopeRows.list()
   }
 
   scopeStatuses(): ScopeStatus[] {
-    const rows = this.db.prepare('SELECT * FROM sync_scopes ORDER BY id').all() as ScopeRowDb[]
-    const lastOutcome = this.db.prepare('SELECT outcome FROM sync_runs WHERE scope_key = ? ORDER BY started_at DESC, rowid DESC LIMIT 1').pluck()
-    const members = this.db.prepare('SELECT count(*) FROM scope_members WHERE scope = ?').pluck()
-    return rows.map((r) => {
-      const cov = Intervals.parse(parseJson(r.coverage))
-      const outcome = lastOutcome.get(r.scope_key) as string | undefined
-      return {
-        scopeKey: r.scope_key,
-        filters: FiltersJson.parse(parseJson(r.filters)),
-        coveredFrom: cov.length ? cov[0]![0] : null,
-        coveredTo: cov.length ? cov[cov.length - 1]![1] : null,
-        lastSuccessAt: r.last_success_at,
-        lastOutcome: outcome === undefined ? null : SyncOutcome.parse(outcome),
-        calls: members.get(r.id) as number
-      }
-    })
+    return this.scopeRows.statuses()
   }
 
   info(): CacheInfo {
@@ -373,8 +247,7 @@ export class CallCache {
   optimizeIndex(): void {
     this.requireWriter()
     this.db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
-    this.writes++
-    this.record(null, [])
+    this.wrote(null, [])
   }
 
   /** Empties the cache (calls, scopes, runs, catalog) and gives the space back. */
@@ -388,11 +261,9 @@ export class CallCache {
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
       `)
     }).immediate()
-    this.scopeIds.clear()
+    this.scopeRows.forget()
     this.writes++
-    this.journal.length = 0
-    this.journalTouched = 0
-    this.journalFloor = this.writes
+    this.journal.restart(this.writes)
     this.db.exec('VACUUM')
     this.db.pragma('wal_checkpoint(TRUNCATE)')
   }

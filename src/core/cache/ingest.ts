@@ -21,8 +21,8 @@ interface Existing {
   title: string
   summary: string
   extra: string
-  /** NULL until a page fetched with analysis carried the call ('' or, from before v3, a hash). */
-  analysis_hash: string | null
+  /** 1 once a page fetched with analysis carried the call (its items are then the service's, even when none). */
+  analysis_known: 0 | 1
   /** The stored items, in order: read only when the page carries analysis. */
   items: readonly AnalysisItem[]
 }
@@ -81,9 +81,9 @@ export class RecordWriter {
   constructor(private readonly db: Database.Database) {
     this.nextId = db.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM calls').pluck()
     this.updateBase = db.prepare(
-      'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, base_hash = ?, last_changed_at = ? WHERE id = ?'
+      'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, last_changed_at = ? WHERE id = ?'
     )
-    this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_hash = ?, last_changed_at = ? WHERE id = ?')
+    this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_known = 1, last_changed_at = ? WHERE id = ?')
     this.deleteAnalysis = db.prepare('DELETE FROM analysis WHERE call = ?')
     this.oldItems = db.prepare<[number], { key_id: number; value: string; value_num: number | null }>(
       'SELECT key_id, value, value_num FROM analysis WHERE call = ?'
@@ -97,8 +97,8 @@ export class RecordWriter {
     this.keyFind = db.prepare<[string, string], number>('SELECT id FROM analysis_keys WHERE key = ? AND friendly_name = ?').pluck()
     this.calls = new BulkInsert(
       db,
-      'INSERT INTO calls (id, call_id, call_at, call_date, title, summary, extra, analysis_count, base_hash, analysis_hash, first_seen_at, last_changed_at)',
-      12,
+      'INSERT INTO calls (id, call_id, call_at, call_date, title, summary, extra, analysis_count, analysis_known, first_seen_at, last_changed_at)',
+      11,
       100
     )
     this.analysis = new BulkInsert(db, 'INSERT INTO analysis (key_id, call, ord, value, value_num)', 5, 500)
@@ -128,7 +128,7 @@ export class RecordWriter {
       let stmt = this.lookups.get(ids.length)
       if (!stmt) {
         stmt = this.db.prepare<unknown[], Omit<Existing, 'items'>>(
-          `SELECT call_id, id, call_at, call_date, title, summary, extra, analysis_hash FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
+          `SELECT call_id, id, call_at, call_date, title, summary, extra, analysis_known FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
         )
         this.lookups.set(ids.length, stmt)
       }
@@ -243,7 +243,7 @@ export class RecordWriter {
         id = next++
         if (this.newFrom === null) this.newFrom = id
         // The same callId twice in one page: the later copy is an update of the first.
-        const ana = includeAnalysis ? '' : null
+        const analysisKnown: 0 | 1 = includeAnalysis ? 1 : 0
         known.set(r.callId, {
           call_id: r.callId,
           id,
@@ -252,13 +252,12 @@ export class RecordWriter {
           title: r.title,
           summary: r.summary,
           extra,
-          analysis_hash: ana,
+          analysis_known: analysisKnown,
           items: includeAnalysis ? r.analysis : []
         })
         this.totals.call(hourOf(r.callAt), 1)
         newInPage.add(r.callId)
-        // base_hash stays '' (the column predates comparing fields; v1–2 rows keep theirs).
-        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, '', ana, now, now)
+        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, analysisKnown, now, now)
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
         this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : ''])
         counts.inserted++
@@ -289,11 +288,11 @@ export class RecordWriter {
   private update(old: Existing, r: CallRecord, extra: string, includeAnalysis: boolean, now: number): boolean {
     const baseChanged =
       old.call_at !== r.callAt || old.call_date !== r.callDate || old.title !== r.title || old.summary !== r.summary || old.extra !== extra
-    const anaChanged = includeAnalysis && (old.analysis_hash === null || !sameItems(old.items, r.analysis))
+    const anaChanged = includeAnalysis && (old.analysis_known === 0 || !sameItems(old.items, r.analysis))
     if (!baseChanged && !anaChanged) return false
     const id = old.id
     if (baseChanged) {
-      this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, '', now, id)
+      this.updateBase.run(r.callAt, r.callDate, r.title, r.summary, extra, now, id)
       const from = hourOf(old.call_at)
       const to = hourOf(r.callAt)
       if (from !== to) {
@@ -317,7 +316,7 @@ export class RecordWriter {
       const values: unknown[] = []
       this.pushAnalysis(values, id, r)
       this.analysis.run(values)
-      this.updateAnalysisMeta.run(r.analysis.length, '', now, id)
+      this.updateAnalysisMeta.run(r.analysis.length, now, id)
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
     const analysisText = anaChanged ? this.analysisText(r) : foldForIndex(this.analysisValues.all(id).join(' '))
@@ -325,7 +324,7 @@ export class RecordWriter {
     if (!this.pendingFts.has(id)) this.staleFts.push(id)
     this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
     if (anaChanged) {
-      old.analysis_hash = ''
+      old.analysis_known = 1
       old.items = r.analysis
     }
     return true

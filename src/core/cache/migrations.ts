@@ -13,11 +13,17 @@ export interface Migration {
 
 export const migrations: readonly Migration[] = [
   {
+    // Version 1 created the schema: calls with their FTS5 index, analysis keys and items,
+    // the call-type catalog, sync scopes with their members, and sync runs. Later versions
+    // changed parts of it: 2 added running totals, 3 re-clustered `analysis` by call, 4
+    // dropped `base_hash` and turned `analysis_hash` into the flag `analysis_known`.
     version: 1,
     up(db) {
       db.exec(`
         -- id is an INTEGER PRIMARY KEY (a rowid alias) so that VACUUM never renumbers it:
         -- the full-text index is keyed by it. call_id is the natural key.
+        -- base_hash and analysis_hash held SHA-1 hashes of the content for change detection
+        -- (analysis_hash NULL until a page fetched with analysis carried the call).
         CREATE TABLE calls (
           id INTEGER PRIMARY KEY,
           call_id TEXT NOT NULL UNIQUE,
@@ -28,7 +34,6 @@ export const migrations: readonly Migration[] = [
           extra TEXT NOT NULL,
           analysis_count INTEGER NOT NULL DEFAULT 0,
           base_hash TEXT NOT NULL,
-          -- NULL until a page fetched with analysis has carried this call.
           analysis_hash TEXT,
           first_seen_at INTEGER NOT NULL,
           last_changed_at INTEGER NOT NULL
@@ -50,9 +55,8 @@ export const migrations: readonly Migration[] = [
         -- ingest time (measured) on the two tables written ten and one rows per call. Only
         -- writePage inserts into them, with ids it has just read or written, and clear()
         -- empties them together with their parents.
-        -- Clustered by key: facets and filters read one key's values as a contiguous range
-        -- (or seek (key, call) directly), and ingest appends at one point per key because
-        -- call ids only grow. analysis_by_call serves reading a call's items in order.
+        -- Version 1 clustered analysis by (key_id, call, ord) with an index on call;
+        -- migration 3 replaced both with a table clustered by (call, ord).
         CREATE TABLE analysis (
           key_id INTEGER NOT NULL,
           call INTEGER NOT NULL,
@@ -110,8 +114,9 @@ export const migrations: readonly Migration[] = [
     }
   },
   {
-    // Running totals for facets over the whole cache or a date range (docs/cache.md,
-    // "Facets"): kept by writePage in the page's transaction, backfilled here once.
+    // Version 2 added running totals for facets over the whole cache or a date range
+    // (docs/cache.md, "Facets"): calls per UTC hour, scope members per (scope, hour), items
+    // per (key, value). writePage keeps them in the page's transaction; this backfills them.
     version: 2,
     up(db) {
       db.exec(`
@@ -141,11 +146,12 @@ export const migrations: readonly Migration[] = [
     }
   },
   {
-    // Analysis items clustered by call. Keyed by (key, call), every page inserted inside ten
-    // ranges of the table at once and paid a page split in the middle of the tree for each;
-    // keyed by call, which only grows, it appends: 1.35 µs an item became 0.52 (measured at
-    // 3,000,000 items), the largest single cost of ingest. Filters and facets only ever ask
-    // for one call's items (or, for the in-memory facet columns, read the table once).
+    // Version 3 re-clustered the analysis items by (call, ord) and dropped analysis_by_call.
+    // Keyed by (key, call), every page inserted inside ten ranges of the table at once and
+    // paid a page split in the middle of the tree for each; keyed by call, which only grows,
+    // it appends: 1.35 µs an item became 0.52 (measured at 3,000,000 items), the largest
+    // single cost of ingest. Filters and facets only ever ask for one call's items (or, for
+    // the in-memory facet columns, read the table once).
     version: 3,
     up(db) {
       db.exec(`
@@ -161,6 +167,39 @@ export const migrations: readonly Migration[] = [
           SELECT call, ord, key_id, value, value_num FROM analysis ORDER BY call, ord;
         DROP TABLE analysis;
         ALTER TABLE analysis_by_call_v3 RENAME TO analysis;
+      `)
+    }
+  },
+  {
+    // Version 4 dropped calls.base_hash (written as '' since known calls are compared field
+    // by field) and replaced calls.analysis_hash (NULL, '' or an old hash: only its NULL
+    // meant anything) with the flag analysis_known. The table is copied once, ids kept: the
+    // full-text index is keyed by them. One copy instead of ALTER TABLE ... DROP COLUMN,
+    // which rewrites the whole table once per column.
+    version: 4,
+    up(db) {
+      db.exec(`
+        CREATE TABLE calls_v4 (
+          id INTEGER PRIMARY KEY,
+          call_id TEXT NOT NULL UNIQUE,
+          call_at INTEGER NOT NULL,
+          call_date TEXT NOT NULL,
+          title TEXT NOT NULL,
+          summary TEXT NOT NULL,
+          extra TEXT NOT NULL,
+          analysis_count INTEGER NOT NULL DEFAULT 0,
+          -- 1 once a page fetched with analysis carried the call: its stored items are then
+          -- the service's (even none); 0 while only pages without analysis did.
+          analysis_known INTEGER NOT NULL DEFAULT 0 CHECK (analysis_known IN (0, 1)),
+          first_seen_at INTEGER NOT NULL,
+          last_changed_at INTEGER NOT NULL
+        );
+        INSERT INTO calls_v4 (id, call_id, call_at, call_date, title, summary, extra, analysis_count, analysis_known, first_seen_at, last_changed_at)
+          SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_count, analysis_hash IS NOT NULL, first_seen_at, last_changed_at
+          FROM calls ORDER BY id;
+        DROP TABLE calls;
+        ALTER TABLE calls_v4 RENAME TO calls;
+        CREATE INDEX calls_by_date ON calls(call_at, call_id);
       `)
     }
   }

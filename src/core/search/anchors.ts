@@ -1,12 +1,14 @@
-import type { MatchSet } from './facets'
-import type { PlanKind, SortKey } from './plan'
+import type { SortKey } from '../cache'
+import type { MatchSet } from './match-set'
+import type { Estimate } from './plan'
 
 /** Rows between two stored anchors. */
 export const ANCHOR_STEP = 1000
 const EXACT_KEEP = 64
 
 /**
- * What one query remembers between calls: its plan, its count, and keyset anchors.
+ * What one query remembers between calls: its match estimate, its count, its match list
+ * and keyset anchors.
  * anchors[k] is the sort key of the last row before position k × ANCHOR_STEP (k = 0: the
  * start, null). exact holds the keys at the ends of recently served pages, so that
  * reading on sequentially starts right there and costs O(limit).
@@ -14,13 +16,13 @@ const EXACT_KEEP = 64
 export class QueryState {
   readonly anchors: Array<SortKey | null | undefined> = [null]
   readonly exact = new Map<number, SortKey>()
+  /** Its matches counted up to the planner's cap, once (plan.ts). */
+  estimate: Estimate | null = null
   count: number | null = null
   /** Position past the last row, once a walk ran off the end. */
   end: number | null = null
   /** The query's matches, read once for whoever needs them first: a common word's count, facets, a long jump. */
   matches: MatchSet | null = null
-
-  constructor(readonly plan: PlanKind) {}
 
   /** The known position closest below `offset`, and the key of the row just before it. */
   nearest(offset: number): { position: number; key: SortKey | null } {
@@ -53,15 +55,15 @@ export class QueryState {
   }
 }
 
-/** A small LRU over recent queries. */
+/** A small LRU over recent queries, by CompiledQuery.key. */
 export class StateCache {
   private readonly map = new Map<string, QueryState>()
   constructor(private readonly size = 16) {}
 
-  get(key: string, create: () => QueryState): QueryState {
+  get(key: string): QueryState {
     let s = this.map.get(key)
     if (s) this.map.delete(key)
-    else s = create()
+    else s = new QueryState()
     this.map.set(key, s)
     if (this.map.size > this.size) {
       const oldest = this.map.keys().next()

@@ -1,6 +1,9 @@
 import type { SearchQuery } from '../../shared/domain'
-import type { CallCache, ScopeFilters } from '../cache'
+import type { ScopeFilters, ScopeRef } from '../cache'
 import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
+
+/** The order of a result: relevance only when there is user text to rank by (else newest first). */
+export type ResultOrder = 'date_desc' | 'date_asc' | 'relevance'
 
 /**
  * A SearchQuery as SQL pieces over `calls c`. Conditions other than the text are plain
@@ -8,26 +11,30 @@ import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
  */
 export interface CompiledQuery {
   /** Predicates on c, ANDed. */
-  where: string[]
-  params: unknown[]
+  where: readonly string[]
+  params: readonly unknown[]
   /** The FTS5 MATCH expression: user text, plus analysis values to narrow key = value. */
   match: string | null
-  /** The user typed text (relevance sorting needs it). */
-  hasUserText: boolean
+  order: ResultOrder
   /** A prefix covers too many terms to expand: probing FTS5 row by row would be slow. */
   costlyProbe: boolean
   /** Some filter can match nothing (unknown key, no scope with those filters). */
   empty: boolean
-  sort: SearchQuery['sort']
   from: number | null
   to: number | null
   /** No text and no filter but the date range: facets can read the running totals. */
   dateOnly: boolean
+  /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
+  key: string
 }
 
-interface ScopeRef {
-  id: number
-  filters: ScopeFilters
+/** What a query is compiled against: read from the cache by the caller (search/catalog.ts). */
+export interface QueryCatalog {
+  scopes: readonly ScopeRef[]
+  /** Ids of each analysis key's (key, friendly name) pairs. */
+  keyIds: ReadonlyMap<string, readonly number[]>
+  /** The terms each prefix of the text stands for; null when too many to expand. */
+  expansions: ReadonlyMap<string, readonly string[] | null>
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
@@ -53,11 +60,13 @@ export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[]): numb
 
 const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
 
-export function compileQuery(
-  cache: CallCache,
-  query: SearchQuery,
-  opts: { prefixLast?: boolean; expand?: PrefixExpander } = {}
-): CompiledQuery {
+/** The prefixes in the text whose terms compileQuery wants in `QueryCatalog.expansions`. */
+export function prefixesOf(text: string): string[] {
+  return parseText(text).elements.filter((e) => e.prefix).map((e) => e.tokens[e.tokens.length - 1]!)
+}
+
+/** Pure: the same query and catalog always give the same SQL. */
+export function compileQuery(query: SearchQuery, catalog: QueryCatalog): CompiledQuery {
   const where: string[] = []
   const params: unknown[] = []
   let empty = false
@@ -69,67 +78,60 @@ export function compileQuery(
     where.push('c.call_at < ?')
     params.push(query.to)
   }
-  for (const scopeIds of scopesFor(query, cache.scopes())) {
+  for (const scopeIds of scopesFor(query, catalog.scopes)) {
     if (scopeIds.length === 0) empty = true
     else where.push(`EXISTS (SELECT 1 FROM scope_members m WHERE m.call = c.id AND m.scope IN (${ids(scopeIds)}))`)
   }
 
-  const parsed = parseText(query.text, opts)
-  let costlyProbe = false
-  const expand: PrefixExpander | undefined = opts.expand
-    ? (prefix) => {
-        const terms = opts.expand?.(prefix) ?? null
-        if (terms === null) costlyProbe = true
-        return terms
-      }
-    : undefined
+  // A prefix the catalog could not expand (too many terms) stays a prefix, and a row-by-row
+  // probe of it is costly; one it has no entry for stays a prefix too.
+  const expand: PrefixExpander = (prefix) => {
+    const terms = catalog.expansions.get(prefix)
+    return terms === undefined || terms === null ? null : [...terms]
+  }
+  const parsed = parseText(query.text)
+  const costlyProbe = parsed.elements.some((e) => e.prefix && catalog.expansions.get(e.tokens[e.tokens.length - 1]!) === null)
   const userMatch = toMatch(parsed, null, expand)
   const matchParts: string[] = userMatch ? [userMatch] : []
 
-  if (query.analysis.length > 0) {
-    const keyIds = new Map<string, number[]>()
-    for (const row of cache.db.prepare('SELECT id, key FROM analysis_keys').all() as Array<{ id: number; key: string }>) {
-      const list = keyIds.get(row.key) ?? []
-      list.push(row.id)
-      keyIds.set(row.key, list)
+  for (const f of query.analysis) {
+    const keys = catalog.keyIds.get(f.key)
+    if (!keys) {
+      empty = true
+      continue
     }
-    for (const f of query.analysis) {
-      const keys = keyIds.get(f.key)
-      if (!keys) {
-        empty = true
-        continue
+    if (f.kind === 'equals') {
+      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keys)}) AND a.value = ?)`)
+      params.push(f.value)
+      // The value's words must be in the call's analysis text: lets the index find rare values.
+      const element = phraseOf(f.value)
+      if (element) matchParts.push(toMatch({ elements: [element] }, 'analysis') ?? '')
+    } else {
+      const conds = [`a.key_id IN (${ids(keys)})`, 'a.value_num IS NOT NULL']
+      if (f.min !== null) {
+        conds.push('a.value_num >= ?')
+        params.push(f.min)
       }
-      if (f.kind === 'equals') {
-        where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keys)}) AND a.value = ?)`)
-        params.push(f.value)
-        // The value's words must be in the call's analysis text: lets the index find rare values.
-        const element = phraseOf(f.value)
-        if (element) matchParts.push(toMatch({ elements: [element] }, 'analysis') ?? '')
-      } else {
-        const conds = [`a.key_id IN (${ids(keys)})`, 'a.value_num IS NOT NULL']
-        if (f.min !== null) {
-          conds.push('a.value_num >= ?')
-          params.push(f.min)
-        }
-        if (f.max !== null) {
-          conds.push('a.value_num <= ?')
-          params.push(f.max)
-        }
-        where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
+      if (f.max !== null) {
+        conds.push('a.value_num <= ?')
+        params.push(f.max)
       }
+      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
     }
   }
+  const match = matchParts.length ? matchParts.join(' AND ') : null
+  const order: ResultOrder = query.sort === 'relevance' ? (userMatch !== null ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
   return {
     where,
     params,
-    match: matchParts.length ? matchParts.join(' AND ') : null,
-    hasUserText: userMatch !== null,
+    match,
+    order,
     costlyProbe,
     empty,
-    sort: query.sort,
     from: query.from,
     to: query.to,
-    dateOnly: !empty && matchParts.length === 0 && where.length === dateConds
+    dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
+    key: JSON.stringify([where, params, match, order])
   }
 }

@@ -9,6 +9,7 @@ import { parseNumeric } from '../../../src/core/cache/numeric'
 import { CallsightError } from '../../../src/core/errors'
 import type { Clock } from '../../../src/core/platform'
 import type { CallRecord } from '../../../src/shared/domain'
+import { callsToVersion3 } from './old-layouts'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -111,6 +112,7 @@ describe('migration 3: analysis clustered by call', () => {
     cache.close()
     // Back to the version 2 layout: clustered by key, with a by-call index.
     const raw = new Database(file)
+    callsToVersion3(raw)
     raw.exec(`
       CREATE TABLE old (key_id INTEGER NOT NULL, call INTEGER NOT NULL, ord INTEGER NOT NULL, value TEXT NOT NULL, value_num REAL, PRIMARY KEY (key_id, call, ord)) WITHOUT ROWID;
       INSERT INTO old SELECT key_id, call, ord, value, value_num FROM analysis;
@@ -127,6 +129,48 @@ describe('migration 3: analysis clustered by call', () => {
     cache.writePage({ scopeKey: 'all', records: [rec(2, { analysis: [{ key: 'score', friendlyName: 'Skor', value: '9' }] }), rec(4)], includeAnalysis: true, checkpoint: null })
     expect(cache.getCall('call-2')!.analysis).toEqual([{ key: 'score', friendlyName: 'Skor', value: '9' }])
     expect(cache.getCall('call-4')!.analysis).toEqual(rec(4).analysis)
+  })
+})
+
+describe('migration 4: no base_hash, analysis_hash as the flag analysis_known', () => {
+  const columns = (): string[] => cache.db.prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
+
+  it('turns a version 3 cache into the new columns, keeping every call, its id and its index row', () => {
+    cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
+    cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2)], includeAnalysis: true, checkpoint: null })
+    // Calls only a page without analysis carried: analysis not known yet.
+    cache.writePage({ scopeKey: 'typed', records: [rec(3), rec(4)], includeAnalysis: false, checkpoint: null })
+    const before = [1, 2, 3, 4].map((i) => cache.getCall(`call-${i}`))
+    const ids = cache.db.prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()
+    cache.close()
+    const raw = new Database(file)
+    // call-1 as a version 1-2 cache stored it: SHA-1 hashes of its content.
+    callsToVersion3(raw, new Map([['call-1', { base: 'a9993e364706816aba3e25717850c26c9cd0d89d', analysis: '84983e441c3bd26ebaae4aa1f95129e5e54670f1' }]]))
+    raw.pragma('user_version = 3')
+    raw.close()
+
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(4)
+    expect(columns()).toEqual(['id', 'call_id', 'call_at', 'call_date', 'title', 'summary', 'extra', 'analysis_count', 'analysis_known', 'first_seen_at', 'last_changed_at'])
+    expect(cache.db.prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
+      ['call-1', 1],
+      ['call-2', 1],
+      ['call-3', 0],
+      ['call-4', 0]
+    ])
+    expect(cache.db.prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()).toEqual(ids)
+    expect(count("SELECT count(*) FROM sqlite_master WHERE name = 'calls_by_date'")).toBe(1)
+    expect([1, 2, 3, 4].map((i) => cache.getCall(`call-${i}`))).toEqual(before)
+    expect(ftsHits('fatura')).toBe(4)
+    expect(ftsHits('olumsuz')).toBe(1)
+
+    // Known calls compare as before: an unchanged page changes nothing, and a call whose
+    // analysis was not known takes it from the first page that carries it.
+    expect(cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2)], includeAnalysis: true, checkpoint: null })).toEqual({ inserted: 0, updated: 0, unchanged: 2 })
+    expect(cache.writePage({ scopeKey: 'all', records: [rec(3)], includeAnalysis: true, checkpoint: null })).toEqual({ inserted: 0, updated: 1, unchanged: 0 })
+    expect(cache.getCall('call-3')!.analysis).toEqual(rec(3).analysis)
+    expect(count("SELECT analysis_known FROM calls WHERE call_id = 'call-3'")).toBe(1)
+    expect(ftsHits('olumlu')).toBe(2)
   })
 })
 
@@ -236,7 +280,7 @@ describe('writePages', () => {
   function snapshot(c: CallCache): unknown {
     const all = (sql: string): unknown[] => c.db.prepare(sql).raw(true).all()
     return {
-      calls: all('SELECT id, call_id, call_at, title, summary, extra, analysis_count, base_hash, analysis_hash FROM calls ORDER BY id'),
+      calls: all('SELECT id, call_id, call_at, title, summary, extra, analysis_count, analysis_known FROM calls ORDER BY id'),
       analysis: all('SELECT k.key, a.call, a.ord, a.value, a.value_num FROM analysis a JOIN analysis_keys k ON k.id = a.key_id ORDER BY a.call, a.ord'),
       keys: all('SELECT key, friendly_name, items, numeric_items FROM analysis_keys ORDER BY key, friendly_name'),
       members: all('SELECT m.call, s.scope_key FROM scope_members m JOIN sync_scopes s ON s.id = m.scope ORDER BY 1, 2'),

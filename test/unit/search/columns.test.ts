@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseIntList } from '../../../src/core/search/columns'
+import { parseIntList } from '../../../src/core/cache'
 
 describe('parseIntList', () => {
   it('reads group_concat output, negatives included', () => {

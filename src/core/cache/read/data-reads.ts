@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3'
+import type { CallCache } from '../call-cache'
+import type { ChangeSet } from '../change-journal'
+import { parseIntList } from './int-list'
+import type { StatementCache } from './statements'
+import type { AnalysisKeyRow, CatalogReads, DataReads, DataVersion, MatchReads, ScopeRef, SqlPiece } from './types'
+
+/** Above every code point, so `term < prefix + TOP` bounds a prefix range in binary order. */
+const TOP = '\u{10FFFF}'
+
+/** Where the data stands, and what the catalog tables say. */
+export class SqliteDataReads implements DataReads, CatalogReads {
+  private dataVersionStmt: Database.Statement | null = null
+
+  constructor(
+    private readonly cache: CallCache,
+    private readonly statements: StatementCache
+  ) {}
+
+  version(): DataVersion {
+    // Prepared once: PRAGMA data_version through db.pragma() would compile it on every call.
+    this.dataVersionStmt ??= this.cache.db.prepare('PRAGMA data_version').pluck()
+    return { writeCount: this.cache.writeCount, sqliteDataVersion: this.dataVersionStmt.get() as number }
+  }
+
+  changesSince(writeCount: number): ChangeSet | null {
+    return this.cache.changesSince(writeCount)
+  }
+
+  maxCallId(): number {
+    return this.statements.get('SELECT coalesce(max(id), 0) FROM calls', 'pluck').get() as number
+  }
+
+  scopes(): ScopeRef[] {
+    return this.cache.scopes().map((s) => ({ id: s.id, filters: s.filters }))
+  }
+
+  analysisKeys(): AnalysisKeyRow[] {
+    const rows = this.statements
+      .get('SELECT id, key, friendly_name, items, numeric_items FROM analysis_keys ORDER BY key, items DESC, id', 'raw')
+      .all() as Array<[number, string, string, number, number]>
+    return rows.map(([id, key, friendlyName, items, numericItems]) => ({ id, key, friendlyName, items, numericItems }))
+  }
+
+  prefixTerms(prefix: string, limit: number): string[] {
+    return this.statements.get('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?', 'pluck').all(prefix, prefix + TOP, limit) as string[]
+  }
+}
+
+/** Match lists and counts. */
+export class SqliteMatchReads implements MatchReads {
+  constructor(private readonly statements: StatementCache) {}
+
+  boundedMatches(match: string, cap: number): { n: number; ids: string | null } {
+    const row = this.statements
+      .get('SELECT count(*), group_concat(rowid) FROM (SELECT rowid FROM calls_fts WHERE calls_fts MATCH ? LIMIT ?)', 'raw')
+      .get(match, cap) as [number, string | null] | undefined
+    const [n, ids] = row ?? [0, null]
+    return { n, ids: n < cap ? `[${ids ?? ''}]` : null }
+  }
+
+  idList(ids: SqlPiece): Int32Array {
+    return parseIntList(this.statements.get(`SELECT group_concat(id) FROM (${ids.sql})`, 'pluck').get(...ids.params) as string | null)
+  }
+
+  count(countSql: SqlPiece): number {
+    return this.statements.get(countSql.sql, 'pluck').get(...countSql.params) as number
+  }
+}

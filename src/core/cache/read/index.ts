@@ -1,0 +1,26 @@
+import type { CallCache } from '../call-cache'
+import { SqliteColumnReads } from './column-reads'
+import { SqliteDataReads, SqliteMatchReads } from './data-reads'
+import { SqliteFacetSqlReads, SqliteTotalsReads } from './facet-reads'
+import { SqliteRowReads } from './row-reads'
+import { StatementCache } from './statements'
+import type { SearchReader } from './types'
+
+export { QUARTER_MS } from './column-reads'
+export { parseIntList } from './int-list'
+export * from './types'
+
+/** The read side of one cache for search: its parts share one statement cache. */
+export function createSearchReader(cache: CallCache): SearchReader {
+  const statements = new StatementCache(cache.db)
+  const data = new SqliteDataReads(cache, statements)
+  return {
+    data,
+    catalog: data,
+    matches: new SqliteMatchReads(statements),
+    rows: new SqliteRowReads(cache, statements),
+    columns: new SqliteColumnReads(statements),
+    totals: new SqliteTotalsReads(statements),
+    facetSql: new SqliteFacetSqlReads(statements)
+  }
+}

@@ -1,0 +1,76 @@
+import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow } from '../../../shared/domain'
+import type { CallCache } from '../call-cache'
+import type { CallRowDb } from '../records'
+import type { StatementCache } from './statements'
+import type { KeyedRow, RowReads, SortKey, SqlPiece } from './types'
+
+const ROW_COLUMNS = `c.call_id AS call_id, c.call_at AS call_at, c.call_date AS call_date, c.title AS title, substr(c.summary, 1, ${SUMMARY_PREVIEW_CHARS}) AS preview, c.analysis_count AS analysis_count`
+
+interface RowDb {
+  call_id: string
+  call_at: number
+  call_date: string
+  title: string
+  preview: string
+  analysis_count: number
+}
+
+function toRow(r: RowDb): CallRow {
+  return { callId: r.call_id, callAt: r.call_at, callDate: r.call_date, title: r.title, summaryPreview: r.preview, analysisCount: r.analysis_count }
+}
+
+/** Page rows, keys and export records. */
+export class SqliteRowReads implements RowReads {
+  constructor(
+    private readonly cache: CallCache,
+    private readonly statements: StatementCache
+  ) {}
+
+  firstKey(keys: SqlPiece): SortKey | null {
+    const row = this.statements.get(keys.sql, 'raw').get(...keys.params) as SortKey | undefined
+    return row ? [row[0], row[1]] as SortKey : null
+  }
+
+  eachKey(keys: SqlPiece, visit: (key: SortKey) => void): void {
+    for (const row of this.statements.get(keys.sql, 'raw').iterate(...keys.params) as IterableIterator<SortKey>) visit([row[0], row[1]] as SortKey)
+  }
+
+  page(inner: SqlPiece, descending: boolean): KeyedRow[] {
+    const dir = descending ? ' DESC' : ''
+    const sql = `SELECT ${ROW_COLUMNS}, x.k0 AS k0, x.k1 AS k1 FROM (${inner.sql}) x CROSS JOIN calls c ON c.id = x.rid ORDER BY x.k0${dir}, x.k1${dir}`
+    const rows = this.statements.get(sql).all(...inner.params) as Array<RowDb & { k0: number; k1: string | number }>
+    return rows.map((r) => ({ row: toRow(r), key: [r.k0, r.k1] as SortKey }))
+  }
+
+  byIds(ids: readonly number[]): CallRow[] {
+    const rows = this.statements
+      .get(`SELECT c.id AS id, ${ROW_COLUMNS} FROM calls c WHERE c.id IN (SELECT value FROM json_each(?))`)
+      .all(JSON.stringify(ids)) as Array<RowDb & { id: number }>
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return ids.flatMap((id) => {
+      const r = byId.get(id)
+      return r ? [toRow(r)] : []
+    })
+  }
+
+  records(calls: SqlPiece): Iterable<CallRecord> {
+    const { cache } = this
+    return {
+      *[Symbol.iterator]() {
+        // A statement of its own: the caller streams it while other statements run.
+        for (const row of cache.db.prepare(calls.sql).iterate(...calls.params) as IterableIterator<CallRowDb>) yield cache.hydrate(row)
+      }
+    }
+  }
+
+  keysIn(calls: SqlPiece): string[] {
+    return this.cache.db
+      .prepare(`SELECT DISTINCT k.key FROM (${calls.sql}) x JOIN analysis a ON a.call = x.id JOIN analysis_keys k ON k.id = a.key_id`)
+      .pluck()
+      .all(...calls.params) as string[]
+  }
+
+  record(callId: string): CallRecord | null {
+    return this.cache.getCall(callId)
+  }
+}

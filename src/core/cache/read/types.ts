@@ -1,0 +1,164 @@
+import type { CallRecord, CallRow } from '../../../shared/domain'
+import type { ChangeSet } from '../change-journal'
+import type { ScopeFilters } from '../sync-scopes'
+
+/**
+ * Everything search reads from one account's cache, in parts by who asks (as Signal
+ * Desktop's DataReader declares its reads once). The SQLite side owns every statement:
+ * fixed ones by their text, composed ones (a plan's SELECT, built by search's pure SQL
+ * builder and handed over as an `SqlPiece`) in a bounded statement cache.
+ */
+export interface SearchReader {
+  readonly data: DataReads
+  readonly catalog: CatalogReads
+  readonly matches: MatchReads
+  readonly rows: RowReads
+  readonly columns: ColumnReads
+  readonly totals: TotalsReads
+  readonly facetSql: FacetSqlReads
+}
+
+/** SQL text and its parameters, in order. */
+export interface SqlPiece {
+  sql: string
+  params: readonly unknown[]
+}
+
+/** A row's position in its order: (call_at, call_id) in date order, (bm25 rank, id) in relevance order. */
+export type SortKey = [number, string] | [number, number]
+
+/**
+ * Where the data stands. `writeCount` moves with this connection's writes (CallCache counts
+ * them and journals what they changed); `sqliteDataVersion` (PRAGMA data_version) moves
+ * when another connection commits. Equal versions mean equal data.
+ */
+export interface DataVersion {
+  readonly writeCount: number
+  readonly sqliteDataVersion: number
+}
+
+export const sameVersion = (a: DataVersion, b: DataVersion): boolean =>
+  a.writeCount === b.writeCount && a.sqliteDataVersion === b.sqliteDataVersion
+
+export interface DataReads {
+  version(): DataVersion
+  /** What this connection's writes after `writeCount` changed; null when not known. */
+  changesSince(writeCount: number): ChangeSet | null
+  /**
+   * The largest call id. Rows are never deleted one by one (only clear() empties the
+   * table), so it is the number of calls, read in O(1).
+   */
+  maxCallId(): number
+}
+
+export interface ScopeRef {
+  id: number
+  filters: ScopeFilters
+}
+
+/** One (key, friendly name) pair of `analysis_keys`, with its item counters. */
+export interface AnalysisKeyRow {
+  id: number
+  key: string
+  friendlyName: string
+  items: number
+  numericItems: number
+}
+
+export interface CatalogReads {
+  scopes(): ScopeRef[]
+  /** Every (key, friendly name) pair, by key, then most items first, then id. */
+  analysisKeys(): AnalysisKeyRow[]
+  /** Up to `limit` indexed terms starting with `prefix`, in binary order. */
+  prefixTerms(prefix: string, limit: number): string[]
+}
+
+export interface MatchReads {
+  /**
+   * The matches of an FTS5 MATCH expression, counted up to `cap`; `ids` (a JSON array of
+   * rowids) when the count stayed under the cap, i.e. when the list is every match.
+   */
+  boundedMatches(match: string, cap: number): { n: number; ids: string | null }
+  /** The ids a SELECT of one `id` column returns, read as one list. */
+  idList(ids: SqlPiece): Int32Array
+  /** The number a `SELECT count(*) …` returns. */
+  count(countSql: SqlPiece): number
+}
+
+/** A page row and its sort key. */
+export interface KeyedRow {
+  row: CallRow
+  key: SortKey
+}
+
+export interface RowReads {
+  /** The key of the one row a `SELECT … AS k0, … AS k1 … LIMIT 1 OFFSET n` returns; null past the end. */
+  firstKey(keys: SqlPiece): SortKey | null
+  /** Calls `visit` with each (k0, k1) the SELECT returns, in order. */
+  eachKey(keys: SqlPiece, visit: (key: SortKey) => void): void
+  /**
+   * The rows of a page: `inner` selects `rid` (call id), `k0`, `k1` in sort order and cuts
+   * the page; the rows are then read by id, so a sort carries three values per match.
+   */
+  page(inner: SqlPiece, descending: boolean): KeyedRow[]
+  /** The rows of these call ids, in the order given (ids that are gone are skipped). */
+  byIds(ids: readonly number[]): CallRow[]
+  /** Streams the full records of a SELECT of `c.*` rows (one analysis read per call). */
+  records(calls: SqlPiece): Iterable<CallRecord>
+  /** The analysis keys the calls of a SELECT of `c.*` rows hold. */
+  keysIn(calls: SqlPiece): string[]
+  record(callId: string): CallRecord | null
+}
+
+/** Calls added from `from` on, and the `touched` ones: what a column reads after a write. */
+export interface Since {
+  from: number
+  touched: readonly number[]
+}
+
+export interface ColumnReads {
+  /** Each call's quarter hour (⌊call_at / 15 min⌋), for all calls or those `since`. */
+  quarters(since: Since | null): { maxId: number; ids: Int32Array; quarters: Int32Array }
+  /** Every call id in (call_at, call_id) order, ascending. */
+  idsByDate(): Int32Array
+  /** The calls these scopes returned (a call once per scope). */
+  membersOf(scopeIds: readonly number[]): Int32Array
+  /** (call, scope) memberships of the calls `since`. */
+  membershipsSince(since: Since): Array<[number, number]>
+  /** The items of these key ids (all, or of the calls `since`): their calls and text values. */
+  textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] }
+  /** The same with numeric values, NaN where a value is not a number. */
+  numericItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; nums: Float64Array }
+}
+
+export interface TotalsReads {
+  /** The first and last call_at; null when there are no calls. */
+  callBounds(): { lo: number; hi: number } | null
+  /** Calls per UTC hour in [hourFrom, hourTo), hours with calls only, ascending. */
+  hourTotals(hourFrom: number, hourTo: number): Array<[number, number]>
+  /** Calls with call_at in [from, to). */
+  callsBetween(from: number, to: number): number
+  /** Members per scope over the UTC hours [hourFrom, hourTo). */
+  scopeHourTotals(scopeIds: readonly number[], hourFrom: number, hourTo: number): Array<[number, number]>
+  /** Members per scope whose call_at is in [from, to). */
+  scopeCallsBetween(scopeIds: readonly number[], from: number, to: number): Array<[number, number]>
+  /** (value, numeric value, items) of these key ids, values with items only. */
+  valueTotals(keyIds: readonly number[]): Array<[string, number | null, number]>
+}
+
+/**
+ * Facets counted by SQL, over the calls a SELECT of `id` returns (`matches`; null: every
+ * call). Used where the running totals and the in-memory columns cannot answer.
+ */
+export interface FacetSqlReads {
+  /** Matches per range, `[start, end)` of call_at, by range index (ranges with matches only). */
+  perRange(ranges: ReadonlyArray<readonly [number, number]>, matches: SqlPiece | null): Array<{ i: number; n: number }>
+  /** The call_at of every match, ascending. */
+  callTimes(matches: SqlPiece): number[]
+  /** Matches per type, from (scope, type) pairs; a type vouched for by several scopes counts a call once. */
+  perType(pairs: ReadonlyArray<readonly [number, string]>, matches: SqlPiece | null): Array<{ value: string; count: number }>
+  /** The text values of these key ids over the matches. */
+  textValues(keyIds: readonly number[], matches: SqlPiece | null): string[]
+  /** The numeric values (non-null only) of these key ids over the matches. */
+  numericValues(keyIds: readonly number[], matches: SqlPiece | null): number[]
+}

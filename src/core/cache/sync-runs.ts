@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import { SyncOutcome } from '../../shared/domain'
+import { AppErrorInfo } from '../../shared/errors'
+
+export interface SyncRunInfo {
+  runId: string
+  scopeKey: string
+  params: unknown
+  startedAt: number
+  finishedAt: number | null
+  outcome: SyncOutcome
+  stored: number
+  requests: number
+  error: AppErrorInfo | null
+}
+
+interface RunRowDb {
+  id: string
+  scope_key: string
+  params: string
+  started_at: number
+  finished_at: number | null
+  outcome: string
+  stored: number
+  requests: number
+  error_code: string | null
+  error_message: string | null
+}
+
+/** The `sync_runs` table: one row per sync run, its outcome and counts. */
+export class SyncRuns {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Runs still marked running belong to a process that is gone. */
+  interruptRunning(now: number): void {
+    this.db.prepare("UPDATE sync_runs SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'running'").run(now)
+  }
+
+  start(scopeKey: string, params: unknown, now: number): string {
+    const id = randomUUID()
+    this.db
+      .prepare("INSERT INTO sync_runs (id, scope_key, params, started_at, outcome) VALUES (?, ?, ?, ?, 'running')")
+      .run(id, scopeKey, JSON.stringify(params ?? null), now)
+    return id
+  }
+
+  /** The run's totals so far; called inside a page's transaction. */
+  setCounts(runId: string, counts: { stored: number; requests: number }): void {
+    this.db.prepare('UPDATE sync_runs SET stored = ?, requests = ? WHERE id = ?').run(counts.stored, counts.requests, runId)
+  }
+
+  finish(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error: AppErrorInfo | undefined, now: number): void {
+    this.db
+      .prepare('UPDATE sync_runs SET outcome = ?, finished_at = ?, stored = ?, requests = ?, error_code = ?, error_message = ? WHERE id = ?')
+      .run(SyncOutcome.parse(outcome), now, counts.stored, counts.requests, error?.code ?? null, error?.message ?? null, runId)
+  }
+
+  recent(limit: number): SyncRunInfo[] {
+    const rows = this.db
+      .prepare('SELECT * FROM sync_runs ORDER BY started_at DESC, rowid DESC LIMIT ?')
+      .all(Math.max(0, Math.floor(limit))) as RunRowDb[]
+    return rows.map((r) => ({
+      runId: r.id,
+      scopeKey: r.scope_key,
+      params: JSON.parse(r.params) as unknown,
+      startedAt: r.started_at,
+      finishedAt: r.finished_at,
+      outcome: SyncOutcome.parse(r.outcome),
+      stored: r.stored,
+      requests: r.requests,
+      error: r.error_code === null ? null : AppErrorInfo.parse({ code: r.error_code, message: r.error_message ?? '' })
+    }))
+  }
+}

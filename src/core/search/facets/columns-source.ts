@@ -1,0 +1,74 @@
+import type { Facets } from '../../../shared/domain'
+import { QUARTER_MS } from '../../cache'
+import { countBits } from '../bits'
+import { MAX_MASK_TYPES, NO_CALL, type CallColumns } from '../columns'
+import type { MatchSet } from '../match-set'
+import { foldQuarters, numericBuckets, topValues, typeFacet } from './buckets'
+import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
+
+/**
+ * Facets of many matches: the match list (read once) counted in one pass against the
+ * in-memory columns. Hands to `fallback` what the columns cannot fold: days that do not
+ * start on a quarter hour, and more call types than a mask has bits.
+ */
+export class ColumnsSource implements FacetSource {
+  readonly kind = 'columns'
+
+  constructor(
+    private readonly columns: CallColumns,
+    private readonly matches: MatchSet,
+    private readonly fallback: FacetSource
+  ) {}
+
+  perDay(range: DayRange): Facets['perDay'] {
+    const { days, hi } = range
+    if (!days.every((d) => d.start % QUARTER_MS === 0)) return this.fallback.perDay(range)
+    const quarters = this.columns.quarters()
+    const q0 = days[0]!.start / QUARTER_MS
+    const perQuarter = new Uint32Array(Math.floor(hi / QUARTER_MS) - q0 + 1)
+    const count = (id: number): void => {
+      const k = (quarters[id] ?? NO_CALL) - q0
+      if (k >= 0 && k < perQuarter.length) perQuarter[k]!++
+    }
+    const ids = this.matches.list()
+    if (ids === null) for (let id = 0; id < quarters.length; id++) count(id)
+    else for (let i = 0; i < ids.length; i++) count(ids[i]!)
+    return foldQuarters(days, q0, QUARTER_MS, perQuarter)
+  }
+
+  perType(types: TypeScopes): Facets['perType'] {
+    if (types.size > MAX_MASK_TYPES) return this.fallback.perType(types)
+    const names = [...types.keys()]
+    const masks = this.columns.typeMasks([...types.values()])
+    const counts = new Uint32Array(names.length)
+    const ids = this.matches.list()
+    if (ids === null) for (let id = 0; id < masks.length; id++) countBits(masks[id]!, counts)
+    else for (let i = 0; i < ids.length; i++) countBits(masks[ids[i]!] ?? 0, counts)
+    return typeFacet(names.map((name, t) => [name, counts[t]!] as const))
+  }
+
+  perValue(key: KeyColumns): Facets['perValue'] {
+    const col = this.columns.values(key.ids, key.numeric)
+    const bits = this.matches.bitmap(this.columns.quarters().length)
+    const { calls, length } = col
+    // A removed item has call -1: never in the bitmap, and skipped when everything matches.
+    const keep = (c: number): boolean => (bits === null ? c >= 0 : bits[c] === 1)
+    if (col.nums !== null) {
+      const values = new Float64Array(length)
+      let n = 0
+      for (let i = 0; i < length; i++) {
+        const v = col.nums[i]!
+        if (!Number.isNaN(v) && keep(calls[i]!)) values[n++] = v
+      }
+      return numericBuckets(values.subarray(0, n), null)
+    }
+    const codes = col.codes!
+    const perCode = new Uint32Array(col.dict.length)
+    for (let i = 0; i < length; i++) if (keep(calls[i]!)) perCode[codes[i]!]!++
+    const counts = new Map<string, number>()
+    perCode.forEach((n, c) => {
+      if (n > 0) counts.set(col.dict[c]!, n)
+    })
+    return topValues(counts)
+  }
+}

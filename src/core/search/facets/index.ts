@@ -1,0 +1,105 @@
+import { IANAZone } from 'luxon'
+import type { Facets } from '../../../shared/domain'
+import type { ScopeRef, SearchReader, SqlPiece } from '../../cache'
+import { CallsightError } from '../../errors'
+import type { CallColumns } from '../columns'
+import type { CompiledQuery } from '../compile'
+import type { MatchSet } from '../match-set'
+import { dayStarts } from './buckets'
+import { ColumnsSource } from './columns-source'
+import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
+import { SqlSource } from './sql-source'
+import { TotalsSource } from './totals-source'
+
+export type { FacetSource, FacetSourceKind } from './source'
+
+/**
+ * Above this share of all calls, facets count the match list against the in-memory columns
+ * (CallColumns); below it, they start from the matches and seek in SQLite, ~1 µs a match,
+ * which needs no columns built.
+ */
+export const SCAN_SHARE = 1 / 20
+
+/**
+ * How a query's facets are counted, chosen once per call:
+ *  - totals: whether the running totals answer first (no text, no filter but dates);
+ *  - many matches (or every call): the in-memory columns, then SQL's scan form for what they
+ *    cannot fold; few: SQL's seek form from the matches (`ids`).
+ */
+export type FacetPlan = { totals: boolean } & ({ matches: 'many' } | { matches: 'few'; ids: SqlPiece })
+
+export function chooseFacetPlan(
+  q: Pick<CompiledQuery, 'dateOnly'>,
+  m: { total: number; allCalls: number; ids: SqlPiece | null },
+  scanShare = SCAN_SHARE
+): FacetPlan {
+  if (m.ids === null || m.total > scanShare * m.allCalls) return { totals: q.dateOnly, matches: 'many' }
+  return { totals: q.dateOnly, matches: 'few', ids: m.ids }
+}
+
+/** Single-type scopes by type. */
+function typeScopes(scopes: readonly ScopeRef[]): Map<string, number[]> {
+  const byType = new Map<string, number[]>()
+  for (const s of scopes) {
+    if (s.filters.callTypes.length !== 1) continue
+    const t = s.filters.callTypes[0]!
+    byType.set(t, [...(byType.get(t) ?? []), s.id])
+  }
+  return byType
+}
+
+export interface FacetQuestion {
+  q: CompiledQuery
+  /** The query's count (its matches). */
+  total: number
+  /** The number of calls in the cache. */
+  allCalls: number
+  matches: MatchSet
+  scopes: readonly ScopeRef[]
+  /** The key asked about, when it holds items. */
+  key: KeyColumns | null
+  zone: string
+}
+
+export class FacetCounter {
+  constructor(
+    private readonly reader: Pick<SearchReader, 'totals' | 'facetSql'>,
+    private readonly columns: CallColumns,
+    private readonly scanShare = SCAN_SHARE
+  ) {}
+
+  compute(ask: FacetQuestion): Facets {
+    const { q, total, matches, zone } = ask
+    if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
+    if (q.empty || total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
+    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.ids }, this.scanShare), ask)
+    const days = this.dayRange(q, zone)
+    const types: TypeScopes = typeScopes(ask.scopes)
+    return {
+      total,
+      perDay: days === null ? [] : source.perDay(days),
+      perType: types.size === 0 ? [] : source.perType(types),
+      perValue: ask.key === null || ask.key.ids.length === 0 ? [] : source.perValue(ask.key)
+    }
+  }
+
+  /** The plan's sources, each built with the next as its fallback. */
+  private source(plan: FacetPlan, ask: FacetQuestion): FacetSource {
+    const counted =
+      plan.matches === 'many'
+        ? new ColumnsSource(this.columns, ask.matches, new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.ids }))
+        : new SqlSource(this.reader.facetSql, { form: 'seek', matches: plan.ids })
+    return plan.totals ? new TotalsSource(this.reader.totals, ask.q, counted) : counted
+  }
+
+  /** The days of the zone from the first call (or the range's start) to the last. */
+  private dayRange(q: CompiledQuery, zone: string): DayRange | null {
+    const bounds = this.reader.totals.callBounds()
+    if (bounds === null) return null
+    const lo = Math.max(bounds.lo, q.from ?? bounds.lo)
+    const hi = Math.min(bounds.hi, q.to === null ? bounds.hi : q.to - 1)
+    if (hi < lo) return null
+    const days = dayStarts(lo, hi, zone)
+    return days.length === 0 ? null : { days, hi }
+  }
+}

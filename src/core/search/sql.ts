@@ -1,0 +1,91 @@
+import type { SortKey, SqlPiece } from '../cache'
+import type { CompiledQuery } from './compile'
+import type { CountPlan, SelectPlan } from './plan'
+
+/**
+ * The SQL of a plan, built from a compiled query: pure string building, so each shape can be
+ * read (and tested) without a database. The cache layer's reader prepares and runs it.
+ */
+
+const and = (conds: readonly string[]): string => conds.join(' AND ')
+
+/**
+ * One SELECT for a plan: `cols` over c (and calls_fts for the FTS plans), rows strictly
+ * after `after` in sort order, in sort order. `tail` is appended (LIMIT / OFFSET).
+ */
+export function buildSelect(q: CompiledQuery, plan: SelectPlan, cols: string, after: SortKey | null, tail = ''): SqlPiece {
+  const params: unknown[] = []
+  const where: string[] = []
+  const desc = q.order !== 'date_asc'
+  let from: string
+  if (plan.kind === 'scan' || plan.kind === 'walk') {
+    from = 'calls c INDEXED BY calls_by_date'
+    where.push(...q.where)
+    params.push(...q.params)
+    if (plan.kind === 'walk') {
+      where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
+      params.push(q.match)
+    }
+  } else if (plan.kind === 'fts' && plan.ids !== null) {
+    // The matches are known (the bounded count listed them): read them by id instead of
+    // evaluating MATCH again.
+    from = 'calls c'
+    where.push('c.id IN (SELECT value FROM json_each(?))', ...q.where)
+    params.push(plan.ids, ...q.params)
+  } else {
+    from = 'calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid'
+    where.push('calls_fts MATCH ?', ...q.where)
+    params.push(q.match, ...q.params)
+  }
+  let order: string
+  if (plan.kind === 'relevance') {
+    order = 'calls_fts.rank, c.id'
+    if (after) {
+      where.push('(calls_fts.rank, c.id) > (?, ?)')
+      params.push(after[0], after[1])
+    }
+  } else {
+    order = desc ? 'c.call_at DESC, c.call_id DESC' : 'c.call_at, c.call_id'
+    if (after) {
+      where.push(`(c.call_at, c.call_id) ${desc ? '<' : '>'} (?, ?)`)
+      params.push(after[0], after[1])
+    }
+  }
+  const sql = `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${and(where)}` : ''} ORDER BY ${order} ${tail}`
+  return { sql, params }
+}
+
+/** The columns that make a row's sort key, in the order SortKey holds them. */
+export function keyColumns(plan: SelectPlan): string {
+  return plan.kind === 'relevance' ? 'calls_fts.rank AS k0, c.id AS k1' : 'c.call_at AS k0, c.call_id AS k1'
+}
+
+/** The ids of all matching calls, in no particular order; null when every call matches. */
+export function matchedIds(q: CompiledQuery): SqlPiece | null {
+  if (q.match === null) {
+    if (q.where.length === 0) return null
+    return { sql: `SELECT c.id AS id FROM calls c WHERE ${and(q.where)}`, params: q.params }
+  }
+  if (q.where.length === 0) return { sql: 'SELECT rowid AS id FROM calls_fts WHERE calls_fts MATCH ?', params: [q.match] }
+  return {
+    sql: `SELECT c.id AS id FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE ${and(['calls_fts MATCH ?', ...q.where])}`,
+    params: [q.match, ...q.params]
+  }
+}
+
+/** The `SELECT count(*)` of a count plan that counts in SQL. */
+export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'scan' | 'fts' }>): SqlPiece {
+  if (plan.kind === 'scan') return { sql: `SELECT count(*) FROM calls c${q.where.length ? ` WHERE ${and(q.where)}` : ''}`, params: q.params }
+  if (q.where.length === 0) return { sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [q.match] }
+  // Few matches (many are counted from the match list): start from them.
+  return { sql: `SELECT count(*) FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE calls_fts MATCH ? AND ${and(q.where)}`, params: [q.match, ...q.params] }
+}
+
+/** The calls of a hand-picked id list (a JSON array of callIds), in the order given, each once. */
+export function callsByIds(idsJson: string): { rows: SqlPiece; count: SqlPiece } {
+  const from = 'FROM (SELECT value AS call_id, min(key) AS pos FROM json_each(?) GROUP BY value) j JOIN calls c ON c.call_id = j.call_id'
+  return { rows: { sql: `SELECT c.* ${from} ORDER BY j.pos`, params: [idsJson] }, count: { sql: `SELECT count(*) ${from}`, params: [idsJson] } }
+}
+
+/** Selects no call (an export of a query that can match nothing). */
+export const NO_CALLS: SqlPiece = { sql: 'SELECT * FROM calls WHERE 0', params: [] }
