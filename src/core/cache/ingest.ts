@@ -4,6 +4,8 @@ import { BulkInsert } from './bulk'
 import { foldForIndex } from './fold'
 import { parseNumeric } from './numeric'
 import { extraJson } from './records'
+import { IndexRows } from './index-rows'
+import { KnownCalls, type KnownCall } from './known-calls'
 import { FacetTotals, hourOf } from './totals'
 
 export interface PageCounts {
@@ -12,32 +14,8 @@ export interface PageCounts {
   unchanged: number
 }
 
-/** A call as stored, with what a page's copy is compared against. */
-interface Existing {
-  call_id: string
-  id: number
-  call_at: number
-  call_date: string
-  title: string
-  summary: string
-  extra: string
-  /** 1 once a page fetched with analysis carried the call (its items are then the service's, even when none). */
-  analysis_known: 0 | 1
-  /** The stored items, in order: read only when the page carries analysis. */
-  items: readonly AnalysisItem[]
-}
-
-interface StoredItemDb {
-  call: number
-  key: string
-  friendly_name: string
-  value: string
-}
-
 const sameItems = (a: readonly AnalysisItem[], b: readonly AnalysisItem[]): boolean =>
   a.length === b.length && a.every((x, i) => x.key === b[i]!.key && x.friendlyName === b[i]!.friendlyName && x.value === b[i]!.value)
-
-const LOOKUP_CHUNK = 200
 
 /**
  * Upserts a page of records. Called inside the page transaction; never opens one itself.
@@ -46,14 +24,13 @@ const LOOKUP_CHUNK = 200
  * lookup and of one membership insert.
  */
 export class RecordWriter {
-  private readonly lookups = new Map<number, Database.Statement<unknown[], Omit<Existing, 'items'>>>()
-  private readonly itemLookups = new Map<number, Database.Statement<unknown[], StoredItemDb>>()
+  private readonly known: KnownCalls
+  private readonly index: IndexRows
   private readonly nextId: Database.Statement<[], number>
   private readonly updateBase: Database.Statement
   private readonly updateAnalysisMeta: Database.Statement
   private readonly deleteAnalysis: Database.Statement
   private readonly analysisValues: Database.Statement<[number], string>
-  private readonly ftsDelete: Database.Statement
   private readonly keyInsert: Database.Statement
   private readonly keyFind: Database.Statement<[string, string], number>
   /** key → friendly name → id: nested, so no string is built per item. */
@@ -62,23 +39,19 @@ export class RecordWriter {
   private readonly keyStats = new Map<number, [number, number]>()
   private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
   private readonly scopesOfCall: Database.Statement<[number], number>
-  private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
   private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
   private readonly calls: BulkInsert
   private readonly analysis: BulkInsert
-  private readonly ftsInsert: Database.Statement<[string]>
-  /** Index rows of the transaction by call id, written at its end (see finish()). */
-  private readonly pendingFts = new Map<number, [string, string, string]>()
   /** The first id given to a new call in this transaction, if any. */
   newFrom: number | null = null
   /** Calls stored before this transaction that it changed or added to a scope. */
   touched: number[] = []
-  /** Calls whose index row from before the transaction must go. */
-  private readonly staleFts: number[] = []
   private readonly members: BulkInsert
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
+    this.known = new KnownCalls(db)
+    this.index = new IndexRows(db)
     this.nextId = db.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM calls').pluck()
     this.updateBase = db.prepare(
       'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, last_changed_at = ? WHERE id = ?'
@@ -92,7 +65,6 @@ export class RecordWriter {
     this.totals = new FacetTotals(db)
     this.bumpKey = db.prepare('UPDATE analysis_keys SET items = items + ?, numeric_items = numeric_items + ? WHERE id = ?')
     this.analysisValues = db.prepare<[number], string>('SELECT value FROM analysis WHERE call = ? ORDER BY ord').pluck()
-    this.ftsDelete = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
     this.keyInsert = db.prepare('INSERT OR IGNORE INTO analysis_keys (key, friendly_name) VALUES (?, ?)')
     this.keyFind = db.prepare<[string, string], number>('SELECT id FROM analysis_keys WHERE key = ? AND friendly_name = ?').pluck()
     this.calls = new BulkInsert(
@@ -102,10 +74,6 @@ export class RecordWriter {
       100
     )
     this.analysis = new BulkInsert(db, 'INSERT INTO analysis (key_id, call, ord, value, value_num)', 5, 500)
-    // One statement per transaction whatever its size: rows as one JSON array.
-    this.ftsInsert = db.prepare<[string]>(
-      "INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)"
-    )
     this.members = new BulkInsert(db, 'INSERT OR IGNORE INTO scope_members (call, scope)', 2, 500)
   }
 
@@ -114,49 +82,6 @@ export class RecordWriter {
     this.keyIds.clear()
     this.keyStats.clear()
     this.totals.reset()
-  }
-
-  /**
-   * The page's calls already stored, by callId. A copy is compared with the stored fields
-   * themselves: hashing every new call's content (SHA-1, as versions before 3 did) cost more
-   * than a tenth of ingest, and reading a known call's fields back costs little.
-   */
-  private existing(records: readonly CallRecord[], includeAnalysis: boolean): Map<string, Existing> {
-    const out = new Map<string, Existing>()
-    for (let i = 0; i < records.length; i += LOOKUP_CHUNK) {
-      const ids = records.slice(i, i + LOOKUP_CHUNK).map((r) => r.callId)
-      let stmt = this.lookups.get(ids.length)
-      if (!stmt) {
-        stmt = this.db.prepare<unknown[], Omit<Existing, 'items'>>(
-          `SELECT call_id, id, call_at, call_date, title, summary, extra, analysis_known FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
-        )
-        this.lookups.set(ids.length, stmt)
-      }
-      for (const row of stmt.all(ids)) out.set(row.call_id, { ...row, items: [] })
-    }
-    if (includeAnalysis && out.size > 0) {
-      const byId = new Map([...out.values()].map((e) => [e.id, e]))
-      const ids = [...byId.keys()]
-      for (let i = 0; i < ids.length; i += LOOKUP_CHUNK) {
-        const chunk = ids.slice(i, i + LOOKUP_CHUNK)
-        let stmt = this.itemLookups.get(chunk.length)
-        if (!stmt) {
-          stmt = this.db.prepare<unknown[], StoredItemDb>(
-            `SELECT a.call AS call, k.key AS key, k.friendly_name AS friendly_name, a.value AS value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
-             WHERE a.call IN (${chunk.map(() => '?').join(',')}) ORDER BY a.call, a.ord`
-          )
-          this.itemLookups.set(chunk.length, stmt)
-        }
-        const items = new Map<number, AnalysisItem[]>()
-        for (const row of stmt.all(chunk)) {
-          let list = items.get(row.call)
-          if (!list) items.set(row.call, (list = []))
-          list.push({ key: row.key, friendlyName: row.friendly_name, value: row.value })
-        }
-        for (const [id, list] of items) byId.get(id)!.items = list
-      }
-    }
-    return out
   }
 
   /**
@@ -173,8 +98,7 @@ export class RecordWriter {
     this.touched = []
     this.keyStats.clear()
     this.totals.reset()
-    this.pendingFts.clear()
-    this.staleFts.length = 0
+    this.index.reset()
   }
 
   /**
@@ -185,50 +109,21 @@ export class RecordWriter {
     this.totals.flush()
     for (const [keyId, [items, numeric]] of this.keyStats) this.bumpKey.run(items, numeric, keyId)
     this.keyStats.clear()
-    this.writeIndex()
-  }
-
-  /**
-   * The full-text rows go last, in one statement, in rowid order. FTS5 keeps a transaction's
-   * rows in memory and writes them out as one segment at commit, but any later statement
-   * that opens a savepoint (every multi-row INSERT does) makes it write what it holds first:
-   * writing the index row by page between the other inserts cost a segment per statement
-   * and made those inserts four times slower (measured). Deleting in rowid order, then
-   * inserting in rowid order, keeps FTS5 from flushing on a rowid that goes backwards.
-   */
-  private writeIndex(): void {
-    this.staleFts.sort((a, b) => a - b)
-    for (const id of this.staleFts) this.ftsDelete.run(id)
-    this.staleFts.length = 0
-    if (this.pendingFts.size === 0) return
-    // New ids arrive in order; only changed calls of earlier pages need the sort.
-    let ids = [...this.pendingFts.keys()]
-    for (let i = 1; i < ids.length; i++) {
-      if (ids[i]! < ids[i - 1]!) {
-        ids = ids.sort((a, b) => a - b)
-        break
-      }
-    }
-    let json = '['
-    for (const id of ids) {
-      const [title, summary, analysis] = this.pendingFts.get(id)!
-      json += `${json.length > 1 ? ',' : ''}[${id},${JSON.stringify(title)},${JSON.stringify(summary)},${JSON.stringify(analysis)}]`
-    }
-    this.pendingFts.clear()
-    this.ftsInsert.run(`${json}]`)
+    // The full-text rows go last, in one statement (IndexRows says why).
+    this.index.write()
   }
 
   /** One page, between begin() and finish(), inside the caller's transaction. */
   write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
-    const known = this.existing(records, includeAnalysis)
+    const known = this.known.find(records, includeAnalysis)
     let next = this.nextId.get() ?? 1
     let callValues: unknown[] = []
     let analysisValues: unknown[] = []
     const memberValues: unknown[] = []
     const newInPage = new Set<string>()
     /** Each call of the page once, with its final call_at. */
-    const pageCalls = new Map<number, Existing>()
+    const pageCalls = new Map<number, KnownCall>()
     const flush = (): void => {
       this.calls.run(callValues)
       this.analysis.run(analysisValues)
@@ -259,7 +154,7 @@ export class RecordWriter {
         newInPage.add(r.callId)
         callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, analysisKnown, now, now)
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
-        this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : ''])
+        this.index.add(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : ''])
         counts.inserted++
       } else {
         id = old.id
@@ -285,7 +180,7 @@ export class RecordWriter {
    * changed. Analysis is compared only when the page carries it (a page without analysis
    * says nothing about it); a call first stored without analysis takes it the first time.
    */
-  private update(old: Existing, r: CallRecord, extra: string, includeAnalysis: boolean, now: number): boolean {
+  private update(old: KnownCall, r: CallRecord, extra: string, includeAnalysis: boolean, now: number): boolean {
     const baseChanged =
       old.call_at !== r.callAt || old.call_date !== r.callDate || old.title !== r.title || old.summary !== r.summary || old.extra !== extra
     const anaChanged = includeAnalysis && (old.analysis_known === 0 || !sameItems(old.items, r.analysis))
@@ -320,9 +215,7 @@ export class RecordWriter {
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
     const analysisText = anaChanged ? this.analysisText(r) : foldForIndex(this.analysisValues.all(id).join(' '))
-    // Its stored row goes at the end of the transaction, unless it was written in this one.
-    if (!this.pendingFts.has(id)) this.staleFts.push(id)
-    this.pendingFts.set(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
+    this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
     if (anaChanged) {
       old.analysis_known = 1
       old.items = r.analysis
@@ -334,27 +227,17 @@ export class RecordWriter {
    * Adds the page's new memberships to the per-(scope, hour) totals, before they are
    * inserted: calls new in this page are new members; known calls are looked up.
    */
-  private countNewMembers(pageCalls: ReadonlyMap<number, Existing>, newInPage: ReadonlySet<string>, scopeId: number): void {
+  private countNewMembers(pageCalls: ReadonlyMap<number, KnownCall>, newInPage: ReadonlySet<string>, scopeId: number): void {
     const knownIds: number[] = []
     for (const [id, c] of pageCalls) {
       if (newInPage.has(c.call_id)) this.totals.member(scopeId, hourOf(c.call_at), 1)
       else knownIds.push(id)
     }
-    for (let i = 0; i < knownIds.length; i += LOOKUP_CHUNK) {
-      const ids = knownIds.slice(i, i + LOOKUP_CHUNK)
-      let stmt = this.memberChecks.get(ids.length)
-      if (!stmt) {
-        stmt = this.db
-          .prepare<unknown[], number>(`SELECT call FROM scope_members WHERE scope = ? AND call IN (${ids.map(() => '?').join(',')})`)
-          .pluck()
-        this.memberChecks.set(ids.length, stmt)
-      }
-      const already = new Set(stmt.all(scopeId, ...ids))
-      for (const id of ids) {
-        if (already.has(id)) continue
-        this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
-        if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
-      }
+    const already = this.known.membersOf(scopeId, knownIds)
+    for (const id of knownIds) {
+      if (already.has(id)) continue
+      this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
+      if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
     }
   }
 

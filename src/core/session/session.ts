@@ -42,7 +42,7 @@ export class Session extends EventEmitter<SessionEvents> {
   private noticeValue: string | null = null
   private inflight: Promise<TokenSet> | null = null
   /** Bumped on sign-in and sign-out, so a refresh that finishes late cannot resurrect tokens. */
-  private generation = 0
+  private signInEpoch = 0
   private refreshCount = 0
   private readonly client: ServiceClient
   private readonly vault: TokenVault
@@ -91,7 +91,7 @@ export class Session extends EventEmitter<SessionEvents> {
   /** User name or e-mail and password; the password is used for this request only. */
   async login(username: string, password: string, signal?: AbortSignal): Promise<void> {
     const tokens = await this.client.login(username, password, signal)
-    this.generation++
+    this.signInEpoch++
     await this.vault.save(tokens)
     this.adopt(tokens)
     this.log.log('info', 'signed in')
@@ -101,7 +101,7 @@ export class Session extends EventEmitter<SessionEvents> {
   async restore(): Promise<boolean> {
     const tokens = await this.vault.load()
     if (!tokens) return false
-    this.generation++
+    this.signInEpoch++
     this.tokens = tokens
     this.lifetimeMs = SPEC_LIFETIME_MS
     this.setStatus('signedIn')
@@ -109,7 +109,7 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   async signOut(): Promise<void> {
-    this.generation++
+    this.signInEpoch++
     this.tokens = null
     this.inflight = null
     this.vault.clear()
@@ -173,14 +173,14 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   private async runRefresh(current: TokenSet): Promise<TokenSet> {
-    const generation = this.generation
+    const epoch = this.signInEpoch
     this.refreshCount++
     this.setStatus('refreshing')
     let next: TokenSet
     try {
       next = await this.client.refresh(current.refreshToken)
     } catch (e) {
-      if (generation !== this.generation) throw e
+      if (epoch !== this.signInEpoch) throw e
       if (e instanceof CallsightError && ['ReloginRequired', 'InvalidCredentials', 'Unauthorized'].includes(e.code)) {
         this.tokens = null
         this.vault.clear()
@@ -192,7 +192,7 @@ export class Session extends EventEmitter<SessionEvents> {
       this.setStatus('signedIn')
       throw e
     }
-    if (generation !== this.generation) throw cancelled('The sign-in refresh')
+    if (epoch !== this.signInEpoch) throw cancelled('The sign-in refresh')
     // The rotated refresh token is on disk before anything uses it.
     await this.vault.save(next)
     this.adopt(next)

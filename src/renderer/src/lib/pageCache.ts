@@ -1,8 +1,8 @@
 /**
  * A bounded cache of result pages, fetched by offset as the list scrolls. Only `maxPages`
  * pages are ever held (least recently used go first), so memory stays flat however far the
- * user scrolls through a million rows. A reset (new query) bumps the generation: replies to
- * requests made before it are dropped instead of landing in the new result set.
+ * user scrolls through a million rows. A reset (new query) starts a new result set: replies
+ * to requests made for an earlier one are dropped instead of landing in the new result set.
  */
 export type PageFetcher<Row> = (offset: number, limit: number) => Promise<Row[]>
 
@@ -16,7 +16,8 @@ export class PageCache<Row> {
   readonly maxPages: number
   private pages = new Map<number, Row[]>()
   private inflight = new Map<number, Promise<void>>()
-  private generation = 0
+  /** Bumped by reset(): which result set a reply belongs to. */
+  private resultSet = 0
   private fetcher: PageFetcher<Row>
 
   /** Called after a page lands, so a view can re-render the rows it shows. */
@@ -33,7 +34,7 @@ export class PageCache<Row> {
   /** Forget everything and fetch from a new source (a new query). */
   reset(fetcher?: PageFetcher<Row>): void {
     if (fetcher) this.fetcher = fetcher
-    this.generation++
+    this.resultSet++
     this.pages.clear()
     this.inflight.clear()
   }
@@ -82,10 +83,10 @@ export class PageCache<Row> {
   private load(index: number): Promise<void> {
     const pending = this.inflight.get(index)
     if (pending) return pending
-    const generation = this.generation
+    const resultSet = this.resultSet
     const task = this.fetcher(index * this.pageSize, this.pageSize)
       .then((rows) => {
-        if (generation !== this.generation) return
+        if (resultSet !== this.resultSet) return
         this.pages.set(index, rows)
         while (this.pages.size > this.maxPages) {
           const oldest = this.pages.keys().next().value as number
@@ -94,10 +95,10 @@ export class PageCache<Row> {
         this.onChange()
       })
       .catch((error: unknown) => {
-        if (generation === this.generation) this.onError(error)
+        if (resultSet === this.resultSet) this.onError(error)
       })
       .finally(() => {
-        if (generation === this.generation) this.inflight.delete(index)
+        if (resultSet === this.resultSet) this.inflight.delete(index)
       })
     this.inflight.set(index, task)
     return task

@@ -46,7 +46,8 @@ export const useSearchStore = defineStore('search', () => {
   cache.onChange = () => version.value++
   cache.onError = (e) => (error.value = toErrorInfo(e))
 
-  let generation = 0
+  /** Bumped by every new request for rows; a reply to an older one is dropped. */
+  let requestToken = 0
 
   const shownTotal = computed(() => (mode.value === 'local' ? (total.value ?? 0) : (remotePage.value?.records.length ?? 0)))
   const selectedTotal = computed(() => selectedCount(selection.value, shownTotal.value))
@@ -76,7 +77,7 @@ export const useSearchStore = defineStore('search', () => {
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
   async function run(): Promise<void> {
-    const gen = ++generation
+    const token = ++requestToken
     const q = query.value
     activeQuery.value = q
     selection.value = emptySelection()
@@ -90,25 +91,25 @@ export const useSearchStore = defineStore('search', () => {
         cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
         version.value++
         const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
-        if (gen !== generation) return
+        if (token !== requestToken) return
         total.value = count.total
       } else {
         remoteSkip.value = 0
-        await fetchRemote(gen, q)
+        await fetchRemote(token, q)
       }
       repliedAt.value = Date.now()
       lastLatencyMs.value = repliedAt.value - started
     } catch (e) {
-      if (gen === generation) error.value = toErrorInfo(e)
+      if (token === requestToken) error.value = toErrorInfo(e)
     } finally {
-      if (gen === generation) loading.value = false
+      if (token === requestToken) loading.value = false
     }
   }
   const lastLatencyMs = ref<number | null>(null)
 
-  async function fetchRemote(gen: number, q: SearchQuery): Promise<void> {
+  async function fetchRemote(token: number, q: SearchQuery): Promise<void> {
     const page = await call('remote.search', { query: q, skip: remoteSkip.value, take: PAGE_SIZE, includeAnalysis: true })
-    if (gen !== generation) return
+    if (token !== requestToken) return
     remotePage.value = page
     version.value++
   }
@@ -116,18 +117,18 @@ export const useSearchStore = defineStore('search', () => {
   async function remotePageStep(direction: 1 | -1): Promise<void> {
     const next = remoteSkip.value + direction * PAGE_SIZE
     if (next < 0 || next >= SERVICE_WINDOW) return
-    const gen = ++generation
+    const token = ++requestToken
     remoteSkip.value = next
     selection.value = emptySelection()
     cursor.value = null
     loading.value = true
     error.value = null
     try {
-      await fetchRemote(gen, activeQuery.value)
+      await fetchRemote(token, activeQuery.value)
     } catch (e) {
-      if (gen === generation) error.value = toErrorInfo(e)
+      if (token === requestToken) error.value = toErrorInfo(e)
     } finally {
-      if (gen === generation) loading.value = false
+      if (token === requestToken) loading.value = false
     }
   }
 
