@@ -19,8 +19,6 @@ export class QueryState {
   /** Its matches counted up to the planner's cap, once (plan.ts). */
   estimate: Estimate | null = null
   count: number | null = null
-  /** Position past the last row, once a walk ran off the end. */
-  end: number | null = null
   /** The query's matches, read once for whoever needs them first: a common word's count, facets, a long jump. */
   matches: MatchSet | null = null
 
