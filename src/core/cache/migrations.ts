@@ -173,33 +173,18 @@ export const migrations: readonly Migration[] = [
   {
     // Version 4 dropped calls.base_hash (written as '' since known calls are compared field
     // by field) and replaced calls.analysis_hash (NULL, '' or an old hash: only its NULL
-    // meant anything) with the flag analysis_known. The table is copied once, ids kept: the
-    // full-text index is keyed by them. One copy instead of ALTER TABLE ... DROP COLUMN,
-    // which rewrites the whole table once per column.
+    // meant anything) with the flag analysis_known, added as the table's last column. Ids
+    // stay as they are: the full-text index is keyed by them. Measured at 1,000,000 calls:
+    // 5–6 s this way, ~8 s copying the table into a new one (its two indexes rebuilt too).
     version: 4,
     up(db) {
       db.exec(`
-        CREATE TABLE calls_v4 (
-          id INTEGER PRIMARY KEY,
-          call_id TEXT NOT NULL UNIQUE,
-          call_at INTEGER NOT NULL,
-          call_date TEXT NOT NULL,
-          title TEXT NOT NULL,
-          summary TEXT NOT NULL,
-          extra TEXT NOT NULL,
-          analysis_count INTEGER NOT NULL DEFAULT 0,
-          -- 1 once a page fetched with analysis carried the call: its stored items are then
-          -- the service's (even none); 0 while only pages without analysis did.
-          analysis_known INTEGER NOT NULL DEFAULT 0 CHECK (analysis_known IN (0, 1)),
-          first_seen_at INTEGER NOT NULL,
-          last_changed_at INTEGER NOT NULL
-        );
-        INSERT INTO calls_v4 (id, call_id, call_at, call_date, title, summary, extra, analysis_count, analysis_known, first_seen_at, last_changed_at)
-          SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_count, analysis_hash IS NOT NULL, first_seen_at, last_changed_at
-          FROM calls ORDER BY id;
-        DROP TABLE calls;
-        ALTER TABLE calls_v4 RENAME TO calls;
-        CREATE INDEX calls_by_date ON calls(call_at, call_id);
+        -- 1 once a page fetched with analysis carried the call: its stored items are then the
+        -- service's (even none); 0 while only pages without analysis did.
+        ALTER TABLE calls ADD COLUMN analysis_known INTEGER NOT NULL DEFAULT 0 CHECK (analysis_known IN (0, 1));
+        UPDATE calls SET analysis_known = 1 WHERE analysis_hash IS NOT NULL;
+        ALTER TABLE calls DROP COLUMN analysis_hash;
+        ALTER TABLE calls DROP COLUMN base_hash;
       `)
     }
   }
