@@ -74,13 +74,13 @@ export class SyncEngine {
     const { cache, clock, logger } = this.deps
     const filters = scopeFilters(scope)
     const key = scopeKey(filters)
-    cache.ensureScope(key, filters)
-    this.rememberCallTypes(filters)
+    await cache.ensureScope(key, filters)
+    await this.rememberCallTypes(filters)
 
     const pageSize = filters.includeAnalysis ? MAX_TAKE_WITH_ANALYSIS : MAX_TAKE
     const meter = new ProgressMeter(() => clock.now(), this.deps.rateLimit, pageSize)
-    let cp = this.plan(key, scope, opts.mode)
-    const runId = cache.startRun(key, { mode: opts.mode, from: scope.from, to: scope.to, filters })
+    let cp = await this.plan(key, scope, opts.mode)
+    const runId = await cache.startRun(key, { mode: opts.mode, from: scope.from, to: scope.to, filters })
     const warnings: string[] = []
     let remainingInWindow: number | null = null
     let waitSeconds: number | null = null
@@ -128,10 +128,10 @@ export class SyncEngine {
     const flights: Flight[] = []
     /** Pages applied to the checkpoint but not yet stored; see MAX_GROUP. */
     const held: WritePageInput[] = []
-    const storeHeld = (): void => {
+    const storeHeld = async (): Promise<void> => {
       if (held.length === 0) return
       const group = held.splice(0)
-      cache.writePages(group)
+      await cache.writePages(group)
     }
     const dropFlights = (): void => {
       for (const f of flights.splice(0)) f.ac.abort()
@@ -183,7 +183,7 @@ export class SyncEngine {
       while (flights.length > 0) {
         if (inner.signal.aborted) throw new CallsightError('Cancelled', 'The sync was cancelled.')
         // Store what is held before waiting on the network.
-        if (!flights[0]!.settled) storeHeld()
+        if (!flights[0]!.settled) await storeHeld()
         const { params, promise } = flights.shift()!
         const page = await promise
         meter.addRequest()
@@ -216,28 +216,28 @@ export class SyncEngine {
           runId,
           runCounts: meter.counts
         })
-        if (held.length >= MAX_GROUP) storeHeld()
+        if (held.length >= MAX_GROUP) await storeHeld()
         cp = next
         phase = 'fetching'
         waitSeconds = null
         emit()
       }
 
-      storeHeld()
+      await storeHeld()
       // refill launches nothing once cancelled, so an empty pipeline alone does not mean done.
       if (!cp.pager.done) throw new CallsightError('Cancelled', 'The sync was cancelled.')
 
       // Coverage is added after the last page's transaction; a kill in between leaves a
       // checkpoint marked done, which the next run turns into coverage without fetching.
-      cache.addCoverage(key, cp.rangeFrom, cp.rangeTo)
-      cache.setCheckpoint(key, null)
+      await cache.addCoverage(key, cp.rangeFrom, cp.rangeTo)
+      await cache.setCheckpoint(key, null)
       // Each page's commit added a segment to the full-text index; merged, a search for a
       // common word checks a row in microseconds instead of half a millisecond.
-      if (meter.counts.stored > 0) cache.optimizeIndex()
-      cache.markScopeSuccess(key, clock.now())
+      if (meter.counts.stored > 0) await cache.optimizeIndex()
+      await cache.markScopeSuccess(key, clock.now())
       phase = 'done'
       const finding = denseError(cp.pager.dense)
-      cache.finishRun(runId, 'done', meter.counts, finding?.toInfo())
+      await cache.finishRun(runId, 'done', meter.counts, finding?.toInfo())
       const final = snapshot(finding?.toInfo())
       opts.onProgress?.(final)
       return final
@@ -245,7 +245,7 @@ export class SyncEngine {
       inner.abort()
       // Pages that arrived before the failure are good: keep them (the checkpoint moves with them).
       try {
-        storeHeld()
+        await storeHeld()
       } catch (storeError) {
         held.length = 0
         logger.log('error', 'Pages fetched before the failure could not be stored', { error: String(storeError) })
@@ -257,7 +257,7 @@ export class SyncEngine {
       const info: AppErrorInfo = cancelled ? { code: 'Cancelled', message: 'The sync was cancelled; the next run continues where it stopped.' } : toErrorInfo(e)
       if (!cancelled && !(e instanceof CallsightError)) logger.log('error', 'Sync failed unexpectedly', { error: String(e) })
       try {
-        cache.finishRun(runId, cancelled ? 'cancelled' : 'failed', meter.counts, info)
+        await cache.finishRun(runId, cancelled ? 'cancelled' : 'failed', meter.counts, info)
       } catch (storeError) {
         logger.log('error', 'The sync run could not be recorded', { error: String(storeError) })
       }
@@ -275,20 +275,20 @@ export class SyncEngine {
   }
 
   /** Continue the stored checkpoint when it is for the same range; otherwise plan a new pass. */
-  private plan(key: string, scope: SyncScope, mode: SyncMode): Checkpoint {
-    const stored = readCheckpoint(this.deps.cache.getCheckpoint(key))
+  private async plan(key: string, scope: SyncScope, mode: SyncMode): Promise<Checkpoint> {
+    const stored = readCheckpoint(await this.deps.cache.getCheckpoint(key))
     if (stored && stored.requestFrom === scope.from && stored.requestTo === scope.to) return stored
     // A finished pass whose coverage was not yet recorded (killed right at the end).
-    if (stored?.pager.done) this.deps.cache.addCoverage(key, stored.rangeFrom, stored.rangeTo)
+    if (stored?.pager.done) await this.deps.cache.addCoverage(key, stored.rangeFrom, stored.rangeTo)
     let rangeFrom = scope.from
     if (mode === 'incremental') {
-      const covering = this.deps.cache.coverage(key).find(([a, b]) => a <= scope.from && scope.from <= b)
+      const covering = (await this.deps.cache.coverage(key)).find(([a, b]) => a <= scope.from && scope.from <= b)
       if (covering) rangeFrom = Math.max(scope.from, Math.min(covering[1], scope.to) - this.lookbackMs)
     }
     const pager = initialPager(rangeFrom)
     if (pager.windowStart >= scope.to) pager.done = true
     const cp: Checkpoint = { v: 1, requestFrom: scope.from, requestTo: scope.to, rangeFrom, rangeTo: scope.to, pager }
-    this.deps.cache.setCheckpoint(key, cp)
+    await this.deps.cache.setCheckpoint(key, cp)
     return cp
   }
 
@@ -296,11 +296,11 @@ export class SyncEngine {
    * The spec has no catalog endpoint: the catalog holds the names the user synced with.
    * Existing entries keep their description.
    */
-  private rememberCallTypes(filters: ScopeFilters): void {
+  private async rememberCallTypes(filters: ScopeFilters): Promise<void> {
     if (filters.callTypes.length === 0) return
-    const known = new Set(this.deps.cache.callTypes().map((t) => t.value))
+    const known = new Set((await this.deps.cache.callTypes()).map((t) => t.value))
     const fresh = filters.callTypes.filter((t) => !known.has(t))
-    if (fresh.length > 0) this.deps.cache.upsertCallTypes(fresh.map((value) => ({ value, description: '' })))
+    if (fresh.length > 0) await this.deps.cache.upsertCallTypes(fresh.map((value) => ({ value, description: '' })))
   }
 }
 
