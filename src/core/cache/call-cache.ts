@@ -16,6 +16,7 @@ import { systemClock } from '../platform/node'
 import { mergeInterval, Intervals } from './coverage'
 import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, SCHEMA_VERSION } from './migrations'
+import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 
 export type ScopeFilters = ScopeStatus['filters']
@@ -239,6 +240,24 @@ export class CallCache {
     return out
   }
 
+  /** A batch pulled from a team cache, with its cursor, in one transaction (src/core/cache/pulled.ts). */
+  writePulled(batch: PulledBatch): void {
+    const writer = this.requireWriter()
+    try {
+      this.db.transaction(() => applyPulled(this.db, writer, batch, this.clock.now())).immediate()
+    } catch (e) {
+      writer.rolledBack()
+      throw e
+    }
+    this.writes++
+    this.record(writer.newFrom, writer.touched)
+  }
+
+  /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */
+  teamSource(): TeamSource | null {
+    return readTeamSource(this.db)
+  }
+
   ensureScope(scopeKey: string, filters: ScopeFilters): void {
     const json = JSON.stringify(FiltersJson.parse(filters))
     this.db
@@ -384,7 +403,7 @@ export class CallCache {
       this.db.exec(`
         DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
-        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values;
+        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
       `)
     }).immediate()

@@ -63,6 +63,7 @@ export class RecordWriter {
   private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
   private readonly scopesOfCall: Database.Statement<[number], number>
   private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
+  private readonly memberLookups = new Map<number, Database.Statement<unknown[], { id: number; call_id: string; call_at: number }>>()
   private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
   private readonly calls: BulkInsert
@@ -218,8 +219,11 @@ export class RecordWriter {
     this.ftsInsert.run(`${json}]`)
   }
 
-  /** One page, between begin() and finish(), inside the caller's transaction. */
-  write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
+  /**
+   * One page, between begin() and finish(), inside the caller's transaction. Without a scope
+   * (a team-cache pull, whose memberships travel apart: addMembers) no membership is written.
+   */
+  write(records: readonly CallRecord[], scopeId: number | null, includeAnalysis: boolean, now: number): PageCounts {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
     const known = this.existing(records, includeAnalysis)
     let next = this.nextId.get() ?? 1
@@ -276,9 +280,38 @@ export class RecordWriter {
       pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
+    if (scopeId === null) return counts
     this.countNewMembers(pageCalls, newInPage, scopeId)
     this.members.run(memberValues)
     return counts
+  }
+
+  /**
+   * Adds calls already stored to a scope (a team-cache pull), counted in the facet totals
+   * like a sync page's memberships. Unknown callIds are returned, not stored.
+   */
+  addMembers(callIds: readonly string[], scopeId: number): string[] {
+    const found = new Map<number, Pick<Existing, 'call_id' | 'call_at'>>()
+    const missing = new Set(callIds)
+    for (let i = 0; i < callIds.length; i += LOOKUP_CHUNK) {
+      const ids = callIds.slice(i, i + LOOKUP_CHUNK)
+      let stmt = this.memberLookups.get(ids.length)
+      if (!stmt) {
+        stmt = this.db.prepare<unknown[], { id: number; call_id: string; call_at: number }>(
+          `SELECT id, call_id, call_at FROM calls WHERE call_id IN (${ids.map(() => '?').join(',')})`
+        )
+        this.memberLookups.set(ids.length, stmt)
+      }
+      for (const row of stmt.all(ids)) {
+        found.set(row.id, row)
+        missing.delete(row.call_id)
+      }
+    }
+    this.countNewMembers(found, new Set(), scopeId)
+    const values: unknown[] = []
+    for (const id of found.keys()) values.push(id, scopeId)
+    this.members.run(values)
+    return [...missing]
   }
 
   /**
@@ -335,7 +368,7 @@ export class RecordWriter {
    * Adds the page's new memberships to the per-(scope, hour) totals, before they are
    * inserted: calls new in this page are new members; known calls are looked up.
    */
-  private countNewMembers(pageCalls: ReadonlyMap<number, Existing>, newInPage: ReadonlySet<string>, scopeId: number): void {
+  private countNewMembers(pageCalls: ReadonlyMap<number, Pick<Existing, 'call_id' | 'call_at'>>, newInPage: ReadonlySet<string>, scopeId: number): void {
     const knownIds: number[] = []
     for (const [id, c] of pageCalls) {
       if (newInPage.has(c.call_id)) this.totals.member(scopeId, hourOf(c.call_at), 1)

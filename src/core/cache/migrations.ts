@@ -163,6 +163,22 @@ export const migrations: readonly Migration[] = [
         ALTER TABLE analysis_by_call_v3 RENAME TO analysis;
       `)
     }
+  },
+  {
+    // Where a workstation fed from a team cache (docs/team.md) stands: the team cache's id
+    // and the change number applied last. One row; absent for caches synced directly.
+    version: 4,
+    up(db) {
+      db.exec(`
+        CREATE TABLE team_source (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          cache_id TEXT NOT NULL,
+          source TEXT NOT NULL,
+          cursor INTEGER NOT NULL,
+          pulled_at INTEGER NOT NULL
+        );
+      `)
+    }
   }
 ]
 

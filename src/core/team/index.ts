@@ -1,3 +1,4 @@
 export { createPool, isPostgresUrl, mapPgError, poolConfig, redactUrl, RoleName, SchemaName, SslMode, SSL_MODES, type TeamDbOptions } from './connection'
 export { checkPgSchema, lockKey, migratePg, PG_SCHEMA_VERSION, pgMigrations, schemaVersion, type PgMigration } from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
+export { pullTeamCache, readWorkerState, WorkerScopeRow, type PullOptions, type PullPhase, type PullProgress, type WorkerScopeState } from './pull'

@@ -1,0 +1,247 @@
+import type pg from 'pg'
+import { z } from 'zod'
+import { CallType, ScopeStatus, type CallRecord } from '../../shared/domain'
+import type { AppErrorInfo } from '../../shared/errors'
+import type { CallCache, PulledBatch } from '../cache'
+import { Intervals } from '../cache/coverage'
+import { CallsightError, isAbortError, toErrorInfo } from '../errors'
+import { mapPgError, q, redactUrl } from './connection'
+import { checkPgSchema } from './pg-migrations'
+
+/**
+ * A workstation's pull from the team cache: every row whose change number is above the
+ * local cursor, in batches, each applied to the local SQLite cache in one transaction with
+ * the cursor that follows it. No request reaches the service.
+ *
+ * Each batch is read in one REPEATABLE READ snapshot. Writers take the change numbers under
+ * a lock in commit order (pg-store.ts), so what a snapshot shows below its highest number is
+ * final: nothing numbered lower can appear later, and the cursor never skips a row.
+ */
+export interface PullOptions {
+  pool: pg.Pool
+  schema: string
+  /** Shown to the user and stored beside the cursor; redacted of any password. */
+  sourceLabel: string
+  cache: CallCache
+  /** Change numbers per batch (calls, memberships, scopes); default 5,000. */
+  batchSize?: number
+  signal?: AbortSignal
+  onProgress?: (p: PullProgress) => void
+  /** When the local cache was pulled from another team cache: empty it and pull anew. */
+  startOver?: boolean
+  /** Wall clock for rates; tests pass a fixed one. */
+  now?: () => number
+}
+
+export type PullPhase = 'pulling' | 'done' | 'cancelled' | 'failed'
+
+export interface PullProgress {
+  phase: PullPhase
+  /** Calls applied in this pull (new or changed). */
+  calls: number
+  /** Memberships applied. */
+  members: number
+  batches: number
+  /** Calls to pull when the pull started (changed since the cursor). */
+  totalCalls: number
+  cursor: number
+  callsPerSecond: number
+  error?: AppErrorInfo
+}
+
+const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n)) {
+    ctx.addIssue({ code: 'custom', message: 'not a whole number' })
+    return z.NEVER
+  }
+  return n
+})
+
+const CallRow = z.object({
+  call_id: z.string().min(1),
+  call_at: Int8,
+  call_date: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  extra: z.string(),
+  analysis: z.string().nullable(),
+  seq: Int8
+})
+const Items = z.array(z.tuple([z.string(), z.string(), z.string()]))
+const Extra = z.record(z.string(), z.unknown())
+const ScopeRow = z.object({ scope_key: z.string(), filters: z.string(), coverage: z.string(), last_success_at: Int8.nullable(), seq: Int8 })
+const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
+const MetaRow = z.object({ cache_id: z.string().min(1) })
+
+function toRecord(row: z.infer<typeof CallRow>): { record: CallRecord; hasAnalysis: boolean } {
+  const items = row.analysis === null ? [] : Items.parse(JSON.parse(row.analysis))
+  const extra = row.extra === '{}' ? {} : Extra.parse(JSON.parse(row.extra))
+  return {
+    record: {
+      callId: row.call_id,
+      callAt: row.call_at,
+      callDate: row.call_date,
+      title: row.title,
+      summary: row.summary,
+      analysis: items.map(([key, friendlyName, value]) => ({ key, friendlyName, value })),
+      extra
+    },
+    hasAnalysis: row.analysis !== null
+  }
+}
+
+const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
+
+/** Reads one batch above `lo` in the caller's snapshot; null when nothing is above it. */
+async function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<Omit<PulledBatch, 'cacheId' | 'source'> | null> {
+  const s = q(schema)
+  const top = await c.query<{ hi: string | null }>(
+    `SELECT max(seq) AS hi FROM (
+       SELECT seq FROM (
+         SELECT seq FROM ${s}.calls WHERE seq > $1
+         UNION ALL SELECT seq FROM ${s}.scope_members WHERE seq > $1
+         UNION ALL SELECT seq FROM ${s}.scopes WHERE seq > $1
+         UNION ALL SELECT seq FROM ${s}.call_types WHERE seq > $1
+       ) u ORDER BY seq LIMIT $2
+     ) t`,
+    [lo, size]
+  )
+  const raw = top.rows[0]?.hi
+  if (raw === null || raw === undefined) return null
+  const hi = Number(raw)
+  const calls = await c.query(`SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > $1 AND c.seq <= $2 ORDER BY c.seq`, [lo, hi])
+  const members = await c.query(
+    `SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > $1 AND m.seq <= $2`,
+    [lo, hi]
+  )
+  // A membership can be older than its call's last change: the call then travels with it,
+  // in its current state (the later batch that numbers it applies it again, unchanged).
+  const ahead = await c.query(
+    `SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > $2 AND c.call_id IN (SELECT m.call_id FROM ${s}.scope_members m WHERE m.seq > $1 AND m.seq <= $2)`,
+    [lo, hi]
+  )
+  // Scopes: those numbered in the batch whole; those its memberships name but numbered
+  // later (their coverage moved on since) by their filters only, coverage with their batch.
+  const scopes = await c.query(
+    `SELECT scope_key, filters, coverage, last_success_at, seq FROM ${s}.scopes
+     WHERE (seq > $1 AND seq <= $2) OR (seq > $2 AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > $1 AND seq <= $2))`,
+    [lo, hi]
+  )
+  const types = await c.query(`SELECT value, description FROM ${s}.call_types WHERE seq > $1 AND seq <= $2`, [lo, hi])
+  const byScope = new Map<string, string[]>()
+  for (const raw of members.rows) {
+    const m = MemberRow.parse(raw)
+    let list = byScope.get(m.scope_key)
+    if (!list) byScope.set(m.scope_key, (list = []))
+    list.push(m.call_id)
+  }
+  return {
+    cursor: hi,
+    calls: [...calls.rows, ...ahead.rows].map((r) => toRecord(CallRow.parse(r))),
+    members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
+    scopes: scopes.rows.map((raw) => {
+      const r = ScopeRow.parse(raw)
+      const whole = r.seq <= hi
+      return {
+        scopeKey: r.scope_key,
+        filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)),
+        coverage: whole ? Intervals.parse(JSON.parse(r.coverage)) : [],
+        lastSuccessAt: whole ? r.last_success_at : null
+      }
+    }),
+    callTypes: z.array(CallType).parse(types.rows)
+  }
+}
+
+/** Pulls until the local cache holds everything the team cache held when the last batch was read. */
+export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
+  const { pool, schema, cache } = opts
+  const size = Math.max(100, opts.batchSize ?? 5000)
+  const now = opts.now ?? Date.now
+  const started = now()
+  const progress: PullProgress = { phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
+  const emit = (): void => {
+    const secs = (now() - started) / 1000
+    progress.callsPerSecond = secs > 0 ? progress.calls / secs : 0
+    opts.onProgress?.({ ...progress })
+  }
+  try {
+    await checkPgSchema(pool, schema)
+    const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
+    const local = cache.teamSource()
+    if (local && local.cacheId !== meta.cache_id) {
+      if (!opts.startOver) {
+        throw new CallsightError('Storage', 'This cache was pulled from another team cache (or the team cache was set up anew).', {
+          hint: 'Pull with --start-over to empty it and pull everything again.'
+        })
+      }
+      cache.clear()
+    }
+    let cursor = local && local.cacheId === meta.cache_id ? local.cursor : 0
+    progress.cursor = cursor
+    const count = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1`, [cursor])
+    progress.totalCalls = Number(count.rows[0]?.n ?? 0)
+    emit()
+    const source = redactUrl(opts.sourceLabel)
+    for (;;) {
+      if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
+      const c = await pool.connect()
+      let batch: Omit<PulledBatch, 'cacheId' | 'source'> | null
+      try {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+        batch = await readBatch(c, schema, cursor, size)
+        await c.query('COMMIT')
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined)
+        throw e
+      } finally {
+        c.release()
+      }
+      if (!batch) break
+      cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
+      cursor = batch.cursor
+      progress.cursor = cursor
+      progress.batches++
+      progress.calls += batch.calls.length
+      progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
+      emit()
+    }
+    // Pulled rows were written in batches; merge the full-text index's segments once.
+    if (progress.calls > 0) cache.optimizeIndex()
+    progress.phase = 'done'
+  } catch (e) {
+    const cancelled = isAbortError(e) || opts.signal?.aborted === true
+    progress.phase = cancelled ? 'cancelled' : 'failed'
+    progress.error = cancelled ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' } : toErrorInfo(mapPgError(e))
+  }
+  emit()
+  return { ...progress }
+}
+
+export const WorkerScopeRow = z.object({
+  scope_key: z.string(),
+  name: z.string(),
+  worker: z.string(),
+  running: z.boolean(),
+  run_started_at: Int8.nullable(),
+  last_finished_at: Int8.nullable(),
+  last_success_at: Int8.nullable(),
+  last_outcome: z.string().nullable(),
+  last_stored: z.number().nullable(),
+  last_error_code: z.string().nullable(),
+  last_error_message: z.string().nullable(),
+  next_run_at: Int8.nullable(),
+  updated_at: Int8
+})
+export type WorkerScopeState = z.infer<typeof WorkerScopeRow>
+
+/** What the worker reports per scope (running, last success, errors): readable by analysts. */
+export async function readWorkerState(pool: pg.Pool, schema: string): Promise<WorkerScopeState[]> {
+  try {
+    const r = await pool.query(`SELECT * FROM ${q(schema)}.worker_scopes ORDER BY name`)
+    return r.rows.map((row) => WorkerScopeRow.parse(row))
+  } catch (e) {
+    throw mapPgError(e)
+  }
+}
