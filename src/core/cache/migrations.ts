@@ -167,10 +167,11 @@ export const migrations: readonly Migration[] = [
   {
     // Where a workstation fed from a team cache (docs/team.md) stands: the team cache's id
     // and the change number applied last. One row; absent for caches synced directly.
+    // IF NOT EXISTS: tests rebuild older layouts by lowering user_version on a new file.
     version: 4,
     up(db) {
       db.exec(`
-        CREATE TABLE team_source (
+        CREATE TABLE IF NOT EXISTS team_source (
           id INTEGER PRIMARY KEY CHECK (id = 1),
           cache_id TEXT NOT NULL,
           source TEXT NOT NULL,
