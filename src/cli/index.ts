@@ -3,6 +3,9 @@ import { remoteSearchCommand, REMOTE_SEARCH_HELP } from './commands/remote-searc
 import { searchCommand, SEARCH_HELP } from './commands/search'
 import { exportCommand, EXPORT_HELP } from './commands/export'
 import { syncCommand, SYNC_HELP } from './commands/sync'
+import { pullCommand, PULL_HELP } from './commands/pull'
+import { teamCommand, TEAM_HELP } from './commands/team'
+import { workerCommand, WORKER_HELP } from './commands/worker'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
 
@@ -13,6 +16,9 @@ Commands:
   search          search the cache file offline
   remote-search   one page straight from the service
   export          write calls from the cache to CSV, XLSX, JSON or NDJSON
+  team            set up the team cache on PostgreSQL (init), or show it (status)
+  worker          keep scopes fresh in the team cache, on a schedule
+  pull            fill a local cache file from the team cache
 
 Run callsight <command> --help for its options. The password is read from
 CALLSIGHT_PASSWORD or asked for on the terminal; it is never a flag. Tokens live in
@@ -25,7 +31,10 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   sync: { run: syncCommand, help: SYNC_HELP },
   search: { run: searchCommand, help: SEARCH_HELP },
   'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
-  export: { run: exportCommand, help: EXPORT_HELP }
+  export: { run: exportCommand, help: EXPORT_HELP },
+  team: { run: teamCommand, help: TEAM_HELP },
+  worker: { run: workerCommand, help: WORKER_HELP },
+  pull: { run: pullCommand, help: PULL_HELP }
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {

@@ -1,13 +1,14 @@
 import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { systemClock } from '../../core/platform/node'
-import { SyncEngine } from '../../core/sync'
+import { SyncEngine, type SyncStore } from '../../core/sync'
 import type { SyncProgress } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
 import { cliLogger, ProgressBar, type Io } from '../output'
+import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 import { z } from 'zod'
 
 export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
@@ -18,7 +19,8 @@ continue after an interruption; the checkpoint is kept.
   --server URL          the service's base address (https, or http on this computer)
   --user NAME           user name or e-mail; the password comes from CALLSIGHT_PASSWORD
                         or a hidden prompt, never from a flag
-  --db FILE             the cache file (created when missing)
+  --db FILE|URL         the cache file (created when missing), or a team cache:
+                        postgres://USER@HOST:PORT/DATABASE (set up by callsight team init)
   --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
                         --to includes that whole day
   --analysis            also fetch the analysis items (pages of 100 instead of 500)
@@ -33,7 +35,9 @@ continue after an interruption; the checkpoint is kept.
   --rate-limit N/S      the tenant's limit, requests per seconds (default 60/60)
   --json                progress as JSON lines on stdout (at most 10 a second); the last
                         line is the final state
-  --verbose             log to stderr`
+  --verbose             log to stderr
+Team cache (--db postgres://…):
+${TEAM_DB_HELP}`
 
 const Mode = z.enum(['full', 'incremental'])
 
@@ -54,7 +58,8 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     'lookback-hours': { type: 'string' },
     'rate-limit': { type: 'string' },
     json: { type: 'boolean', default: false },
-    verbose: { type: 'boolean', default: false }
+    verbose: { type: 'boolean', default: false },
+    ...TEAM_DB_FLAGS
   })
   const zone = parseZone(values.zone, systemZone())
   const server = required(values.server, '--server')
@@ -77,8 +82,16 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
   const rateLimit = parseRateLimit(values['rate-limit'])
   const logger = cliLogger(io, values.verbose)
 
-  const cache = openCache(db)
+  const team = isPostgresUrl(db) ? await openTeamStore(teamDbOptions(db, values)) : null
+  const local = team ? null : openCache(db)
+  const cache: SyncStore = team ?? local!
   try {
+    // On the team cache, one process syncs a scope at a time (the worker may be running).
+    if (team && !(await team.lockScope(SyncEngine.keyOf(scope)))) {
+      throw new CallsightError('Storage', 'Another process (the worker?) is syncing this scope into the team cache right now.', {
+        hint: 'Try again when it is done; callsight team status shows what the worker does.'
+      })
+    }
     const conn = await connect({ server, user, zone, rateLimit, logger, signal })
     const engine = new SyncEngine({
       source: conn.session,
@@ -105,7 +118,8 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     if (final.error) return exitCodeFor(final.error.code)
     return EXIT.ok
   } finally {
-    cache.close()
+    local?.close()
+    await team?.close()
   }
 }
 
