@@ -119,7 +119,7 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
       hint: 'Check the role and its password (PGPASSWORD, ~/.pgpass or the account settings).'
     })
   }
-  if (code === '42501') {
+  if (code === '42501' || code === '25006') {
     return new CallsightError('Forbidden', `${what} refused this: the role is not allowed to do it.`, {
       cause: e,
       hint: 'Analysts connect with the read-only role and can only pull; the worker needs the writer role.'
