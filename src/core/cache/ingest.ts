@@ -63,6 +63,8 @@ export class RecordWriter {
   private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
   private readonly scopesOfCall: Database.Statement<[number], number>
   private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
+  /** Calls written without a scope in this transaction (a pull), for addMembers. */
+  private readonly unscoped = new Map<string, { id: number; call_at: number; fresh: boolean }>()
   private readonly memberLookups = new Map<number, Database.Statement<unknown[], { id: number; call_id: string; call_at: number }>>()
   private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
@@ -176,6 +178,7 @@ export class RecordWriter {
     this.totals.reset()
     this.pendingFts.clear()
     this.staleFts.length = 0
+    this.unscoped.clear()
   }
 
   /**
@@ -280,7 +283,10 @@ export class RecordWriter {
       pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
-    if (scopeId === null) return counts
+    if (scopeId === null) {
+      for (const [id, c] of pageCalls) this.unscoped.set(c.call_id, { id, call_at: c.call_at, fresh: this.newFrom !== null && id >= this.newFrom })
+      return counts
+    }
     this.countNewMembers(pageCalls, newInPage, scopeId)
     this.members.run(memberValues)
     return counts
@@ -293,8 +299,22 @@ export class RecordWriter {
   addMembers(callIds: readonly string[], scopeId: number): string[] {
     const found = new Map<number, Pick<Existing, 'call_id' | 'call_at'>>()
     const missing = new Set(callIds)
-    for (let i = 0; i < callIds.length; i += LOOKUP_CHUNK) {
-      const ids = callIds.slice(i, i + LOOKUP_CHUNK)
+    // Calls this transaction wrote are known by id already; those it inserted cannot be in
+    // the scope yet (a batch names a membership once), so they need no membership check.
+    const fresh = new Set<string>()
+    const unknown: string[] = []
+    for (const callId of callIds) {
+      const c = this.unscoped.get(callId)
+      if (!c) {
+        unknown.push(callId)
+        continue
+      }
+      found.set(c.id, { call_id: callId, call_at: c.call_at })
+      missing.delete(callId)
+      if (c.fresh) fresh.add(callId)
+    }
+    for (let i = 0; i < unknown.length; i += LOOKUP_CHUNK) {
+      const ids = unknown.slice(i, i + LOOKUP_CHUNK)
       let stmt = this.memberLookups.get(ids.length)
       if (!stmt) {
         stmt = this.db.prepare<unknown[], { id: number; call_id: string; call_at: number }>(
@@ -307,7 +327,7 @@ export class RecordWriter {
         missing.delete(row.call_id)
       }
     }
-    this.countNewMembers(found, new Set(), scopeId)
+    this.countNewMembers(found, fresh, scopeId)
     const values: unknown[] = []
     for (const id of found.keys()) values.push(id, scopeId)
     this.members.run(values)

@@ -4,7 +4,6 @@ import { z } from 'zod'
 import { CallType, ScopeStatus, SyncOutcome, type CallRecord } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { mergeInterval, Intervals } from '../cache/coverage'
-import { extraJson } from '../cache/records'
 import type { ScopeFilters, WritePageInput } from '../cache'
 import { CallsightError } from '../errors'
 import { guardRecord } from '../pii'
@@ -240,42 +239,32 @@ export class PgSyncStore implements SyncStore {
       for (const r of p.records) last.set(r.callId, { r, page })
     })
     if (last.size === 0) return
-    const ids: string[] = []
-    const at: number[] = []
-    const dates: string[] = []
-    const titles: string[] = []
-    const summaries: string[] = []
-    const extras: string[] = []
-    const analyses: Array<string | null> = []
+    // One JSON document per statement: JSON.stringify is native, and PostgreSQL keeps a json
+    // value's text as sent, so `->>` gives each nested analysis array back exactly as
+    // analysisJson would write it (measured: about a third less client time than text arrays).
+    const rows: unknown[] = []
     const pageOf = new Map<string, number>()
     for (const { r: raw, page } of last.values()) {
       // The guard runs in the service client already; the team cache is shared, so the
       // records are checked again right before they leave this computer.
       const r = guardRecord(raw)
-      ids.push(r.callId)
-      at.push(r.callAt)
-      dates.push(r.callDate)
-      titles.push(r.title)
-      summaries.push(r.summary)
-      extras.push(extraJson(r.extra))
-      analyses.push(withAnalysis ? analysisJson(r) : null)
+      rows.push([r.callId, r.callAt, r.callDate, r.title, r.summary, r.extra, withAnalysis ? r.analysis.map((a) => [a.key, a.friendlyName, a.value]) : null])
       pageOf.set(r.callId, page)
     }
     const res = await c.query<{ call_id: string; inserted: boolean }>(
       `INSERT INTO ${this.s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
-       SELECT t.call_id, t.call_at, t.call_date, t.title, t.summary, t.extra, t.analysis, $8, $8, nextval('${this.schema}.changes')
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-         AS t(call_id, call_at, call_date, title, summary, extra, analysis)
+       SELECT e->>0, (e->>1)::bigint, e->>2, e->>3, e->>4, e->>5, e->>6, $2, $2, nextval('${this.schema}.changes')
+       FROM json_array_elements($1::json) AS e
        ON CONFLICT (call_id) DO UPDATE SET
          call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
          summary = excluded.summary, extra = excluded.extra,
-         analysis = CASE WHEN $9 THEN excluded.analysis ELSE c.analysis END,
+         analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,
          last_changed_at = excluded.last_changed_at, seq = excluded.seq
        WHERE (c.call_at, c.call_date, c.title, c.summary, c.extra) IS DISTINCT FROM
              (excluded.call_at, excluded.call_date, excluded.title, excluded.summary, excluded.extra)
-          OR ($9 AND c.analysis IS DISTINCT FROM excluded.analysis)
+          OR ($3 AND c.analysis IS DISTINCT FROM excluded.analysis)
        RETURNING c.call_id, (c.xmax = 0) AS inserted`,
-      [ids, at, dates, titles, summaries, extras, analyses, now, withAnalysis]
+      [JSON.stringify(rows), now, withAnalysis]
     )
     const changed = new Set<string>()
     for (const row of res.rows) {

@@ -91,25 +91,32 @@ function toRecord(row: z.infer<typeof CallRow>): { record: CallRecord; hasAnalys
   }
 }
 
+/** Calls applied by one pull past which the full-text index is merged at its end. */
+const OPTIMIZE_AFTER = 20_000
+
 const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
 
 /** Reads one batch above `lo` in the caller's snapshot; null when nothing is above it. */
 async function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<Omit<PulledBatch, 'cacheId' | 'source'> | null> {
   const s = q(schema)
-  const top = await c.query<{ hi: string | null }>(
-    `SELECT max(seq) AS hi FROM (
-       SELECT seq FROM (
-         SELECT seq FROM ${s}.calls WHERE seq > $1
-         UNION ALL SELECT seq FROM ${s}.scope_members WHERE seq > $1
-         UNION ALL SELECT seq FROM ${s}.scopes WHERE seq > $1
-         UNION ALL SELECT seq FROM ${s}.call_types WHERE seq > $1
-       ) u ORDER BY seq LIMIT $2
-     ) t`,
-    [lo, size]
-  )
-  const raw = top.rows[0]?.hi
-  if (raw === null || raw === undefined) return null
-  const hi = Number(raw)
+  // The batch ends at the size-th change number above lo in calls or in memberships,
+  // whichever comes first (each an index-only probe), or at the last number of any table.
+  const kth = async (table: string): Promise<number | null> => {
+    const r = await c.query<{ seq: string }>(`SELECT seq FROM ${s}.${table} WHERE seq > $1 ORDER BY seq OFFSET $2 LIMIT 1`, [lo, size - 1])
+    return r.rows[0] ? Number(r.rows[0].seq) : null
+  }
+  const bounds = [await kth('calls'), await kth('scope_members')].filter((x): x is number => x !== null)
+  let hi: number
+  if (bounds.length > 0) hi = Math.min(...bounds)
+  else {
+    const top = await c.query<{ hi: string | null }>(
+      `SELECT greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members),
+                       (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types)) AS hi`
+    )
+    const raw = top.rows[0]?.hi
+    if (raw === null || raw === undefined || Number(raw) <= lo) return null
+    hi = Number(raw)
+  }
   const calls = await c.query(`SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > $1 AND c.seq <= $2 ORDER BY c.seq`, [lo, hi])
   const members = await c.query(
     `SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > $1 AND m.seq <= $2`,
@@ -118,7 +125,9 @@ async function readBatch(c: pg.ClientBase, schema: string, lo: number, size: num
   // A membership can be older than its call's last change: the call then travels with it,
   // in its current state (the later batch that numbers it applies it again, unchanged).
   const ahead = await c.query(
-    `SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > $2 AND c.call_id IN (SELECT m.call_id FROM ${s}.scope_members m WHERE m.seq > $1 AND m.seq <= $2)`,
+    `SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
+     CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > $2) c
+     WHERE m.seq > $1 AND m.seq <= $2`,
     [lo, hi]
   )
   // Scopes: those numbered in the batch whole; those its memberships name but numbered
@@ -207,8 +216,9 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
       progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
       emit()
     }
-    // Pulled rows were written in batches; merge the full-text index's segments once.
-    if (progress.calls > 0) cache.optimizeIndex()
+    // Each batch added a full-text segment; after a bulk pull they are merged once (about a
+    // twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
+    if (progress.calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
     progress.phase = 'done'
   } catch (e) {
     const cancelled = isAbortError(e) || opts.signal?.aborted === true
