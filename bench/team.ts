@@ -180,7 +180,8 @@ export const run: BenchFn = async (ctx) => {
       const direct = Math.round(compared / (sqMs / 1000))
 
       // Sizing of what was written.
-      const sizes = await cluster.sql(
+      await store.pool.query('VACUUM ANALYZE bench.calls, bench.scope_members')
+      const sizes = await store.pool.query(
         `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
          LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE ns.nspname = 'bench' AND c.relkind = 'r'`
       )
