@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { IANAZone } from 'luxon'
 import { AppErrorInfo } from './errors'
+import { TeamCacheSource } from './team'
 
 /** A UTC instant in epoch milliseconds: unambiguous across IPC, zones and the database. */
 export const EpochMs = z.number().int().min(0).max(8_640_000_000_000)
@@ -258,7 +259,9 @@ export const Account = z.object({
   /** The zone the service reads sent dates in and converts callDate to. */
   zone: IanaZone,
   rateLimit: RateLimit,
-  demo: z.boolean().default(false)
+  demo: z.boolean().default(false),
+  /** Calls come from the team cache (docs/team.md) instead of syncing from the service. */
+  teamCache: TeamCacheSource.optional()
 })
 export type Account = z.infer<typeof Account>
 

@@ -19,6 +19,7 @@ import { AccountRuntime, accountIdFor } from './account-runtime'
 import { Connectivity } from './connectivity'
 import type { AppController, Handlers, PlatformServices } from './platform'
 import { TaskRegistry } from './tasks'
+import { createTeamHandlers } from './team-account'
 
 const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt: null }
 
@@ -88,6 +89,20 @@ export function createAppController(platform: PlatformServices): AppController {
     return settingsStore.set({ ...s, accounts: [...accounts, account], activeAccountId: account.id })
   }
 
+  const team = createTeamHandlers({
+    platform,
+    settings,
+    saveAccount,
+    activate: (account) => {
+      const rt = activate(account)
+      rt.update(account)
+      return rt
+    },
+    runtime: () => runtime,
+    sessionState,
+    emitSession
+  })
+
   async function signIn(account: Account, username: string, password: string): Promise<SessionState> {
     // A failed sign-in must not disturb the account that is active now.
     const candidate = new AccountRuntime(account, platform, limiters)
@@ -107,6 +122,7 @@ export function createAppController(platform: PlatformServices): AppController {
       runtime.closeCache()
       runtime = null
     }
+    team.forget(id)
     const db = new AccountRuntime(account, platform, limiters).dbPath
     for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true })
     const next = settingsStore.set({
@@ -219,7 +235,9 @@ export function createAppController(platform: PlatformServices): AppController {
         username: req.username,
         zone: req.zone ?? existing?.zone ?? platform.systemZone,
         rateLimit: req.rateLimit ?? existing?.rateLimit ?? DEFAULT_RATE_LIMIT,
-        demo: false
+        demo: false,
+        // Signing in for remote search keeps a team cache account's source.
+        ...(existing?.teamCache ? { teamCache: existing.teamCache } : {})
       }
       return signIn(account, req.username, req.password)
     },
@@ -362,7 +380,9 @@ export function createAppController(platform: PlatformServices): AppController {
       if (protocol !== 'https:' && protocol !== 'http:') throw new CallsightError('InvalidInput', 'Only web links can be opened.')
       await platform.openExternal(url)
       return { ok: true as const }
-    }
+    },
+
+    ...team.handlers
   }
 
   // Start where the user left off: the active account's cache opens for offline work, and
@@ -384,7 +404,7 @@ export function createAppController(platform: PlatformServices): AppController {
     handlers: withStartup(handlers, startup),
     async dispose() {
       await startup.catch(() => undefined)
-      await Promise.all([syncs.cancelAll(), exports.cancelAll()])
+      await Promise.all([syncs.cancelAll(), exports.cancelAll(), team.dispose()])
       connectivity.dispose()
       runtime?.closeCache()
       runtime = null
