@@ -5,6 +5,7 @@ import type { TeamPullProgress, TeamStatus } from '../../../shared/team'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
+import { useSyncStore } from './sync'
 
 /** The team cache of the active account (docs/team.md): its pulls and the worker's state. */
 export const useTeamStore = defineStore('team', () => {
@@ -25,6 +26,8 @@ export const useTeamStore = defineStore('team', () => {
         if (p.error && p.phase === 'failed') error.value = p.error
         void refresh()
         void useAppStore().refreshCache()
+        // Pulled scopes (filters, coverage) show in the Sync screen's scope table.
+        void useSyncStore().refresh()
       }
     })
   }
