@@ -13,7 +13,7 @@ pull continues). No request reaches the service. The read-only role is enough.
 
   --from URL            postgres://USER@HOST:PORT/DATABASE of the team cache
   --db FILE             the local cache file (created when missing)
-  --batch N             change numbers per batch (default 5000)
+  --batch N             change numbers per batch (default 2000)
   --start-over          the file was pulled from another team cache: empty it first
   --json                progress as JSON lines on stdout; the last line is the result
 ${TEAM_DB_HELP}`
@@ -30,9 +30,14 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const url = required(values.from, '--from')
   const opts = teamDbOptions(url, values)
   const file = required(values.db, '--db')
-  const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 5000
+  const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file)
+  // A bulk pull writes far more than it reads: memory-mapped reads would only add the file
+  // to resident memory (measured: +80 MB at 200,000 calls, growing with the file).
+  cache.db.pragma('mmap_size = 0')
+  // And appends need few cached pages: 16 MB instead of search's 64 MB.
+  cache.db.pragma('cache_size = -16384')
   let lastDraw = 0
   const onProgress = (p: PullProgress): void => {
     const now = Date.now()
