@@ -27,13 +27,24 @@ export const WorkerScopeConfig = z
   .refine((s) => (s.days === undefined) !== (s.from === undefined), { message: 'give a scope either days or from' })
 export type WorkerScopeConfig = z.infer<typeof WorkerScopeConfig>
 
+function noPassword(url: string): boolean {
+  try {
+    return new URL(url).password === ''
+  } catch {
+    return false
+  }
+}
+
 /** The worker's configuration file (JSON). Passwords are never in it: see docs/team.md. */
 export const WorkerConfig = z
   .object({
     server: BaseUrl,
     user: z.string().trim().min(1),
     zone: IanaZone,
-    db: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string'),
+    db: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
+      .refine(noPassword, { message: 'put the password in PGPASSWORD or ~/.pgpass, not in the file' }),
     schema: SchemaName,
     sslMode: SslMode.optional(),
     sslRootCert: z.string().optional(),
