@@ -11,7 +11,7 @@ import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
 import type { Cipher } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
-import { createDemoProvider } from '../../src/main/demo'
+import { createDemoProvider } from '../../src/host/demo'
 import type { ServiceOptions } from '../../src/service'
 
 /**

@@ -185,7 +185,8 @@ export function createAppController(platform: PlatformServices): AppController {
           signal,
           onProgress: (p) => emit({ phase: 'writing', written: p.written, total: p.total, file: null })
         })
-        emit({ phase: 'done', written: result.count, total: result.count, file: result.file })
+        const download = platform.dialogs.offerDownload?.(result.file)
+        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
       } catch (e) {
         const error = toErrorInfo(e)
         if (error.code === 'Internal') logger.log('error', 'export failed', { error: String(e) })

@@ -1,20 +1,9 @@
 import Store from 'electron-store'
+import type { JsonFile, JsonFileOptions } from '../../host/json-file'
+
+export type { JsonFile, JsonFileOptions }
 
 /** One JSON file in a folder, written atomically by electron-store. */
-export interface JsonFile {
-  readonly path: string
-  read(): Record<string, unknown>
-  write(value: Record<string, unknown>): void
-}
-
-export interface JsonFileOptions {
-  /** Folder (absolute); the file is <cwd>/<name>.json. */
-  cwd: string
-  name: string
-  /** Start empty instead of throwing when the file is not valid JSON. */
-  clearInvalid: boolean
-}
-
 export function openJsonFile(opts: JsonFileOptions): JsonFile {
   const store = new Store<Record<string, unknown>>({
     name: opts.name,
