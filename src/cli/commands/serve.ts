@@ -2,7 +2,6 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defaultDataDir } from '../../host/web/data-dir'
 import { hasDisplay, openInBrowser } from '../../host/web/open-browser'
-import { locateApp, startServe } from '../../host/web/serve'
 import { parseFlags, parseIntFlag } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -33,6 +32,9 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
   })
   const port = parseIntFlag(values.port, '--port', 0, 65_535) ?? 0
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
+  // Loaded on use: the controller, the demo service and the web server would slow every
+  // other command's start by about a second.
+  const { locateApp, startServe } = await import('../../host/web/serve')
   const app = locateApp(fileURLToPath(new URL('.', import.meta.url)))
 
   // Ctrl-C arrives as the abort signal (the CLI's handler); a service manager or `npm start`

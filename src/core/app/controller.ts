@@ -24,7 +24,7 @@ const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt:
 
 /**
  * The application: every channel of the contract, implemented over core. The Electron shell
- * and the browser test bridge bind this same object through the same router, so what the
+ * and the browser mode (serve) bind this same object through the same router, so what the
  * end-to-end tests exercise is what the app runs.
  */
 export function createAppController(platform: PlatformServices): AppController {

@@ -5,7 +5,7 @@ import type { Cipher, Clock, FetchLike, KeyValueStore, Logger } from '../platfor
 
 /**
  * What the application controller gets from whichever shell runs it: the Electron main
- * process (src/main/app-context.ts) or the browser test bridge. Plain types only, so core
+ * process (src/main/app-context.ts) or the browser mode (src/host/web/platform.ts). Plain types only, so core
  * can depend on it without knowing about Electron.
  */
 
