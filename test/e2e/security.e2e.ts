@@ -63,10 +63,10 @@ describe('browser mode security', () => {
   const invoke = (headers: Record<string, string>, hostHeader = host): Promise<Reply> =>
     raw(serve.port, { method: 'POST', path: '/invoke/app.info', headers: { Host: hostHeader, 'Content-Type': 'application/json', ...headers }, body: '{}' })
 
-  it('trades the launch key for an HttpOnly, SameSite=Strict cookie and a clean URL', async () => {
+  it('trades the launch key for an HttpOnly, SameSite=Strict cookie and moves on to the bare URL', async () => {
     const reply = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
-    expect(reply.status).toBe(303)
-    expect(reply.headers['location']).toBe('/')
+    expect(reply.status).toBe(200)
+    expect(reply.body).toContain('<meta http-equiv="refresh" content="0; url=/">')
     const setCookie = String(reply.headers['set-cookie'])
     expect(setCookie).toMatch(new RegExp(`^callsight-${serve.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
     cookie = setCookie.split(';')[0] ?? ''
@@ -149,14 +149,17 @@ describe('browser mode security', () => {
     expect(textPlain.status).toBe(415)
   })
 
-  it('keeps a page on another 127.0.0.1 port out, though the browser holds our cookie', async () => {
+  it('opens from a link elsewhere, and keeps a page on another 127.0.0.1 port out though the browser holds our cookie', async () => {
     const browser = await openBrowser()
-    const foreign = await serveForeignPage()
+    const foreign = await serveForeignPage(`<a id="open" href="${serve.launchUrl}">Callsight</a>`)
     try {
       const page = browser.context.pages()[0] ?? (await browser.context.newPage())
       const errors = watchErrors(page)
-      await page.goto(serve.launchUrl)
+      // The printed address, followed from a link on another site (a web terminal): it still opens.
+      await page.goto(foreign.url)
+      await page.click('#open')
       await page.waitForURL(`${serve.origin}/#/signin`)
+      await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
       expect((await browser.context.cookies(serve.origin)).map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([[`callsight-${serve.port}`, true, 'Strict']])
       expect(errors).toEqual([])
 

@@ -14,7 +14,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto'
  *    requests a foreign page makes without an Origin (<img>, <script>, a no-cors GET);
  * 4. the session cookie, which only the launch key buys. The launch key travels once, in the
  *    URL the server prints and opens; GET /?key=… trades it for an HttpOnly, SameSite=Strict
- *    cookie and redirects to the bare URL so the key does not stay in the address bar.
+ *    cookie and moves on to the bare URL so the key does not stay in the address bar.
  *
  * POST and WebSocket upgrades must also carry an Origin (browsers always send one there).
  * Anything that fails is answered 403 with no body: the reason goes to the log only.
@@ -37,7 +37,7 @@ export type Refusal = 'method' | 'host' | 'origin' | 'cross-site' | 'key' | 'coo
 export type Verdict =
   /** An authenticated request; `origin` is this server's origin as the request named it. */
   | { kind: 'allow'; origin: string; pathname: string }
-  /** A valid launch key: set the cookie, redirect to the bare URL. */
+  /** A valid launch key: set the cookie, move on to the bare URL. */
   | { kind: 'exchange'; origin: string }
   | { kind: 'deny'; reason: Refusal }
 

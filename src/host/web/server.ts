@@ -11,7 +11,7 @@ import { CONTENT_SECURITY_POLICY } from '../csp'
 import { createEventSink } from '../ipc/events'
 import { bindRouter, type IpcEventLike, type IpcMainLike } from '../ipc/router'
 import { clientScript } from './client-script'
-import type { DownloadStaging, StagedDownload } from './downloads'
+import type { DownloadStaging } from './downloads'
 import { createGate, type Gate, type RequestFacts, type Refusal } from './gate'
 import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from './static-files'
 
@@ -20,7 +20,7 @@ import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from '
  * equivalent of Electron's ipcMain. One binding for `callsight serve` and the end-to-end
  * tests. Routes, all behind the gate (./gate.ts):
  *
- *   GET  /?key=…            the launch key, traded for the session cookie; 303 to /
+ *   GET  /?key=…            the launch key, traded for the session cookie; then on to /
  *   POST /invoke/<channel>  the request as JSON → the router's Result as JSON
  *   GET  /events            WebSocket; each message is {channel: ipcEvent(name), payload}
  *   GET  /downloads/<id>    a finished export, once (browser mode has no save dialog)
@@ -32,6 +32,14 @@ import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from '
  */
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024
+
+/**
+ * The answer to a valid launch key: the cookie, and a page that moves on to the bare URL.
+ * Not a 303: a redirect keeps the navigation's initiator, so a key opened from a link on
+ * another site (a web terminal) would reach / as a cross-site request, without the Strict
+ * cookie, and be refused. The refresh is this page's own navigation: same-origin.
+ */
+const EXCHANGE_PAGE = Buffer.from('<!doctype html><meta http-equiv="refresh" content="0; url=/"><title>Callsight</title>\n')
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
@@ -111,19 +119,20 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   })
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const head = req.method === 'HEAD'
     const verdict = gate.check(factsOf(req, false))
     if (verdict.kind === 'deny') {
       refuse(verdict.reason, req)
       return void res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end()
     }
     if (verdict.kind === 'exchange') {
-      return void res.writeHead(303, { ...SECURITY_HEADERS, 'Set-Cookie': gate.sessionCookie(), Location: '/', 'Content-Length': '0' }).end()
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Set-Cookie': gate.sessionCookie(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(EXCHANGE_PAGE.length) })
+      return void res.end(EXCHANGE_PAGE)
     }
     const { pathname } = verdict
     if (pathname.startsWith('/invoke/')) return invoke(req, res, pathname.slice('/invoke/'.length), verdict.origin)
     if (req.method === 'POST') return void res.writeHead(405, SECURITY_HEADERS).end()
     if (pathname.startsWith('/downloads/')) return download(req, res, pathname.slice('/downloads/'.length))
-    const head = req.method === 'HEAD'
     if (pathname === CLIENT_SCRIPT_PATH) {
       res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': String(script.length) })
       return void res.end(head ? undefined : script)
@@ -167,20 +176,20 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   }
 
   async function download(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
-    const entry = req.method === 'GET' ? (opts.downloads?.take(id) ?? null) : null
+    const staging = opts.downloads
+    const entry = staging && req.method === 'GET' ? staging.take(id) : null
     const info = entry ? await stat(entry.file).catch(() => null) : null
-    if (!entry || !info?.isFile()) return void res.writeHead(404, SECURITY_HEADERS).end()
+    if (!staging || !entry || !info?.isFile()) return void res.writeHead(404, SECURITY_HEADERS).end()
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'Content-Type': contentTypeOf(entry.file),
       'Content-Length': String(info.size),
       'Content-Disposition': attachment(entry.name)
     })
-    const staging = opts.downloads as DownloadStaging
     const stream = createReadStream(entry.file)
     stream.on('error', () => res.destroy())
     // Sent once: deleted when complete; an interrupted download can be asked for again.
-    res.on('close', () => (res.writableFinished ? staging.discard(entry) : staging.putBack(id, entry as StagedDownload)))
+    res.on('close', () => (res.writableFinished ? staging.discard(entry) : staging.putBack(id, entry)))
     stream.pipe(res)
   }
 
