@@ -15,20 +15,13 @@ export interface JsonFileOptions {
   clearInvalid: boolean
 }
 
-/**
- * The same file as the desktop app's electron-store, without Electron: electron-store is a
- * thin Electron wrapper around conf (it only adds Electron's default folder and version), so
- * opening the file with conf and the same options reads and writes exactly what the desktop
- * app does — tab-indented JSON, written atomically.
- */
-export function openConfFile(opts: JsonFileOptions): JsonFile {
-  const store = new Conf<Record<string, unknown>>({
-    cwd: opts.cwd,
-    configName: opts.name,
-    clearInvalidConfig: opts.clearInvalid,
-    // Keys are opaque ids (account ids contain dots); never paths into nested objects.
-    accessPropertiesByDotNotation: false
-  })
+/** electron-store and conf hold the file's content in `store`; both write it on assignment. */
+export interface StoreLike {
+  readonly path: string
+  store: Record<string, unknown>
+}
+
+export function asJsonFile(store: StoreLike): JsonFile {
   return {
     path: store.path,
     read: () => ({ ...store.store }),
@@ -36,4 +29,22 @@ export function openConfFile(opts: JsonFileOptions): JsonFile {
       store.store = value
     }
   }
+}
+
+/**
+ * The same file as the desktop app's electron-store, without Electron: electron-store is a
+ * thin Electron wrapper around conf (it only adds Electron's default folder and version), so
+ * opening the file with conf and the same options reads and writes exactly what the desktop
+ * app does — tab-indented JSON, written atomically.
+ */
+export function openConfFile(opts: JsonFileOptions): JsonFile {
+  return asJsonFile(
+    new Conf<Record<string, unknown>>({
+      cwd: opts.cwd,
+      configName: opts.name,
+      clearInvalidConfig: opts.clearInvalid,
+      // Keys are opaque ids (account ids contain dots); never paths into nested objects.
+      accessPropertiesByDotNotation: false
+    })
+  )
 }
