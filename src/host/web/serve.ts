@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { createAppController } from '../../core/app/controller'
-import type { AppController } from '../../core/app/platform'
+import type { AppController, EventSink } from '../../core/app/platform'
 import { CallsightError } from '../../core/errors'
 import type { Logger } from '../../core/platform'
 import { createDemoProvider } from '../demo'
@@ -49,6 +49,10 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   const logger = createFileLogger({ dir: join(opts.dataDir, 'logs'), name: 'serve', level: opts.verbose ? 'debug' : 'info', echo: opts.verbose === true })
   logger.log('info', 'Callsight starting in browser mode', { version: opts.appVersion, node: process.version, platform: process.platform })
   const downloads = createDownloadStaging()
+  // The controller is made before the server, which owns the tabs' sockets: events go
+  // through this relay, and are dropped until the server is up (no tab is open yet).
+  let tabs: EventSink | null = null
+  const events: EventSink = { emit: (event, payload) => tabs?.emit(event, payload) }
   let controller: AppController | null = null
 
   const cleanUp = async (): Promise<void> => {
@@ -58,28 +62,22 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   }
 
   try {
-    const server = await startWebServer({
-      rendererDir: opts.rendererDir,
-      port: opts.port ?? 0,
+    const platform = createBrowserPlatform({
+      dataDir: opts.dataDir,
       logger,
+      events,
       downloads,
-      handlers: (events) => {
-        const platform = createBrowserPlatform({
-          dataDir: opts.dataDir,
-          logger,
-          events,
-          downloads,
-          demo: createDemoProvider({ logger }),
-          appVersion: opts.appVersion,
-          openExternal: (url) => openExternal(url, logger)
-        })
-        controller = createAppController(platform)
-        return controller.handlers
-      }
+      demo: createDemoProvider({ logger }),
+      appVersion: opts.appVersion,
+      openExternal: (url) => openExternal(url, logger)
     })
+    const app = createAppController(platform)
+    controller = app
+    const server = await startWebServer({ rendererDir: opts.rendererDir, port: opts.port ?? 0, logger, downloads, handlers: app.handlers })
+    tabs = server.events
     try {
       // The tab then opens on the demo's workspace, as if the demo button had been pressed.
-      if (opts.demo) await controller!.handlers['session.startDemo']({}, { senderId: 0 })
+      if (opts.demo) await app.handlers['session.startDemo']({}, { senderId: 0 })
     } catch (e) {
       await server.close()
       throw e

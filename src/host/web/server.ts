@@ -52,8 +52,8 @@ const SECURITY_HEADERS: Record<string, string> = {
 }
 
 export interface WebServerOptions {
-  /** The controller's handlers, made with the server's event sink (the controller needs it first). */
-  handlers: (events: EventSink) => Handlers
+  /** The controller's handlers. */
+  handlers: Handlers
   /** The built renderer (out/renderer). */
   rendererDir: string
   /** 0 or absent: a free port. */
@@ -70,7 +70,6 @@ export interface WebServer {
   readonly launchUrl: string
   /** Events to every open tab, validated against the contract like the desktop app's. */
   readonly events: EventSink
-  eventClients(): number
   close(): Promise<void>
 }
 
@@ -101,7 +100,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     handle: (channel, fn) => void routes.set(channel, fn),
     removeHandler: (channel) => void routes.delete(channel)
   }
-  const unbind = bindRouter(ipc, opts.handlers(events), { isTrustedOrigin: (url) => gate.isOwnOrigin(url), ...(log ? { logger: log } : {}) })
+  const unbind = bindRouter(ipc, opts.handlers, { isTrustedOrigin: (url) => gate.isOwnOrigin(url), ...(log ? { logger: log } : {}) })
   const channels = new Set<string>(CHANNELS)
 
   const refuse = (reason: Refusal | 'path', req: IncomingMessage): void => {
@@ -213,7 +212,6 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     origin,
     launchUrl: `${origin}/?key=${gate.launchKey}`,
     events,
-    eventClients: () => sockets.size,
     async close() {
       unbind()
       for (const s of sockets) s.terminate()
