@@ -6,6 +6,7 @@ import { syncCommand, SYNC_HELP } from './commands/sync'
 import { pullCommand, PULL_HELP } from './commands/pull'
 import { teamCommand, TEAM_HELP } from './commands/team'
 import { workerCommand, WORKER_HELP } from './commands/worker'
+import { serveCommand, SERVE_HELP } from './commands/serve'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
 
@@ -19,6 +20,7 @@ Commands:
   team            set up the team cache on PostgreSQL (init), or show it (status)
   worker          keep scopes fresh in the team cache, on a schedule
   pull            fill a local cache file from the team cache
+  serve           the app in a browser tab (127.0.0.1 only), for where Electron cannot run
 
 Run callsight <command> --help for its options. The password is read from
 CALLSIGHT_PASSWORD or asked for on the terminal; it is never a flag. Tokens live in
@@ -32,6 +34,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   search: { run: searchCommand, help: SEARCH_HELP },
   'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
   export: { run: exportCommand, help: EXPORT_HELP },
+  serve: { run: serveCommand, help: SERVE_HELP },
   team: { run: teamCommand, help: TEAM_HELP },
   worker: { run: workerCommand, help: WORKER_HELP },
   pull: { run: pullCommand, help: PULL_HELP }

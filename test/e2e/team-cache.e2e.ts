@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPool, PgSyncStore, teamInit } from '../../src/core/team'
 import type { RunningService } from '../../src/service'
-import { createTestApp, type TestApp } from '../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../support/pg-cluster'
 import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../integration/team/helpers'
 import { launchApp, type LaunchedApp } from './support/harness'
 
-// An analyst connects the app to the team cache and pulls it, in real Chromium, over the
-// real controller, a real PostgreSQL filled by the real engine from the reference service.
+// An analyst connects the app (`callsight serve`, in real Chromium) to the team cache and
+// pulls it: a real PostgreSQL filled by the real engine from the reference service.
 
 describe('team cache in the app', () => {
   let cluster: PgCluster
   let service: RunningService
   let app: LaunchedApp
-  let testApp: TestApp | null = null
 
   beforeAll(async () => {
     ;[cluster, service] = await Promise.all([startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 1200 })])
@@ -25,16 +23,10 @@ describe('team cache in the app', () => {
     const { session } = await signedInSession(service)
     await engineFor(session, store).run({ from: FROM_MS, to: TO_MS, results: 'all', includeAnalysis: true }, { mode: 'full' })
     await store.close()
-    app = await launchApp({
-      handlers: (events) => {
-        testApp = createTestApp({ sink: events })
-        return testApp.controller.handlers
-      }
-    })
+    app = await launchApp()
   }, 120_000)
   afterAll(async () => {
     await app?.close()
-    await testApp?.close()
     await service?.stop()
     await cluster?.stop()
   })

@@ -25,7 +25,7 @@ const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt:
 
 /**
  * The application: every channel of the contract, implemented over core. The Electron shell
- * and the browser test bridge bind this same object through the same router, so what the
+ * and the browser mode (serve) bind this same object through the same router, so what the
  * end-to-end tests exercise is what the app runs.
  */
 export function createAppController(platform: PlatformServices): AppController {
@@ -201,7 +201,8 @@ export function createAppController(platform: PlatformServices): AppController {
           signal,
           onProgress: (p) => emit({ phase: 'writing', written: p.written, total: p.total, file: null })
         })
-        emit({ phase: 'done', written: result.count, total: result.count, file: result.file })
+        const download = platform.dialogs.offerDownload?.(result.file)
+        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
       } catch (e) {
         const error = toErrorInfo(e)
         if (error.code === 'Internal') logger.log('error', 'export failed', { error: String(e) })
