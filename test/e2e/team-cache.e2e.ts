@@ -61,6 +61,15 @@ describe('team cache in the app', () => {
     await page.getByTestId('sync-scopes').waitFor({ timeout: 10_000 })
     await expect.poll(() => page.getByTestId('team-last-pull').textContent(), { timeout: 10_000 }).not.toContain('never')
     await app.screenshot('60-team-cache-pulled')
+
+    // Remote search needs the service: signing in keeps the account's team cache.
+    await page.getByTestId('team-signin-link').click()
+    await page.getByTestId('signin-password').fill('demo')
+    await page.getByTestId('signin-submit').click()
+    await page.waitForURL(/#\/search/, { timeout: 20_000 })
+    await page.goto(page.url().replace(/#.*$/, '#/sync'))
+    await page.getByTestId('team-panel').waitFor({ timeout: 20_000 })
+    expect(await page.getByTestId('team-remote-hint').count()).toBe(0)
   }, 90_000)
 
   it('ran without page errors or CSP violations', () => {

@@ -214,6 +214,8 @@ export const en = {
     password: 'Team cache password',
     required: 'Fill in the service address, user name, team cache address, schema and password.',
     connect: 'Connect to the team cache',
+    remoteHint: 'Searching the service itself (remote search) needs a sign-in to the service; pulling does not.',
+    signInForRemote: 'Sign in to the service',
     connectError: 'Could not connect to the team cache'
   },
   sync: {

@@ -213,6 +213,8 @@ export const tr: Messages = {
     password: 'Ekip önbelleği parolası',
     required: 'Servis adresini, kullanıcı adını, ekip önbelleği adresini, şemayı ve parolayı doldurun.',
     connect: 'Ekip önbelleğine bağlan',
+    remoteHint: 'Servisin kendisinde aramak (uzak arama) servise giriş ister; çekmek istemez.',
+    signInForRemote: 'Servise giriş yap',
     connectError: 'Ekip önbelleğine bağlanılamadı'
   },
   sync: {
