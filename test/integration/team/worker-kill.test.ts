@@ -7,7 +7,7 @@ import { PgSyncStore } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { spawnCli } from '../cli/helpers'
-import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, startTestService, tempDir } from './helpers'
 
 let cli = ''
@@ -33,6 +33,7 @@ afterAll(async () => {
 })
 
 const FROM = '2026-01-05T06:00:00Z'
+const ENV = { PGPASSWORD: PG_SUPERUSER_PASSWORD }
 const SCOPES = [
   { name: 'everything', from: FROM, analysis: true, results: 'all' },
   { name: 'answered inbound', from: FROM, analysis: false, direction: 1 }
@@ -43,9 +44,10 @@ async function setUp(): Promise<{ url: string; config: string }> {
   const url = cluster.urlFor({ database })
   await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
   const config = join(tmp.dir, `${database}.json`)
+  // The file names the role only: the password comes from PGPASSWORD (ENV), as in production.
   writeFileSync(
     config,
-    JSON.stringify({ server: service.url, user: 'demo', zone: 'Europe/Istanbul', db: url, schema: 'acme', rateLimit: { requests: 600, perSeconds: 1 }, intervalMinutes: 0.02, scopes: SCOPES })
+    JSON.stringify({ server: service.url, user: 'demo', zone: 'Europe/Istanbul', db: cluster.urlFor({ database, user: PG_SUPERUSER }), schema: 'acme', rateLimit: { requests: 600, perSeconds: 1 }, intervalMinutes: 0.02, scopes: SCOPES })
   )
   return { url, config }
 }
@@ -67,7 +69,7 @@ describe('callsight worker', () => {
     const { url, config } = await setUp()
     let kills = 0
     for (let i = 0; i < 14; i++) {
-      const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'])
+      const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
       let timer: NodeJS.Timeout | undefined
       child.stdout!.on('data', (d: Buffer) => {
         if (timer === undefined && d.toString().includes('"sync started"')) timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 500))
@@ -78,7 +80,7 @@ describe('callsight worker', () => {
       else expect(r.code, r.stderr + r.stdout).toBe(0)
     }
     expect(kills).toBeGreaterThanOrEqual(8)
-    const last = spawnCli(cli, ['worker', '--config', config, '--once'])
+    const last = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
     const r = await last.done
     expect(r.code, r.stderr).toBe(0)
     const log = lines(r.stdout)
@@ -119,7 +121,7 @@ describe('callsight worker', () => {
 
   it('stops cleanly on SIGTERM: exit 0, the run recorded as cancelled, the scope not running', async () => {
     const { url, config } = await setUp()
-    const { child, done } = spawnCli(cli, ['worker', '--config', config])
+    const { child, done } = spawnCli(cli, ['worker', '--config', config], ENV)
     child.stdout!.on('data', (d: Buffer) => {
       if (d.toString().includes('"sync started"')) setTimeout(() => child.kill('SIGTERM'), 300)
     })
