@@ -70,7 +70,7 @@ const CallRow = z.object({
 })
 const Items = z.array(z.tuple([z.string(), z.string(), z.string()]))
 const Extra = z.record(z.string(), z.unknown())
-const ScopeRow = z.object({ scope_key: z.string(), filters: z.string(), coverage: z.string(), last_success_at: Int8.nullable(), seq: Int8 })
+const ScopeRow = z.object({ scope_key: z.string(), filters: z.string(), coverage: z.string(), last_success_at: Int8.nullable(), whole: z.union([z.boolean(), z.literal('t'), z.literal('f')]).transform((v) => v === true || v === 't') })
 const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
 const MetaRow = z.object({ cache_id: z.string().min(1) })
 
@@ -96,71 +96,74 @@ const OPTIMIZE_AFTER = 20_000
 
 const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
 
-/** Reads one batch above `lo` in the caller's snapshot; null when nothing is above it. */
-async function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<Omit<PulledBatch, 'cacheId' | 'source'> | null> {
+/**
+ * One batch above `lo` as one simple-protocol request: a REPEATABLE READ READ ONLY
+ * transaction whose statements all see one snapshot. The batch's upper bound is kept in a
+ * transaction-local setting: the size-th change number above lo in calls or in memberships,
+ * whichever comes first (index probes), else the last number of any table.
+ *
+ * One request per batch is what lets the next batch be asked for before the current one is
+ * written: the server reads it while this process is busy in SQLite. `lo` and `size` are
+ * whole numbers we computed, written into the text (no user input reaches it).
+ */
+function batchSql(schema: string, lo: number, size: number): string {
+  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
   const s = q(schema)
-  // The batch ends at the size-th change number above lo in calls or in memberships,
-  // whichever comes first (each an index-only probe), or at the last number of any table.
-  const kth = async (table: string): Promise<number | null> => {
-    const r = await c.query<{ seq: string }>(`SELECT seq FROM ${s}.${table} WHERE seq > $1 ORDER BY seq OFFSET $2 LIMIT 1`, [lo, size - 1])
-    return r.rows[0] ? Number(r.rows[0].seq) : null
-  }
-  const bounds = [await kth('calls'), await kth('scope_members')].filter((x): x is number => x !== null)
-  let hi: number
-  if (bounds.length > 0) hi = Math.min(...bounds)
-  else {
-    const top = await c.query<{ hi: string | null }>(
-      `SELECT greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members),
-                       (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types)) AS hi`
-    )
-    const raw = top.rows[0]?.hi
-    if (raw === null || raw === undefined || Number(raw) <= lo) return null
-    hi = Number(raw)
-  }
-  const calls = await c.query(`SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > $1 AND c.seq <= $2 ORDER BY c.seq`, [lo, hi])
-  const members = await c.query(
-    `SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > $1 AND m.seq <= $2`,
-    [lo, hi]
-  )
-  // A membership can be older than its call's last change: the call then travels with it,
-  // in its current state (the later batch that numbers it applies it again, unchanged).
-  const ahead = await c.query(
-    `SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
-     CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > $2) c
-     WHERE m.seq > $1 AND m.seq <= $2`,
-    [lo, hi]
-  )
-  // Scopes: those numbered in the batch whole; those its memberships name but numbered
-  // later (their coverage moved on since) by their filters only, coverage with their batch.
-  const scopes = await c.query(
-    `SELECT scope_key, filters, coverage, last_success_at, seq FROM ${s}.scopes
-     WHERE (seq > $1 AND seq <= $2) OR (seq > $2 AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > $1 AND seq <= $2))`,
-    [lo, hi]
-  )
-  const types = await c.query(`SELECT value, description FROM ${s}.call_types WHERE seq > $1 AND seq <= $2`, [lo, hi])
-  const byScope = new Map<string, string[]>()
-  for (const raw of members.rows) {
-    const m = MemberRow.parse(raw)
-    let list = byScope.get(m.scope_key)
-    if (!list) byScope.set(m.scope_key, (list = []))
-    list.push(m.call_id)
-  }
-  return {
-    cursor: hi,
-    calls: [...calls.rows, ...ahead.rows].map((r) => toRecord(CallRow.parse(r))),
-    members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
-    scopes: scopes.rows.map((raw) => {
-      const r = ScopeRow.parse(raw)
-      const whole = r.seq <= hi
-      return {
-        scopeKey: r.scope_key,
-        filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)),
-        coverage: whole ? Intervals.parse(JSON.parse(r.coverage)) : [],
-        lastSuccessAt: whole ? r.last_success_at : null
-      }
-    }),
-    callTypes: z.array(CallType).parse(types.rows)
-  }
+  const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
+  const last = `greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members), (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types))`
+  const hi = `current_setting('callsight.hi')::bigint`
+  return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}), ${last}, ${lo})::text, true) AS hi;
+SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi} ORDER BY c.seq;
+SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > ${lo} AND m.seq <= ${hi};
+SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
+  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}) c
+  WHERE m.seq > ${lo} AND m.seq <= ${hi};
+SELECT scope_key, filters, coverage, last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
+  WHERE (seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi}));
+SELECT value, description FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
+COMMIT;`
+}
+
+type BatchRead = Omit<PulledBatch, 'cacheId' | 'source'> | null
+
+/**
+ * Sends the batch's request at once (the client is idle: node-postgres writes it to the
+ * socket before this returns) and parses the answer when it comes.
+ */
+function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<BatchRead> {
+  const sent = c.query(batchSql(schema, lo, size)) as unknown as Promise<pg.QueryResult[]>
+  return sent.then((results) => {
+    const [, top, calls, members, ahead, scopes, types] = results
+    const hi = Number(z.string().parse(top!.rows[0]!.hi))
+    if (!(hi > lo)) return null
+    // A membership can be older than its call's last change: the call then travels with it,
+    // in its current state (the later batch that numbers it applies it again, unchanged).
+    const byScope = new Map<string, string[]>()
+    for (const raw of members!.rows) {
+      const m = MemberRow.parse(raw)
+      let list = byScope.get(m.scope_key)
+      if (!list) byScope.set(m.scope_key, (list = []))
+      list.push(m.call_id)
+    }
+    return {
+      cursor: hi,
+      calls: [...calls!.rows, ...ahead!.rows].map((r) => toRecord(CallRow.parse(r))),
+      members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
+      // Scopes numbered in the batch come whole; those its memberships name but numbered
+      // later (their coverage moved on since) by their filters only, coverage with their batch.
+      scopes: scopes!.rows.map((raw) => {
+        const r = ScopeRow.parse(raw)
+        return {
+          scopeKey: r.scope_key,
+          filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)),
+          coverage: r.whole ? Intervals.parse(JSON.parse(r.coverage)) : [],
+          lastSuccessAt: r.whole ? r.last_success_at : null
+        }
+      }),
+      callTypes: z.array(CallType).parse(types!.rows)
+    }
+  })
 }
 
 /** Pulls until the local cache holds everything the team cache held when the last batch was read. */
@@ -195,28 +198,31 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     progress.totalCalls = Number(count.rows[0]?.n ?? 0)
     emit()
     const source = redactUrl(opts.sourceLabel)
-    for (;;) {
-      if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
-      const c = await pool.connect()
-      let batch: Omit<PulledBatch, 'cacheId' | 'source'> | null
-      try {
-        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-        batch = await readBatch(c, schema, cursor, size)
-        await c.query('COMMIT')
-      } catch (e) {
-        await c.query('ROLLBACK').catch(() => undefined)
-        throw e
-      } finally {
-        c.release()
+    const client = await pool.connect()
+    let next: Promise<BatchRead> | null = null
+    try {
+      next = readBatch(client, schema, cursor, size)
+      for (;;) {
+        const batch: BatchRead = await next
+        next = null
+        if (!batch) break
+        if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
+        // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
+        next = readBatch(client, schema, batch.cursor, size)
+        cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
+        cursor = batch.cursor
+        progress.cursor = cursor
+        progress.batches++
+        progress.calls += batch.calls.length
+        progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
+        emit()
       }
-      if (!batch) break
-      cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
-      cursor = batch.cursor
-      progress.cursor = cursor
-      progress.batches++
-      progress.calls += batch.calls.length
-      progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
-      emit()
+      client.release()
+    } catch (e) {
+      // A batch still in flight is not waited for: the connection is dropped, not reused.
+      next?.catch(() => undefined)
+      client.release(true)
+      throw e
     }
     // Each batch added a full-text segment; after a bulk pull they are merged once (about a
     // twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
