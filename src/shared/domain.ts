@@ -248,7 +248,7 @@ export const RateLimit = z.object({
   perSeconds: z.number().int().min(1).max(86_400)
 })
 export type RateLimit = z.infer<typeof RateLimit>
-export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 60, perSeconds: 60 }
+export { DEFAULT_RATE_LIMIT } from './service-limits'
 
 export const Account = z.object({
   id: z.string().min(1).max(100),

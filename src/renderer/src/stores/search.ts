@@ -2,6 +2,7 @@ import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
 import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
+import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
 import { daysToRange, lastDays, rangeToDays } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
@@ -12,8 +13,6 @@ import { useAppStore } from './app'
 
 export type SearchMode = 'local' | 'service'
 export const PAGE_SIZE = 100
-/** The service never serves past skip + take = 10,000. */
-export const SERVICE_WINDOW = 10_000
 const RESOLVE_CHUNK = 500
 const SERVICE_DEFAULT_DAYS = 7
 
