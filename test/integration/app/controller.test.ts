@@ -148,6 +148,30 @@ describe('application controller', () => {
     expect((await call('settings.get', {})).export).toMatchObject({ format: 'csv', columns: ['callId', 'title'] })
   })
 
+  it('exports a hand selection sent as offset ranges over the query, walked in core', async () => {
+    const query = { text: 'iptal' }
+    const page = await call('search.page', { query, offset: 0, limit: 10 })
+    const want = [0, 1, 2, 7, 8].map((i) => page.rows[i]!.callId)
+    const started = await call('export.start', {
+      selection: { kind: 'ranges', query, ranges: [[7, 8], [0, 2]] },
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide'
+    })
+    expect(started.started).toBe(true)
+    if (!started.started) return
+    const done = await until(() =>
+      app.events
+        .filter((e) => e.event === 'export.progress')
+        .map((e) => e.payload as ExportProgress)
+        .find((p) => p.exportId === started.exportId && p.phase !== 'writing')
+    )
+    expect(done).toMatchObject({ phase: 'done', written: 5 })
+    const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
+    // In the order the user saw them.
+    expect(rows.slice(1).map((r) => r[0])).toEqual(want)
+  })
+
   it('does nothing when the save dialog is cancelled', async () => {
     app.nextExportFile.value = null
     const r = await call('export.start', { selection: { kind: 'query', query: {} }, format: 'json', columns: ['callId'], analysisLayout: 'wide' })

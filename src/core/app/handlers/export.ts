@@ -1,4 +1,4 @@
-import type { ExportProgress, ExportRequest } from '../../../shared/domain'
+import type { ExportProgress, ExportRequest, ExportSelection } from '../../../shared/domain'
 import { toErrorInfo } from '../../errors'
 import { exportCalls } from '../../export'
 import type { AccountRuntime } from '../account-runtime'
@@ -28,7 +28,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
           analysisLayout: req.analysisLayout,
           zone,
           meta: {
-            query: req.selection.kind === 'query' ? req.selection.query : { ids: req.selection.ids.length },
+            query: selectionMeta(req.selection, source.total),
             scope: rt.account.label,
             appVersion: platform.appVersion,
             exportedAt: platform.clock.now()
@@ -62,5 +62,17 @@ export function exportHandlers(state: AppState): ExportHandlers {
       exports.cancel(exportId)
       return { ok: true as const }
     }
+  }
+}
+
+/** What the export's header says was exported: the query, and for a hand selection how much of it. */
+function selectionMeta(selection: ExportSelection, total: number): unknown {
+  switch (selection.kind) {
+    case 'query':
+      return selection.query
+    case 'ranges':
+      return { query: selection.query, selectedRows: total }
+    case 'ids':
+      return { ids: selection.ids.length }
   }
 }

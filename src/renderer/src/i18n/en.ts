@@ -251,7 +251,6 @@ export const en = {
     doneDetail: '{count} calls written to {file}',
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
-    resolving: 'Collecting the selected calls…',
     nothing: 'Select calls first, or export all results.',
     zoneNote: 'Dates are written in {zone}.'
   },

@@ -250,7 +250,6 @@ export const tr: Messages = {
     doneDetail: '{count} çağrı {file} dosyasına yazıldı',
     failed: 'Dışa aktarma başarısız',
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
-    resolving: 'Seçili çağrılar toplanıyor…',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.'
   },
