@@ -45,6 +45,16 @@ async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
   }
 }
 
+/** The last progress of an export: done, failed or cancelled. */
+function exportEnd(exportId: string): Promise<ExportProgress> {
+  return until(() =>
+    app.events
+      .filter((e) => e.event === 'export.progress')
+      .map((e) => e.payload as ExportProgress)
+      .find((p) => p.exportId === exportId && p.phase !== 'writing')
+  )
+}
+
 const DAY = 86_400_000
 
 describe('application controller', () => {
@@ -134,12 +144,7 @@ describe('application controller', () => {
     })
     expect(started.started).toBe(true)
     if (!started.started) return
-    const done = await until(() =>
-      app.events
-        .filter((e) => e.event === 'export.progress')
-        .map((e) => e.payload as ExportProgress)
-        .find((p) => p.exportId === started.exportId && p.phase !== 'writing')
-    )
+    const done = await exportEnd(started.exportId)
     expect(done.phase).toBe('done')
     expect(done.file).toBe(started.file)
     const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
@@ -160,12 +165,7 @@ describe('application controller', () => {
     })
     expect(started.started).toBe(true)
     if (!started.started) return
-    const done = await until(() =>
-      app.events
-        .filter((e) => e.event === 'export.progress')
-        .map((e) => e.payload as ExportProgress)
-        .find((p) => p.exportId === started.exportId && p.phase !== 'writing')
-    )
+    const done = await exportEnd(started.exportId)
     expect(done).toMatchObject({ phase: 'done', written: 5 })
     const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
     // In the order the user saw them.
