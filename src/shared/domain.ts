@@ -365,6 +365,16 @@ export const ExportRequest = z.object({
 })
 export type ExportRequest = z.infer<typeof ExportRequest>
 
+/**
+ * Browser mode (`callsight serve`): the finished export is fetched once from this same-origin
+ * path and saved by the browser, so the page never names a path on the computer.
+ */
+export const ExportDownload = z.object({
+  url: z.string().regex(/^\/downloads\/[A-Za-z0-9_-]{16,128}$/),
+  name: z.string().min(1).max(255)
+})
+export type ExportDownload = z.infer<typeof ExportDownload>
+
 export const ExportProgress = z.object({
   exportId: z.string(),
   phase: z.enum(['writing', 'done', 'failed', 'cancelled']),
@@ -372,6 +382,8 @@ export const ExportProgress = z.object({
   total: z.number().int().nonnegative(),
   /** The final file, once done. */
   file: z.string().nullable(),
+  /** Browser mode, once done: where the page downloads the file from. */
+  download: ExportDownload.optional(),
   error: AppErrorInfo.optional()
 })
 export type ExportProgress = z.infer<typeof ExportProgress>

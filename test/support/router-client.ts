@@ -3,7 +3,7 @@ import { ipcChannel } from '../../src/shared/ipc/names'
 import type { Request, Response } from '../../src/shared/ipc/contract'
 import type { AppErrorInfo, Result } from '../../src/shared/errors'
 import type { Handlers } from '../../src/core/app/platform'
-import { bindRouter, type IpcEventLike, type IpcMainLike } from '../../src/main/ipc/router'
+import { bindRouter, type IpcEventLike, type IpcMainLike } from '../../src/host/ipc/router'
 
 /**
  * Calls the controller the way the renderer does: through the app's own router (bindRouter:

@@ -10,7 +10,7 @@ import type { AppController, Handlers, PlatformServices } from './platform'
 /**
  * The application: every channel of the contract, implemented over core by one handler
  * module per concern (src/core/app/handlers/), all sharing one AppState. The Electron shell
- * and the browser test bridge bind this same object through the same router, so what the
+ * and the browser mode (serve) bind this same object through the same router, so what the
  * end-to-end tests exercise is what the app runs.
  */
 export function createAppController(platform: PlatformServices): AppController {

@@ -36,7 +36,9 @@ export function exportHandlers(state: AppState): ExportHandlers {
           signal,
           onProgress: (p) => emit({ phase: 'writing', written: p.written, total: p.total, file: null })
         })
-        emit({ phase: 'done', written: result.count, total: result.count, file: result.file })
+        // Browser mode hands the finished file to the page as a one-time download.
+        const download = platform.dialogs.offerDownload?.(result.file)
+        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
       } catch (e) {
         const error = toErrorInfo(e)
         if (error.code === 'Internal') platform.logger.log('error', 'export failed', { error: String(e) })

@@ -249,6 +249,7 @@ export const en = {
     cancel: 'Cancel export',
     done: 'Export finished',
     doneDetail: '{count} calls written to {file}',
+    downloadedDetail: '{count} calls in {file}, saved by your browser with your downloads',
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
     nothing: 'Select calls first, or export all results.',

@@ -248,6 +248,7 @@ export const tr: Messages = {
     cancel: 'Dışa aktarmayı iptal et',
     done: 'Dışa aktarma tamamlandı',
     doneDetail: '{count} çağrı {file} dosyasına yazıldı',
+    downloadedDetail: '{count} çağrı {file} dosyasında; tarayıcınız indirilenlere kaydetti',
     failed: 'Dışa aktarma başarısız',
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
