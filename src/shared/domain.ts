@@ -249,7 +249,7 @@ export const RateLimit = z.object({
   perSeconds: z.number().int().min(1).max(86_400)
 })
 export type RateLimit = z.infer<typeof RateLimit>
-export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 60, perSeconds: 60 }
+export { DEFAULT_RATE_LIMIT } from './service-limits'
 
 export const Account = z.object({
   id: z.string().min(1).max(100),
@@ -344,9 +344,17 @@ export type SettingsPatch = z.infer<typeof SettingsPatch>
 // Export
 // ---------------------------------------------------------------------------------------
 
+/** Inclusive [first, last] offsets into a query's results, in its order. */
+export const OffsetRange = z
+  .tuple([z.number().int().min(0).max(100_000_000), z.number().int().min(0).max(100_000_000)])
+  .refine(([first, last]) => first <= last, { message: 'A range must not end before it starts' })
+export type OffsetRange = z.infer<typeof OffsetRange>
+
 export const ExportSelection = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ids'), ids: z.array(z.string().min(1).max(200)).min(1).max(1_000_000) }),
-  z.object({ kind: z.literal('query'), query: SearchQuery })
+  z.object({ kind: z.literal('query'), query: SearchQuery }),
+  /** A hand selection over a query's results, as the renderer holds it: core walks the ranges. */
+  z.object({ kind: z.literal('ranges'), query: SearchQuery, ranges: z.array(OffsetRange).min(1).max(100_000) })
 ])
 export type ExportSelection = z.infer<typeof ExportSelection>
 

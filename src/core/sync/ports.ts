@@ -40,7 +40,8 @@ export interface SyncStore {
   addCoverage(scopeKey: string, from: number, to: number): Awaitable<void>
   coverage(scopeKey: string): Awaitable<Array<[number, number]>>
   markScopeSuccess(scopeKey: string, at: number): Awaitable<void>
-  startRun(scopeKey: string, params: unknown): Awaitable<string>
+  /** Records a run; under `runId` when given (the app reports progress under it before it starts). */
+  startRun(scopeKey: string, params: unknown, runId?: string): Awaitable<string>
   finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): Awaitable<void>
   callTypes(): Awaitable<CallType[]>
   upsertCallTypes(list: readonly CallType[]): Awaitable<void>

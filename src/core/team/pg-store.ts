@@ -309,8 +309,8 @@ export class PgSyncStore implements SyncStore {
    * Records a run. Callers hold the scope's run lock (lockScope), so a run of this scope
    * still marked running belongs to a process that died: it is marked interrupted.
    */
-  async startRun(scopeKey: string, params: unknown): Promise<string> {
-    const id = randomUUID()
+  async startRun(scopeKey: string, params: unknown, runId?: string): Promise<string> {
+    const id = runId ?? randomUUID()
     const now = this.clock.now()
     try {
       await this.pool.query(

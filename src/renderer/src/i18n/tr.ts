@@ -293,7 +293,6 @@ export const tr: Messages = {
     downloadedDetail: '{count} çağrı {file} dosyasında; tarayıcınız indirilenlere kaydetti',
     failed: 'Dışa aktarma başarısız',
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
-    resolving: 'Seçili çağrılar toplanıyor…',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.'
   },

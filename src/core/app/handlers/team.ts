@@ -1,25 +1,12 @@
-import type { Account, SessionState, Settings } from '../../shared/domain'
-import type { TeamCacheSource, TeamPullProgress, TeamStatus } from '../../shared/team'
-import { CallsightError, toErrorInfo } from '../errors'
-import { checkPgSchema, createPool, pullTeamCache, readWorkerState, redactUrl, TeamPasswordVault, type TeamDbOptions } from '../team'
-import type { AccountRuntime } from './account-runtime'
-import { accountIdFor } from './account-runtime'
-import type { Handlers, PlatformServices } from './platform'
-import { TaskRegistry } from './tasks'
+import type { Account } from '../../../shared/domain'
+import type { TeamCacheSource, TeamPullProgress, TeamStatus } from '../../../shared/team'
+import { CallsightError, toErrorInfo } from '../../errors'
+import { checkPgSchema, createPool, pullTeamCache, readWorkerState, redactUrl, TeamPasswordVault, type TeamDbOptions } from '../../team'
+import { accountIdFor, type AccountRuntime } from '../account-runtime'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
 
-/** What the team handlers need from the controller that owns the active account. */
-export interface TeamAccountDeps {
-  platform: PlatformServices
-  settings(): Settings
-  saveAccount(account: Account): Settings
-  /** Makes the account active (a new runtime when its connection changed). */
-  activate(account: Account): AccountRuntime
-  runtime(): AccountRuntime | null
-  sessionState(): SessionState
-  emitSession(): void
-}
-
-type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
+export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
 
 function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
   const opts: TeamDbOptions = { url: team.url, schema: team.schema, password, sslMode: team.sslMode, applicationName: 'callsight-app', maxConnections: 1 }
@@ -33,19 +20,17 @@ function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
  * cache with progress events, and show what the worker does. No request reaches the
  * service; signing in to it stays possible for remote search.
  */
-export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandlers; dispose(): Promise<void>; forget(accountId: string): void } {
-  const { platform } = deps
-  const pulls = new TaskRegistry<{ progress: TeamPullProgress | null }>()
-  const vaultFor = (accountId: string): TeamPasswordVault => new TeamPasswordVault(platform.secretStore, platform.cipher, accountId)
+export function teamHandlers(state: AppState): TeamHandlers {
+  const { platform } = state
   const vaults = new Map<string, TeamPasswordVault>()
   const vault = (id: string): TeamPasswordVault => {
     let v = vaults.get(id)
-    if (!v) vaults.set(id, (v = vaultFor(id)))
+    if (!v) vaults.set(id, (v = new TeamPasswordVault(platform.secretStore, platform.cipher, id)))
     return v
   }
 
   const requireTeam = (): { rt: AccountRuntime; team: TeamCacheSource } => {
-    const rt = deps.runtime()
+    const rt = state.runtime
     const team = rt?.account.teamCache
     if (!rt || !team) throw new CallsightError('InvalidInput', 'This account does not pull from a team cache.', { hint: 'Connect it to the team cache first.' })
     return { rt, team }
@@ -61,7 +46,7 @@ export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandl
     return pw
   }
 
-  const handlers: TeamHandlers = {
+  return {
     'team.connect': async (req) => {
       // Try it before saving anything: a wrong password or address loses nothing.
       const pool = createPool(dbOptions(req.team, req.password))
@@ -70,7 +55,7 @@ export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandl
       } finally {
         await pool.end().catch(() => undefined)
       }
-      const s = deps.settings()
+      const s = state.settings()
       const id = accountIdFor(req.baseUrl, req.username)
       const existing = s.accounts.find((a) => a.id === id)
       const account: Account = {
@@ -84,20 +69,21 @@ export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandl
         teamCache: req.team
       }
       await vault(id).save(req.password)
-      deps.saveAccount(account)
-      deps.activate(account)
-      deps.emitSession()
-      return deps.sessionState()
+      state.saveSettings({ ...s, accounts: [...s.accounts.filter((a) => a.id !== id), account], activeAccountId: id })
+      // The same account signed in before keeps its runtime; it learns its new source.
+      state.activate(account).update(account)
+      state.emitSession()
+      return state.sessionState()
     },
 
     'team.pull': async () => {
       const { rt, team } = requireTeam()
-      if (pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
+      if (state.pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
       const password = await passwordOf(rt.account.id)
-      const runId = pulls.start({ progress: null }, async (signal, id) => {
+      const runId = state.pulls.start({ progress: null }, async (signal, id) => {
         const publish = (p: Omit<TeamPullProgress, 'runId'>): void => {
           const withId: TeamPullProgress = { ...p, runId: id }
-          const task = pulls.get(id)
+          const task = state.pulls.get(id)
           if (task) task.progress = withId
           platform.events.emit('team.progress', withId)
         }
@@ -114,22 +100,21 @@ export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandl
     },
 
     'team.cancel': async ({ runId }) => {
-      pulls.cancel(runId)
+      state.pulls.cancel(runId)
       return { ok: true as const }
     },
 
     'team.status': async (): Promise<TeamStatus> => {
-      const rt = deps.runtime()
+      const rt = state.runtime
       const team = rt?.account.teamCache ?? null
-      const active = pulls.entries()[0]?.[1].progress ?? null
+      const active = state.pulls.entries()[0]?.[1].progress ?? null
       if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active }
       const local = rt.cache.teamSource()
       const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
         try {
-          const rows = await readWorkerState(pool, team.schema)
-          const workers = rows.map((w) => ({
+          const workers = (await readWorkerState(pool, team.schema)).map((w) => ({
             name: w.name,
             worker: w.worker,
             running: w.running,
@@ -148,11 +133,5 @@ export function createTeamHandlers(deps: TeamAccountDeps): { handlers: TeamHandl
         return { ...base, workers: [], error: toErrorInfo(e) }
       }
     }
-  }
-  return {
-    handlers,
-    dispose: () => pulls.cancelAll(),
-    /** The account is forgotten: its team cache password too. */
-    forget: (accountId: string) => vault(accountId).clear()
   }
 }
