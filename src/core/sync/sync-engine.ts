@@ -190,7 +190,7 @@ export class SyncEngine {
         const outcome = applyPage(cp.pager, params, page, cp.rangeTo)
         if (outcome.reread) logger.log('info', 'Calls changed at a window boundary; re-reading that window', { at: cp.pager.windowStart })
         if (page.malformed.length > 0) {
-          warnings.push(`${page.malformed.length} record(s) the service sent had no usable callId or callDate and were skipped.`)
+          warnings.push(`${page.malformed.length} record(s) the service sent could not be used and were skipped (${page.malformed[0]!.reason}).`)
         }
         if (outcome.dense) {
           warnings.push(denseWarning(outcome.dense))
