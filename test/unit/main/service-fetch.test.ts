@@ -37,7 +37,7 @@ function nodeNetRequest(seen: NetRequestOptions[]): NetRequest {
     })
     const fake = {
       setHeader: (name: string, value: string) => req.setHeader(name, value),
-      on(event: string, listener: (...args: never[]) => void) {
+      on(event: string, listener: (...args: unknown[]) => void) {
         emitter.on(event, listener)
         return fake
       },
