@@ -5,6 +5,7 @@ import { exportCommand, EXPORT_HELP } from './commands/export'
 import { syncCommand, SYNC_HELP } from './commands/sync'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
+import { terminalLine } from './terminal-text'
 
 const HELP = `callsight <command> [options]
 
@@ -36,7 +37,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const command = COMMANDS[name]
   if (!command) {
-    io.err(`callsight: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
+    io.err(`callsight: unknown command "${terminalLine(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
     return EXIT.usage
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -55,8 +56,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command.run(rest, io, ac.signal)
   } catch (e) {
     const info = toErrorInfo(e)
-    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${info.message}\n`)
-    else io.err(`callsight ${name}: ${info.message}${info.hint ? `\n${info.hint}` : ''}\n`)
+    // Messages can carry the service's own words (a validation message, a redirect target).
+    const message = terminalLine(info.message)
+    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${message}\n`)
+    else io.err(`callsight ${name}: ${message}${info.hint ? `\n${terminalLine(info.hint)}` : ''}\n`)
     return exitCodeFor(info.code)
   } finally {
     process.off('SIGINT', onSigint)
