@@ -18,7 +18,9 @@ const ADVERSARIAL: Array<[string, string]> = [
   ['"a@" repeated', 'a@'.repeat(SIZE / 2)],
   ['digits only', '5'.repeat(SIZE)],
   ['digits and spaces', '1 '.repeat(SIZE / 2)],
-  ['dots and digits', '0.'.repeat(SIZE / 2)]
+  ['dots and digits', '0.'.repeat(SIZE / 2)],
+  // Every character changes under NFKC: the normalized view is built unit by unit.
+  ['full-width digits and spaces', '\uFF11 '.repeat(SIZE / 2)]
 ]
 
 function time(fn: (t: string) => string, text: string, runs: number): { ms: number[]; result: string } {

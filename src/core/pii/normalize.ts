@@ -18,25 +18,107 @@ export interface DetectionView {
   ends: Int32Array | null
 }
 
+/** What a BMP character is, as far as the guard cares; bits, built once from NFKC itself. */
+const DIGIT = 1
+const AT = 2
+const CHANGES = 4
+const FORMAT = 8
+
+interface Tables {
+  kind: Uint8Array
+  /** The one UTF-16 unit NFKC makes of a character, when it makes exactly one (else 0). */
+  single: Uint16Array
+  /** NFKC of every BMP character it changes (about 3,000). */
+  normalized: Map<number, string>
+}
+
+let tables: Tables | null = null
+
+/**
+ * Every BMP character normalized once (about 10 ms, on first use), so the guard's checks are
+ * table lookups that cannot drift from what NFKC does.
+ */
+function build(): Tables {
+  const kind = new Uint8Array(0x10000)
+  const single = new Uint16Array(0x10000)
+  const normalized = new Map<number, string>()
+  for (let c = 0x80; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue
+    const ch = String.fromCharCode(c)
+    if (FORMAT_CHAR.test(ch)) {
+      kind[c] = FORMAT
+      continue
+    }
+    const n = ch.normalize('NFKC')
+    if (n === ch) continue
+    normalized.set(c, n)
+    if (n.length === 1) single[c] = n.charCodeAt(0)
+    kind[c] = CHANGES | (n.includes('@') ? AT : /[0-9]/.test(n) ? DIGIT : 0)
+  }
+  return { kind, single, normalized }
+}
+
+const getTables = (): Tables => (tables ??= build())
+
 export function detectionView(original: string): DetectionView {
   if (!FORMAT_CHAR.test(original) && original.normalize('NFKC') === original) return { text: original, starts: null, ends: null }
-  // One code point at a time, so every unit of the view knows where it came from.
-  let text = ''
-  const starts: number[] = []
-  const ends: number[] = []
-  for (let i = 0; i < original.length; ) {
-    const cp = original.codePointAt(i)!
-    const width = cp > 0xffff ? 2 : 1
-    const char = original.slice(i, i + width)
-    const out = cp < 0x80 ? char : FORMAT_CHAR.test(char) ? '' : char.normalize('NFKC')
-    for (let k = 0; k < out.length; k++) {
-      starts.push(i)
-      ends.push(i + width)
+  const { kind, single, normalized } = getTables()
+  const n = original.length
+  // The view is written as UTF-16 units into a typed array, each with where it came from,
+  // and decoded once at the end: no string per character. Room is kept for every unit still
+  // to read, so only a character NFKC expands needs to check it.
+  let units = new Uint16Array(n + 16)
+  let starts = new Int32Array(n + 16)
+  let ends = new Int32Array(n + 16)
+  let length = 0
+  const expanded = (out: string, from: number, to: number): void => {
+    const need = length + out.length + (n - to) + 16
+    if (need > units.length) {
+      const grow = <T extends Uint16Array | Int32Array>(a: T, b: T): T => (b.set(a), b)
+      units = grow(units, new Uint16Array(need * 2))
+      starts = grow(starts, new Int32Array(need * 2))
+      ends = grow(ends, new Int32Array(need * 2))
     }
-    text += out
-    i += width
+    for (let k = 0; k < out.length; k++) {
+      units[length] = out.charCodeAt(k)
+      starts[length] = from
+      ends[length++] = to
+    }
   }
-  return { text, starts: Int32Array.from(starts), ends: Int32Array.from(ends) }
+  for (let i = 0; i < n; i++) {
+    const c = original.charCodeAt(i)
+    let unit = c
+    if (c >= 0x80) {
+      const k = kind[c]!
+      if (k & FORMAT) continue
+      if (k !== 0) {
+        unit = single[c]!
+        if (unit === 0) {
+          expanded(normalized.get(c)!, i, i + 1)
+          continue
+        }
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        // Astral (mathematical digits, emoji): rare enough to ask NFKC each time.
+        const char = original.slice(i, i + 2)
+        expanded(FORMAT_CHAR.test(char) ? '' : char.normalize('NFKC'), i, i + 2)
+        i++
+        continue
+      }
+    }
+    units[length] = unit
+    starts[length] = i
+    ends[length++] = i + 1
+  }
+  const text = LITTLE_ENDIAN ? UTF16.decode(units.subarray(0, length)) : fromUnits(units.subarray(0, length))
+  return { text, starts: starts.subarray(0, length), ends: ends.subarray(0, length) }
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
+const UTF16 = new TextDecoder('utf-16le')
+function fromUnits(units: Uint16Array): string {
+  let text = ''
+  for (let k = 0; k < units.length; k += 8192) text += String.fromCharCode(...units.subarray(k, k + 8192))
+  return text
 }
 
 /** The original range behind the view's range [start, end). */
@@ -51,25 +133,13 @@ export const READS_DIGIT = 1
 export const READS_AT = 2
 export type Reads = typeof READS_OTHER | typeof READS_DIGIT | typeof READS_AT
 
-let table: Uint8Array | null = null
-
 /**
  * Full-width, superscript, circled and mathematical digits read as digits, "＠" and "﹫" as
- * "@". Built on first use from NFKC itself (about 10 ms), so it cannot drift from
- * detectionView. Astral characters arrive as surrogates; a high surrogate counts as a digit,
- * which only ever sends a text down the slower, exact path.
+ * "@". Astral characters arrive as surrogates; a high surrogate counts as a digit, which only
+ * ever sends a text down the slower, exact path.
  */
 export function readsAs(code: number): Reads {
   if (code >= 0xd800 && code <= 0xdbff) return READS_DIGIT
-  if (table === null) {
-    const t = new Uint8Array(0x10000)
-    for (let c = 0x80; c < 0x10000; c++) {
-      if (c >= 0xd800 && c <= 0xdfff) continue
-      const n = String.fromCharCode(c).normalize('NFKC')
-      if (n.includes('@')) t[c] = READS_AT
-      else if (/[0-9]/.test(n)) t[c] = READS_DIGIT
-    }
-    table = t
-  }
-  return table[code] as Reads
+  const k = getTables().kind[code]!
+  return k & AT ? READS_AT : k & DIGIT ? READS_DIGIT : READS_OTHER
 }
