@@ -58,7 +58,9 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57
  */
 export function findTckns(text: string): Array<[number, number]> {
   const out: Array<[number, number]> = []
-  const value = new Int8Array(11)
+  // Each digit is written twice, at head and head + 11, so the eleven from the oldest on are
+  // always value[head .. head + 10], without wrapping around.
+  const value = new Int8Array(22)
   const at = new Int32Array(11)
   const startsGroup = new Uint8Array(11)
   let held = 0 // digits in the ring, at most 11
@@ -71,7 +73,7 @@ export function findTckns(text: string): Array<[number, number]> {
       if (!joins) held = 0
       continue
     }
-    value[head] = c - 48
+    value[head] = value[head + 11] = c - 48
     at[head] = i
     startsGroup[head] = i === 0 || !isDigit(text.charCodeAt(i - 1)) ? 1 : 0
     head = (head + 1) % 11
@@ -87,13 +89,12 @@ export function findTckns(text: string): Array<[number, number]> {
   return out
 }
 
-/** The TCKN checksum over the eleven digits of the ring, the first at `first`. */
-function checksumHolds(ring: Int8Array, first: number): boolean {
-  const d = (k: number): number => ring[(first + k) % 11]!
-  const odd = d(0) + d(2) + d(4) + d(6) + d(8)
-  const even = d(1) + d(3) + d(5) + d(7)
-  if ((((odd * 7 - even) % 10) + 10) % 10 !== d(9)) return false
-  return (odd + even + d(9)) % 10 === d(10)
+/** The TCKN checksum over the eleven digits d[f .. f + 10]. */
+function checksumHolds(d: Int8Array, f: number): boolean {
+  const odd = d[f]! + d[f + 2]! + d[f + 4]! + d[f + 6]! + d[f + 8]!
+  const even = d[f + 1]! + d[f + 3]! + d[f + 5]! + d[f + 7]!
+  if ((((odd * 7 - even) % 10) + 10) % 10 !== d[f + 9]) return false
+  return (odd + even + d[f + 9]!) % 10 === d[f + 10]
 }
 
 export function isValidTckn(s: string): boolean {

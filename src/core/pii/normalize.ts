@@ -10,12 +10,12 @@ const FORMAT_CHAR = /\p{Cf}/u
 
 export interface DetectionView {
   text: string
+  original: string
   /**
-   * For each UTF-16 unit of `text`, where its code point starts and ends in the original;
-   * null when `text` is the original.
+   * For each UTF-16 unit of `text`, where the code point it came from starts in the
+   * original; null when `text` is the original.
    */
   starts: Int32Array | null
-  ends: Int32Array | null
 }
 
 /** What a BMP character is, as far as the guard cares; bits, built once from NFKC itself. */
@@ -61,7 +61,7 @@ function build(): Tables {
 const getTables = (): Tables => (tables ??= build())
 
 export function detectionView(original: string): DetectionView {
-  if (!FORMAT_CHAR.test(original) && original.normalize('NFKC') === original) return { text: original, starts: null, ends: null }
+  if (!FORMAT_CHAR.test(original) && original.normalize('NFKC') === original) return { text: original, original, starts: null }
   const { kind, single, normalized } = getTables()
   const n = original.length
   // The view is written as UTF-16 units into a typed array, each with where it came from,
@@ -69,7 +69,6 @@ export function detectionView(original: string): DetectionView {
   // to read, so only a character NFKC expands needs to check it.
   let units = new Uint16Array(n + 16)
   let starts = new Int32Array(n + 16)
-  let ends = new Int32Array(n + 16)
   let length = 0
   const expanded = (out: string, from: number, to: number): void => {
     const need = length + out.length + (n - to) + 16
@@ -77,12 +76,10 @@ export function detectionView(original: string): DetectionView {
       const grow = <T extends Uint16Array | Int32Array>(a: T, b: T): T => (b.set(a), b)
       units = grow(units, new Uint16Array(need * 2))
       starts = grow(starts, new Int32Array(need * 2))
-      ends = grow(ends, new Int32Array(need * 2))
     }
     for (let k = 0; k < out.length; k++) {
       units[length] = out.charCodeAt(k)
-      starts[length] = from
-      ends[length++] = to
+      starts[length++] = from
     }
   }
   for (let i = 0; i < n; i++) {
@@ -106,11 +103,10 @@ export function detectionView(original: string): DetectionView {
       }
     }
     units[length] = unit
-    starts[length] = i
-    ends[length++] = i + 1
+    starts[length++] = i
   }
   const text = LITTLE_ENDIAN ? UTF16.decode(units.subarray(0, length)) : fromUnits(units.subarray(0, length))
-  return { text, starts: starts.subarray(0, length), ends: ends.subarray(0, length) }
+  return { text, original, starts: starts.subarray(0, length) }
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
@@ -121,10 +117,13 @@ function fromUnits(units: Uint16Array): string {
   return text
 }
 
-/** The original range behind the view's range [start, end). */
+/** The original range behind the view's range [start, end): whole code points. */
 export function originalRange(view: DetectionView, start: number, end: number): [number, number] {
-  if (view.starts === null || view.ends === null) return [start, end]
-  return [view.starts[start]!, view.ends[end - 1]!]
+  if (view.starts === null) return [start, end]
+  const last = view.starts[end - 1]!
+  const high = view.original.charCodeAt(last)
+  const width = high >= 0xd800 && high <= 0xdbff && last + 1 < view.original.length ? 2 : 1
+  return [view.starts[start]!, last + width]
 }
 
 /** What a character reads as once normalized, for the guard's cheap pre-check. */
