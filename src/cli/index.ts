@@ -3,6 +3,7 @@ import { remoteSearchCommand, REMOTE_SEARCH_HELP } from './commands/remote-searc
 import { searchCommand, SEARCH_HELP } from './commands/search'
 import { exportCommand, EXPORT_HELP } from './commands/export'
 import { syncCommand, SYNC_HELP } from './commands/sync'
+import { serveCommand, SERVE_HELP } from './commands/serve'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
 import { terminalLine } from './terminal-text'
@@ -14,6 +15,7 @@ Commands:
   search          search the cache file offline
   remote-search   one page straight from the service
   export          write calls from the cache to CSV, XLSX, JSON or NDJSON
+  serve           the app in a browser tab (127.0.0.1 only), for where Electron cannot run
 
 Run callsight <command> --help for its options. The password is read from
 CALLSIGHT_PASSWORD or asked for on the terminal; it is never a flag. Tokens live in
@@ -26,7 +28,8 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   sync: { run: syncCommand, help: SYNC_HELP },
   search: { run: searchCommand, help: SEARCH_HELP },
   'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
-  export: { run: exportCommand, help: EXPORT_HELP }
+  export: { run: exportCommand, help: EXPORT_HELP },
+  serve: { run: serveCommand, help: SERVE_HELP }
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {

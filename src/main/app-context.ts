@@ -7,11 +7,12 @@ import type { KeyValueStore, Logger } from '../core/platform'
 import type { PlatformServices } from '../core/app/platform'
 import { createSafeStorageCipher } from './adapters/cipher'
 import { createExportDialogs } from './adapters/dialogs'
+import { openJsonFile } from './adapters/json-store'
 import { createServiceFetch } from './adapters/service-fetch'
 import { openKeyValueFile, openSecretStore } from './adapters/secret-store'
-import { openSettingsStore } from './adapters/settings-store'
-import { createDemoProvider } from './demo'
-import { createEventSink } from './ipc/events'
+import { openSettingsStore } from '../host/settings-store'
+import { createDemoProvider } from '../host/demo'
+import { createEventSink } from '../host/ipc/events'
 import { resolveNativeBinding } from './native'
 import { safeExternalUrl } from './security/navigation'
 
@@ -43,7 +44,7 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
   const cipher = await createSafeStorageCipher(safeStorage, process.platform)
   logger.log('info', 'Token storage decided', { backend: cipher.backend, persist: cipher.policy.persist })
 
-  const settingsStore = openSettingsStore({ cwd: userData, logger })
+  const settingsStore = openSettingsStore({ cwd: userData, logger, open: (cwd, name) => openJsonFile({ cwd, name, clearInvalid: false }) })
   const secretStore = openSecretStore(userData)
   const windowState = openKeyValueFile(userData, 'window-state')
 

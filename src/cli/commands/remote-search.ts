@@ -1,4 +1,5 @@
-import { remoteSearch, takeBound } from '../../core/client/remote-search'
+import { remoteSearch } from '../../core/client/remote-search'
+import { maxTake } from '../../shared/service-limits'
 import { CallsightError } from '../../core/errors'
 import { SearchQuery, type CallRecord } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
@@ -54,7 +55,7 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
     '--from/--to'
   )
   const skip = parseIntFlag(values.skip, '--skip', 0, 1_000_000) ?? 0
-  const take = parseIntFlag(values.take, '--take', 1, 1_000_000) ?? Math.min(20, takeBound(values.analysis))
+  const take = parseIntFlag(values.take, '--take', 1, 1_000_000) ?? Math.min(20, maxTake(values.analysis))
   const logger = cliLogger(io, values.verbose)
   const conn = await connect({ server: required(values.server, '--server'), user: required(values.user, '--user'), zone, rateLimit: parseRateLimit(values['rate-limit']), logger, signal })
   const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)

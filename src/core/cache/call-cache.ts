@@ -280,8 +280,8 @@ export class CallCache {
     this.db.prepare('UPDATE sync_scopes SET last_success_at = ? WHERE id = ?').run(at, this.scopeId(scopeKey))
   }
 
-  startRun(scopeKey: string, params: unknown): string {
-    const id = randomUUID()
+  /** Records a run as running; `id` is the caller's when it already names the run (the app's task id). */
+  startRun(scopeKey: string, params: unknown, id: string = randomUUID()): string {
     this.db
       .prepare("INSERT INTO sync_runs (id, scope_key, params, started_at, outcome) VALUES (?, ?, ?, ?, 'running')")
       .run(id, scopeKey, JSON.stringify(params ?? null), this.clock.now())

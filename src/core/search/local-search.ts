@@ -15,6 +15,7 @@ import { ANCHOR_STEP, QueryState, StateCache } from './anchors'
 import { compileQuery, type CompiledQuery } from './compile'
 import { CallColumns } from './columns'
 import { FacetCounter, MatchSet, matchedIds } from './facets'
+import { idsInRanges } from './selection'
 import { buildSelect, choosePlan, Estimator, keyColumns, walkThreshold, type Estimate, type PlanKind, type SortKey } from './plan'
 import { StatementCache } from './statements'
 
@@ -315,7 +316,9 @@ class SqliteSearch implements LocalSearch {
   iterate(selection: ExportSelection): ExportIteration {
     const parsed = ExportSelection.safeParse(selection)
     if (!parsed.success) throw invalid(parsed.error)
-    const sel = parsed.data
+    const given = parsed.data
+    const sel =
+      given.kind === 'ranges' ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) } : given
     let rowsSql: string
     let params: unknown[]
     let total: number

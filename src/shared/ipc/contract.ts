@@ -23,6 +23,7 @@ import {
   SyncScope
 } from '../domain'
 import type { Result } from '../errors'
+import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
@@ -71,8 +72,8 @@ export const contract = {
     request: z
       .object({
         query: SearchQuery,
-        skip: z.number().int().min(0).max(10_000),
-        take: z.number().int().min(1).max(500),
+        skip: z.number().int().min(0).max(SERVICE_WINDOW),
+        take: z.number().int().min(1).max(MAX_TAKE),
         includeAnalysis: z.boolean().default(false)
       })
       .strict(),

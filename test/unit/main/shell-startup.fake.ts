@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { IpcEventLike } from '../../../src/main/ipc/router'
+import type { IpcEventLike } from '../../../src/host/ipc/router'
 
 type Handler = (event: IpcEventLike, payload: unknown) => unknown
 

@@ -249,9 +249,9 @@ export const en = {
     cancel: 'Cancel export',
     done: 'Export finished',
     doneDetail: '{count} calls written to {file}',
+    downloadedDetail: '{count} calls in {file}, saved by your browser with your downloads',
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
-    resolving: 'Collecting the selected calls…',
     nothing: 'Select calls first, or export all results.',
     zoneNote: 'Dates are written in {zone}.'
   },

@@ -248,9 +248,9 @@ export const tr: Messages = {
     cancel: 'Dışa aktarmayı iptal et',
     done: 'Dışa aktarma tamamlandı',
     doneDetail: '{count} çağrı {file} dosyasına yazıldı',
+    downloadedDetail: '{count} çağrı {file} dosyasında; tarayıcınız indirilenlere kaydetti',
     failed: 'Dışa aktarma başarısız',
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
-    resolving: 'Seçili çağrılar toplanıyor…',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.'
   },
