@@ -9,6 +9,7 @@ import { workerCommand, WORKER_HELP } from './commands/worker'
 import { serveCommand, SERVE_HELP } from './commands/serve'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
+import { terminalLine } from './terminal-text'
 
 const HELP = `callsight <command> [options]
 
@@ -48,7 +49,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const command = COMMANDS[name]
   if (!command) {
-    io.err(`callsight: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
+    io.err(`callsight: unknown command "${terminalLine(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
     return EXIT.usage
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -67,8 +68,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command.run(rest, io, ac.signal)
   } catch (e) {
     const info = toErrorInfo(e)
-    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${info.message}\n`)
-    else io.err(`callsight ${name}: ${info.message}${info.hint ? `\n${info.hint}` : ''}\n`)
+    // Messages can carry the service's own words (a validation message, a redirect target).
+    const message = terminalLine(info.message)
+    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${message}\n`)
+    else io.err(`callsight ${name}: ${message}${info.hint ? `\n${terminalLine(info.hint)}` : ''}\n`)
     return exitCodeFor(info.code)
   } finally {
     process.off('SIGINT', onSigint)

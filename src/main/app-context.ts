@@ -8,6 +8,7 @@ import type { PlatformServices } from '../core/app/platform'
 import { createSafeStorageCipher } from './adapters/cipher'
 import { createExportDialogs } from './adapters/dialogs'
 import { openJsonFile } from './adapters/json-store'
+import { createServiceFetch } from './adapters/service-fetch'
 import { openKeyValueFile, openSecretStore } from './adapters/secret-store'
 import { openSettingsStore } from '../host/settings-store'
 import { createDemoProvider } from '../host/demo'
@@ -73,8 +74,9 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
     tokenPersistence: { persist: cipher.policy.persist, notice: cipher.policy.notice },
     settingsStore,
     secretStore,
-    // Electron's network stack: system proxy and PAC settings and the OS certificate store.
-    fetch: (input, init) => net.fetch(input, init),
+    // Electron's network stack (system proxy and PAC settings, the OS certificate store),
+    // through net.request so a redirect is reported, never followed (adapters/service-fetch.ts).
+    fetch: createServiceFetch((options) => net.request(options)),
     clock: systemClock,
     logger,
     dialogs,

@@ -3,6 +3,7 @@ import { pullTeamCache, redactUrl, type PullProgress } from '../../core/team'
 import { parseFlags, parseIntFlag, required } from '../args'
 import { EXIT, exitCodeFor } from '../exit-codes'
 import type { Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
 import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 
 export const PULL_HELP = `callsight pull --from URL --db FILE [--schema NAME] [options]
@@ -43,17 +44,17 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     const now = Date.now()
     if (now - lastDraw < 100 && p.phase === 'pulling') return
     lastDraw = now
-    if (values.json) io.out(`${JSON.stringify(p)}\n`)
+    if (values.json) io.out(`${jsonLine(p)}\n`)
     else if (io.tty) io.err(`\r\x1b[2K${p.calls} of ${p.totalCalls} calls, ${p.members} memberships, ${p.batches} batches, ${p.callsPerSecond.toFixed(0)} calls/s`)
   }
   try {
     const final = await pullTeamCache({ pool, schema: opts.schema, sourceLabel: redactUrl(url), cache, batchSize, signal, startOver: values['start-over'], onProgress })
-    if (values.json) io.out(`${JSON.stringify(final)}\n`)
+    if (values.json) io.out(`${jsonLine(final)}\n`)
     else {
       if (io.tty) io.err('\n')
       const what = final.phase === 'done' ? 'Pull done' : final.phase === 'cancelled' ? 'Pull cancelled' : 'Pull failed'
       io.out(`${what}: ${final.calls} calls and ${final.members} memberships in ${final.batches} batches; at change ${final.cursor}.\n`)
-      if (final.error && final.phase !== 'cancelled') io.err(`${final.error.message}${final.error.hint ? `\n${final.error.hint}` : ''}\n`)
+      if (final.error && final.phase !== 'cancelled') io.err(`${terminalLine(final.error.message)}${final.error.hint ? `\n${terminalLine(final.error.hint)}` : ''}\n`)
     }
     return final.error ? exitCodeFor(final.error.code) : EXIT.ok
   } finally {

@@ -7,6 +7,7 @@ import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import { cliLogger, type Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
 
 export const REMOTE_SEARCH_HELP = `callsight remote-search --server URL --user NAME --from ISO --to ISO [options]
 
@@ -59,10 +60,10 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
   const conn = await connect({ server: required(values.server, '--server'), user: required(values.user, '--user'), zone, rateLimit: parseRateLimit(values['rate-limit']), logger, signal })
   const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)
   if (values.json) {
-    io.out(`${JSON.stringify({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`)
+    io.out(`${jsonLine({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`)
     return EXIT.ok
   }
-  for (const r of page.records) io.out(`${r.callDate}  ${r.callId}  ${r.title}\n`)
+  for (const r of page.records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
   const total = page.totalCount === null ? '' : ` of ${page.totalCount}`
   io.out(`${page.records.length} call(s)${total} from position ${page.skip}${page.loweredByCap ? '; the service stops at 10,000 — narrow the range to see more' : ''}.\n`)
   return EXIT.ok

@@ -9,6 +9,7 @@ import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
 import { cliLogger, ProgressBar, type Io } from '../output'
 import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
 
 export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
@@ -110,7 +111,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
       if (p.phase !== 'fetching' && p.phase !== 'waiting') return
       if (now - lastLine < 100 && p.requests > 1) return
       lastLine = now
-      io.out(`${JSON.stringify(p)}\n`)
+      io.out(`${jsonLine(p)}\n`)
     }
     const final = await engine.run(scope, { mode, signal, onProgress })
     bar.finish()
@@ -125,13 +126,13 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
 
 function report(p: SyncProgress, io: Io, json: boolean): void {
   if (json) {
-    io.out(`${JSON.stringify(p)}\n`)
+    io.out(`${jsonLine(p)}\n`)
     return
   }
-  for (const w of p.warnings) io.err(`warning: ${w}\n`)
+  for (const w of p.warnings) io.err(`warning: ${terminalLine(w)}\n`)
   const what = p.phase === 'done' ? 'Sync done' : p.phase === 'cancelled' ? 'Sync cancelled' : 'Sync failed'
   io.out(`${what}: ${p.stored} calls stored, ${p.requests} requests, ${p.windowsDone} window moves.\n`)
   if (p.error && p.error.code !== 'DenseSecond') {
-    io.err(`${p.error.message}${p.error.hint ? `\n${p.error.hint}` : ''}\n`)
+    io.err(`${terminalLine(p.error.message)}${p.error.hint ? `\n${terminalLine(p.error.hint)}` : ''}\n`)
   }
 }

@@ -4,6 +4,7 @@ import { q } from '../../core/team/connection'
 import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
 import { readSecret } from '../password'
 import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 
@@ -68,7 +69,7 @@ async function status(argv: string[], io: Io): Promise<number> {
     const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
     const seq = Number((await pool.query<{ s: string | null }>(`SELECT max(seq) AS s FROM ${q(opts.schema)}.calls`)).rows[0]?.s ?? 0)
     if (values.json) {
-      io.out(`${JSON.stringify({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`)
+      io.out(`${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`)
       return EXIT.ok
     }
     io.out(`Team cache "${opts.schema}" (schema version ${version}): ${calls} calls, last change number ${seq}.\n`)
@@ -76,8 +77,9 @@ async function status(argv: string[], io: Io): Promise<number> {
     const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toISOString())
     for (const w of workers) {
       const state = w.running ? `running since ${when(w.run_started_at)}` : `idle, last run ${w.last_outcome ?? 'none'}`
-      io.out(`- ${w.name}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${w.worker})\n`)
-      if (w.last_error_code) io.out(`    last error ${w.last_error_code}: ${w.last_error_message ?? ''}\n`)
+      // Names and messages come from the database: shown, never obeyed, by the terminal.
+      io.out(`- ${terminalLine(w.name)}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${terminalLine(w.worker)})\n`)
+      if (w.last_error_code) io.out(`    last error ${terminalLine(w.last_error_code)}: ${terminalLine(w.last_error_message ?? '')}\n`)
     }
     return EXIT.ok
   } finally {

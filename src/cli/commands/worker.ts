@@ -8,6 +8,7 @@ import { check, parseFlags, required } from '../args'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
+import { jsonLine } from '../terminal-text'
 import { readPassword } from '../password'
 
 export const WORKER_HELP = `callsight worker --config FILE [--once]
@@ -33,7 +34,7 @@ export function jsonLinesLogger(write: (line: string) => void, now: () => number
   return {
     log: (level, message, fields) => {
       if (level === 'debug') return
-      write(`${JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`)
+      write(`${jsonLine({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`)
     }
   }
 }

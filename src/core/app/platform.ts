@@ -77,7 +77,7 @@ export interface PlatformServices {
   settingsStore: SettingsStore
   /** The token vault's ciphertext and backend name; a store of its own. */
   secretStore: KeyValueStore
-  /** All service traffic; Electron's net.fetch so system proxies and CAs apply. */
+  /** All service traffic; Electron's net.request in the app, so system proxies and CAs apply. */
   fetch: FetchLike
   clock: Clock
   logger: Logger

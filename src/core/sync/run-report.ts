@@ -66,7 +66,7 @@ export class RunReport {
     this.meter.addRequest()
     if (outcome.reread) logger.log('info', 'Calls changed at a window boundary; re-reading that window', { at: this.checkpoint.pager.windowStart })
     if (page.malformed.length > 0) {
-      this.warnings.push(`${page.malformed.length} record(s) the service sent had no usable callId or callDate and were skipped.`)
+      this.warnings.push(`${page.malformed.length} record(s) the service sent could not be used and were skipped (${page.malformed[0]!.reason}).`)
     }
     if (outcome.dense) {
       this.warnings.push(denseWarning(outcome.dense))

@@ -53,7 +53,7 @@ export function createBrowserPlatform(opts: BrowserPlatformOptions): PlatformSer
     tokenPersistence: { persist: false, notice: NOTICE_BROWSER_MODE },
     settingsStore,
     secretStore: new MemoryStore(),
-    // Node's fetch: unlike the desktop app's net.fetch, no system proxy or OS certificate store.
+    // Node's fetch: unlike the desktop app's net.request, no system proxy or OS certificate store.
     fetch: (input, init) => fetch(input, init),
     clock: systemClock,
     logger: opts.logger,

@@ -81,7 +81,11 @@ export function makeFakeElectron(opts: { userData: string; lock: boolean }) {
       encryptStringAsync: async (s: string) => Buffer.from(s),
       decryptStringAsync: async (b: Buffer) => ({ result: b.toString(), shouldReEncrypt: false })
     },
-    net: { fetch: () => Promise.reject(new Error('no network in tests')) },
+    net: {
+      request: () => {
+        throw new Error('no network in tests')
+      }
+    },
     dialog: { showSaveDialog: async () => ({ canceled: true }) },
     shell: { openExternal: async () => undefined }
   }
