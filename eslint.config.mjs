@@ -7,11 +7,12 @@ import vueParser from 'vue-eslint-parser'
  * Layer directions, enforced (docs/architecture.md):
  *   shared   -> zod, luxon only
  *   core     -> shared; never electron, vue or the other layers
- *   main     -> shared, core (and electron)
+ *   host     -> shared, core, service (the demo); plain Node, never electron
+ *   main     -> shared, core, host (and electron)
  *   preload  -> shared/ipc/names only (and electron)
  *   renderer -> shared only; never electron, node or core
  *   service  -> nothing of ours: it is written from the spec alone
- *   cli      -> shared, core
+ *   cli      -> shared, core, host (`callsight serve`)
  */
 const layer = (name) => [`**/${name}`, `**/${name}/**`, `@/${name}/**`]
 const forbid = (names, message) => ({
@@ -57,7 +58,7 @@ export default tseslint.config(
     files: ['src/shared/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:core', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/shared depends on no other layer.'),
+        forbid(['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/shared depends on no other layer.'),
         forbid(['electron', 'vue', 'pinia', 'better-sqlite3', ...nodeBuiltins], 'src/shared imports only zod and luxon.')
       )
     }
@@ -67,7 +68,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(['electron', 'electron-store', 'vue', 'pinia', 'primevue'], 'src/core is plain Node: platform needs come in through interfaces.'),
-        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/core may import only src/shared.')
+        forbid(['layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/core may import only src/shared.')
+      )
+    }
+  },
+  {
+    files: ['src/host/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(['electron', 'electron-store', 'vue', 'pinia', 'primevue'], 'src/host is plain Node, shared by the desktop app and `callsight serve`.'),
+        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'src/host binds src/core for the shells; it imports no shell.')
       )
     }
   },
@@ -93,7 +103,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(['electron', 'better-sqlite3', 'electron-store', ...nodeBuiltins], 'The renderer talks to the app only through window.api.'),
-        forbid(['layer:core', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'], 'src/renderer imports only src/shared.')
+        forbid(['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'], 'src/renderer imports only src/shared.')
       )
     }
   },
@@ -101,7 +111,7 @@ export default tseslint.config(
     files: ['src/service/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:core', 'layer:shared', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'The reference service is written from the spec and shares no code with the client.'),
+        forbid(['layer:core', 'layer:shared', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'The reference service is written from the spec and shares no code with the client.'),
         forbid(['electron', 'vue'], 'The reference service is plain Node.')
       )
     }
@@ -111,7 +121,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(['electron', 'electron-store', 'vue'], 'The CLI runs under plain Node.'),
-        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'], 'The CLI is a front end over src/core.')
+        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'], 'The CLI is a front end over src/core (and src/host for `serve`).')
       )
     }
   }

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config'
 
 // End-to-end tests: the built renderer in Debian's headless Chromium, driven by
-// playwright-core, with window.api served by the test bridge (test/e2e/bridge).
+// playwright-core, at the address `callsight serve` (the built CLI) prints (test/e2e/support).
 export default defineConfig({
   test: {
     include: ['test/e2e/**/*.e2e.ts'],

@@ -7,5 +7,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
   export: async () => (await import('./export')).run,
-  renderer: async () => (await import('./renderer')).run
+  pii: async () => (await import('./pii')).run,
+  renderer: async () => (await import('./renderer')).run,
+  team: async () => (await import('./team')).run
 }

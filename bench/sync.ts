@@ -18,7 +18,8 @@ import { createAesGcmCipher } from '../src/core/crypto/aes-cipher'
 import { MemoryStore, silentLogger, systemClock } from '../src/core/platform/node'
 import { TenantRateLimiter } from '../src/core/ratelimit'
 import { Session, TokenVault } from '../src/core/session'
-import { SyncEngine, MAX_TAKE, type SyncSource } from '../src/core/sync'
+import { SyncEngine, type SyncSource, type SyncStore } from '../src/core/sync'
+import { MAX_TAKE } from '../src/shared/service-limits'
 import { startService } from '../src/service'
 import type { FetchLike } from '../src/core/platform'
 import type { RateLimit } from '../src/shared/domain'
@@ -94,7 +95,14 @@ function sustainedRate(arrivals: number[], perWindow: number): number | null {
   return (whole * perWindow) / ((b - a) / 1000)
 }
 
-async function runEngine(calls: number, workDir: string, LIMIT: RateLimit) {
+/** Where the engine writes: the SQLite file by default; the team bench passes PostgreSQL. */
+export interface BenchStore {
+  store: SyncStore
+  count(): Promise<number>
+  close(): Promise<void>
+}
+
+export async function runEngine(calls: number, workDir: string, LIMIT: RateLimit, openStore?: () => Promise<BenchStore>) {
   const svc = await startBenchService(calls, LIMIT)
   try {
     const limiter = new TenantRateLimiter(LIMIT, { marginMs: MARGIN_MS })
@@ -110,22 +118,31 @@ async function runEngine(calls: number, workDir: string, LIMIT: RateLimit) {
         return page
       }
     }
-    const cache = openCache(join(workDir, 'sync-bench.db'))
+    const target: BenchStore = openStore ? await openStore() : sqliteStore(join(workDir, 'sync-bench.db'))
     try {
-      const engine = new SyncEngine({ source, cache, clock: systemClock, logger: silentLogger, rateLimit: LIMIT })
+      const engine = new SyncEngine({ source, cache: target.store, clock: systemClock, logger: silentLogger, rateLimit: LIMIT })
       const started = performance.now()
       const final = await engine.run({ from: Date.parse(FROM), to: Date.parse(TO) + 1000, results: 'all', includeAnalysis: false }, { mode: 'full' })
       const seconds = (performance.now() - started) / 1000
       if (final.error) throw new Error(`sync failed: ${final.error.code} ${final.error.message}`)
-      const stored = cache.db.prepare('SELECT count(*) FROM calls').pluck().get() as number
+      const stored = await target.count()
       if (stored !== calls) throw new Error(`sync stored ${stored} of ${calls} calls`)
       arrivals.sort((x, y) => x - y)
       return { seconds, stored, requests: final.requests, rate: sustainedRate(arrivals, LIMIT.requests), status429: counter.status429(), where: svc.where }
     } finally {
-      cache.close()
+      await target.close()
     }
   } finally {
     await svc.stop()
+  }
+}
+
+function sqliteStore(file: string): BenchStore {
+  const cache = openCache(file)
+  return {
+    store: cache,
+    count: () => Promise.resolve(cache.db.prepare('SELECT count(*) FROM calls').pluck().get() as number),
+    close: () => Promise.resolve(cache.close())
   }
 }
 
@@ -159,9 +176,12 @@ async function runNaive(durationMs: number, LIMIT: RateLimit) {
   }
 }
 
+export const limitFor = (quick: boolean): RateLimit => (quick ? QUICK_LIMIT : FULL_LIMIT)
+export { sustainedRate }
+
 export const run: BenchFn = async (ctx) => {
   const calls = ctx.quick ? 20_000 : 100_000
-  const LIMIT = ctx.quick ? QUICK_LIMIT : FULL_LIMIT
+  const LIMIT = limitFor(ctx.quick)
   const ceiling = (LIMIT.requests / LIMIT.perSeconds) * MAX_TAKE
   ctx.log(`limit ${LIMIT.requests} requests per ${LIMIT.perSeconds} s: ceiling ${ceiling} records/s at take ${MAX_TAKE}`)
   const ours = await runEngine(calls, ctx.workDir, LIMIT)

@@ -3,8 +3,13 @@ import { remoteSearchCommand, REMOTE_SEARCH_HELP } from './commands/remote-searc
 import { searchCommand, SEARCH_HELP } from './commands/search'
 import { exportCommand, EXPORT_HELP } from './commands/export'
 import { syncCommand, SYNC_HELP } from './commands/sync'
+import { pullCommand, PULL_HELP } from './commands/pull'
+import { teamCommand, TEAM_HELP } from './commands/team'
+import { workerCommand, WORKER_HELP } from './commands/worker'
+import { serveCommand, SERVE_HELP } from './commands/serve'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
+import { terminalLine } from './terminal-text'
 
 const HELP = `callsight <command> [options]
 
@@ -13,6 +18,10 @@ Commands:
   search          search the cache file offline
   remote-search   one page straight from the service
   export          write calls from the cache to CSV, XLSX, JSON or NDJSON
+  team            set up the team cache on PostgreSQL (init), or show it (status)
+  worker          keep scopes fresh in the team cache, on a schedule
+  pull            fill a local cache file from the team cache
+  serve           the app in a browser tab (127.0.0.1 only), for where Electron cannot run
 
 Run callsight <command> --help for its options. The password is read from
 CALLSIGHT_PASSWORD or asked for on the terminal; it is never a flag. Tokens live in
@@ -25,7 +34,11 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   sync: { run: syncCommand, help: SYNC_HELP },
   search: { run: searchCommand, help: SEARCH_HELP },
   'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
-  export: { run: exportCommand, help: EXPORT_HELP }
+  export: { run: exportCommand, help: EXPORT_HELP },
+  serve: { run: serveCommand, help: SERVE_HELP },
+  team: { run: teamCommand, help: TEAM_HELP },
+  worker: { run: workerCommand, help: WORKER_HELP },
+  pull: { run: pullCommand, help: PULL_HELP }
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -36,7 +49,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   const command = COMMANDS[name]
   if (!command) {
-    io.err(`callsight: unknown command "${name}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
+    io.err(`callsight: unknown command "${terminalLine(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
     return EXIT.usage
   }
   if (rest.includes('--help') || rest.includes('-h')) {
@@ -55,8 +68,10 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command.run(rest, io, ac.signal)
   } catch (e) {
     const info = toErrorInfo(e)
-    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${info.message}\n`)
-    else io.err(`callsight ${name}: ${info.message}${info.hint ? `\n${info.hint}` : ''}\n`)
+    // Messages can carry the service's own words (a validation message, a redirect target).
+    const message = terminalLine(info.message)
+    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${message}\n`)
+    else io.err(`callsight ${name}: ${message}${info.hint ? `\n${terminalLine(info.hint)}` : ''}\n`)
     return exitCodeFor(info.code)
   } finally {
     process.off('SIGINT', onSigint)

@@ -1,5 +1,6 @@
 import type { Logger } from '../core/platform'
 import type { SyncProgress } from '../shared/domain'
+import { jsonLine, terminalLine } from './terminal-text'
 
 export interface Io {
   out: (text: string) => void
@@ -19,7 +20,7 @@ export function cliLogger(io: Io, verbose: boolean): Logger {
   return {
     log: (level, message, fields) => {
       if (!verbose && level !== 'error') return
-      io.err(`[${level}] ${message}${fields ? ` ${JSON.stringify(fields)}` : ''}\n`)
+      io.err(`[${level}] ${terminalLine(message)}${fields ? ` ${jsonLine(fields)}` : ''}\n`)
     }
   }
 }

@@ -13,6 +13,16 @@ export async function readPassword(env: NodeJS.ProcessEnv = process.env): Promis
   return promptHidden('Password: ')
 }
 
+/** Another secret the same way: from `envName`, or a hidden prompt on a terminal. */
+export async function readSecret(envName: string, prompt: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const fromEnv = env[envName]
+  if (fromEnv !== undefined && fromEnv !== '') return fromEnv
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new CallsightError('InvalidInput', `No password: set ${envName} or run on a terminal to be asked.`)
+  }
+  return promptHidden(prompt)
+}
+
 function promptHidden(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const stdin = process.stdin

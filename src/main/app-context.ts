@@ -7,10 +7,12 @@ import type { KeyValueStore, Logger } from '../core/platform'
 import type { PlatformServices } from '../core/app/platform'
 import { createSafeStorageCipher } from './adapters/cipher'
 import { createExportDialogs } from './adapters/dialogs'
+import { openJsonFile } from './adapters/json-store'
+import { createServiceFetch } from './adapters/service-fetch'
 import { openKeyValueFile, openSecretStore } from './adapters/secret-store'
-import { openSettingsStore } from './adapters/settings-store'
-import { createDemoProvider } from './demo'
-import { createEventSink } from './ipc/events'
+import { openSettingsStore } from '../host/settings-store'
+import { createDemoProvider } from '../host/demo'
+import { createEventSink } from '../host/ipc/events'
 import { resolveNativeBinding } from './native'
 import { safeExternalUrl } from './security/navigation'
 
@@ -42,7 +44,7 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
   const cipher = await createSafeStorageCipher(safeStorage, process.platform)
   logger.log('info', 'Token storage decided', { backend: cipher.backend, persist: cipher.policy.persist })
 
-  const settingsStore = openSettingsStore({ cwd: userData, logger })
+  const settingsStore = openSettingsStore({ cwd: userData, logger, open: (cwd, name) => openJsonFile({ cwd, name, clearInvalid: false }) })
   const secretStore = openSecretStore(userData)
   const windowState = openKeyValueFile(userData, 'window-state')
 
@@ -72,8 +74,9 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
     tokenPersistence: { persist: cipher.policy.persist, notice: cipher.policy.notice },
     settingsStore,
     secretStore,
-    // Electron's network stack: system proxy and PAC settings and the OS certificate store.
-    fetch: (input, init) => net.fetch(input, init),
+    // Electron's network stack (system proxy and PAC settings, the OS certificate store),
+    // through net.request so a redirect is reported, never followed (adapters/service-fetch.ts).
+    fetch: createServiceFetch((options) => net.request(options)),
     clock: systemClock,
     logger,
     dialogs,

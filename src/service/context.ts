@@ -2,6 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { FaultState, Stats } from './faults'
 import { ABP_HEADERS, abpError, drop, faultResponse, send, type Outcome } from './http'
+import type { LoginThrottle } from './login-throttle'
 import type { Tenant } from './tenants'
 import type { TokenService } from './tokens'
 import type { Envelope } from './types'
@@ -14,6 +15,10 @@ export interface ServiceContext {
   stats: Stats
   envelope: Envelope
   adminKey: string
+  /** Failed sign-ins and unknown refresh tokens, per user name and address. */
+  logins: LoginThrottle
+  /** Verified against when the login names nobody, so unknown users cost what known ones do. */
+  dummyHash: string
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
@@ -30,11 +35,27 @@ export function publicRoute(ctx: ServiceContext, path: string, handler: (req: Fa
   }
 }
 
-/** IP allow list, then the tenant's shared rate limit; null when the request may go on. */
-export function admitToTenant(tenant: Tenant, ip: string): Outcome | null {
+/** The tenant's IP allow list; null when the caller may go on. */
+export function refuseAddress(tenant: Tenant, ip: string): Outcome | null {
   if (tenant.allow && !tenant.allow(ip)) {
     return { status: 403, body: abpError('Service:IpNotAllowed', 'Your IP address is not allowed to access this service.'), headers: ABP_HEADERS }
   }
+  return null
+}
+
+/** Too many failed sign-ins from this address or for this user name. */
+export function tooManyLogins(retryAfterSeconds: number): Outcome {
+  return {
+    status: 429,
+    body: abpError('Service:TooManyLoginAttempts', `Too many failed sign-in attempts. Retry after ${retryAfterSeconds} seconds.`),
+    headers: { ...ABP_HEADERS, 'retry-after': String(retryAfterSeconds), 'cache-control': 'no-store' }
+  }
+}
+
+/** IP allow list, then the tenant's shared rate limit; null when the request may go on. */
+export function admitToTenant(tenant: Tenant, ip: string): Outcome | null {
+  const refused = refuseAddress(tenant, ip)
+  if (refused) return refused
   const admission = tenant.limiter.admit(Date.now())
   if (!admission.ok) {
     const s = admission.retryAfterSeconds

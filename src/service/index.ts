@@ -8,6 +8,8 @@ import { createAdmin, parseInstant } from './admin'
 import { loadTenants } from './config'
 import type { ServiceContext } from './context'
 import { FaultState, Stats } from './faults'
+import { DEFAULT_LOGIN_LIMITS, LoginThrottle } from './login-throttle'
+import { hashPassword } from './passwords'
 import { registerAdminRoutes } from './routes/admin'
 import { registerAuthRoutes } from './routes/auth'
 import { registerCallRoutes } from './routes/calls'
@@ -42,7 +44,10 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
     faults: new FaultState(opts.seed ?? 1, opts.faults),
     stats: new Stats(),
     envelope: opts.envelope ?? 'paged',
-    adminKey: randomBytes(18).toString('base64url')
+    adminKey: randomBytes(18).toString('base64url'),
+    logins: new LoginThrottle({ ...DEFAULT_LOGIN_LIMITS, ...opts.loginLimits }),
+    // A hash of nothing anyone knows, made like every user's: same cost, same time to check.
+    dummyHash: await hashPassword(randomBytes(24).toString('base64url'))
   }
   const admin = createAdmin(ctx)
 

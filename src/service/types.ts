@@ -28,6 +28,11 @@ export interface ServiceOptions {
   refreshTtlSeconds?: number
   /** How long a redeemed refresh token may still be used; default 30 s. */
   refreshLeewaySeconds?: number
+  /**
+   * Failed sign-ins allowed per user name and per client address (sliding windows), apart
+   * from the tenant's API limit; default 10 and 30 per 60 s.
+   */
+  loginLimits?: { perUser?: RateLimit; perAddress?: RateLimit }
   /** Single IPs and CIDRs, v4 and v6; null/undefined = unrestricted. Applies to the demo tenant. */
   allowIps?: string[] | null
   envelope?: Envelope

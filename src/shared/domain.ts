@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { IANAZone } from 'luxon'
 import { AppErrorInfo } from './errors'
+import { TeamCacheSource } from './team'
 
 /** A UTC instant in epoch milliseconds: unambiguous across IPC, zones and the database. */
 export const EpochMs = z.number().int().min(0).max(8_640_000_000_000)
@@ -248,7 +249,7 @@ export const RateLimit = z.object({
   perSeconds: z.number().int().min(1).max(86_400)
 })
 export type RateLimit = z.infer<typeof RateLimit>
-export const DEFAULT_RATE_LIMIT: RateLimit = { requests: 60, perSeconds: 60 }
+export { DEFAULT_RATE_LIMIT } from './service-limits'
 
 export const Account = z.object({
   id: z.string().min(1).max(100),
@@ -258,7 +259,9 @@ export const Account = z.object({
   /** The zone the service reads sent dates in and converts callDate to. */
   zone: IanaZone,
   rateLimit: RateLimit,
-  demo: z.boolean().default(false)
+  demo: z.boolean().default(false),
+  /** Calls come from the team cache (docs/team.md) instead of syncing from the service. */
+  teamCache: TeamCacheSource.optional()
 })
 export type Account = z.infer<typeof Account>
 
@@ -341,9 +344,17 @@ export type SettingsPatch = z.infer<typeof SettingsPatch>
 // Export
 // ---------------------------------------------------------------------------------------
 
+/** Inclusive [first, last] offsets into a query's results, in its order. */
+export const OffsetRange = z
+  .tuple([z.number().int().min(0).max(100_000_000), z.number().int().min(0).max(100_000_000)])
+  .refine(([first, last]) => first <= last, { message: 'A range must not end before it starts' })
+export type OffsetRange = z.infer<typeof OffsetRange>
+
 export const ExportSelection = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ids'), ids: z.array(z.string().min(1).max(200)).min(1).max(1_000_000) }),
-  z.object({ kind: z.literal('query'), query: SearchQuery })
+  z.object({ kind: z.literal('query'), query: SearchQuery }),
+  /** A hand selection over a query's results, as the renderer holds it: core walks the ranges. */
+  z.object({ kind: z.literal('ranges'), query: SearchQuery, ranges: z.array(OffsetRange).min(1).max(100_000) })
 ])
 export type ExportSelection = z.infer<typeof ExportSelection>
 
@@ -357,6 +368,16 @@ export const ExportRequest = z.object({
 })
 export type ExportRequest = z.infer<typeof ExportRequest>
 
+/**
+ * Browser mode (`callsight serve`): the finished export is fetched once from this same-origin
+ * path and saved by the browser, so the page never names a path on the computer.
+ */
+export const ExportDownload = z.object({
+  url: z.string().regex(/^\/downloads\/[A-Za-z0-9_-]{16,128}$/),
+  name: z.string().min(1).max(255)
+})
+export type ExportDownload = z.infer<typeof ExportDownload>
+
 export const ExportProgress = z.object({
   exportId: z.string(),
   phase: z.enum(['writing', 'done', 'failed', 'cancelled']),
@@ -364,6 +385,8 @@ export const ExportProgress = z.object({
   total: z.number().int().nonnegative(),
   /** The final file, once done. */
   file: z.string().nullable(),
+  /** Browser mode, once done: where the page downloads the file from. */
+  download: ExportDownload.optional(),
   error: AppErrorInfo.optional()
 })
 export type ExportProgress = z.infer<typeof ExportProgress>

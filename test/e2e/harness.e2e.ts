@@ -1,58 +1,29 @@
 import { existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CHANNELS, type ChannelName } from '../../src/shared/ipc/names'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
-import { Settings, type AppInfo } from '../../src/shared/domain'
-import { CallsightError } from '../../src/core/errors'
-import type { Handlers } from '../../src/core/app/platform'
 import { launchApp, type LaunchedApp } from './support/harness'
-import { serveForeignPage } from './support/foreign-page'
-import { KEY_HEADER } from './support/bridge'
 
-// Proves the harness end to end: the built renderer in headless Chromium, window.api from
-// the init script, calls through the real router over the bridge, events over its socket.
-
-const info: AppInfo = {
-  version: '9.8.7-e2e',
-  electron: null,
-  platform: 'linux',
-  locale: 'tr-TR',
-  systemZone: 'Europe/Istanbul',
-  darkMode: false
-}
-
-function minimalHandlers(): Handlers {
-  const refuse = (c: ChannelName) => async (): Promise<never> => {
-    throw new CallsightError('Internal', `${c} is not part of this test.`)
-  }
-  const handlers = Object.fromEntries(CHANNELS.map((c) => [c, refuse(c)])) as unknown as Handlers
-  handlers['app.info'] = async () => info
-  handlers['settings.get'] = async () => Settings.parse({})
-  handlers['session.get'] = async () => ({ status: 'signedOut', account: null, tokensPersisted: false, notice: null })
-  return handlers
-}
+// The browser mode's plumbing end to end: `callsight serve` as a child process, the built
+// renderer in headless Chromium at the printed address, window.api from the server's client
+// script, calls through the real router over HTTP, events over its WebSocket.
 
 /** window.api in the page, typed for page.evaluate callbacks compiled without the DOM lib. */
-type PageGlobal = { api: CallsightApi; seen?: unknown[] }
+type PageGlobal = { api: CallsightApi; seen?: unknown[]; stop?: () => void }
 
-describe('e2e harness', () => {
+describe('browser mode plumbing', () => {
   let app: LaunchedApp
 
   beforeAll(async () => {
-    app = await launchApp({ handlers: minimalHandlers() })
+    app = await launchApp()
   })
   afterAll(async () => {
     await app?.close()
   })
 
-  // Independent of what the renderer shows: it renders, and its start-up calls reach the
-  // router from the app's own origin.
-  it('renders the app, whose start-up calls went through the bridge', async () => {
-    await app.page.waitForFunction(() => {
-      const root = (globalThis as unknown as { document: { querySelector(s: string): { childElementCount: number } | null } }).document
-      return (root.querySelector('#app')?.childElementCount ?? 0) > 0
-    }, undefined, { timeout: 15_000 })
-    await expect.poll(() => app.bridge.calls.some((c) => c.channel === 'app.info' && c.origin === app.bridge.url), { timeout: 10_000 }).toBe(true)
+  it('renders the app at the address serve printed, on a clean URL without the key', async () => {
+    await app.page.getByTestId('signin-demo').waitFor({ timeout: 20_000 })
+    expect(app.page.url()).toBe(`${app.url}/#/signin`)
+    expect(app.page.url()).not.toContain(app.serve.launchKey)
     const file = await app.screenshot('harness-smoke')
     expect(existsSync(file)).toBe(true)
   })
@@ -64,56 +35,52 @@ describe('e2e harness', () => {
         .invoke('no.such.channel' as 'app.info', {})
         .then(() => 'resolved')
         .catch((e: Error) => e.message)
+      let unknownEvent = ''
+      try {
+        api.on('no.such.event' as 'theme.changed', () => undefined)
+      } catch (e) {
+        unknownEvent = (e as Error).message
+      }
+      const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'api')
       return {
         keys: Object.keys(api).sort(),
         frozen: Object.isFrozen(api),
+        fixed: descriptor?.writable === false && descriptor.configurable === false,
         info: await api.invoke('app.info', {}),
         invalid: await api.invoke('calls.get', { callId: '' }),
-        refused: await api.invoke('cache.info', {}),
-        unknownChannel
+        notSignedIn: await api.invoke('cache.clear', {}),
+        unknownChannel,
+        unknownEvent
       }
     })
     expect(replies.keys).toEqual(['invoke', 'on'])
     expect(replies.frozen).toBe(true)
-    expect(replies.info).toEqual({ ok: true, value: info })
+    expect(replies.fixed).toBe(true)
+    expect(replies.info).toMatchObject({ ok: true, value: { electron: null, systemZone: 'Europe/Istanbul', version: expect.any(String) } })
     expect(replies.invalid).toMatchObject({ ok: false, error: { code: 'InvalidInput', fields: [{ members: ['callId'] }] } })
-    expect(replies.refused).toEqual({ ok: false, error: { code: 'Internal', message: 'cache.info is not part of this test.' } })
+    expect(replies.notSignedIn).toMatchObject({ ok: false, error: { code: 'NotSignedIn' } })
     expect(replies.unknownChannel).toBe('Unknown channel no.such.channel')
+    expect(replies.unknownEvent).toBe('Unknown event no.such.event')
   })
 
   it('delivers contract events to listeners until they unsubscribe', async () => {
-    await app.page.evaluate(() => {
-      const g = globalThis as unknown as PageGlobal & { stop?: () => void }
+    await app.page.evaluate(async () => {
+      const g = globalThis as unknown as PageGlobal
       g.seen = []
-      g.stop = g.api.on('theme.changed', (p) => g.seen?.push(p))
+      g.stop = g.api.on('session.changed', (p) => g.seen?.push(p))
+      // Signing out (even when signed out) announces the session state to every window.
+      await g.api.invoke('session.signOut', { forget: false })
     })
-    app.bridge.events.emit('theme.changed', { dark: true })
     await app.page.waitForFunction(() => ((globalThis as unknown as PageGlobal).seen ?? []).length === 1, undefined, { timeout: 5_000 })
-    await app.page.evaluate(() => (globalThis as unknown as { stop: () => void }).stop())
-    app.bridge.events.emit('theme.changed', { dark: false })
-    app.bridge.events.emit('menu.command', { command: 'focusSearch' })
+    await app.page.evaluate(async () => {
+      const g = globalThis as unknown as PageGlobal
+      g.stop?.()
+      await g.api.invoke('session.signOut', { forget: false })
+    })
     await new Promise((r) => setTimeout(r, 300))
-    expect(await app.page.evaluate(() => (globalThis as unknown as PageGlobal).seen)).toEqual([{ dark: true }])
-  })
-
-  it('refuses a page on a foreign origin, even one holding the key', async () => {
-    const foreign = await serveForeignPage()
-    const page = await app.context.newPage()
-    try {
-      await page.goto(foreign.url)
-      const reply = await page.evaluate(() => (globalThis as unknown as PageGlobal).api.invoke('app.info', {}))
-      expect(reply).toMatchObject({ ok: false, error: { code: 'Forbidden' } })
-      expect(app.bridge.calls.some((c) => c.origin === foreign.url.replace(/\/$/, ''))).toBe(true)
-    } finally {
-      await page.close()
-      await foreign.close()
-    }
-  })
-
-  it('refuses requests without the run key', async () => {
-    const withoutKey = await fetch(`${app.bridge.url}/invoke/app.info`, { method: 'POST', body: '{}' })
-    const wrongKey = await fetch(`${app.bridge.url}/invoke/app.info`, { method: 'POST', body: '{}', headers: { [KEY_HEADER]: 'guess' } })
-    expect([withoutKey.status, wrongKey.status]).toEqual([401, 401])
+    expect(await app.page.evaluate(() => (globalThis as unknown as PageGlobal).seen)).toEqual([
+      { status: 'signedOut', account: null, tokensPersisted: false, notice: null }
+    ])
   })
 
   it('ran the page without errors or CSP violations', () => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
-import { createTestApp, type TestApp } from '../support/app-fixture'
 import { launchApp, type LaunchedApp } from './support/harness'
 
 // Analysts on a Turkish system get a Turkish app from the first screen; the language and the
@@ -10,21 +9,17 @@ type PageGlobal = { api: CallsightApi }
 
 describe('language and theme', () => {
   let app: LaunchedApp
-  let testApp: TestApp | null = null
 
   beforeAll(async () => {
     app = await launchApp({
-      handlers: (events) => {
-        testApp = createTestApp({ sink: events, locale: 'tr-TR', demo: { calls: 500 } })
-        return testApp.controller.handlers
-      },
+      // A Turkish system: serve reads the language from the environment, like the desktop app from the OS.
+      serve: { env: { LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' } },
       locale: 'tr-TR',
       viewport: { width: 1280, height: 800 }
     })
   })
   afterAll(async () => {
     await app?.close()
-    await testApp?.close()
   })
 
   it('starts in Turkish on a Turkish system', async () => {

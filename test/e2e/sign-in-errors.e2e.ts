@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type RunningService } from '../../src/service'
-import { createTestApp, type TestApp } from '../support/app-fixture'
 import { launchApp, type LaunchedApp } from './support/harness'
 
 // Sign-in failures a person must be able to act on: a wrong password, and a tenant whose IP
-// allow list does not include this workstation. The real controller talks to real
-// reference services on 127.0.0.1.
+// allow list does not include this workstation. `callsight serve` talks to real reference
+// services on 127.0.0.1.
 
 describe('sign-in error messages', () => {
   let open: RunningService
   let restricted: RunningService
   let app: LaunchedApp
-  let testApp: TestApp | null = null
 
   beforeAll(async () => {
     ;[open, restricted] = await Promise.all([
@@ -19,16 +17,10 @@ describe('sign-in error messages', () => {
       // Only a documentation address is allowed: 127.0.0.1 is refused with 403.
       startService({ calls: 50, quiet: true, allowIps: ['192.0.2.10/32'] })
     ])
-    app = await launchApp({
-      handlers: (events) => {
-        testApp = createTestApp({ sink: events })
-        return testApp.controller.handlers
-      }
-    })
+    app = await launchApp()
   })
   afterAll(async () => {
     await app?.close()
-    await testApp?.close()
     await Promise.all([open?.stop(), restricted?.stop()])
   })
 

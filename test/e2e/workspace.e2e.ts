@@ -1,16 +1,16 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
-import { createTestApp, type TestApp } from '../support/app-fixture'
+import { startService, type RunningService } from '../../src/service'
 import { launchApp, type LaunchedApp } from './support/harness'
 
-// The analyst's workspace end to end: the built renderer in Chromium, window.api through the
-// bridge to the real application controller, and the reference service as the demo tenant.
-// The scenarios run in order on one app, as an analyst would: demo, sync, search, read,
-// export, then the service goes away and local search keeps working.
+// The analyst's workspace end to end: `callsight serve` as a user starts it, the built
+// renderer in Chromium at the address it printed, and a reference service on 127.0.0.1 as
+// the tenant. The scenarios run in order on one app, as an analyst would: sign in, sync,
+// search, read, export (a browser download), then the service goes away and local search
+// keeps working.
 
 type PageGlobal = { api: CallsightApi }
 
@@ -29,30 +29,31 @@ async function searchFor(page: Page, text: string): Promise<number> {
 
 describe('analyst workspace', () => {
   let app: LaunchedApp
-  let testApp: TestApp | null = null
+  let service: RunningService
 
   beforeAll(async () => {
-    app = await launchApp({
-      handlers: (events) => {
-        testApp = createTestApp({ sink: events, demo: { calls: 3_000, rateLimit: { requests: 6_000, perSeconds: 60 } } })
-        return testApp.controller.handlers
-      },
-      viewport: { width: 1440, height: 900 }
-    })
+    service = await startService({ calls: 3_000, seed: 1, tz: 'Europe/Istanbul', rateLimit: { requests: 6_000, perSeconds: 60 }, quiet: true })
+    app = await launchApp({ viewport: { width: 1440, height: 900 } })
   })
   afterAll(async () => {
     await app?.close()
-    await testApp?.close()
+    await service?.stop()
   })
 
-  it('signs in to the demo', async () => {
+  it('signs in to the service, and says the sign-in lasts only while serve runs', async () => {
     const { page } = app
-    await page.getByTestId('signin-demo').waitFor({ timeout: 20_000 })
+    await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
     await app.screenshot('01-sign-in')
-    await page.getByTestId('signin-demo').click()
+    await page.getByTestId('signin-url').fill(service.url)
+    await page.getByTestId('signin-username').fill('demo')
+    await page.getByTestId('signin-password').fill('demo')
+    await page.getByTestId('signin-submit').click()
     await page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
-    await expect.poll(() => page.locator('.demo-badge').count()).toBeGreaterThan(0)
-    await app.screenshot('02-demo-signed-in')
+    await app.screenshot('02-signed-in')
+    // Browser mode keeps tokens in memory only, and Settings says so.
+    await page.getByTestId('nav-settings').click()
+    await page.getByText('keeps your sign-in only while it runs').waitFor({ timeout: 10_000 })
+    await page.getByTestId('nav-search').click()
   })
 
   it('syncs the last 90 days with visible progress', async () => {
@@ -131,7 +132,7 @@ describe('analyst workspace', () => {
     await expect.poll(() => detail.count()).toBe(0)
   })
 
-  it('selects calls with shift-click and exports them to CSV', async () => {
+  it('selects calls with shift-click and exports them to CSV, saved by the browser', async () => {
     const { page } = app
     await page.getByTestId('filter-reset').click()
     await searchFor(page, 'fatura')
@@ -146,16 +147,21 @@ describe('analyst workspace', () => {
     await dialog.waitFor()
     await dialog.getByText('CSV', { exact: true }).click()
     await app.screenshot('08-export-dialog')
+    const downloading = page.waitForEvent('download', { timeout: 30_000 })
     await page.getByTestId('export-start').click()
-    await page.locator('.p-toast-message-success').waitFor({ timeout: 30_000 })
+    const download = await downloading
+    const toast = page.locator('.p-toast-message-success').filter({ hasText: 'Export finished' })
+    await toast.waitFor({ timeout: 30_000 })
+    expect(await toast.textContent()).toContain(`5 calls in ${download.suggestedFilename()}, saved by your browser`)
     await app.screenshot('09-export-done')
 
-    const dir = testApp?.exportDir ?? ''
-    const csv = readdirSync(dir).filter((f) => f.endsWith('.csv'))
-    expect(csv).toHaveLength(1)
-    const rows = parse(readFileSync(join(dir, csv[0] ?? ''), 'utf8'), { bom: true, columns: true }) as Array<Record<string, string>>
+    expect(download.suggestedFilename()).toMatch(/^callsight-\d{4}-\d{2}-\d{2}\.csv$/)
+    const rows = parse(readFileSync(await download.path(), 'utf8'), { bom: true, columns: true }) as Array<Record<string, string>>
     expect(rows).toHaveLength(5)
     expect(rows.map((r) => Object.values(r)[0]).sort()).toEqual([...ids].sort())
+    // Sent once: the staged copy is gone from the server.
+    const again = await app.context.request.get(download.url())
+    expect(again.status()).toBe(404)
   })
 
   it('charts calls per day and a parameter for the current results, following the filters', async () => {
@@ -180,7 +186,7 @@ describe('analyst workspace', () => {
 
   it('keeps searching offline after the service stops', async () => {
     const { page } = app
-    await testApp?.platform.demo?.stop()
+    await service.stop()
     // The service mode needs the service: it fails, and says so.
     await page.getByTestId('mode-service').click()
     await page.getByTestId('search-error').waitFor({ timeout: 30_000 })

@@ -11,13 +11,13 @@ import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
 import type { Cipher } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
-import { createDemoProvider } from '../../src/main/demo'
+import { createDemoProvider } from '../../src/host/demo'
 import type { ServiceOptions } from '../../src/service'
 
 /**
  * The real application controller on a plain-Node platform: real files in a temp userData,
  * a real AES-256-GCM cipher, global fetch, and the reference service as the demo. Used by the
- * controller's integration tests and by the browser test bridge.
+ * controller's integration tests.
  */
 export interface RecordedEvent {
   event: EventName
@@ -56,7 +56,7 @@ export interface TestAppOptions {
   userData?: string
   /** Options for the demo tenant (the reference service). */
   demo?: ServiceOptions
-  /** Extra sinks, e.g. the browser bridge's WebSocket broadcaster. */
+  /** Extra sinks, to watch events as they happen. */
   sink?: EventSink
   persistTokens?: boolean
   systemZone?: string

@@ -9,6 +9,7 @@ import { check, parseFlags, parseList, parseZone, required } from '../args'
 import { systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
+import { terminalLine } from '../terminal-text'
 import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
@@ -61,7 +62,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       meta: { query: selection, appVersion: APP_VERSION, exportedAt: Date.now() },
       signal
     })
-    io.out(`Wrote ${result.count} call(s) to ${result.file}\n`)
+    io.out(`Wrote ${result.count} call(s) to ${terminalLine(result.file)}\n`)
     return EXIT.ok
   } finally {
     cache.close()

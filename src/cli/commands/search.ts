@@ -5,6 +5,7 @@ import { parseFlags, parseIntFlag, parseZone, required } from '../args'
 import { systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
 import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 const PAGE_LIMIT = 500
@@ -44,10 +45,10 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       if (rows.length === 0 || at >= total) break
     }
     if (values.json) {
-      io.out(`${JSON.stringify({ total, items: records.map(item) })}\n`)
+      io.out(`${jsonLine({ total, items: records.map(item) })}\n`)
       return EXIT.ok
     }
-    for (const r of records) io.out(`${r.callDate}  ${r.callId}  ${oneLine(r.title)}\n`)
+    for (const r of records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
     io.out(`${records.length} of ${total} call(s).\n`)
     return EXIT.ok
   } finally {
@@ -55,5 +56,4 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
   }
 }
 
-const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim()
 const item = (r: CallRecord) => ({ callId: r.callId, callDate: r.callDate, title: r.title, summary: r.summary, analysis: r.analysis })

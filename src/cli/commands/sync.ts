@@ -1,13 +1,15 @@
 import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { systemClock } from '../../core/platform/node'
-import { SyncEngine } from '../../core/sync'
+import { SyncEngine, type SyncStore } from '../../core/sync'
 import type { SyncProgress } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
 import { cliLogger, ProgressBar, type Io } from '../output'
+import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
 
 export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
@@ -18,7 +20,8 @@ continue after an interruption; the checkpoint is kept.
   --server URL          the service's base address (https, or http on this computer)
   --user NAME           user name or e-mail; the password comes from CALLSIGHT_PASSWORD
                         or a hidden prompt, never from a flag
-  --db FILE             the cache file (created when missing)
+  --db FILE|URL         the cache file (created when missing), or a team cache:
+                        postgres://USER@HOST:PORT/DATABASE (set up by callsight team init)
   --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
                         --to includes that whole day
   --analysis            also fetch the analysis items (pages of 100 instead of 500)
@@ -33,7 +36,9 @@ continue after an interruption; the checkpoint is kept.
   --rate-limit N/S      the tenant's limit, requests per seconds (default 60/60)
   --json                progress as JSON lines on stdout (at most 10 a second); the last
                         line is the final state
-  --verbose             log to stderr`
+  --verbose             log to stderr
+Team cache (--db postgres://…):
+${TEAM_DB_HELP}`
 
 const Mode = z.enum(['full', 'incremental'])
 
@@ -54,7 +59,8 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     'lookback-hours': { type: 'string' },
     'rate-limit': { type: 'string' },
     json: { type: 'boolean', default: false },
-    verbose: { type: 'boolean', default: false }
+    verbose: { type: 'boolean', default: false },
+    ...TEAM_DB_FLAGS
   })
   const zone = parseZone(values.zone, systemZone())
   const server = required(values.server, '--server')
@@ -77,8 +83,16 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
   const rateLimit = parseRateLimit(values['rate-limit'])
   const logger = cliLogger(io, values.verbose)
 
-  const cache = openCache(db)
+  const team = isPostgresUrl(db) ? await openTeamStore(teamDbOptions(db, values)) : null
+  const local = team ? null : openCache(db)
+  const cache: SyncStore = team ?? local!
   try {
+    // On the team cache, one process syncs a scope at a time (the worker may be running).
+    if (team && !(await team.lockScope(SyncEngine.keyOf(scope)))) {
+      throw new CallsightError('Storage', 'Another process (the worker?) is syncing this scope into the team cache right now.', {
+        hint: 'Try again when it is done; callsight team status shows what the worker does.'
+      })
+    }
     const conn = await connect({ server, user, zone, rateLimit, logger, signal })
     const engine = new SyncEngine({
       source: conn.session,
@@ -97,7 +111,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
       if (p.phase !== 'fetching' && p.phase !== 'waiting') return
       if (now - lastLine < 100 && p.requests > 1) return
       lastLine = now
-      io.out(`${JSON.stringify(p)}\n`)
+      io.out(`${jsonLine(p)}\n`)
     }
     const final = await engine.run(scope, { mode, signal, onProgress })
     bar.finish()
@@ -105,19 +119,20 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     if (final.error) return exitCodeFor(final.error.code)
     return EXIT.ok
   } finally {
-    cache.close()
+    local?.close()
+    await team?.close()
   }
 }
 
 function report(p: SyncProgress, io: Io, json: boolean): void {
   if (json) {
-    io.out(`${JSON.stringify(p)}\n`)
+    io.out(`${jsonLine(p)}\n`)
     return
   }
-  for (const w of p.warnings) io.err(`warning: ${w}\n`)
+  for (const w of p.warnings) io.err(`warning: ${terminalLine(w)}\n`)
   const what = p.phase === 'done' ? 'Sync done' : p.phase === 'cancelled' ? 'Sync cancelled' : 'Sync failed'
   io.out(`${what}: ${p.stored} calls stored, ${p.requests} requests, ${p.windowsDone} window moves.\n`)
   if (p.error && p.error.code !== 'DenseSecond') {
-    io.err(`${p.error.message}${p.error.hint ? `\n${p.error.hint}` : ''}\n`)
+    io.err(`${terminalLine(p.error.message)}${p.error.hint ? `\n${terminalLine(p.error.hint)}` : ''}\n`)
   }
 }

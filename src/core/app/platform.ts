@@ -1,11 +1,11 @@
 import type { ChannelName, EventName } from '../../shared/ipc/names'
 import type { EventPayload, ParsedRequest, Response } from '../../shared/ipc/contract'
-import type { CallType, RateLimit, Settings } from '../../shared/domain'
+import type { CallType, ExportDownload, RateLimit, Settings } from '../../shared/domain'
 import type { Cipher, Clock, FetchLike, KeyValueStore, Logger } from '../platform'
 
 /**
  * What the application controller gets from whichever shell runs it: the Electron main
- * process (src/main/app-context.ts) or the browser test bridge. Plain types only, so core
+ * process (src/main/app-context.ts) or the browser mode (src/host/web/platform.ts). Plain types only, so core
  * can depend on it without knowing about Electron.
  */
 
@@ -41,7 +41,14 @@ export interface TokenPersistence {
 export interface ExportDialogs {
   /** Asks where to save an export; null when the user cancels. */
   chooseExportFile(defaultName: string, format: 'csv' | 'xlsx' | 'json' | 'ndjson'): Promise<string | null>
+  /**
+   * Browser mode only: offers a finished export to the page as a one-time download. The
+   * desktop app leaves the file where the user chose it and has no such step.
+   */
+  offerDownload?(file: string): ExportDownload | null
 }
+
+export type { ExportDownload }
 
 /** A demo tenant the shell can start in-process (the reference service on 127.0.0.1). */
 export interface DemoTenant {
@@ -70,7 +77,7 @@ export interface PlatformServices {
   settingsStore: SettingsStore
   /** The token vault's ciphertext and backend name; a store of its own. */
   secretStore: KeyValueStore
-  /** All service traffic; Electron's net.fetch so system proxies and CAs apply. */
+  /** All service traffic; Electron's net.request in the app, so system proxies and CAs apply. */
   fetch: FetchLike
   clock: Clock
   logger: Logger

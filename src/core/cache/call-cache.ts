@@ -9,6 +9,7 @@ import { systemClock } from '../platform/node'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, SCHEMA_VERSION } from './migrations'
+import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { SyncRuns, type SyncRunInfo } from './sync-runs'
 import { SyncScopes, type ScopeFilters } from './sync-scopes'
@@ -163,6 +164,23 @@ export class CallCache {
     return out
   }
 
+  /** A batch pulled from a team cache, with its cursor, in one transaction (src/core/cache/pulled.ts). */
+  writePulled(batch: PulledBatch): void {
+    const writer = this.requireWriter()
+    try {
+      this.db.transaction(() => applyPulled(this.db, writer, batch, this.clock.now())).immediate()
+    } catch (e) {
+      writer.rolledBack()
+      throw e
+    }
+    this.wrote(writer.newFrom, writer.touched)
+  }
+
+  /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */
+  teamSource(): TeamSource | null {
+    return readTeamSource(this.db)
+  }
+
   ensureScope(scopeKey: string, filters: ScopeFilters): void {
     this.scopeRows.ensure(scopeKey, filters)
     this.wrote(null, [])
@@ -189,8 +207,9 @@ export class CallCache {
     this.scopeRows.markSuccess(scopeKey, at)
   }
 
-  startRun(scopeKey: string, params: unknown): string {
-    return this.runs.start(scopeKey, params, this.clock.now())
+  /** Records a run as running; `id` is the caller's when it already names the run (the app's task id). */
+  startRun(scopeKey: string, params: unknown, id?: string): string {
+    return this.runs.start(scopeKey, params, this.clock.now(), id)
   }
 
   finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): void {
@@ -257,7 +276,7 @@ export class CallCache {
       this.db.exec(`
         DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
-        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values;
+        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
       `)
     }).immediate()

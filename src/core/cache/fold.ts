@@ -1,3 +1,4 @@
+import type { CallRecord } from '../../shared/domain'
 import { foldChar } from '../../shared/text/fold'
 
 /** Folded form of each BMP code unit seen so far (at most 64 Ki entries). */
@@ -37,4 +38,11 @@ export function foldForIndex(text: string): string {
     kept = i + 1
   }
   return kept === 0 ? text : out + text.slice(kept)
+}
+
+/** A call's analysis values joined by spaces and folded: the index's `analysis` column. */
+export function foldedAnalysis(r: CallRecord): string {
+  let s = ''
+  for (const a of r.analysis) s += s.length === 0 ? a.value : ` ${a.value}`
+  return foldForIndex(s)
 }

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3'
-import type { AnalysisItem, CallRecord } from '../../shared/domain'
+import type { CallRecord } from '../../shared/domain'
 import { BulkInsert } from './bulk'
-import { foldForIndex } from './fold'
+import { foldedAnalysis, foldForIndex } from './fold'
 import { parseNumeric } from './numeric'
 import { extraJson } from './records'
 import { IndexRows } from './index-rows'
-import { KnownCalls, type KnownCall } from './known-calls'
+import { KnownCalls, sameItems, type KnownCall } from './known-calls'
 import { FacetTotals, hourOf } from './totals'
 
 export interface PageCounts {
@@ -13,9 +13,6 @@ export interface PageCounts {
   updated: number
   unchanged: number
 }
-
-const sameItems = (a: readonly AnalysisItem[], b: readonly AnalysisItem[]): boolean =>
-  a.length === b.length && a.every((x, i) => x.key === b[i]!.key && x.friendlyName === b[i]!.friendlyName && x.value === b[i]!.value)
 
 /**
  * Upserts a page of records. Called inside the page transaction; never opens one itself.
@@ -39,6 +36,8 @@ export class RecordWriter {
   private readonly keyStats = new Map<number, [number, number]>()
   private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
   private readonly scopesOfCall: Database.Statement<[number], number>
+  /** Calls written without a scope in this transaction (a pull), for addMembers. */
+  private readonly unscoped = new Map<string, { id: number; call_at: number; fresh: boolean }>()
   private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
   private readonly calls: BulkInsert
@@ -99,6 +98,7 @@ export class RecordWriter {
     this.keyStats.clear()
     this.totals.reset()
     this.index.reset()
+    this.unscoped.clear()
   }
 
   /**
@@ -113,8 +113,11 @@ export class RecordWriter {
     this.index.write()
   }
 
-  /** One page, between begin() and finish(), inside the caller's transaction. */
-  write(records: readonly CallRecord[], scopeId: number, includeAnalysis: boolean, now: number): PageCounts {
+  /**
+   * One page, between begin() and finish(), inside the caller's transaction. Without a scope
+   * (a team-cache pull, whose memberships travel apart: addMembers) no membership is written.
+   */
+  write(records: readonly CallRecord[], scopeId: number | null, includeAnalysis: boolean, now: number): PageCounts {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
     const known = this.known.find(records, includeAnalysis)
     let next = this.nextId.get() ?? 1
@@ -154,7 +157,7 @@ export class RecordWriter {
         newInPage.add(r.callId)
         callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, analysisKnown, now, now)
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
-        this.index.add(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? this.analysisText(r) : ''])
+        this.index.add(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? foldedAnalysis(r) : ''])
         counts.inserted++
       } else {
         id = old.id
@@ -170,9 +173,45 @@ export class RecordWriter {
       pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
+    if (scopeId === null) {
+      for (const [id, c] of pageCalls) this.unscoped.set(c.call_id, { id, call_at: c.call_at, fresh: this.newFrom !== null && id >= this.newFrom })
+      return counts
+    }
     this.countNewMembers(pageCalls, newInPage, scopeId)
     this.members.run(memberValues)
     return counts
+  }
+
+  /**
+   * Adds calls already stored to a scope (a team-cache pull), counted in the facet totals
+   * like a sync page's memberships. Unknown callIds are returned, not stored.
+   */
+  addMembers(callIds: readonly string[], scopeId: number): string[] {
+    const found = new Map<number, Pick<KnownCall, 'call_id' | 'call_at'>>()
+    const missing = new Set(callIds)
+    // Calls this transaction wrote are known by id already; those it inserted cannot be in
+    // the scope yet (a batch names a membership once), so they need no membership check.
+    const fresh = new Set<string>()
+    const unknown: string[] = []
+    for (const callId of callIds) {
+      const c = this.unscoped.get(callId)
+      if (!c) {
+        unknown.push(callId)
+        continue
+      }
+      found.set(c.id, { call_id: callId, call_at: c.call_at })
+      missing.delete(callId)
+      if (c.fresh) fresh.add(callId)
+    }
+    for (const row of this.known.stored(unknown)) {
+      found.set(row.id, row)
+      missing.delete(row.call_id)
+    }
+    this.countNewMembers(found, fresh, scopeId)
+    const values: unknown[] = []
+    for (const id of found.keys()) values.push(id, scopeId)
+    this.members.run(values)
+    return [...missing]
   }
 
   /**
@@ -214,7 +253,7 @@ export class RecordWriter {
       this.updateAnalysisMeta.run(r.analysis.length, now, id)
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
-    const analysisText = anaChanged ? this.analysisText(r) : foldForIndex(this.analysisValues.all(id).join(' '))
+    const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.analysisValues.all(id).join(' '))
     this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
     if (anaChanged) {
       old.analysis_known = 1
@@ -227,7 +266,7 @@ export class RecordWriter {
    * Adds the page's new memberships to the per-(scope, hour) totals, before they are
    * inserted: calls new in this page are new members; known calls are looked up.
    */
-  private countNewMembers(pageCalls: ReadonlyMap<number, KnownCall>, newInPage: ReadonlySet<string>, scopeId: number): void {
+  private countNewMembers(pageCalls: ReadonlyMap<number, Pick<KnownCall, 'call_id' | 'call_at'>>, newInPage: ReadonlySet<string>, scopeId: number): void {
     const knownIds: number[] = []
     for (const [id, c] of pageCalls) {
       if (newInPage.has(c.call_id)) this.totals.member(scopeId, hourOf(c.call_at), 1)
@@ -239,12 +278,6 @@ export class RecordWriter {
       this.totals.member(scopeId, hourOf(pageCalls.get(id)!.call_at), 1)
       if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
     }
-  }
-
-  private analysisText(r: CallRecord): string {
-    let s = ''
-    for (const a of r.analysis) s += s.length === 0 ? a.value : ` ${a.value}`
-    return foldForIndex(s)
   }
 
   private pushAnalysis(out: unknown[], id: number, r: CallRecord): void {

@@ -23,6 +23,10 @@ interface StoredItemDb {
   value: string
 }
 
+/** Whether a page's items are the stored ones, in order. */
+export const sameItems = (a: readonly AnalysisItem[], b: readonly AnalysisItem[]): boolean =>
+  a.length === b.length && a.every((x, i) => x.key === b[i]!.key && x.friendlyName === b[i]!.friendlyName && x.value === b[i]!.value)
+
 const LOOKUP_CHUNK = 200
 
 const placeholders = (n: number): string => new Array<string>(n).fill('?').join(',')
@@ -32,6 +36,7 @@ export class KnownCalls {
   private readonly lookups = new Map<number, Database.Statement<unknown[], Omit<KnownCall, 'items'>>>()
   private readonly itemLookups = new Map<number, Database.Statement<unknown[], StoredItemDb>>()
   private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
+  private readonly idLookups = new Map<number, Database.Statement<unknown[], { id: number; call_id: string; call_at: number }>>()
 
   constructor(private readonly db: Database.Database) {}
 
@@ -74,6 +79,23 @@ export class KnownCalls {
         }
         for (const [id, list] of items) byId.get(id)!.items = list
       }
+    }
+    return out
+  }
+
+  /** The id and call_at of the stored calls among `callIds` (a pull's memberships). */
+  stored(callIds: readonly string[]): Array<{ id: number; call_id: string; call_at: number }> {
+    const out: Array<{ id: number; call_id: string; call_at: number }> = []
+    for (let i = 0; i < callIds.length; i += LOOKUP_CHUNK) {
+      const chunk = callIds.slice(i, i + LOOKUP_CHUNK)
+      let stmt = this.idLookups.get(chunk.length)
+      if (!stmt) {
+        stmt = this.db.prepare<unknown[], { id: number; call_id: string; call_at: number }>(
+          `SELECT id, call_id, call_at FROM calls WHERE call_id IN (${placeholders(chunk.length)})`
+        )
+        this.idLookups.set(chunk.length, stmt)
+      }
+      for (const row of stmt.all(chunk)) out.push(row)
     }
     return out
   }

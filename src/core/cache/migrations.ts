@@ -15,8 +15,9 @@ export const migrations: readonly Migration[] = [
   {
     // Version 1 created the schema: calls with their FTS5 index, analysis keys and items,
     // the call-type catalog, sync scopes with their members, and sync runs. Later versions
-    // changed parts of it: 2 added running totals, 3 re-clustered `analysis` by call, 4
-    // dropped `base_hash` and turned `analysis_hash` into the flag `analysis_known`.
+    // changed parts of it: 2 added running totals, 3 re-clustered `analysis` by call, 4 added
+    // `team_source`, 5 dropped `base_hash` and turned `analysis_hash` into the flag
+    // `analysis_known`.
     version: 1,
     up(db) {
       db.exec(`
@@ -171,12 +172,30 @@ export const migrations: readonly Migration[] = [
     }
   },
   {
-    // Version 4 dropped calls.base_hash (written as '' since known calls are compared field
+    // Version 4 added team_source: where a workstation fed from a team cache (docs/team.md)
+    // stands, the team cache's id and the change number applied last. One row; absent for
+    // caches synced directly. IF NOT EXISTS: tests rebuild older layouts by lowering
+    // user_version on a new file.
+    version: 4,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS team_source (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          cache_id TEXT NOT NULL,
+          source TEXT NOT NULL,
+          cursor INTEGER NOT NULL,
+          pulled_at INTEGER NOT NULL
+        );
+      `)
+    }
+  },
+  {
+    // Version 5 dropped calls.base_hash (written as '' since known calls are compared field
     // by field) and replaced calls.analysis_hash (NULL, '' or an old hash: only its NULL
     // meant anything) with the flag analysis_known, added as the table's last column. Ids
     // stay as they are: the full-text index is keyed by them. Measured at 1,000,000 calls:
     // 5–6 s this way, ~8 s copying the table into a new one (its two indexes rebuilt too).
-    version: 4,
+    version: 5,
     up(db) {
       db.exec(`
         -- 1 once a page fetched with analysis carried the call: its stored items are then the

@@ -37,8 +37,8 @@ export class SyncRuns {
     this.db.prepare("UPDATE sync_runs SET outcome = 'interrupted', finished_at = ? WHERE outcome = 'running'").run(now)
   }
 
-  start(scopeKey: string, params: unknown, now: number): string {
-    const id = randomUUID()
+  /** `id`: the caller's when it already names the run (the app's task id). */
+  start(scopeKey: string, params: unknown, now: number, id: string = randomUUID()): string {
     this.db
       .prepare("INSERT INTO sync_runs (id, scope_key, params, started_at, outcome) VALUES (?, ?, ?, ?, 'running')")
       .run(id, scopeKey, JSON.stringify(params ?? null), now)

@@ -25,11 +25,20 @@ export const MESSAGES = {
   brokenResponse: 'The connection to the service broke off in the middle of a response; please try again.',
   timeout: (seconds: number) => `The service did not answer within ${seconds} second${seconds === 1 ? '' : 's'}.`,
   malformed: 'The service sent a response Callsight could not read.',
+  tooLarge: (bytes: number) =>
+    `The service sent a response larger than ${formatBytes(bytes)}, more than this request can need; it was not read.`,
+  redirected: (status: number, target: string) =>
+    `The service answered with a redirect (HTTP ${status}) to ${target}. Callsight does not follow redirects, so your password and tokens go only to the address you entered.`,
+  redirectedHint: "If the service has moved, change the account's service address to its new address.",
   rateLimited: (seconds: number) =>
     `The service is receiving too many requests for this account; it asked to wait ${seconds} second${seconds === 1 ? '' : 's'}.`,
   unknownCallType: (name: string) => `The service does not know the call type "${name}".`,
   unexpected: (status: number) => `The service answered with an unexpected status (HTTP ${status}).`
 } as const
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`
+}
 
 function parseJson(body: string): unknown {
   try {

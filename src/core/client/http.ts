@@ -9,6 +9,17 @@ export interface RawResponse {
   body: string
 }
 
+/**
+ * How much of an answer is read. A 2xx body past `okBytes` fails the attempt (not retried:
+ * the same request would get the same answer); an error body is only read for its message,
+ * so it is cut at ERROR_BODY_BYTES and the rest never downloaded.
+ */
+export interface BodyLimit {
+  okBytes: number
+}
+
+export const ERROR_BODY_BYTES = 64 * 1024
+
 /** A failed attempt, and whether the retry policy may try again. */
 export class AttemptError extends Error {
   constructor(
@@ -20,8 +31,12 @@ export class AttemptError extends Error {
 }
 
 /**
- * One HTTP exchange, body included, bounded by `timeoutMs` on the injected clock and by the
- * caller's signal. Never retries; the caller's policy decides.
+ * One HTTP exchange, body included, bounded by `timeoutMs` on the injected clock, by the
+ * caller's signal and by `limit`. Never retries; the caller's policy decides.
+ *
+ * Redirects are never followed (`redirect: 'manual'`): fetch re-sends the body of a 307/308
+ * to wherever the Location points, and the token endpoint's body is the user's password. A
+ * 3xx fails the attempt with an error that names the target, so the user can fix the address.
  */
 export async function exchange(
   fetch: FetchLike,
@@ -29,7 +44,8 @@ export async function exchange(
   url: string,
   init: RequestInit,
   timeoutMs: number,
-  signal: AbortSignal | undefined
+  signal: AbortSignal | undefined,
+  limit: BodyLimit
 ): Promise<RawResponse> {
   if (signal?.aborted) throw cancelled('The request')
   const controller = new AbortController()
@@ -46,11 +62,17 @@ export async function exchange(
   )
   let headersIn = false
   try {
-    const res = await fetch(url, { ...init, signal: controller.signal })
+    const res = await fetch(url, { ...init, redirect: 'manual', signal: controller.signal })
     headersIn = true
-    const body = await res.text()
+    if (res.status >= 300 && res.status < 400) {
+      await discard(res)
+      throw new AttemptError(redirected(res.status, res.headers.get('location'), url), false)
+    }
+    const ok = res.status >= 200 && res.status < 300
+    const body = await readBody(res, ok ? limit.okBytes : ERROR_BODY_BYTES, ok)
     return { status: res.status, headers: res.headers, body }
   } catch (e) {
+    if (e instanceof AttemptError) throw e
     if (signal?.aborted) throw cancelled('The request')
     if (timedOut) {
       throw new AttemptError(new CallsightError('Timeout', MESSAGES.timeout(Math.max(1, Math.ceil(timeoutMs / 1000))), { cause: e }), true)
@@ -62,4 +84,67 @@ export async function exchange(
     timer.abort()
     signal?.removeEventListener('abort', onAbort)
   }
+}
+
+/** Stops a body we will not read, so its bytes are not downloaded; errors do not matter here. */
+async function discard(res: Response): Promise<void> {
+  await res.body?.cancel().catch(() => undefined)
+}
+
+/**
+ * The body as text, reading at most `maxBytes`: the declared Content-Length is checked
+ * before anything is read, then the stream is counted as it arrives (a compressed or chunked
+ * answer declares nothing useful). Past the limit, a body that matters (`strict`) fails the
+ * attempt; an error body is cut there, since only its first message is ever shown.
+ */
+async function readBody(res: Response, maxBytes: number, strict: boolean): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? NaN)
+  if (strict && declared > maxBytes) {
+    await discard(res)
+    throw tooLarge(maxBytes)
+  }
+  if (!res.body) return ''
+  const reader = res.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    if (total + value.byteLength > maxBytes) {
+      await reader.cancel().catch(() => undefined)
+      if (strict) throw tooLarge(maxBytes)
+      chunks.push(value.subarray(0, maxBytes - total))
+      total = maxBytes
+      break
+    }
+    chunks.push(value)
+    total += value.byteLength
+  }
+  // TextDecoder drops a leading BOM and replaces broken sequences, as Response.text() does.
+  return new TextDecoder().decode(Buffer.concat(chunks, total))
+}
+
+function tooLarge(maxBytes: number): AttemptError {
+  return new AttemptError(new CallsightError('MalformedResponse', MESSAGES.tooLarge(maxBytes)), false)
+}
+
+/** The redirect's target as a person can check it: scheme, host and path, one short line. */
+export function describeTarget(location: string | null, base: string): string {
+  if (location === null || location.trim() === '') return 'an address it did not name'
+  let shown: string
+  try {
+    const u = new URL(location, base)
+    shown = `${u.protocol}//${u.host}${u.pathname}`
+  } catch {
+    shown = location
+  }
+  shown = shown.replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+  return shown.length > 120 ? `${shown.slice(0, 117)}...` : shown
+}
+
+function redirected(status: number, location: string | null, url: string): CallsightError {
+  return new CallsightError('ServerError', MESSAGES.redirected(status, describeTarget(location, url)), {
+    status,
+    hint: MESSAGES.redirectedHint
+  })
 }

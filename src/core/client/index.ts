@@ -16,4 +16,4 @@ export { mapHttpFailure, parseFieldMessages, MESSAGES, type Endpoint } from './e
 export { normalizeEnvelope, toCallRecord } from './records'
 export { redactingLogger, redactFields, redactString } from './redact'
 export { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry'
-export { remoteSearch, takeBound, PAGING_WINDOW, TAKE_BOUND_PLAIN, TAKE_BOUND_WITH_ANALYSIS } from './remote-search'
+export { remoteSearch } from './remote-search'

@@ -2,6 +2,7 @@ import { parseCallDate } from '../dates'
 import { CallsightError } from '../errors'
 import type { AnalysisItem, CallRecord } from '../../shared/domain'
 import { MESSAGES } from './error-map'
+import { UNKNOWN_FIELD_BOUNDS, checkJsonBounds } from './json-bounds'
 import { WireAnalysisItem } from './schemas'
 
 export interface Envelope {
@@ -48,11 +49,21 @@ export function normalizeEnvelope(body: unknown): Envelope {
   throw new CallsightError('MalformedResponse', MESSAGES.malformed)
 }
 
+/** A text field as text. Objects are written as JSON; callers bound them first. */
 function text(v: unknown): string {
   if (typeof v === 'string') return v
   if (v === null || v === undefined) return ''
   if (typeof v === 'number' || typeof v === 'boolean') return String(v)
   return JSON.stringify(v)
+}
+
+/** Why values nobody declared cannot be kept, or null when they can. */
+function unboundedReason(what: string, value: unknown): string | null {
+  const check = checkJsonBounds(value, UNKNOWN_FIELD_BOUNDS)
+  if (check.ok) return null
+  return check.exceeded === 'depth'
+    ? `${what} nest deeper than ${UNKNOWN_FIELD_BOUNDS.depth} levels`
+    : `${what} are larger than ${UNKNOWN_FIELD_BOUNDS.bytes / 1024} KB`
 }
 
 /** The readable analysis items, and whether some were not (then the raw list is kept in extra). */
@@ -90,6 +101,11 @@ export function toCallRecord(raw: unknown, zone: string): RecordResult {
   for (const [k, v] of Object.entries(raw)) if (!KNOWN.has(k) && !KNOWN.has(caseKnown(k))) extra[k] = v
   // Nothing is dropped: analysis the client cannot read whole stays verbatim beside the rest.
   if (!analysis.complete) extra.analysis = rawAnalysis
+  // A value nested thousands deep would fail every later step (the guard, the cache's JSON)
+  // on every retry of the page: such a record is malformed, and the page goes on without it.
+  const texts = [member(raw, 'title'), member(raw, 'summary')].filter((v) => typeof v === 'object' && v !== null)
+  const unbounded = unboundedReason("the record's unknown fields", extra) ?? unboundedReason("the record's title and summary objects", texts)
+  if (unbounded !== null) return { ok: false, reason: unbounded }
   return {
     ok: true,
     record: {

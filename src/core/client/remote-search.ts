@@ -1,15 +1,7 @@
 import { CallsightError } from '../errors'
 import type { RemotePage, SearchQuery } from '../../shared/domain'
+import { maxTake, SERVICE_WINDOW } from '../../shared/service-limits'
 import type { Session } from '../session/session'
-
-/** The service's page-size bounds (spec, rule 2) and its paging window (rule 1). */
-export const TAKE_BOUND_PLAIN = 500
-export const TAKE_BOUND_WITH_ANALYSIS = 100
-export const PAGING_WINDOW = 10_000
-
-export function takeBound(includeAnalysis: boolean): number {
-  return includeAnalysis ? TAKE_BOUND_WITH_ANALYSIS : TAKE_BOUND_PLAIN
-}
 
 /**
  * One page of the "search the service" mode: the user's filters sent as they are, take
@@ -31,8 +23,8 @@ export async function remoteSearch(
     throw new CallsightError('InvalidInput', 'Choose a start and end date to search the service.')
   }
   if (!Number.isInteger(skip) || skip < 0) throw new CallsightError('InvalidInput', 'The page position must be zero or more.')
-  const clamped = Math.max(1, Math.min(Math.floor(take), takeBound(includeAnalysis)))
-  const room = PAGING_WINDOW - skip
+  const clamped = Math.max(1, Math.min(Math.floor(take), maxTake(includeAnalysis)))
+  const room = SERVICE_WINDOW - skip
   if (room <= 0) {
     return { skip, take: clamped, records: [], totalCount: null, loweredByCap: false, exhausted: true, malformed: 0 }
   }
@@ -62,7 +54,7 @@ export async function remoteSearch(
     records: page.records,
     totalCount: page.totalCount,
     loweredByCap,
-    exhausted: loweredByCap || endOfResults || skip + page.returned >= PAGING_WINDOW,
+    exhausted: loweredByCap || endOfResults || skip + page.returned >= SERVICE_WINDOW,
     malformed: page.malformed.length
   }
 }

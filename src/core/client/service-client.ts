@@ -7,7 +7,7 @@ import { parseRetryAfter } from '../ratelimit/retry-after'
 import type { TenantRateLimiter } from '../ratelimit/tenant-rate-limiter'
 import type { CallRecord, ResultsFilter } from '../../shared/domain'
 import { type Endpoint, MESSAGES, mapHttpFailure } from './error-map'
-import { AttemptError, type RawResponse, exchange } from './http'
+import { AttemptError, type BodyLimit, type RawResponse, exchange } from './http'
 import { normalizeEnvelope, toCallRecord } from './records'
 import { redactingLogger } from './redact'
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus } from './retry'
@@ -95,6 +95,23 @@ export const DEFAULT_SORT_COLUMN = 'start_time_dt'
 /** The spec's token lifetime, used when a response leaves expires_in out. */
 const DEFAULT_EXPIRES_IN = 604_800
 
+/**
+ * The most a 2xx body may hold. A token response is a few hundred bytes. A page of calls is
+ * bounded by what was asked for: a megabyte of envelope plus 64 KB a record on average,
+ * generous for a title, a summary and the analysis items (33 MB for a take of 500).
+ */
+export const BODY_LIMITS = {
+  tokenBytes: 64 * 1024,
+  pageBaseBytes: 1024 * 1024,
+  perRecordBytes: 64 * 1024
+} as const
+
+export function pageBodyLimit(take: number): BodyLimit {
+  return { okBytes: BODY_LIMITS.pageBaseBytes + Math.max(1, take) * BODY_LIMITS.perRecordBytes }
+}
+
+const TOKEN_LIMIT: BodyLimit = { okBytes: BODY_LIMITS.tokenBytes }
+
 /** The get-calls body. `results` absent / null / list is the user's choice and is kept exact. */
 export function buildCallsBody(p: GetCallsParams, zone: string): Record<string, unknown> {
   const range = sentRange(p.from, p.to, zone)
@@ -135,6 +152,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     endpoint: Endpoint,
     init: RequestInit | (() => Promise<RequestInit>),
     signal: AbortSignal | undefined,
+    limit: BodyLimit,
     callTypes: readonly string[] = []
   ): Promise<RawResponse> {
     const url = baseUrl + PATHS[endpoint]
@@ -145,7 +163,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const request = typeof init === 'function' ? await init() : init
       let res: RawResponse
       try {
-        res = await exchange(opts.fetch, clock, url, request, timeoutMs, signal)
+        res = await exchange(opts.fetch, clock, url, request, timeoutMs, signal, limit)
       } catch (e) {
         if (!(e instanceof AttemptError)) throw e
         log.log('warn', `${endpoint}: ${e.error.code} on attempt ${attempt + 1}`)
@@ -201,7 +219,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const res = await send(
         'login',
         { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username, password }) },
-        signal
+        signal,
+        TOKEN_LIMIT
       )
       return toTokens(res, null)
     },
@@ -210,7 +229,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const res = await send(
         'refresh',
         { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
-        signal
+        signal,
+        TOKEN_LIMIT
       )
       return toTokens(res, refreshToken)
     },
@@ -229,6 +249,7 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
           body: payload
         }),
         signal,
+        pageBodyLimit(params.take),
         params.callTypes
       )
       const envelope = normalizeEnvelope(parseBody(res))

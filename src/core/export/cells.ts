@@ -10,9 +10,23 @@
  */
 const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r', '\n', '\uFF1D', '\uFF0B', '\uFF0D', '\uFF20'])
 
-/** A text cell, made inert: a leading trigger gets a single quote in front of it. */
+/**
+ * A trigger right after a line break inside a cell. A spreadsheet that reads the cell whole
+ * (quoted) shows it as text, but a reader that splits on line breaks (a naive import, a
+ * paste into a sheet, a CSV opened with the wrong settings) makes that line a cell of its
+ * own, starting with a live formula. CRLF counts as one break, so "\r\n=" gets one quote.
+ */
+const TRIGGER_AFTER_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t\uFF1D\uFF0B\uFF0D\uFF20])/g
+
+/**
+ * A text cell, made inert: a leading trigger gets a single quote in front of it, and so does
+ * a trigger that starts any line inside the cell.
+ */
 export function neutralizeFormula(text: string): string {
-  return text.length > 0 && FORMULA_TRIGGERS.has(text[0]!) ? `'${text}` : text
+  if (text.length === 0) return text
+  const head = FORMULA_TRIGGERS.has(text[0]!) ? `'${text}` : text
+  // Most texts have no line break; skip the regex for them.
+  return head.includes('\n') || head.includes('\r') ? head.replace(TRIGGER_AFTER_BREAK, "$1'") : head
 }
 
 /**

@@ -23,13 +23,20 @@ export interface CsvJob {
 }
 
 /**
+ * csv-stringify quotes a field with a line break only when the break equals its record
+ * delimiter; with CRLF records a bare CR or LF was written unquoted, and a spreadsheet read
+ * it as the end of the row. Every field holding CR or LF is quoted.
+ */
+const LINE_BREAK = /[\r\n]/
+
+/**
  * RFC 4180 CSV (CRLF, double-quote quoting) with a UTF-8 BOM so Excel reads Turkish text
  * right. Formula neutralization is done on the cells beforehand, not by csv-stringify's
- * escape_formulas, whose list misses a leading LF.
+ * escape_formulas, whose list misses a leading LF and anything after a line break.
  */
 export async function writeCsv(job: CsvJob): Promise<WriteResult> {
   const { plan, clock } = job
-  const csv = stringify({ bom: true, record_delimiter: 'windows', escape_formulas: false })
+  const csv = stringify({ bom: true, record_delimiter: 'windows', escape_formulas: false, quoted_match: LINE_BREAK })
   const piping = pipeline(csv, job.out)
   // pipeline reports the failure; this only keeps an early rejection from going unhandled.
   piping.catch(() => undefined)

@@ -1,6 +1,6 @@
 /**
  * What core needs from the platform, as small interfaces. Electron's main process plugs in
- * safeStorage, electron-store and net.fetch; Node (tests, CLI) plugs in real equivalents.
+ * safeStorage, electron-store and net.request; Node (tests, CLI) plugs in real equivalents.
  */
 
 export interface Clock {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import type { KeyValueStore } from './index'
 
 /**
- * A KeyValueStore in one JSON file, for plain-Node hosts (the CLI, the browser test bridge).
+ * A KeyValueStore in one JSON file, for plain-Node hosts (the CLI, the tests).
  * Writes go to a temporary file that is renamed over the old one, so a crash never leaves a
  * half-written file. A file that does not parse is kept aside as `.corrupt` and replaced.
  */

@@ -27,7 +27,7 @@ export interface QueryExport {
  * the selection before streaming).
  */
 export function exportIteration(
-  selection: ExportSelection,
+  selection: Exclude<ExportSelection, { kind: 'ranges' }>,
   reads: { rows: RowReads; matches: MatchReads },
   allKeys: readonly AnalysisKeyInfo[],
   ofQuery: (query: Extract<ExportSelection, { kind: 'query' }>['query']) => QueryExport

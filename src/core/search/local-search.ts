@@ -18,6 +18,7 @@ import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, type Estimate, type PlanKind } from './plan'
+import { idsInRanges } from './selection'
 import { countSql, matchedIds } from './sql'
 
 export type { ExportIteration } from './export-iteration'
@@ -168,7 +169,12 @@ class SearchOverCache implements LocalSearch {
   iterate(selection: ExportSelection): ExportIteration {
     const parsed = ExportSelection.safeParse(selection)
     if (!parsed.success) throw invalid(parsed.error)
-    return exportIteration(parsed.data, this.reader, this.analysisKeys(), (query) => {
+    const given = parsed.data
+    // Offset ranges picked by hand become the ids of the rows the user saw, walked through
+    // the same search that showed them.
+    const sel =
+      given.kind === 'ranges' ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) } : given
+    return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }
     })

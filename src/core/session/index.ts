@@ -1,2 +1,2 @@
 export { Session, type SessionOptions, type SessionEvents } from './session'
-export { TokenVault, type InsecurePolicy } from './token-vault'
+export { TokenVault, type InsecurePolicy, type SaveOutcome } from './token-vault'

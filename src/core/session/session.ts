@@ -6,7 +6,7 @@ import { MESSAGES } from '../client/error-map'
 import { redactingLogger } from '../client/redact'
 import type { CallsPage, GetCallsParams, ServiceClient, TokenSet } from '../client/service-client'
 import type { SessionStatus } from '../../shared/domain'
-import type { TokenVault } from './token-vault'
+import type { SaveOutcome, TokenVault } from './token-vault'
 
 export interface SessionOptions {
   client: ServiceClient
@@ -26,6 +26,8 @@ export interface SessionEvents {
 
 const TRANSIENT = new Set(['Network', 'Timeout', 'ServerError', 'RateLimited'])
 const NOT_SIGNED_IN = 'Sign in to the service first.'
+export const NOT_SAVED_NOTICE =
+  'Your sign-in could not be saved on this computer. You stay signed in until Callsight closes; then you will need to sign in again.'
 /** The spec's access-token lifetime; assumed for tokens restored from the vault. */
 const SPEC_LIFETIME_MS = 604_800_000
 
@@ -40,6 +42,8 @@ export class Session extends EventEmitter<SessionEvents> {
   private lifetimeMs = SPEC_LIFETIME_MS
   private statusValue: SessionStatus = 'signedOut'
   private noticeValue: string | null = null
+  /** Set while the tokens in use exist in memory only because saving them failed. */
+  private storageNotice: string | null = null
   private inflight: Promise<TokenSet> | null = null
   /** Bumped on sign-in and sign-out, so a refresh that finishes late cannot resurrect tokens. */
   private signInEpoch = 0
@@ -63,9 +67,9 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.statusValue
   }
 
-  /** Why the user must sign in again, when that is the state. */
+  /** Why the user must sign in again, or that the sign-in lives in memory only. */
   get notice(): string | null {
-    return this.noticeValue
+    return this.noticeValue ?? this.storageNotice
   }
 
   get tokensPersisted(): boolean {
@@ -92,8 +96,10 @@ export class Session extends EventEmitter<SessionEvents> {
   async login(username: string, password: string, signal?: AbortSignal): Promise<void> {
     const tokens = await this.client.login(username, password, signal)
     this.signInEpoch++
-    await this.vault.save(tokens)
+    // The vault keeps the pair in memory before it writes; only a policy refusal throws here.
+    const saved = await this.vault.save(tokens)
     this.adopt(tokens)
+    this.noteSave(saved)
     this.log.log('info', 'signed in')
   }
 
@@ -112,8 +118,15 @@ export class Session extends EventEmitter<SessionEvents> {
     this.signInEpoch++
     this.tokens = null
     this.inflight = null
+    this.storageNotice = null
     this.vault.clear()
     this.setStatus('signedOut')
+  }
+
+  private noteSave(saved: SaveOutcome): void {
+    const failed = !saved.persisted && saved.failed
+    this.storageNotice = failed ? NOT_SAVED_NOTICE : null
+    if (failed) this.log.log('warn', 'new tokens kept in memory only: saving them failed')
   }
 
   private adopt(tokens: TokenSet): void {
@@ -193,9 +206,12 @@ export class Session extends EventEmitter<SessionEvents> {
       throw e
     }
     if (epoch !== this.signInEpoch) throw cancelled('The sign-in refresh')
-    // The rotated refresh token is on disk before anything uses it.
-    await this.vault.save(next)
+    // The service has spent the old refresh token: the new pair is adopted before anything
+    // else can fail, then saved (to memory first, then to disk). A failed write keeps the
+    // pair in memory with a notice instead of losing it, which would send the spent token
+    // again and get the whole token family revoked.
     this.adopt(next)
+    this.noteSave(await this.vault.save(next))
     this.log.log('info', 'tokens refreshed')
     return next
   }

@@ -19,6 +19,12 @@ const TokenSetSchema = z.object({
 export type InsecurePolicy = 'refuse' | 'memoryOnly'
 
 /**
+ * Where a saved pair lives: on disk, or in memory for this run only — because the cipher is
+ * not secure (policy 'memoryOnly'), or because writing it failed (`failed`).
+ */
+export type SaveOutcome = { persisted: true } | { persisted: false; failed: boolean }
+
+/**
  * The account's tokens at rest: only ciphertext reaches the store, with the cipher backend's
  * name beside it. A value sealed by another backend (the OS keyring changed, or the app moved
  * machines) or one that no longer decrypts is dropped, and the user signs in again.
@@ -49,11 +55,17 @@ export class TokenVault {
   }
 
   /**
-   * Saves the whole set in one store write, so a rotated refresh token is never on disk apart
-   * from its access token. Resolves only when the write is done: callers use the new refresh
-   * token after this, never before.
+   * Keeps the set in memory, then saves the whole set in one store write, so a rotated
+   * refresh token is never on disk apart from its access token.
+   *
+   * Memory comes first: after a refresh the service has already spent the old refresh token,
+   * so the new pair is the only one that works whatever happens to the write. A failed write
+   * leaves the pair in memory for this run (`{persisted: false, failed: true}`) and removes
+   * the copy on disk, whose refresh token is spent: sending it on a later start would make a
+   * rotating service revoke the whole token family. Throws only when the policy refuses an
+   * insecure cipher.
    */
-  async save(tokens: TokenSet): Promise<void> {
+  async save(tokens: TokenSet): Promise<SaveOutcome> {
     TokenSetSchema.parse(tokens)
     if (!this.cipher.secure) {
       if (this.insecure === 'refuse') {
@@ -63,11 +75,21 @@ export class TokenVault {
       }
       this.memory = { ...tokens }
       this.store.delete(this.storeKey)
-      return
+      return { persisted: false, failed: false }
     }
-    const sealed = await this.cipher.encrypt(JSON.stringify(tokens))
-    this.store.set(this.storeKey, { v: 1, backend: this.cipher.backend, data: Buffer.from(sealed).toString('base64') })
     this.memory = { ...tokens }
+    try {
+      const sealed = await this.cipher.encrypt(JSON.stringify(tokens))
+      this.store.set(this.storeKey, { v: 1, backend: this.cipher.backend, data: Buffer.from(sealed).toString('base64') })
+      return { persisted: true }
+    } catch {
+      try {
+        this.store.delete(this.storeKey)
+      } catch {
+        // The store is failing altogether; the stale copy fails to decrypt or is refused later.
+      }
+      return { persisted: false, failed: true }
+    }
   }
 
   async load(): Promise<TokenSet | null> {

@@ -1,6 +1,7 @@
-import type { CallRecord, RateLimit } from '../../shared/domain'
+import type { CallRecord, CallType, RateLimit, SyncOutcome } from '../../shared/domain'
+import type { AppErrorInfo } from '../../shared/errors'
 import type { GetCallsParams } from '../client'
-import type { CallCache } from '../cache'
+import type { ScopeFilters, WritePageInput } from '../cache'
 import type { Clock, Logger } from '../platform'
 
 /**
@@ -23,22 +24,30 @@ export interface SyncSource {
   getCalls(params: SyncPageRequest, signal?: AbortSignal): Promise<SyncPage>
 }
 
-/** The part of the cache the engine writes through. */
-export type SyncStore = Pick<
-  CallCache,
-  | 'ensureScope'
-  | 'getCheckpoint'
-  | 'setCheckpoint'
-  | 'writePages'
-  | 'addCoverage'
-  | 'coverage'
-  | 'markScopeSuccess'
-  | 'startRun'
-  | 'finishRun'
-  | 'callTypes'
-  | 'upsertCallTypes'
-  | 'optimizeIndex'
->
+type Awaitable<T> = T | Promise<T>
+
+/**
+ * Where the engine writes: the SQLite cache (CallCache, synchronous) or the team cache on
+ * PostgreSQL (asynchronous). Every method may return a promise; the engine awaits each one,
+ * so a synchronous store costs a microtask and nothing else.
+ */
+export interface SyncStore {
+  ensureScope(scopeKey: string, filters: ScopeFilters): Awaitable<void>
+  getCheckpoint(scopeKey: string): Awaitable<unknown>
+  setCheckpoint(scopeKey: string, checkpoint: unknown): Awaitable<void>
+  /** Each page's records, membership, checkpoint and run counts; all pages in one transaction. */
+  writePages(inputs: readonly WritePageInput[]): Awaitable<unknown>
+  addCoverage(scopeKey: string, from: number, to: number): Awaitable<void>
+  coverage(scopeKey: string): Awaitable<Array<[number, number]>>
+  markScopeSuccess(scopeKey: string, at: number): Awaitable<void>
+  /** Records a run; under `runId` when given (the app reports progress under it before it starts). */
+  startRun(scopeKey: string, params: unknown, runId?: string): Awaitable<string>
+  finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): Awaitable<void>
+  callTypes(): Awaitable<CallType[]>
+  upsertCallTypes(list: readonly CallType[]): Awaitable<void>
+  /** Housekeeping after a run that stored calls (SQLite merges its full-text index). */
+  optimizeIndex(): Awaitable<void>
+}
 
 /** Something that reports how long the next request must wait (the tenant limiter's onWait). */
 export interface WaitSource {

@@ -1,11 +1,7 @@
 import type { CallRecord } from '../../shared/domain'
 import { CallsightError } from '../errors'
+import { SERVICE_WINDOW } from '../../shared/service-limits'
 import type { DenseFinding, PagerState } from './checkpoint'
-
-/** skip + take may not pass this; beyond it the service silently shortens the page. */
-export const WINDOW_LIMIT = 10_000
-export const MAX_TAKE = 500
-export const MAX_TAKE_WITH_ANALYSIS = 100
 
 const SECOND = 1000
 export const secondOf = (ms: number): number => Math.floor(ms / SECOND) * SECOND
@@ -27,7 +23,7 @@ export function initialPager(rangeFrom: number): PagerState {
 
 /** The page to ask for next. take never lets skip + take pass the window limit. */
 export function nextSlice(state: PagerState, maxTake: number): { from: number; skip: number; take: number } {
-  return { from: state.windowStart, skip: state.skip, take: Math.min(maxTake, WINDOW_LIMIT - state.skip) }
+  return { from: state.windowStart, skip: state.skip, take: Math.min(maxTake, SERVICE_WINDOW - state.skip) }
 }
 
 export interface PageOutcome {
@@ -89,13 +85,13 @@ export function applyPage(
   const shortPage = page.returned < slice.take
   // A short page is the end, unless the envelope says there is more inside this window:
   // then something shortened it and it must not be mistaken for the end.
-  const moreInWindow = page.totalCount !== null && page.returned > 0 && position < Math.min(page.totalCount, WINDOW_LIMIT)
+  const moreInWindow = page.totalCount !== null && page.returned > 0 && position < Math.min(page.totalCount, SERVICE_WINDOW)
   const base: PagerState = { ...state, boundaryAt, boundaryIds: ids, boundaryLast, expectFirst: null }
 
-  if ((shortPage && !moreInWindow) || (page.returned === 0 && position < WINDOW_LIMIT)) {
+  if ((shortPage && !moreInWindow) || (page.returned === 0 && position < SERVICE_WINDOW)) {
     return { next: { ...base, skip: position, done: true }, fresh: unique, reread: false, dense: null }
   }
-  if (position < WINDOW_LIMIT) {
+  if (position < SERVICE_WINDOW) {
     return { next: { ...base, skip: position }, fresh: unique, reread: false, dense: null }
   }
 

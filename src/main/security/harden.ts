@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/platform'
-import { withCsp, type HeaderMap } from './csp'
+import { withCsp, type HeaderMap } from '../../host/csp'
 import { decideNavigation, decideWindowOpen } from './navigation'
 import { permissionAllowed } from './permissions'
 

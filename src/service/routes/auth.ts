@@ -4,8 +4,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { admitToTenant, publicRoute, type ServiceContext } from '../context'
+import { admitToTenant, publicRoute, refuseAddress, tooManyLogins, type ServiceContext } from '../context'
 import type { Outcome } from '../http'
+import { foldLogin, type LoginKey } from '../login-throttle'
 import { verifyPassword } from '../passwords'
 import type { Tenant, User } from '../tenants'
 import { SCOPE, type Principal } from '../tokens'
@@ -67,13 +68,28 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServiceContext): v
     publicRoute(ctx, TOKEN_PATH, async (req) => {
       const creds = credentialsSchema.safeParse(parseJson(req.body))
       if (!creds.success) return oauthError(400, 'invalid_request', 'The request body must be JSON with username and password.')
+      // Guessing is limited per user name and per address, never against a tenant's API limit:
+      // made-up logins must not use up the budget that the tenant's real users sync with.
+      const key: LoginKey = { user: foldLogin(creds.data.username), address: req.ip }
+      const wait = ctx.logins.retryAfter(key, Date.now())
+      if (wait > 0) return tooManyLogins(wait)
       const { tenant, user } = resolveLogin(ctx, req, creds.data.username)
-      // Unknown logins are limited under the default tenant, so guessing is limited too.
-      const refused = admitToTenant(tenant ?? ctx.defaultTenant, req.ip)
-      if (refused) return refused
-      if (!tenant || !user || !(await verifyPassword(creds.data.password, user.passwordHash))) {
+      // Always one hash: an unknown user costs what a known one does, so timing names nobody.
+      const verified = await verifyPassword(creds.data.password, user?.passwordHash ?? ctx.dummyHash)
+      if (tenant && user) {
+        // After the hash, for the same reason; and whatever the password, so an address
+        // outside the allow list learns nothing about it.
+        const outside = refuseAddress(tenant, req.ip)
+        if (outside) return outside
+      }
+      if (!tenant || !user || !verified) {
+        ctx.logins.failed(key, Date.now())
         return { status: 401, body: { error: 'invalid_grant' }, headers: NO_STORE }
       }
+      ctx.logins.succeeded(key)
+      // A real sign-in is a request of its tenant like any other.
+      const refused = admitToTenant(tenant, req.ip)
+      if (refused) return refused
       return tokenResponse(ctx, { tenant: tenant.name, username: user.username, email: user.email })
     })
   )
@@ -94,12 +110,24 @@ export function registerAuthRoutes(app: FastifyInstance, ctx: ServiceContext): v
       if (!clientId) return oauthError(400, 'invalid_request', "The mandatory 'client_id' parameter is missing.")
       if (clientId !== CLIENT_ID) return oauthError(401, 'invalid_client', 'The specified client_id is invalid.')
       if (!refreshToken) return oauthError(400, 'invalid_request', "The mandatory 'refresh_token' parameter is missing.")
+      // A token the service never issued (or has forgotten) belongs to no tenant: it is a
+      // failed attempt of its address, not a request against the default tenant's limit.
+      const key: LoginKey = { address: req.ip }
+      const wait = ctx.logins.retryAfter(key, Date.now())
+      if (wait > 0) return tooManyLogins(wait)
       const tenantName = ctx.tokens.tenantOf(refreshToken)
-      const tenant = (tenantName && ctx.tenants.get(tenantName)) || ctx.defaultTenant
+      const tenant = tenantName === undefined ? undefined : ctx.tenants.get(tenantName)
+      if (tenant === undefined) {
+        ctx.logins.failed(key, Date.now())
+        return oauthError(400, 'invalid_grant', 'The specified refresh token is invalid.')
+      }
       const refused = admitToTenant(tenant, req.ip)
       if (refused) return refused
       const redeemed = ctx.tokens.redeem(refreshToken)
-      if (!redeemed.ok) return oauthError(400, 'invalid_grant', redeemed.description)
+      if (!redeemed.ok) {
+        ctx.logins.failed(key, Date.now())
+        return oauthError(400, 'invalid_grant', redeemed.description)
+      }
       return tokenResponse(ctx, redeemed.principal, redeemed.family)
     })
   )

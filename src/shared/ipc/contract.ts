@@ -23,6 +23,8 @@ import {
   SyncScope
 } from '../domain'
 import type { Result } from '../errors'
+import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
+import { TeamCacheSource, TeamPullProgress, TeamStatus } from '../team'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
@@ -71,8 +73,8 @@ export const contract = {
     request: z
       .object({
         query: SearchQuery,
-        skip: z.number().int().min(0).max(10_000),
-        take: z.number().int().min(1).max(500),
+        skip: z.number().int().min(0).max(SERVICE_WINDOW),
+        take: z.number().int().min(1).max(MAX_TAKE),
         includeAnalysis: z.boolean().default(false)
       })
       .strict(),
@@ -93,7 +95,23 @@ export const contract = {
   'export.cancel': { request: z.object({ exportId: z.string().min(1) }).strict(), response: Ok },
   'cache.info': { request: Empty, response: CacheInfo },
   'cache.clear': { request: Empty, response: CacheInfo },
-  'shell.openExternal': { request: z.object({ url: z.string().url().max(4096) }).strict(), response: Ok }
+  'shell.openExternal': { request: z.object({ url: z.string().url().max(4096) }).strict(), response: Ok },
+  // The team cache (docs/team.md): an account whose calls are pulled from PostgreSQL.
+  'team.connect': {
+    request: z
+      .object({
+        team: TeamCacheSource,
+        password: z.string().min(1).max(1024),
+        baseUrl: SignInRequest.shape.baseUrl,
+        username: SignInRequest.shape.username,
+        zone: IanaZone.optional()
+      })
+      .strict(),
+    response: SessionState
+  },
+  'team.pull': { request: Empty, response: z.object({ runId: z.string() }) },
+  'team.cancel': { request: z.object({ runId: z.string().min(1) }).strict(), response: Ok },
+  'team.status': { request: Empty, response: TeamStatus }
 } as const satisfies Record<ChannelName, { request: z.ZodType; response: z.ZodType }>
 
 export const MenuCommand = z.enum([
@@ -115,7 +133,8 @@ export const events = {
   'connectivity.changed': z.object({ online: z.boolean(), checkedAt: z.number().int() }),
   'export.progress': ExportProgress,
   'menu.command': z.object({ command: MenuCommand }),
-  'theme.changed': z.object({ dark: z.boolean() })
+  'theme.changed': z.object({ dark: z.boolean() }),
+  'team.progress': TeamPullProgress
 } as const satisfies Record<EventName, z.ZodType>
 
 export type Contract = typeof contract

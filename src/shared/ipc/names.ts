@@ -27,7 +27,11 @@ export const CHANNELS = [
   'export.cancel',
   'cache.info',
   'cache.clear',
-  'shell.openExternal'
+  'shell.openExternal',
+  'team.connect',
+  'team.pull',
+  'team.cancel',
+  'team.status'
 ] as const
 export type ChannelName = (typeof CHANNELS)[number]
 
@@ -37,7 +41,8 @@ export const EVENTS = [
   'connectivity.changed',
   'export.progress',
   'menu.command',
-  'theme.changed'
+  'theme.changed',
+  'team.progress'
 ] as const
 export type EventName = (typeof EVENTS)[number]
 

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-/** A blank page on another 127.0.0.1 origin, to show the bridge's router refuses it. */
-export async function serveForeignPage(): Promise<{ url: string; close(): Promise<void> }> {
+/** A page on another 127.0.0.1 origin (another port: same-site for cookies), to attack from. */
+export async function serveForeignPage(body = '<p>Not Callsight</p>'): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-    res.end('<!doctype html><title>Elsewhere</title><p>Not Callsight</p>')
+    res.end(`<!doctype html><title>Elsewhere</title>${body}`)
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()))
   const { port } = server.address() as AddressInfo

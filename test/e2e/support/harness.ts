@@ -2,15 +2,12 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import type { EventSink, Handlers } from '../../../src/core/app/platform'
-import type { Logger } from '../../../src/core/platform'
-import { startBridge, type Bridge } from './bridge'
-import { bridgeInitScript } from './init-script'
+import { startServeProcess, type ServeOptions, type ServeProcess } from './serve-process'
 
 /**
- * Runs the built renderer (out/renderer, from `npx electron-vite build`) in Debian's
- * headless Chromium, with window.api served by the bridge: the whole app except the
- * Electron shell itself. Builds nothing.
+ * The whole app as a user runs it without Electron: `callsight serve` (the built CLI as a
+ * child process) and Debian's headless Chromium opening the address it printed. window.api
+ * comes from the server's own client script, the session cookie from the launch key.
  */
 
 export const CHROMIUM = process.env['CALLSIGHT_CHROMIUM'] ?? '/usr/bin/chromium'
@@ -26,27 +23,23 @@ export const CHROMIUM_ARGS = [
   '--disable-sync'
 ]
 export const SCREENSHOT_DIR = resolve('test/e2e/screenshots')
-/** CALLSIGHT_RENDERER_DIR points at another build of the renderer (e.g. a temporary one). */
-export const RENDERER_DIR = resolve(process.env['CALLSIGHT_RENDERER_DIR'] ?? 'out/renderer')
 
 export interface LaunchOptions {
-  /** The controller's handlers, or a factory given the bridge's event sink. */
-  handlers: Handlers | ((events: EventSink) => Handlers)
-  rendererDir?: string
-  /** Appended to the app URL, e.g. '#/search'. */
+  /** How `callsight serve` is started. */
+  serve?: ServeOptions
+  /** Appended to the app URL after sign-in to the server, e.g. '#/search'. */
   route?: string
   locale?: string
   timezoneId?: string
   colorScheme?: 'light' | 'dark'
   viewport?: { width: number; height: number }
-  logger?: Logger
 }
 
 export interface LaunchedApp {
   page: Page
   context: BrowserContext
-  bridge: Bridge
-  /** The app's URL (the bridge's origin). */
+  serve: ServeProcess
+  /** The app's origin (http://127.0.0.1:<port>). */
   url: string
   /** Uncaught page errors and console errors (CSP violations land here), for assertions. */
   pageErrors: string[]
@@ -55,27 +48,12 @@ export interface LaunchedApp {
   close(): Promise<void>
 }
 
-export async function launchApp(opts: LaunchOptions): Promise<LaunchedApp> {
-  const rendererDir = opts.rendererDir ?? RENDERER_DIR
-  if (!existsSync(join(rendererDir, 'index.html'))) {
-    throw new Error(`${rendererDir}/index.html is missing: run \`npx electron-vite build\` first.`)
-  }
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`)
-  }
-
-  const bridge = await startBridge({ handlers: opts.handlers, staticRoot: rendererDir, ...(opts.logger ? { logger: opts.logger } : {}) })
+export async function openBrowser(opts: Pick<LaunchOptions, 'locale' | 'timezoneId' | 'colorScheme' | 'viewport'> = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`)
   const userDataDir = mkdtempSync(join(tmpdir(), 'callsight-e2e-profile-'))
-  let context: BrowserContext | null = null
-  const cleanUp = async (): Promise<void> => {
-    await context?.close().catch(() => undefined)
-    await bridge.close().catch(() => undefined)
-    rmSync(userDataDir, { recursive: true, force: true })
-  }
-
   try {
     // A persistent context is how Playwright takes a user-data dir: a fresh one per launch.
-    context = await chromium.launchPersistentContext(userDataDir, {
+    const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
       args: CHROMIUM_ARGS,
@@ -85,32 +63,62 @@ export async function launchApp(opts: LaunchOptions): Promise<LaunchedApp> {
       colorScheme: opts.colorScheme ?? 'light',
       viewport: opts.viewport ?? { width: 1280, height: 800 }
     })
-    await context.addInitScript({ content: bridgeInitScript(bridge) })
+    return {
+      context,
+      async close() {
+        await context.close().catch(() => undefined)
+        rmSync(userDataDir, { recursive: true, force: true })
+      }
+    }
+  } catch (e) {
+    rmSync(userDataDir, { recursive: true, force: true })
+    throw e
+  }
+}
 
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true })
+  const file = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, '-')}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  return file
+}
+
+/** Collects page errors and console errors. */
+export function watchErrors(page: Page): string[] {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`))
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console: ${m.text()}`)
+  })
+  return errors
+}
+
+export async function launchApp(opts: LaunchOptions = {}): Promise<LaunchedApp> {
+  const serve = await startServeProcess(opts.serve)
+  let browser: Awaited<ReturnType<typeof openBrowser>> | null = null
+  const cleanUp = async (): Promise<void> => {
+    await browser?.close()
+    await serve.stop()
+  }
+  try {
+    browser = await openBrowser(opts)
+    const { context } = browser
     const page = context.pages()[0] ?? (await context.newPage())
-    const pageErrors: string[] = []
-    page.on('pageerror', (e) => pageErrors.push(`pageerror: ${e.message}`))
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`)
-    })
+    const pageErrors = watchErrors(page)
 
-    const url = `${bridge.url}/${opts.route ?? ''}`
-    await page.goto(url, { waitUntil: 'load', timeout: 30_000 })
-    await bridge.waitForEventClients(1)
+    // The page's event socket: opened by the client script before the renderer starts.
+    const socket = page.waitForEvent('websocket', { predicate: (ws) => ws.url().endsWith('/events'), timeout: 30_000 })
+    await page.goto(serve.launchUrl, { waitUntil: 'load', timeout: 30_000 })
+    await socket
+    if (opts.route) await page.goto(`${serve.origin}/${opts.route}`, { waitUntil: 'load', timeout: 30_000 })
 
-    const live = context
     return {
       page,
-      context: live,
-      bridge,
-      url,
+      context,
+      serve,
+      url: serve.origin,
       pageErrors,
-      async screenshot(name: string): Promise<string> {
-        mkdirSync(SCREENSHOT_DIR, { recursive: true })
-        const file = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, '-')}.png`)
-        await page.screenshot({ path: file, fullPage: true })
-        return file
-      },
+      screenshot: (name) => saveScreenshot(page, name),
       close: cleanUp
     }
   } catch (e) {

@@ -1,34 +1,35 @@
 import { existsSync, readFileSync } from 'node:fs'
+import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse } from 'csv-parse/sync'
 import type { ChannelName } from '../../../src/shared/ipc/names'
 import type { Request, Response } from '../../../src/shared/ipc/contract'
 import type { SyncProgress, ExportProgress } from '../../../src/shared/domain'
 import { startService, type RunningService } from '../../../src/service'
+import { accountDbPath } from '../../../src/core/app/account-runtime'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
-import { contract } from '../../../src/shared/ipc/contract'
-import { CallsightError } from '../../../src/core/errors'
+import { routerClient, RouterFailure, type RouterClient } from '../../support/router-client'
 
-// The application controller end to end over real parts: the reference service over HTTP on
-// 127.0.0.1, a real SQLite file, the real sync engine and exporter.
+// The application controller end to end over real parts: the app's own IPC router, the
+// reference service over HTTP on 127.0.0.1, a real SQLite file, the real sync engine and exporter.
 
 let app: TestApp
-const replies: string[] = []
+let client: RouterClient
 
-async function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> {
-  // What the router does: parse with the contract, call, and pass the reply through its schema.
-  const parsed = contract[channel].request.parse(request)
-  const handler = app.controller.handlers[channel] as (r: unknown, ctx: { senderId: number }) => Promise<unknown>
-  const value = contract[channel].response.parse(await handler(parsed, { senderId: 1 })) as Response<C>
-  replies.push(JSON.stringify(value))
-  return value
+function use(next: TestApp): void {
+  app = next
+  client = routerClient(next.controller.handlers)
 }
 
-async function failure(p: Promise<unknown>): Promise<CallsightError> {
+function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> {
+  return client.call(channel, request)
+}
+
+async function failure(p: Promise<unknown>): Promise<RouterFailure> {
   try {
     await p
   } catch (e) {
-    if (e instanceof CallsightError) return e
+    if (e instanceof RouterFailure) return e
     throw e
   }
   throw new Error('expected a failure')
@@ -44,11 +45,21 @@ async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
   }
 }
 
+/** The last progress of an export: done, failed or cancelled. */
+function exportEnd(exportId: string): Promise<ExportProgress> {
+  return until(() =>
+    app.events
+      .filter((e) => e.event === 'export.progress')
+      .map((e) => e.payload as ExportProgress)
+      .find((p) => p.exportId === exportId && p.phase !== 'writing')
+  )
+}
+
 const DAY = 86_400_000
 
 describe('application controller', () => {
   beforeAll(() => {
-    app = createTestApp()
+    use(createTestApp())
   })
   afterAll(async () => {
     await app.close()
@@ -133,18 +144,32 @@ describe('application controller', () => {
     })
     expect(started.started).toBe(true)
     if (!started.started) return
-    const done = await until(() =>
-      app.events
-        .filter((e) => e.event === 'export.progress')
-        .map((e) => e.payload as ExportProgress)
-        .find((p) => p.exportId === started.exportId && p.phase !== 'writing')
-    )
+    const done = await exportEnd(started.exportId)
     expect(done.phase).toBe('done')
     expect(done.file).toBe(started.file)
     const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
     expect(rows.slice(1).map((r) => r[0]).sort()).toEqual([...ids].sort())
     // The choice is remembered.
     expect((await call('settings.get', {})).export).toMatchObject({ format: 'csv', columns: ['callId', 'title'] })
+  })
+
+  it('exports a hand selection sent as offset ranges over the query, walked in core', async () => {
+    const query = { text: 'iptal' }
+    const page = await call('search.page', { query, offset: 0, limit: 10 })
+    const want = [0, 1, 2, 7, 8].map((i) => page.rows[i]!.callId)
+    const started = await call('export.start', {
+      selection: { kind: 'ranges', query, ranges: [[7, 8], [0, 2]] },
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide'
+    })
+    expect(started.started).toBe(true)
+    if (!started.started) return
+    const done = await exportEnd(started.exportId)
+    expect(done).toMatchObject({ phase: 'done', written: 5 })
+    const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
+    // In the order the user saw them.
+    expect(rows.slice(1).map((r) => r[0])).toEqual(want)
   })
 
   it('does nothing when the save dialog is cancelled', async () => {
@@ -169,7 +194,7 @@ describe('application controller', () => {
   it('never puts a token in any reply', async () => {
     const secrets = JSON.stringify(app.platform.secretStore.get(`tokens:demo`) ?? '')
     expect(secrets.length).toBeGreaterThan(10)
-    for (const r of replies) {
+    for (const r of client.replies) {
       expect(r).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./) // no JWT
       expect(r.toLowerCase()).not.toContain('refresh_token')
       expect(r.toLowerCase()).not.toContain('accesstoken')
@@ -214,6 +239,7 @@ describe('signing in to a restricted tenant', () => {
   beforeAll(async () => {
     service = await startService({ calls: 10, allowIps: ['203.0.113.0/24'] })
     app2 = createTestApp()
+    use(app2)
   })
   afterAll(async () => {
     await app2.close()
@@ -221,8 +247,7 @@ describe('signing in to a restricted tenant', () => {
   })
 
   it('explains that the workstation address must be allowed', async () => {
-    const handler = app2.controller.handlers['session.signIn']
-    const e = await failure(handler(contract['session.signIn'].request.parse({ baseUrl: service.url, username: 'demo', password: 'demo' }), { senderId: 1 }))
+    const e = await failure(call('session.signIn', { baseUrl: service.url, username: 'demo', password: 'demo' }))
     expect(e.code).toBe('IpNotAllowed')
     expect(`${e.message} ${e.hint}`).toMatch(/address|range/i)
     expect(existsSync(app2.userData)).toBe(true)
@@ -233,7 +258,7 @@ describe('application controller without a secure key store (tokens in memory on
   let own: TestApp
   beforeAll(() => {
     own = createTestApp({ persistTokens: false })
-    app = own
+    use(own)
   })
   afterAll(async () => {
     await own.close()
@@ -251,5 +276,42 @@ describe('application controller without a secure key store (tokens in memory on
     expect(after.status).toBe('signedIn')
     const page = await call('remote.search', { query: { from: Date.now() - 7 * DAY, to: Date.now() }, skip: 0, take: 5 })
     expect(page.records.length).toBeGreaterThan(0)
+  })
+})
+
+describe('a sync started through the controller', () => {
+  let own: TestApp
+  beforeAll(() => {
+    own = createTestApp({ demo: { calls: 300 } })
+    use(own)
+  })
+  afterAll(async () => {
+    await own.close()
+  })
+
+  it('runs under one id, and names its call types in the catalog the one way the engine does', async () => {
+    await call('session.startDemo', {})
+    const demoType = (await call('catalog.callTypes', {}))[0]!
+    // An emptied cache has no catalog: the sync's call type is all it will know.
+    await call('cache.clear', {})
+    expect(await call('catalog.callTypes', {})).toEqual([])
+    const now = Date.now()
+    const { runId } = await call('sync.start', {
+      scope: { from: now - 2 * DAY, to: now, callTypes: [demoType.value], results: 'all', includeAnalysis: false },
+      mode: 'full'
+    })
+    const final = await until(() =>
+      own.events.map((e) => e.payload as SyncProgress).find((p) => p.runId === runId && ['done', 'failed', 'cancelled'].includes(p.phase))
+    )
+    expect(final.error).toBeUndefined()
+    expect(final.phase).toBe('done')
+    // The id sync.start answered is the one the cache recorded the run under.
+    const db = new Database(accountDbPath(own.userData, 'demo'), { readonly: true })
+    try {
+      expect(db.prepare('SELECT id FROM sync_runs').pluck().all()).toEqual([runId])
+    } finally {
+      db.close()
+    }
+    expect(await call('catalog.callTypes', {})).toEqual([{ value: demoType.value, description: '' }])
   })
 })

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createServiceClient } from '../../../src/core/client'
 import { createAesGcmCipher } from '../../../src/core/crypto/aes-cipher'
+import type { FetchLike } from '../../../src/core/platform'
 import { MemoryStore, silentLogger, systemClock } from '../../../src/core/platform/node'
 import { TenantRateLimiter } from '../../../src/core/ratelimit'
 import { Session, TokenVault } from '../../../src/core/session'
@@ -32,9 +33,10 @@ export interface SyncEnv {
 }
 
 export async function startEnv(
-  opts: ServiceOptions & { clientLimit?: RateLimit; lookbackHours?: number } = {}
+  opts: ServiceOptions & { clientLimit?: RateLimit; lookbackHours?: number; wrapFetch?: (f: FetchLike) => FetchLike } = {}
 ): Promise<SyncEnv> {
-  const { clientLimit, lookbackHours, ...serviceOpts } = opts
+  const { clientLimit, lookbackHours, wrapFetch, ...serviceOpts } = opts
+  const plain: FetchLike = (i, init) => fetch(i, init)
   const service = await startService({
     port: 0,
     calls: 3000,
@@ -52,7 +54,7 @@ export async function startEnv(
   const client = createServiceClient({
     baseUrl: service.url,
     zone: ZONE,
-    fetch: (i, init) => fetch(i, init),
+    fetch: wrapFetch ? wrapFetch(plain) : plain,
     limiter,
     maxRetries: 8,
     retry: { baseDelayMs: 20, maxDelayMs: 200 }

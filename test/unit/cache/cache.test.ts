@@ -9,7 +9,7 @@ import { parseNumeric } from '../../../src/core/cache/numeric'
 import { CallsightError } from '../../../src/core/errors'
 import type { Clock } from '../../../src/core/platform'
 import type { CallRecord } from '../../../src/shared/domain'
-import { callsToVersion3 } from './old-layouts'
+import { callsBeforeVersion5 } from './old-layouts'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -112,7 +112,7 @@ describe('migration 3: analysis clustered by call', () => {
     cache.close()
     // Back to the version 2 layout: clustered by key, with a by-call index.
     const raw = new Database(file)
-    callsToVersion3(raw)
+    callsBeforeVersion5(raw)
     raw.exec(`
       CREATE TABLE old (key_id INTEGER NOT NULL, call INTEGER NOT NULL, ord INTEGER NOT NULL, value TEXT NOT NULL, value_num REAL, PRIMARY KEY (key_id, call, ord)) WITHOUT ROWID;
       INSERT INTO old SELECT key_id, call, ord, value, value_num FROM analysis;
@@ -132,10 +132,10 @@ describe('migration 3: analysis clustered by call', () => {
   })
 })
 
-describe('migration 4: no base_hash, analysis_hash as the flag analysis_known', () => {
+describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', () => {
   const columns = (): string[] => cache.db.prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
 
-  it('turns a version 3 cache into the new columns, keeping every call, its id and its index row', () => {
+  it('turns a version 4 cache into the new columns, keeping every call, its id and its index row', () => {
     cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
     cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2)], includeAnalysis: true, checkpoint: null })
     // Calls only a page without analysis carried: analysis not known yet.
@@ -145,12 +145,12 @@ describe('migration 4: no base_hash, analysis_hash as the flag analysis_known', 
     cache.close()
     const raw = new Database(file)
     // call-1 as a version 1-2 cache stored it: SHA-1 hashes of its content.
-    callsToVersion3(raw, new Map([['call-1', { base: 'a9993e364706816aba3e25717850c26c9cd0d89d', analysis: '84983e441c3bd26ebaae4aa1f95129e5e54670f1' }]]))
-    raw.pragma('user_version = 3')
+    callsBeforeVersion5(raw, new Map([['call-1', { base: 'a9993e364706816aba3e25717850c26c9cd0d89d', analysis: '84983e441c3bd26ebaae4aa1f95129e5e54670f1' }]]))
+    raw.pragma('user_version = 4')
     raw.close()
 
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(4)
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(5)
     expect(columns()).toEqual(['id', 'call_id', 'call_at', 'call_date', 'title', 'summary', 'extra', 'analysis_count', 'first_seen_at', 'last_changed_at', 'analysis_known'])
     expect(cache.db.prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
       ['call-1', 1],

@@ -1,11 +1,11 @@
 import type Database from 'better-sqlite3'
 
 /**
- * Puts `calls` back into its version 1–3 layout (base_hash, analysis_hash), which
- * migration 4 replaced: for tests that open a file as an older version. `hashes` gives some
+ * Puts `calls` back into its version 1–4 layout (base_hash, analysis_hash), which
+ * migration 5 replaced: for tests that open a file as an older version. `hashes` gives some
  * calls the SHA-1 values versions 1–2 stored, by call_id.
  */
-export function callsToVersion3(db: Database.Database, hashes: ReadonlyMap<string, { base: string; analysis: string | null }> = new Map()): void {
+export function callsBeforeVersion5(db: Database.Database, hashes: ReadonlyMap<string, { base: string; analysis: string | null }> = new Map()): void {
   db.exec(`
     CREATE TABLE calls_v3 (
       id INTEGER PRIMARY KEY,

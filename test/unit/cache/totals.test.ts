@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, SCHEMA_VERSION, type CallCache } from '../../../src/core/cache'
 import type { CallRecord } from '../../../src/shared/domain'
-import { callsToVersion3 } from './old-layouts'
+import { callsBeforeVersion5 } from './old-layouts'
 
 const HOUR = 3_600_000
 const T0 = Date.UTC(2025, 9, 30)
@@ -119,7 +119,7 @@ describe('facet running totals', () => {
     const want = stored(cache)
     cache.close()
     const raw = new Database(file)
-    callsToVersion3(raw)
+    callsBeforeVersion5(raw)
     raw.exec('DROP TABLE agg_hours; DROP TABLE agg_scope_hours; DROP TABLE agg_values')
     raw.pragma('user_version = 1')
     raw.close()

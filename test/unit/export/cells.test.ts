@@ -2,8 +2,24 @@ import { describe, expect, it } from 'vitest'
 import { neutralizeFormula, parseRealNumber } from '../../../src/core/export/cells'
 
 describe('neutralizeFormula', () => {
-  it.each(['=1+1', '+1', '-1+2', '@SUM(A1)', '\t=1', '\r=1', '\n=1', '＝1', '＋1', '－1', '＠x'])('prefixes a quote to %j', (text) => {
+  it.each(['=1+1', '+1', '-1+2', '@SUM(A1)', '\t=1', '\rCR', '\nLF', '＝1', '＋1', '－1', '＠x'])('prefixes a quote to %j', (text) => {
     expect(neutralizeFormula(text)).toBe(`'${text}`)
+  })
+
+  it.each([
+    ['Özet\r=1+1', "Özet\r'=1+1"],
+    ['Özet\n=2+2', "Özet\n'=2+2"],
+    ['Özet\r\n+SUM(A1)', "Özet\r\n'+SUM(A1)"],
+    ['a\n\n-1\n@x\n\t=1', "a\n\n'-1\n'@x\n'\t=1"],
+    ['\n=1', "'\n'=1"],
+    ['\r\n=1', "'\r\n'=1"],
+    ['Satır\n＝1', "Satır\n'＝1"]
+  ])('quotes a trigger after a line break inside %j', (text, safe) => {
+    expect(neutralizeFormula(text)).toBe(safe)
+  })
+
+  it.each(['İlk satır\nikinci satır', 'a\r\nb', 'a\n =1', "a\n'=1", 'a\n\nb'])('leaves lines without a trigger alone: %j', (text) => {
+    expect(neutralizeFormula(text)).toBe(text)
   })
 
   it.each(['', 'Fatura', ' =1', "'=1", '1+1', 'Çağrı = 1', '[MASKED]'])('leaves %j alone', (text) => {

@@ -6,6 +6,7 @@ import { exportCalls } from '../../../src/core/export'
 import { exportCallsWith } from '../../../src/core/export/export-calls'
 import { ANALYSIS_KEYS, baseMeta, expectedText, makeRecords, sourceOf, tempDir, testGuard } from './fixtures'
 import { ALL_COLUMNS, expectedId, expectedValue, isoIn } from './helpers'
+import { linesOf, readStrictCsv } from './strict-csv'
 
 interface Field {
   value: string
@@ -91,6 +92,44 @@ describe('CSV export', () => {
     expect(cells.join('\n')).not.toContain('0532 123 45 67')
     expect(cells).toContain('E-posta adresi [MASKED] olarak güncellendi.')
     expect(cells).toContain('Arayan: [MASKED]')
+  })
+
+  it('keeps one row per call for a reader that ends a row at any bare CR or LF, as a spreadsheet does', async () => {
+    const hostile = [
+      { title: 'Başlık\r=1+1', summary: 'Özet\n=2+2' },
+      { title: 'İki\rsatır', summary: 'Bir\nİki\r\nÜç\rDört' },
+      { title: 'Sonda CR\r', summary: '\n+SUM(A1)\n-5\n@x' },
+      { title: 'a\r\n\r\n=HYPERLINK("http://x")', summary: 'düz metin' }
+    ]
+    const records = makeRecords(40).map((r, i) => (i < hostile.length ? { ...r, ...hostile[i]! } : r))
+    const file = join(tmp.dir, 'strict.csv')
+    await exportCallsWith({ source: sourceOf(records), file, format: 'csv', columns: ['callId', 'title', 'summary'], analysisLayout: 'wide', zone: 'UTC', meta: baseMeta, guard: testGuard })
+    const rows = readStrictCsv(readFileSync(file, 'utf8'))
+    expect(rows).toHaveLength(records.length + 1)
+    for (const row of rows) expect(row).toHaveLength(3)
+    records.forEach((r, i) => {
+      const row = rows[i + 1]!
+      expect(row.map((f) => f.value)).toEqual([expectedId(r.callId), expectedText(r.title), expectedText(r.summary)])
+      for (const field of row) if (/[\r\n]/.test(field.value)) expect(field.quoted).toBe(true)
+    })
+    expect(rows[1]![1]!.value).toBe("Başlık\r'=1+1")
+    expect(rows[1]![2]!.value).toBe("Özet\n'=2+2")
+  })
+
+  it('starts no line of any cell with a formula trigger, so even a reader that splits lines gets text', async () => {
+    const records = makeRecords(200).map((r, i) => (i % 4 === 0 ? { ...r, summary: `${r.summary}\r\n=1+1\r-2+3\n@SUM(A1)\n\t=1\n＝1` } : r))
+    const file = join(tmp.dir, 'lines.csv')
+    await exportCallsWith({ source: sourceOf(records), file, format: 'csv', columns: ALL_COLUMNS, analysisLayout: 'wide', zone: 'UTC', meta: baseMeta, guard: testGuard })
+    const cells = readStrictCsv(readFileSync(file, 'utf8')).flatMap((row) => row.map((f) => f.value))
+    let lines = 0
+    for (const cell of cells) {
+      if (/^-(?:0|[1-9]\d*)(?:\.\d+)?$/.test(cell)) continue // a real negative number
+      for (const line of linesOf(cell)) {
+        lines += 1
+        expect(line, JSON.stringify(cell)).not.toMatch(/^[=+\-@\t＝＋－＠]/)
+      }
+    }
+    expect(lines).toBeGreaterThan(cells.length)
   })
 
   it('writes one row per analysis item in the long layout, and one for a call without analysis', async () => {

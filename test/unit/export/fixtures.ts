@@ -106,10 +106,16 @@ export function tempDir(): { dir: string; files: () => string[]; remove: () => v
   return { dir, files: () => readdirSync(dir).sort(), remove: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** What a spreadsheet text cell must hold for a source text: masked, then neutralized. */
+/**
+ * What a spreadsheet text cell must hold for a source text: masked, then neutralized at its
+ * start and at the start of every line inside it.
+ */
 export function expectedText(text: string): string {
   const masked = testGuard(text)
-  return /^[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20]/.test(masked) ? `'${masked}` : masked
+  const lines = masked.split(/(\r\n|\r|\n)/)
+  const trigger = /^[=+\-@\t\uFF1D\uFF0B\uFF0D\uFF20]/
+  const safe = lines.map((part, i) => (i % 2 === 0 && i > 0 && trigger.test(part) ? `'${part}` : part)).join('')
+  return /^[=+\-@\t\r\n\uFF1D\uFF0B\uFF0D\uFF20]/.test(safe) ? `'${safe}` : safe
 }
 
 export const baseMeta = { query: { text: 'fatura', sort: 'date_desc' }, scope: { kind: 'query' }, appVersion: '0.1.0-test', exportedAt: Date.UTC(2024, 3, 1, 9, 30) }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { CONTENT_SECURITY_POLICY, META_CONTENT_SECURITY_POLICY, withCsp } from '../../../src/main/security/csp'
+import { CONTENT_SECURITY_POLICY, META_CONTENT_SECURITY_POLICY, withCsp } from '../../../src/host/csp'
 import { hardenSession, type SessionLike } from '../../../src/main/security/harden'
 import { APP_URL, isTrusted } from './fakes'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createDemoProvider, DEMO_OPTIONS } from '../../../src/main/demo'
+import { createDemoProvider, DEMO_OPTIONS } from '../../../src/host/demo'
 import { startService } from '../../../src/service'
 
 const signIn = (baseUrl: string, username: string, password: string) =>

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { ipcEvent } from '../../../src/shared/ipc/names'
-import { createEventSink, type EventTargetLike } from '../../../src/main/ipc/events'
+import { createEventSink, type EventTargetLike } from '../../../src/host/ipc/events'
 import { followTheme, type NativeThemeLike } from '../../../src/main/window/theme'
 import { MemoryLogger } from './fakes'
 

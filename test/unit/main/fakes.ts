@@ -1,7 +1,7 @@
 import { CHANNELS, type ChannelName } from '../../../src/shared/ipc/names'
 import { CallsightError } from '../../../src/core/errors'
 import type { Handlers } from '../../../src/core/app/platform'
-import type { IpcEventLike, IpcMainLike } from '../../../src/main/ipc/router'
+import type { IpcEventLike, IpcMainLike } from '../../../src/host/ipc/router'
 import type { Logger, LogLevel } from '../../../src/core/platform'
 
 /** An ipcMain that keeps its handlers so a test can call them as the renderer would. */

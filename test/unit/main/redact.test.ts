@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { redact, redactText, REDACTED } from '../../../src/main/adapters/redact'
-import { createFileLogger } from '../../../src/main/adapters/file-logger'
+import { redact, redactText, REDACTED } from '../../../src/host/logging/redact'
+import { createFileLogger } from '../../../src/host/logging/file-logger'
 
 const JWT = 'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJheXNlIiwidGVuYW50IjoiYWNtZSJ9.c2lnbmF0dXJlLXZhbHVl'
 

@@ -3,7 +3,7 @@ import { CHANNELS, ipcChannel } from '../../../src/shared/ipc/names'
 import type { Result } from '../../../src/shared/errors'
 import type { SessionState } from '../../../src/shared/domain'
 import { CallsightError } from '../../../src/core/errors'
-import { bindRouter } from '../../../src/main/ipc/router'
+import { bindRouter } from '../../../src/host/ipc/router'
 import { APP_URL, FakeIpcMain, isTrusted, mainFrame, MemoryLogger, refusingHandlers, subFrame } from './fakes'
 
 const signedIn: SessionState = {

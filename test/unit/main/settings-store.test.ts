@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { Settings } from '../../../src/shared/domain'
-import type * as SettingsModule from '../../../src/main/adapters/settings-store'
+import type * as SettingsModule from '../../../src/host/settings-store'
 import type * as SecretModule from '../../../src/main/adapters/secret-store'
+import type * as JsonStoreModule from '../../../src/main/adapters/json-store'
+import { openConfFile, type JsonFile } from '../../../src/host/json-file'
 import { MemoryLogger } from './fakes'
 
 // The real electron-store, writing real files, with Electron absent: electron-store reads
@@ -13,11 +15,20 @@ import { MemoryLogger } from './fakes'
 // The folder is always passed explicitly, as the app does with userData.
 let settings: typeof SettingsModule
 let secrets: typeof SecretModule
+let jsonStore: typeof JsonStoreModule
 beforeAll(async () => {
   process.env['ELECTRON_OVERRIDE_DIST_PATH'] = join(tmpdir(), 'no-electron-here')
-  settings = await import('../../../src/main/adapters/settings-store')
+  settings = await import('../../../src/host/settings-store')
   secrets = await import('../../../src/main/adapters/secret-store')
+  jsonStore = await import('../../../src/main/adapters/json-store')
 })
+
+type Open = (cwd: string, name: string) => JsonFile
+// The desktop app opens settings.json with electron-store, `callsight serve` with conf.
+const OPENERS: Array<[string, () => Open]> = [
+  ['electron-store (desktop)', () => (cwd, name) => jsonStore.openJsonFile({ cwd, name, clearInvalid: false })],
+  ['conf (browser mode)', () => (cwd, name) => openConfFile({ cwd, name, clearInvalid: false })]
+]
 
 let dir = ''
 const fresh = (): string => (dir = mkdtempSync(join(tmpdir(), 'callsight-settings-')))
@@ -35,26 +46,31 @@ const account = {
   demo: false
 }
 
-describe('settings store', () => {
+describe.each(OPENERS)('settings store through %s', (_name, opener) => {
+  let open: Open
+  beforeAll(() => {
+    open = opener()
+  })
+
   it('starts from the schema defaults when there is no file', () => {
-    const store = settings.openSettingsStore({ cwd: fresh() })
+    const store = settings.openSettingsStore({ cwd: fresh(), open })
     expect(store.get()).toEqual(Settings.parse({}))
     expect(store.backupPath).toBeNull()
   })
 
   it('persists what is set, validated, across a reopen', () => {
     const cwd = fresh()
-    const store = settings.openSettingsStore({ cwd })
+    const store = settings.openSettingsStore({ cwd, open })
     const next = { ...store.get(), theme: 'dark' as const, accounts: [Settings.shape.accounts.unwrap().element.parse(account)], activeAccountId: 'acc-1' }
     const saved = store.set(next)
     expect(saved.accounts[0]?.baseUrl).toBe('https://calls.example.com')
-    const again = settings.openSettingsStore({ cwd })
+    const again = settings.openSettingsStore({ cwd, open })
     expect(again.get()).toEqual(saved)
     expect(JSON.parse(readFileSync(join(cwd, 'settings.json'), 'utf8'))).toMatchObject({ theme: 'dark', activeAccountId: 'acc-1' })
   })
 
   it('hands out copies: mutating a result does not change the store', () => {
-    const store = settings.openSettingsStore({ cwd: fresh() })
+    const store = settings.openSettingsStore({ cwd: fresh(), open })
     const s = store.get()
     s.theme = 'dark'
     expect(store.get().theme).toBe('system')
@@ -68,20 +84,20 @@ describe('settings store', () => {
     const cwd = fresh()
     writeFileSync(join(cwd, 'settings.json'), content)
     const logger = new MemoryLogger()
-    const store = settings.openSettingsStore({ cwd, logger, now: () => Date.UTC(2026, 4, 6, 7, 8, 9) })
+    const store = settings.openSettingsStore({ cwd, logger, now: () => Date.UTC(2026, 4, 6, 7, 8, 9), open })
     expect(store.get()).toEqual(Settings.parse({}))
     expect(store.backupPath).toBe(join(cwd, 'settings.invalid-2026-05-06T07-08-09-000Z.json'))
     expect(readFileSync(store.backupPath ?? '', 'utf8')).toBe(content)
     expect(logger.lines.some((l) => l.level === 'warn')).toBe(true)
     // The app carries on and can save again.
     store.set({ ...store.get(), language: 'tr' })
-    expect(settings.openSettingsStore({ cwd }).get().language).toBe('tr')
+    expect(settings.openSettingsStore({ cwd, open }).get().language).toBe('tr')
   })
 
   it('keeps a valid older file and fills in what it lacks', () => {
     const cwd = fresh()
     writeFileSync(join(cwd, 'settings.json'), JSON.stringify({ language: 'tr' }))
-    const store = settings.openSettingsStore({ cwd })
+    const store = settings.openSettingsStore({ cwd, open })
     expect(store.backupPath).toBeNull()
     expect(store.get()).toEqual(Settings.parse({ language: 'tr' }))
     expect(readdirSync(cwd).filter((f) => f.includes('invalid'))).toEqual([])
@@ -89,11 +105,30 @@ describe('settings store', () => {
 
   it('refuses to write settings outside the schema, keeping the old ones', () => {
     const cwd = fresh()
-    const store = settings.openSettingsStore({ cwd })
+    const store = settings.openSettingsStore({ cwd, open })
     store.set({ ...store.get(), language: 'en' })
     expect(() => store.set({ ...store.get(), displayZone: 'Mars/Olympus' })).toThrowError(expect.objectContaining({ code: 'InvalidInput' }))
-    expect(settings.openSettingsStore({ cwd }).get().language).toBe('en')
+    expect(settings.openSettingsStore({ cwd, open }).get().language).toBe('en')
     expect(store.get().displayZone).toBe('system')
+  })
+})
+
+describe('settings.json shared by the desktop app and the browser mode', () => {
+  it('reads what the other wrote, and writes the same bytes', () => {
+    const [desktop, browser] = OPENERS.map(([, o]) => o())
+    const cwd = fresh()
+    const fromDesktop = settings.openSettingsStore({ cwd, open: desktop! })
+    const saved = fromDesktop.set({ ...fromDesktop.get(), language: 'tr', accounts: [Settings.shape.accounts.unwrap().element.parse(account)], activeAccountId: 'acc-1' })
+    const desktopBytes = readFileSync(join(cwd, 'settings.json'), 'utf8')
+
+    const fromBrowser = settings.openSettingsStore({ cwd, open: browser! })
+    expect(fromBrowser.backupPath).toBeNull()
+    expect(fromBrowser.get()).toEqual(saved)
+    // Written back by the browser mode: byte for byte what the desktop app writes.
+    fromBrowser.set({ ...fromBrowser.get() })
+    expect(readFileSync(join(cwd, 'settings.json'), 'utf8')).toBe(desktopBytes)
+    fromBrowser.set({ ...fromBrowser.get(), theme: 'dark' })
+    expect(settings.openSettingsStore({ cwd, open: desktop! }).get()).toEqual({ ...saved, theme: 'dark' })
   })
 })
 

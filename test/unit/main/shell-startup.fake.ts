@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events'
-import type { IpcEventLike } from '../../../src/main/ipc/router'
+import type { IpcEventLike } from '../../../src/host/ipc/router'
 
 type Handler = (event: IpcEventLike, payload: unknown) => unknown
 
@@ -81,7 +81,11 @@ export function makeFakeElectron(opts: { userData: string; lock: boolean }) {
       encryptStringAsync: async (s: string) => Buffer.from(s),
       decryptStringAsync: async (b: Buffer) => ({ result: b.toString(), shouldReEncrypt: false })
     },
-    net: { fetch: () => Promise.reject(new Error('no network in tests')) },
+    net: {
+      request: () => {
+        throw new Error('no network in tests')
+      }
+    },
     dialog: { showSaveDialog: async () => ({ canceled: true }) },
     shell: { openExternal: async () => undefined }
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { CallRecord } from '../../../src/shared/domain'
-import { applyPage, initialPager, nextSlice, WINDOW_LIMIT, type PagerState } from '../../../src/core/sync'
+import { applyPage, initialPager, nextSlice, type PagerState } from '../../../src/core/sync'
+import { SERVICE_WINDOW } from '../../../src/shared/service-limits'
 
 /**
  * The pager is pure, so these tests drive it over an ordered list with the service's paging
@@ -19,7 +20,7 @@ function ordered(list: CallRecord[]): CallRecord[] {
 
 function query(all: CallRecord[], from: number, to: number, skip: number, take: number) {
   const inRange = all.filter((r) => r.callAt >= from && r.callAt < to)
-  const lowered = Math.max(0, Math.min(take, WINDOW_LIMIT - skip))
+  const lowered = Math.max(0, Math.min(take, SERVICE_WINDOW - skip))
   const items = inRange.slice(skip, skip + lowered)
   return { records: items, returned: items.length, totalCount: inRange.length }
 }

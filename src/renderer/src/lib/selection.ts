@@ -93,7 +93,7 @@ export function selectedCount(sel: Selection, total: number): number {
   return Math.max(0, n)
 }
 
-/** Every selected offset, in order, below `total`. Used to resolve a selection to ids in pages. */
+/** Every selected offset, in order, below `total` (core walks the ranges themselves for an export). */
 export function* selectedOffsets(sel: Selection, total: number): Generator<number> {
   if (sel.all) {
     for (let i = 0; i < total; i++) yield i

@@ -21,7 +21,9 @@ export const useAppStore = defineStore('app', () => {
   const language = computed(() => resolveLanguage(settings.value?.language ?? 'system', info.value?.locale ?? 'en'))
   const locale = computed(() => intlLocale(language.value))
   const dark = computed(() => resolveDark(settings.value?.theme ?? 'system', osDark.value))
-  const signedIn = computed(() => session.value !== null && session.value.status !== 'signedOut')
+  // In the workspace: signed in to the service, or an account fed from a team cache (which
+  // needs no service session; signing in is only for remote search).
+  const signedIn = computed(() => session.value !== null && (session.value.status !== 'signedOut' || session.value.account?.teamCache !== undefined))
   const account = computed(() => session.value?.account ?? null)
 
   let unsubscribe: Array<() => void> = []

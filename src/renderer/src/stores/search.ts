@@ -1,7 +1,8 @@
 import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
-import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
+import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
+import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
 import { daysToRange, lastDays, rangeToDays } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
@@ -12,9 +13,6 @@ import { useAppStore } from './app'
 
 export type SearchMode = 'local' | 'service'
 export const PAGE_SIZE = 100
-/** The service never serves past skip + take = 10,000. */
-export const SERVICE_WINDOW = 10_000
-const RESOLVE_CHUNK = 500
 const SERVICE_DEFAULT_DAYS = 7
 
 /** The current query, its result set (paged, bounded) and the selection over it. */
@@ -162,31 +160,23 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   /**
-   * The ids behind an explicit selection, fetched in chunks straight from the cache (not
-   * through the page cache, which would churn). "All results" never comes here: it is
-   * exported as the query.
+   * What an export of the explicit selection sends: in local mode the offset ranges over the
+   * shown query, as they are (core walks them; no ids are gathered here); in service mode
+   * the ids of the page in memory. "All results" never comes here: it is exported as the query.
    */
-  async function selectedIds(): Promise<string[]> {
+  function exportSelection(): ExportSelection {
     const sel = selection.value
-    const ids: string[] = []
     if (mode.value === 'service') {
       const records = remotePage.value?.records ?? []
+      const ids: string[] = []
       for (const [s, e] of sel.all ? [[0, records.length - 1] as const] : sel.ranges)
         for (let i = s; i <= e; i++) {
           const r = records[i]
           if (r) ids.push(r.callId)
         }
-      return ids
+      return { kind: 'ids', ids }
     }
-    const q = activeQuery.value
-    for (const [s, e] of sel.ranges) {
-      for (let offset = s; offset <= e && offset < shownTotal.value; offset += RESOLVE_CHUNK) {
-        const limit = Math.min(RESOLVE_CHUNK, e - offset + 1)
-        const page = await call('search.page', { query: q, offset, limit })
-        ids.push(...page.rows.map((r) => r.callId))
-      }
-    }
-    return ids
+    return { kind: 'ranges', query: activeQuery.value, ranges: sel.ranges.map(([s, e]) => [s, e]) }
   }
 
   function resetFilters(): void {
@@ -239,7 +229,7 @@ export const useSearchStore = defineStore('search', () => {
     click,
     selectAll,
     clearSelection,
-    selectedIds,
+    exportSelection,
     resetFilters,
     applySaved,
     saveCurrent,

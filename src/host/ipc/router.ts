@@ -8,7 +8,7 @@ import type { Handlers as CoreHandlers } from '../../core/app/platform'
 
 export type Handlers = CoreHandlers
 
-/** The part of Electron's ipcMain the router uses, so tests and the browser bridge can fake it. */
+/** The part of Electron's ipcMain the router uses, so tests and the browser mode's HTTP binding can stand in for it. */
 export interface IpcMainLike {
   handle(channel: string, fn: (event: IpcEventLike, payload: unknown) => unknown): void
   removeHandler(channel: string): void

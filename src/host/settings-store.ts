@@ -1,11 +1,11 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { Settings } from '../../shared/domain'
-import { CallsightError } from '../../core/errors'
-import type { Logger } from '../../core/platform'
-import type { SettingsStore } from '../../core/app/platform'
-import { issuesToFields } from '../ipc/router'
-import { openJsonFile, type JsonFile } from './json-store'
+import { Settings } from '../shared/domain'
+import { CallsightError } from '../core/errors'
+import type { Logger } from '../core/platform'
+import type { SettingsStore } from '../core/app/platform'
+import { issuesToFields } from './ipc/router'
+import type { JsonFile } from './json-file'
 
 export const SETTINGS_FILE = 'settings'
 
@@ -19,12 +19,15 @@ export interface SettingsStoreOptions {
   cwd: string
   logger?: Logger
   now?: () => number
-  /** For tests that want to watch the file layer; defaults to electron-store. */
-  open?: (cwd: string, name: string) => JsonFile
+  /**
+   * Opens <cwd>/<name>.json. The desktop app passes electron-store, the browser shell conf
+   * (the library electron-store is built on): both read and write the same file format.
+   */
+  open: (cwd: string, name: string) => JsonFile
 }
 
 /**
- * Settings in electron-store, validated by the Settings schema. A file that is not JSON
+ * Settings in electron-store's JSON file, validated by the Settings schema. A file that is not JSON
  * or does not fit the schema (hand-edited, written by a newer version, half-written by a
  * crash before atomic writes) is moved aside as settings.invalid-<time>.json and the app
  * starts from defaults: it never refuses to start over settings, and never silently
@@ -34,8 +37,7 @@ export function openSettingsStore(opts: SettingsStoreOptions): OpenedSettingsSto
   const now = opts.now ?? Date.now
   const file = join(opts.cwd, `${SETTINGS_FILE}.json`)
   const backupPath = quarantineInvalid(file, now, opts.logger)
-  const open = opts.open ?? ((cwd, name) => openJsonFile({ cwd, name, clearInvalid: false }))
-  const store = open(opts.cwd, SETTINGS_FILE)
+  const store = opts.open(opts.cwd, SETTINGS_FILE)
 
   let current: Settings
   const initial = Settings.safeParse(store.read())

@@ -5,7 +5,7 @@ import type { EventSink } from '../../core/app/platform'
 
 export type { EventSink }
 
-/** A webContents, or anything that can stand in for one (the browser bridge's sockets). */
+/** A webContents, or anything that can stand in for one (the browser mode's WebSockets). */
 export interface EventTargetLike {
   isDestroyed(): boolean
   send(channel: string, payload: unknown): void

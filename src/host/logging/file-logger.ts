@@ -5,9 +5,11 @@ import { redact, redactText } from './redact'
 
 export interface FileLoggerOptions {
   dir: string
+  /** The file's name without .log: `main` for the desktop app, `serve` for the browser mode. */
+  name?: string
   /** Lines below this level are not written. */
   level?: LogLevel
-  /** The file rolls over to main.old.log past this size. */
+  /** The file rolls over to <name>.old.log past this size. */
   maxBytes?: number
   now?: () => number
   /** Also echo to stderr (development). */
@@ -17,12 +19,13 @@ export interface FileLoggerOptions {
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 }
 
 /**
- * One JSON line per entry in <dir>/main.log, redacted before it is written. Appends are
+ * One JSON line per entry in <dir>/<name>.log, redacted before it is written. Appends are
  * synchronous so the last lines before a crash are on disk; the volume is a few lines per
  * user action, not per record.
  */
 export function createFileLogger(opts: FileLoggerOptions): Logger & { readonly file: string } {
-  const file = join(opts.dir, 'main.log')
+  const name = opts.name ?? 'main'
+  const file = join(opts.dir, `${name}.log`)
   const min = ORDER[opts.level ?? 'info']
   const maxBytes = opts.maxBytes ?? 5 * 1024 * 1024
   const now = opts.now ?? Date.now
@@ -38,7 +41,7 @@ export function createFileLogger(opts: FileLoggerOptions): Logger & { readonly f
       const line = `${JSON.stringify(entry)}\n`
       try {
         if (size + line.length > maxBytes) {
-          renameSync(file, join(opts.dir, 'main.old.log'))
+          renameSync(file, join(opts.dir, `${name}.old.log`))
           size = 0
         }
         appendFileSync(file, line, { mode: 0o600 })

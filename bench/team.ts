@@ -1,0 +1,284 @@
+/**
+ * The team cache on PostgreSQL (docs/team.md), each figure beside the direct path measured
+ * in the same run:
+ * - worker sync into PostgreSQL at a time-scaled rate limit: share of the ceiling and 429s,
+ *   against the same sync into SQLite;
+ * - write throughput of a bulk sync (pages of 100 calls with 10 items, 20 per transaction, as
+ *   the engine stores pages that arrive together), PostgreSQL and SQLite on the same pages,
+ *   interleaved group by group so both see the same machine;
+ * - a pull of 1,000,000 calls into an empty local cache, end to end in its own process (the
+ *   built CLI), with its peak resident memory; against the direct ingest rate;
+ * - incremental pulls of 1,000 changed calls;
+ * - ten workstations pulling: requests to the service (counted by the reference service);
+ * - sizing: rows and bytes per call in PostgreSQL and in the pulled SQLite file.
+ * Skipped, with one line, when no PostgreSQL server binaries are installed.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { openCache, type WritePageInput } from '../src/core/cache'
+import { silentLogger, systemClock } from '../src/core/platform/node'
+import { SyncEngine } from '../src/core/sync'
+import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
+import type { CallRecord } from '../src/shared/domain'
+import { startService } from '../src/service'
+import { findPgBin, startPgCluster, type PgCluster } from '../test/support/pg-cluster'
+import { signedInSession } from '../test/integration/team/helpers'
+import { makeCall, prng } from './search-data'
+import { limitFor, runEngine } from './sync'
+import { median, percentile, type BenchFn, type BenchRow } from './types'
+
+const ALL = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
+const TYPE = { callTypes: ['Fatura'], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: false }
+
+function* groups(n: number, seed: number, mutate?: (r: CallRecord) => CallRecord): Generator<WritePageInput[]> {
+  const rnd = prng(seed)
+  let held: WritePageInput[] = []
+  const fatura: CallRecord[] = []
+  for (let i = 0; i < n; i += 100) {
+    const page: CallRecord[] = []
+    for (let k = i; k < Math.min(n, i + 100); k++) {
+      const g = makeCall(k, n, rnd)
+      const r = mutate ? mutate(g.record) : g.record
+      page.push(r)
+      if (g.topic === 0) fatura.push(r)
+    }
+    held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
+    if (fatura.length >= 500) held.push({ scopeKey: 'type', records: fatura.splice(0), includeAnalysis: false, checkpoint: { next: i } })
+    if (held.length >= 20) {
+      yield held
+      held = []
+    }
+  }
+  if (fatura.length) held.push({ scopeKey: 'type', records: fatura, includeAnalysis: false, checkpoint: null })
+  if (held.length) yield held
+}
+
+const callsIn = (g: readonly WritePageInput[]): number => g.filter((p) => p.scopeKey === 'all').reduce((n, p) => n + p.records.length, 0)
+
+/** Peak resident memory of a process, read from /proc while it runs (VmHWM). */
+function peakRss(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) * 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+async function pullInChild(cli: string, url: string, file: string): Promise<{ seconds: number; rss: number; calls: number }> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  let rss = 0
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString()
+    if (out.length > 1_000_000) out = out.slice(-10_000)
+    rss = Math.max(rss, peakRss(child.pid!))
+  })
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const timer = setInterval(() => (rss = Math.max(rss, peakRss(child.pid!))), 100)
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearInterval(timer)
+  if (code !== 0) throw new Error(`pull exited ${code}: ${err}`)
+  const last = JSON.parse(out.trim().split('\n').pop()!) as { calls: number }
+  return { seconds: (performance.now() - started) / 1000, rss, calls: last.calls }
+}
+
+export const run: BenchFn = async (ctx) => {
+  const bin = findPgBin()
+  if (!bin) {
+    ctx.log('team: skipped: no PostgreSQL server binaries found (install Debian\'s postgresql package; CALLSIGHT_PG_BIN names another folder)')
+    return { name: 'team', rows: [] }
+  }
+  const rows: BenchRow[] = []
+  const cluster: PgCluster = await startPgCluster()
+  try {
+    await cluster.sql('CREATE DATABASE bench')
+    const url = cluster.urlFor({ database: 'bench' })
+
+    // 1. Worker sync into PostgreSQL against the same sync into SQLite, back to back.
+    {
+      const calls = ctx.quick ? 20_000 : 100_000
+      const LIMIT = limitFor(ctx.quick)
+      const ceiling = (LIMIT.requests / LIMIT.perSeconds) * 500
+      const direct = await runEngine(calls, ctx.workDir, LIMIT)
+      const team = await runEngine(calls, ctx.workDir, LIMIT, async () => {
+        const store = await PgSyncStore.open({ url, schema: 'worker', migrate: true })
+        return {
+          store,
+          count: async () => Number((await store.pool.query<{ n: string }>('SELECT count(*) AS n FROM worker.calls')).rows[0]!.n),
+          close: () => store.close()
+        }
+      })
+      const share = (r: typeof direct): number => (((r.rate ?? r.requests / r.seconds) * 500) / ceiling) * 100
+      ctx.log(`worker sync: PostgreSQL ${share(team).toFixed(1)}% (${team.status429} × 429), SQLite ${share(direct).toFixed(1)}% (${direct.status429} × 429)`)
+      rows.push(
+        { metric: `worker sync of ${calls.toLocaleString('en')} calls into PostgreSQL: share of the ceiling`, value: share(team), unit: '%', baseline: share(direct), ratio: share(team) / share(direct), target: 97, targetKind: 'min', note: 'baseline: the same sync into SQLite, same run' },
+        { metric: 'worker sync into PostgreSQL: 429 responses', value: team.status429, unit: 'count', baseline: direct.status429, target: 0, targetKind: 'max' }
+      )
+    }
+
+    // 2. Bulk write throughput: the same groups into PostgreSQL and SQLite, interleaved.
+    const n = ctx.quick ? 100_000 : 1_000_000
+    const compared = ctx.quick ? 60_000 : 300_000
+    const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
+    const sqlite = openCache(join(ctx.workDir, 'direct.sqlite'))
+    try {
+      for (const s of [store, sqlite]) {
+        await s.ensureScope('all', ALL)
+        await s.ensureScope('type', TYPE)
+      }
+      const pgRates: number[] = []
+      const sqRates: number[] = []
+      let pgMs = 0
+      let sqMs = 0
+      let pgBlock = 0
+      let sqBlock = 0
+      let blockCalls = 0
+      let done = 0
+      const block = Math.max(2000, compared / 10)
+      for (const g of groups(n, 42)) {
+        let t = performance.now()
+        await store.writePages(g)
+        const pms = performance.now() - t
+        pgMs += pms
+        pgBlock += pms
+        const c = callsIn(g)
+        if (done < compared) {
+          t = performance.now()
+          sqlite.writePages(g)
+          const sms = performance.now() - t
+          sqMs += sms
+          sqBlock += sms
+        }
+        done += c
+        blockCalls += c
+        if (blockCalls >= block) {
+          pgRates.push(blockCalls / (pgBlock / 1000))
+          if (sqBlock > 0) sqRates.push(blockCalls / (sqBlock / 1000))
+          blockCalls = 0
+          pgBlock = 0
+          sqBlock = 0
+        }
+        if (done % 200_000 === 0) ctx.log(`written ${done.toLocaleString('en')} calls to PostgreSQL`)
+      }
+      const pgRate = median(pgRates)
+      const sqRate = median(sqRates)
+      ctx.log(`bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`)
+      rows.push({
+        metric: 'PostgreSQL write throughput, bulk sync (pages of 100 calls + 10 items, 20 per transaction), median of blocks',
+        value: pgRate,
+        unit: 'calls/s',
+        baseline: sqRate,
+        ratio: pgRate / sqRate,
+        target: 20_000,
+        targetKind: 'min',
+        note: `baseline: the same groups into SQLite (direct path), interleaved, first ${compared.toLocaleString('en')} calls; PostgreSQL whole run ${Math.round(n / (pgMs / 1000))}/s over ${n.toLocaleString('en')}`
+      })
+      const direct = Math.round(compared / (sqMs / 1000))
+
+      // Sizing of what was written.
+      await store.pool.query('VACUUM ANALYZE bench.calls, bench.scope_members')
+      const sizes = await store.pool.query(
+        `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+         LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE ns.nspname = 'bench' AND c.relkind = 'r'`
+      )
+      const cnt = async (t: string): Promise<number> => Number((await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM bench.${t}`)).rows[0]!.n)
+      const pgBytes = sizes.rows.reduce((s, r: { bytes: string }) => s + Number(r.bytes), 0)
+      const memberRows = await cnt('scope_members')
+      ctx.log(`PostgreSQL sizes: ${sizes.rows.map((r: { name: string; bytes: string }) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`)
+      rows.push({ metric: `team cache size per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls, ${memberRows.toLocaleString('en')} memberships)`, value: (pgBytes / n) * 1e6 / 2 ** 20, unit: 'MiB', note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST` })
+
+      // 3. Pull everything into an empty local cache, in its own process.
+      const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
+      const file = join(ctx.workDir, 'pulled.sqlite')
+      let pull: { seconds: number; rss: number; calls: number; where: string }
+      if (existsSync(cli)) pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
+      else {
+        const pool = createPool({ url, schema: 'bench' })
+        const cache = openCache(file)
+        const t = performance.now()
+        const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
+        pull = { seconds: (performance.now() - t) / 1000, rss: process.memoryUsage().rss, calls: r.calls, where: 'in-process (no CLI bundle)' }
+        cache.close()
+        await pool.end()
+      }
+      if (pull.calls !== n) throw new Error(`the pull applied ${pull.calls} of ${n} calls`)
+      const rate = n / pull.seconds
+      ctx.log(`pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`)
+      rows.push(
+        { metric: `pull of ${n.toLocaleString('en')} calls with analysis into an empty cache, end to end`, value: rate, unit: 'calls/s', baseline: direct, ratio: rate / direct, target: 15_000, targetKind: 'min', note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run` },
+        { metric: 'pull: peak resident memory', value: pull.rss / 2 ** 20, unit: 'MiB', target: 300, targetKind: 'max', note: pull.where },
+        { metric: 'pulled SQLite file per 1,000,000 calls', value: (statSync(file).size / n) * 1e6 / 2 ** 20, unit: 'MiB' }
+      )
+
+      // 4. Incremental pulls of 1,000 changed calls.
+      const times: number[] = []
+      for (let round = 1; round <= (ctx.quick ? 3 : 7); round++) {
+        const from = round * 7919
+        const changed: WritePageInput[] = []
+        for (const g of groups(n, 42, (r) => ({ ...r, summary: `${r.summary} (revised ${round})` }))) {
+          for (const p of g) {
+            if (p.scopeKey !== 'all') continue
+            const sel = p.records.filter((r) => {
+              const i = Number(r.callId.slice(1))
+              return i >= from && i < from + 1000
+            })
+            if (sel.length) changed.push({ ...p, records: sel })
+          }
+          if (changed.reduce((s, p) => s + p.records.length, 0) >= 1000) break
+        }
+        await store.writePages(changed)
+        const pool = createPool({ url, schema: 'bench', maxConnections: 1 })
+        const cache = openCache(file)
+        const t = performance.now()
+        const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
+        times.push(performance.now() - t)
+        cache.close()
+        await pool.end()
+        if (r.calls !== 1000) throw new Error(`the incremental pull applied ${r.calls} calls, not 1000`)
+      }
+      rows.push({ metric: 'incremental pull of 1,000 changed calls (p50)', value: percentile(times, 50), unit: 'ms', target: 1000, targetKind: 'max', note: `p95 ${percentile(times, 95).toFixed(0)} ms over ${times.length}; includes connecting` })
+    } finally {
+      sqlite.close()
+      await store.close()
+    }
+
+    // 5. Ten workstations pull what the worker synced: requests to the service.
+    {
+      const svc = await startService({ port: 0, calls: ctx.quick ? 5000 : 20_000, seed: 3, from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z', rateLimit: { requests: 1000, perSeconds: 1 }, quiet: true })
+      try {
+        const { session } = await signedInSession(svc, { requests: 1000, perSeconds: 1 })
+        const ten = await PgSyncStore.open({ url, schema: 'ten', migrate: true })
+        const engine = new SyncEngine({ source: session, cache: ten, clock: systemClock, logger: silentLogger, rateLimit: { requests: 1000, perSeconds: 1 } })
+        const synced = await engine.run({ from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-08T00:00:01Z'), results: 'all', includeAnalysis: true }, { mode: 'full' })
+        await ten.close()
+        svc.admin.resetStats()
+        const t = performance.now()
+        const results = await Promise.all(
+          Array.from({ length: 10 }, async (_, i) => {
+            const pool = createPool({ url, schema: 'ten', maxConnections: 1 })
+            const cache = openCache(join(ctx.workDir, `ws-${i}.sqlite`))
+            try {
+              return await pullTeamCache({ pool, schema: 'ten', sourceLabel: url, cache })
+            } finally {
+              cache.close()
+              await pool.end()
+            }
+          })
+        )
+        const seconds = (performance.now() - t) / 1000
+        if (results.some((r) => r.calls !== synced.stored)) throw new Error('a workstation did not pull every call')
+        const requests = svc.admin.stats().requests
+        rows.push({ metric: `ten workstations pull ${synced.stored.toLocaleString('en')} calls: requests to the service`, value: requests, unit: 'count', baseline: synced.requests * 10, target: 0, targetKind: 'max', note: `baseline: ten direct syncs would send ${synced.requests} requests each; the ten pulls took ${seconds.toFixed(1)} s together` })
+      } finally {
+        await svc.stop()
+      }
+    }
+  } finally {
+    await cluster.stop()
+  }
+  return { name: 'team', rows }
+}

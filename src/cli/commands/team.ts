@@ -1,0 +1,88 @@
+import { CallsightError } from '../../core/errors'
+import { PG_SCHEMA_VERSION, readWorkerState, RoleName, schemaVersion, teamInit } from '../../core/team'
+import { q } from '../../core/team/connection'
+import { check, parseFlags, required } from '../args'
+import { EXIT } from '../exit-codes'
+import type { Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
+import { readSecret } from '../password'
+import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+
+export const TEAM_HELP = `callsight team init --db URL [--schema NAME] [--writer ROLE] [--reader ROLE]
+callsight team status --db URL [--schema NAME] [--json]
+
+init    creates (or upgrades) the tenant's schema in the team cache and two roles: the
+        writer, for the worker, and the read-only reader, for analysts' workstations.
+        Run it as the database owner; running it again upgrades and re-grants.
+        Passwords for new roles come from CALLSIGHT_WRITER_PASSWORD and
+        CALLSIGHT_READER_PASSWORD (or hidden prompts); an existing role keeps its
+        password unless one is given.
+status  what the worker is doing per scope (running, last success, errors) and how
+        many calls the team cache holds. Any role that may read the schema.
+
+  --db URL              postgres://USER@HOST:PORT/DATABASE
+  --writer ROLE         default <schema>_writer
+  --reader ROLE         default <schema>_reader
+  --json                status as one JSON object
+${TEAM_DB_HELP}`
+
+export async function teamCommand(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv
+  if (sub === 'init') return init(rest, io)
+  if (sub === 'status') return status(rest, io)
+  throw new CallsightError('InvalidInput', `callsight team: say init or status${sub ? ` (not "${sub}")` : ''}.`)
+}
+
+async function init(argv: string[], io: Io): Promise<number> {
+  const { values } = parseFlags(argv, { db: { type: 'string' }, writer: { type: 'string' }, reader: { type: 'string' }, ...TEAM_DB_FLAGS })
+  const opts = teamDbOptions(required(values.db, '--db'), values)
+  const writerRole = check(RoleName, values.writer ?? `${opts.schema}_writer`, '--writer')
+  const readerRole = check(RoleName, values.reader ?? `${opts.schema}_reader`, '--reader')
+  if (writerRole === readerRole) throw new CallsightError('InvalidInput', '--writer and --reader must be two roles.')
+  const pool = openTeamPool(opts, 1)
+  try {
+    const exists = async (role: string): Promise<boolean> => ((await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount ?? 0) > 0
+    // New roles need a password; existing ones keep theirs unless the variable is set.
+    const secret = async (role: string, env: string): Promise<string | undefined> =>
+      (await exists(role)) && !process.env[env] ? undefined : readSecret(env, `Password for the new role ${role}: `)
+    const writerPassword = await secret(writerRole, 'CALLSIGHT_WRITER_PASSWORD')
+    const readerPassword = await secret(readerRole, 'CALLSIGHT_READER_PASSWORD')
+    const r = await teamInit({ pool, schema: opts.schema, writerRole, readerRole, writerPassword, readerPassword })
+    io.out(`Team cache schema "${opts.schema}" at version ${r.schemaVersion}.\n`)
+    for (const role of r.created) io.out(`Created role ${role}.\n`)
+    for (const role of r.updated) io.out(`Set a new password for role ${role}.\n`)
+    io.out(`Writer (the worker): ${writerRole}. Read-only (workstations): ${readerRole}.\n`)
+    return EXIT.ok
+  } finally {
+    await pool.end()
+  }
+}
+
+async function status(argv: string[], io: Io): Promise<number> {
+  const { values } = parseFlags(argv, { db: { type: 'string' }, json: { type: 'boolean', default: false }, ...TEAM_DB_FLAGS })
+  const opts = teamDbOptions(required(values.db, '--db'), values)
+  const pool = openTeamPool(opts, 1)
+  try {
+    const version = await schemaVersion(pool, opts.schema).catch(() => 0)
+    if (version === 0) throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, { hint: 'Run callsight team init first.' })
+    const workers = await readWorkerState(pool, opts.schema)
+    const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
+    const seq = Number((await pool.query<{ s: string | null }>(`SELECT max(seq) AS s FROM ${q(opts.schema)}.calls`)).rows[0]?.s ?? 0)
+    if (values.json) {
+      io.out(`${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`)
+      return EXIT.ok
+    }
+    io.out(`Team cache "${opts.schema}" (schema version ${version}): ${calls} calls, last change number ${seq}.\n`)
+    if (workers.length === 0) io.out('No worker has reported yet.\n')
+    const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toISOString())
+    for (const w of workers) {
+      const state = w.running ? `running since ${when(w.run_started_at)}` : `idle, last run ${w.last_outcome ?? 'none'}`
+      // Names and messages come from the database: shown, never obeyed, by the terminal.
+      io.out(`- ${terminalLine(w.name)}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${terminalLine(w.worker)})\n`)
+      if (w.last_error_code) io.out(`    last error ${terminalLine(w.last_error_code)}: ${terminalLine(w.last_error_message ?? '')}\n`)
+    }
+    return EXIT.ok
+  } finally {
+    await pool.end()
+  }
+}

@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs'
+import { hostname } from 'node:os'
+import { CallsightError, toErrorInfo } from '../../core/errors'
+import type { Logger } from '../../core/platform'
+import { systemClock } from '../../core/platform/node'
+import { PgSyncStore, TeamWorker, WorkerConfig } from '../../core/team'
+import { check, parseFlags, required } from '../args'
+import { connect } from '../connect'
+import { EXIT } from '../exit-codes'
+import type { Io } from '../output'
+import { jsonLine } from '../terminal-text'
+import { readPassword } from '../password'
+
+export const WORKER_HELP = `callsight worker --config FILE [--once]
+
+Keeps the scopes of FILE fresh in the team cache: every intervalMinutes each scope is
+synced incrementally (the look-back before the covered end is fetched again), one after
+the other, within the tenant's rate limit. A pass cut short (killed, stopped) continues
+where it stopped. Logs one JSON object per line on stdout; writes its state per scope to
+the team cache (callsight team status shows it). SIGTERM or Ctrl-C stops it cleanly: the
+current sync keeps its checkpoint, exit 0.
+
+  --config FILE   JSON: {"server","user","zone","db","schema","rateLimit":{"requests",
+                  "perSeconds"},"intervalMinutes","lookbackHours","sslMode","sslRootCert",
+                  "scopes":[{"name","days" or "from","analysis","results","types",
+                  "direction","hasNewRequest"}]} (docs/team.md has an example)
+  --once          one cycle, then exit (0 when every scope synced)
+
+The service password comes from CALLSIGHT_PASSWORD, the PostgreSQL password from
+PGPASSWORD or ~/.pgpass: never from the file or a flag.`
+
+/** One JSON object per line: what log collectors (journald, Loki, …) read best. */
+export function jsonLinesLogger(write: (line: string) => void, now: () => number = Date.now): Logger {
+  return {
+    log: (level, message, fields) => {
+      if (level === 'debug') return
+      write(`${jsonLine({ time: new Date(now()).toISOString(), level, msg: message, ...fields })}\n`)
+    }
+  }
+}
+
+export function readWorkerConfig(file: string): WorkerConfig {
+  let raw: unknown
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw new CallsightError('InvalidInput', `--config: ${file} could not be read as JSON.`, { cause: e })
+  }
+  return check(WorkerConfig, raw, `--config ${file}`)
+}
+
+export async function workerCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+  const { values } = parseFlags(argv, { config: { type: 'string' }, once: { type: 'boolean', default: false } })
+  const cfg = readWorkerConfig(required(values.config, '--config'))
+  const logger = jsonLinesLogger(io.out)
+  // systemd stops a service with SIGTERM: the same clean stop as Ctrl-C.
+  const stop = new AbortController()
+  const onTerm = (): void => {
+    logger.log('info', 'stop requested (SIGTERM)')
+    stop.abort()
+  }
+  const onAbort = (): void => stop.abort()
+  process.on('SIGTERM', onTerm)
+  signal.addEventListener('abort', onAbort, { once: true })
+  let store: PgSyncStore | null = null
+  try {
+    store = await PgSyncStore.open({ url: cfg.db, schema: cfg.schema, sslMode: cfg.sslMode, sslRootCert: cfg.sslRootCert, applicationName: 'callsight-worker' })
+    const conn = await connect({ server: cfg.server, user: cfg.user, zone: cfg.zone, rateLimit: cfg.rateLimit, logger, signal: stop.signal })
+    const worker = new TeamWorker({
+      store,
+      source: conn.session,
+      clock: systemClock,
+      logger,
+      rateLimit: conn.rateLimit,
+      lookbackHours: cfg.lookbackHours,
+      intervalMs: Math.round(cfg.intervalMinutes * 60_000),
+      scopes: cfg.scopes,
+      workerName: `${hostname()}:${process.pid}`,
+      waits: conn.waits,
+      relogin: async () => conn.session.login(cfg.user, await readPassword())
+    })
+    const r = await worker.run(stop.signal, { once: values.once })
+    return values.once && r.failures > 0 ? EXIT.failure : EXIT.ok
+  } catch (e) {
+    if (stop.signal.aborted) return EXIT.ok
+    logger.log('error', 'the worker could not start', { error: toErrorInfo(e) })
+    throw e
+  } finally {
+    process.off('SIGTERM', onTerm)
+    signal.removeEventListener('abort', onAbort)
+    await store?.close()
+  }
+}

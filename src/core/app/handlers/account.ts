@@ -1,0 +1,147 @@
+import { rmSync } from 'node:fs'
+import { DEFAULT_RATE_LIMIT, type Account, type SessionState, type Settings, type SettingsPatch } from '../../../shared/domain'
+import { CallsightError } from '../../errors'
+import { TeamPasswordVault } from '../../team'
+import { accountDbPath, accountIdFor } from '../account-runtime'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type AccountHandlers = Pick<
+  Handlers,
+  'session.get' | 'session.signIn' | 'session.startDemo' | 'session.signOut' | 'settings.get' | 'settings.update' | 'accounts.remove'
+>
+
+/** Signing in and out, the accounts set up on this computer, and the settings. */
+export function accountHandlers(state: AppState): AccountHandlers {
+  const { platform } = state
+
+  async function signIn(account: Account, username: string, password: string): Promise<SessionState> {
+    // A failed sign-in must not disturb the account that is active now.
+    const candidate = state.runtimeFor(account)
+    await state.connectivity.track(candidate.session.login(username, password))
+    state.install(candidate)
+    const s = state.settings()
+    state.saveSettings({ ...s, accounts: [...s.accounts.filter((a) => a.id !== account.id), account], activeAccountId: account.id })
+    state.emitSession()
+    return state.sessionState()
+  }
+
+  /** Removes an account and its cache file; signs it out first when it is the active one. */
+  function forgetAccount(id: string): Settings {
+    const s = state.settings()
+    if (!s.accounts.some((a) => a.id === id)) throw new CallsightError('NotFound', 'That account is not set up on this computer.')
+    if (state.runtime?.account.id === id) {
+      void state.runtime.session.signOut()
+      state.closeRuntime()
+    }
+    new TeamPasswordVault(platform.secretStore, platform.cipher, id).clear()
+    const db = accountDbPath(platform.paths.userData, id)
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true })
+    const next = state.saveSettings({
+      ...s,
+      accounts: s.accounts.filter((a) => a.id !== id),
+      activeAccountId: s.activeAccountId === id ? null : s.activeAccountId
+    })
+    state.emitSession()
+    return next
+  }
+
+  function applyPatch(patch: SettingsPatch): Settings {
+    const s = state.settings()
+    const next: Settings = {
+      ...s,
+      displayZone: patch.displayZone ?? s.displayZone,
+      language: patch.language ?? s.language,
+      theme: patch.theme ?? s.theme,
+      sync: { ...s.sync, ...patch.sync },
+      export: { ...s.export, ...patch.export }
+    }
+    if (patch.account) next.accounts = editAccount(s.accounts, patch.account)
+    if (patch.theme) platform.setThemeSource(patch.theme)
+    return state.saveSettings(next)
+  }
+
+  /** The accounts with one edited; the active runtime follows the edit. */
+  function editAccount(accounts: Account[], edit: NonNullable<SettingsPatch['account']>): Account[] {
+    const { id, ...changes } = edit
+    const current = accounts.find((a) => a.id === id)
+    if (!current) throw new CallsightError('NotFound', 'That account is not set up on this computer.')
+    const updated: Account = {
+      ...current,
+      label: changes.label ?? current.label,
+      zone: changes.zone ?? current.zone,
+      rateLimit: changes.rateLimit ?? current.rateLimit
+    }
+    const previous = state.runtime
+    if (previous?.account.id === id) {
+      if (updated.zone !== current.zone) {
+        // The zone is part of how dates are sent and read: rebuild the client around it,
+        // with the tokens the old one holds (in memory only without a secure key store).
+        const rt = state.activate(updated)
+        state.rebuilding = rt
+          .adoptTokensFrom(previous)
+          .then(() => rt.session.restore())
+          .then(state.emitSession, () => state.emitSession())
+      } else previous.update(updated)
+    }
+    return accounts.map((a) => (a.id === id ? updated : a))
+  }
+
+  return {
+    'session.get': async () => state.sessionState(),
+
+    'session.signIn': async (req) => {
+      const id = accountIdFor(req.baseUrl, req.username)
+      const existing = state.settings().accounts.find((a) => a.id === id)
+      const account: Account = {
+        id,
+        label: existing?.label || `${req.username} @ ${new URL(req.baseUrl).host}`,
+        baseUrl: req.baseUrl,
+        username: req.username,
+        zone: req.zone ?? existing?.zone ?? platform.systemZone,
+        rateLimit: req.rateLimit ?? existing?.rateLimit ?? DEFAULT_RATE_LIMIT,
+        demo: false,
+        // Signing in for remote search keeps a team cache account's source (docs/team.md).
+        ...(existing?.teamCache ? { teamCache: existing.teamCache } : {})
+      }
+      return signIn(account, req.username, req.password)
+    },
+
+    'session.startDemo': async () => {
+      if (!platform.demo) throw new CallsightError('Internal', 'The demo is not available in this build.')
+      const demo = await platform.demo.start()
+      const account: Account = {
+        id: 'demo',
+        label: 'Demo tenant',
+        baseUrl: demo.baseUrl,
+        username: demo.username,
+        zone: demo.zone,
+        rateLimit: demo.rateLimit,
+        demo: true
+      }
+      const signedIn = await signIn(account, demo.username, demo.password)
+      // The demo tenant's catalog, with descriptions: the real service has no catalog endpoint.
+      state.requireRuntime().cache.upsertCallTypes(demo.callTypes)
+      return signedIn
+    },
+
+    'session.signOut': async ({ forget }) => {
+      await state.syncs.cancelAll()
+      const rt = state.runtime
+      if (rt) {
+        await rt.session.signOut()
+        if (forget) forgetAccount(rt.account.id)
+      }
+      state.emitSession()
+      return state.sessionState()
+    },
+
+    'settings.get': async () => state.settings(),
+    'settings.update': async (patch) => {
+      const next = applyPatch(patch)
+      await state.rebuilding
+      return next
+    },
+    'accounts.remove': async ({ id }) => forgetAccount(id)
+  }
+}

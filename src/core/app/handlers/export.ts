@@ -1,0 +1,80 @@
+import type { ExportProgress, ExportRequest, ExportSelection } from '../../../shared/domain'
+import { toErrorInfo } from '../../errors'
+import { exportCalls } from '../../export'
+import type { AccountRuntime } from '../account-runtime'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type ExportHandlers = Pick<Handlers, 'export.start' | 'export.cancel'>
+
+/** Exporting a selection of the active account's cache to a file the user chooses. */
+export function exportHandlers(state: AppState): ExportHandlers {
+  const { platform, exports } = state
+
+  /** Writes the file as a task on a read-only connection, so searches go on meanwhile. */
+  function startExport(rt: AccountRuntime, req: ExportRequest, file: string): string {
+    const zone = req.zone ?? state.displayZone()
+    return exports.start({ file }, async (signal, exportId) => {
+      const emit = (p: Omit<ExportProgress, 'exportId'>): void => platform.events.emit('export.progress', { exportId, ...p })
+      const reader = rt.openReader()
+      try {
+        const source = reader.search.iterate(req.selection)
+        emit({ phase: 'writing', written: 0, total: source.total, file: null })
+        const result = await exportCalls({
+          source,
+          file,
+          format: req.format,
+          columns: req.columns,
+          analysisLayout: req.analysisLayout,
+          zone,
+          meta: {
+            query: selectionMeta(req.selection, source.total),
+            scope: rt.account.label,
+            appVersion: platform.appVersion,
+            exportedAt: platform.clock.now()
+          },
+          signal,
+          onProgress: (p) => emit({ phase: 'writing', written: p.written, total: p.total, file: null })
+        })
+        // Browser mode hands the finished file to the page as a one-time download.
+        const download = platform.dialogs.offerDownload?.(result.file)
+        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
+      } catch (e) {
+        const error = toErrorInfo(e)
+        if (error.code === 'Internal') platform.logger.log('error', 'export failed', { error: String(e) })
+        emit({ phase: error.code === 'Cancelled' ? 'cancelled' : 'failed', written: 0, total: 0, file: null, error })
+      } finally {
+        reader.close()
+      }
+    })
+  }
+
+  return {
+    'export.start': async (req) => {
+      state.requireRuntime()
+      const stamp = new Date(platform.clock.now()).toISOString().slice(0, 10)
+      const file = await platform.dialogs.chooseExportFile(`callsight-${stamp}.${req.format}`, req.format)
+      if (!file) return { started: false as const }
+      // The choice is remembered for the next export.
+      const s = state.settings()
+      state.saveSettings({ ...s, export: { ...s.export, format: req.format, columns: req.columns, analysisLayout: req.analysisLayout } })
+      return { started: true as const, exportId: startExport(state.requireRuntime(), req, file), file }
+    },
+    'export.cancel': async ({ exportId }) => {
+      exports.cancel(exportId)
+      return { ok: true as const }
+    }
+  }
+}
+
+/** What the export's header says was exported: the query, and for a hand selection how much of it. */
+function selectionMeta(selection: ExportSelection, total: number): unknown {
+  switch (selection.kind) {
+    case 'query':
+      return selection.query
+    case 'ranges':
+      return { query: selection.query, selectedRows: total }
+    case 'ids':
+      return { ids: selection.ids.length }
+  }
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto'
+import { remoteSearch } from '../../client'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type SearchHandlers = Pick<
+  Handlers,
+  | 'search.page'
+  | 'search.count'
+  | 'search.facets'
+  | 'search.analysisKeys'
+  | 'calls.get'
+  | 'catalog.callTypes'
+  | 'remote.search'
+  | 'savedSearches.save'
+  | 'savedSearches.remove'
+>
+
+/**
+ * Searching: the local cache (works signed out, and answers empty with no account open),
+ * the service live, and the saved searches.
+ */
+export function searchHandlers(state: AppState): SearchHandlers {
+  const search = () => state.runtime?.search ?? null
+  return {
+    'search.page': async ({ query, offset, limit }) => search()?.page(query, offset, limit) ?? { offset, rows: [] },
+    'search.count': async ({ query }) => ({ total: search()?.count(query) ?? 0 }),
+    'search.facets': async ({ query, analysisKey, zone }) =>
+      search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
+    'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
+    'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
+    'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
+
+    'remote.search': async ({ query, skip, take, includeAnalysis }) => {
+      const rt = state.requireSignedIn()
+      return state.connectivity.track(remoteSearch(rt.session, query, skip, take, includeAnalysis))
+    },
+
+    'savedSearches.save': async ({ name, query, id }) => {
+      const s = state.settings()
+      const entry = { id: id ?? randomUUID(), name, query, createdAt: state.platform.clock.now() }
+      const others = s.savedSearches.filter((x) => x.id !== entry.id)
+      return state.saveSettings({ ...s, savedSearches: [...others, entry] }).savedSearches
+    },
+    'savedSearches.remove': async ({ id }) => {
+      const s = state.settings()
+      return state.saveSettings({ ...s, savedSearches: s.savedSearches.filter((x) => x.id !== id) }).savedSearches
+    }
+  }
+}

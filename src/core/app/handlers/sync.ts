@@ -1,0 +1,90 @@
+import type { CacheInfo, SyncProgress, SyncScope } from '../../../shared/domain'
+import { CallsightError, toErrorInfo } from '../../errors'
+import { SyncEngine } from '../../sync'
+import type { AccountRuntime } from '../account-runtime'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type SyncHandlers = Pick<Handlers, 'sync.start' | 'sync.cancel' | 'sync.scopes' | 'cache.info' | 'cache.clear'>
+
+const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt: null }
+
+/** Syncing the active account's cache, and the cache itself. */
+export function syncHandlers(state: AppState): SyncHandlers {
+  const { platform, syncs } = state
+
+  /** Runs one sync as a task; its id is the run's id, in the progress events and in sync_runs. */
+  function startSync(rt: AccountRuntime, scope: SyncScope, mode: 'full' | 'incremental'): string {
+    return syncs.start({ progress: null }, async (signal, runId) => {
+      const engine = new SyncEngine({
+        source: { getCalls: (params, sig) => state.connectivity.track(rt.session.getCalls(params, sig)) },
+        cache: rt.cache,
+        clock: platform.clock,
+        logger: platform.logger,
+        rateLimit: rt.account.rateLimit,
+        lookbackHours: state.settings().sync.lookbackHours,
+        waits: state.waits
+      })
+      const publish = (p: SyncProgress): void => {
+        const task = syncs.get(runId)
+        if (task) task.progress = p
+        platform.events.emit('sync.progress', p)
+      }
+      try {
+        await engine.run(scope, { mode, signal, onProgress: publish, runId })
+      } catch (e) {
+        // The engine rejects only before the run is recorded (an invalid scope, a failing cache).
+        const error = toErrorInfo(e)
+        publish({
+          ...(syncs.get(runId)?.progress ?? emptyProgress(runId, scope.from, scope.to)),
+          phase: error.code === 'Cancelled' ? 'cancelled' : 'failed',
+          error
+        })
+      }
+    })
+  }
+
+  return {
+    'sync.start': async ({ scope, mode }) => {
+      const rt = state.requireSignedIn()
+      if (syncs.size > 0) throw new CallsightError('InvalidInput', 'A sync is already running. Wait for it or cancel it first.')
+      return { runId: startSync(rt, scope, mode) }
+    },
+
+    'sync.cancel': async ({ runId }) => {
+      syncs.cancel(runId)
+      return { ok: true as const }
+    },
+
+    'sync.scopes': async () => {
+      const active = syncs.entries()[0]?.[1].progress ?? null
+      return { scopes: state.runtime ? state.runtime.cache.scopeStatuses() : [], active }
+    },
+
+    'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),
+    'cache.clear': async () => {
+      const rt = state.requireRuntime()
+      await syncs.cancelAll()
+      rt.cache.clear()
+      return rt.cache.info()
+    }
+  }
+}
+
+function emptyProgress(runId: string, from: number, to: number): SyncProgress {
+  return {
+    runId,
+    phase: 'planning',
+    stored: 0,
+    requests: 0,
+    windowsDone: 0,
+    position: null,
+    from,
+    to,
+    requestsPerMinute: 0,
+    recordsPerSecond: 0,
+    etaSeconds: null,
+    waitSeconds: null,
+    warnings: []
+  }
+}

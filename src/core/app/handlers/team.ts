@@ -1,0 +1,137 @@
+import type { Account } from '../../../shared/domain'
+import type { TeamCacheSource, TeamPullProgress, TeamStatus } from '../../../shared/team'
+import { CallsightError, toErrorInfo } from '../../errors'
+import { checkPgSchema, createPool, pullTeamCache, readWorkerState, redactUrl, TeamPasswordVault, type TeamDbOptions } from '../../team'
+import { accountIdFor, type AccountRuntime } from '../account-runtime'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
+
+function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
+  const opts: TeamDbOptions = { url: team.url, schema: team.schema, password, sslMode: team.sslMode, applicationName: 'callsight-app', maxConnections: 1 }
+  if (team.sslRootCert !== null) opts.sslRootCert = team.sslRootCert
+  return opts
+}
+
+/**
+ * Accounts fed from a team cache (docs/team.md): set one up (the connection is tried with
+ * the password first, and the password kept encrypted like tokens), pull into the account's
+ * cache with progress events, and show what the worker does. No request reaches the
+ * service; signing in to it stays possible for remote search.
+ */
+export function teamHandlers(state: AppState): TeamHandlers {
+  const { platform } = state
+  const vaults = new Map<string, TeamPasswordVault>()
+  const vault = (id: string): TeamPasswordVault => {
+    let v = vaults.get(id)
+    if (!v) vaults.set(id, (v = new TeamPasswordVault(platform.secretStore, platform.cipher, id)))
+    return v
+  }
+
+  const requireTeam = (): { rt: AccountRuntime; team: TeamCacheSource } => {
+    const rt = state.runtime
+    const team = rt?.account.teamCache
+    if (!rt || !team) throw new CallsightError('InvalidInput', 'This account does not pull from a team cache.', { hint: 'Connect it to the team cache first.' })
+    return { rt, team }
+  }
+
+  const passwordOf = async (accountId: string): Promise<string> => {
+    const pw = await vault(accountId).load()
+    if (pw === null) {
+      throw new CallsightError('NotSignedIn', 'The team cache password is not known on this computer any more.', {
+        hint: 'Connect to the team cache again with its password.'
+      })
+    }
+    return pw
+  }
+
+  return {
+    'team.connect': async (req) => {
+      // Try it before saving anything: a wrong password or address loses nothing.
+      const pool = createPool(dbOptions(req.team, req.password))
+      try {
+        await checkPgSchema(pool, req.team.schema)
+      } finally {
+        await pool.end().catch(() => undefined)
+      }
+      const s = state.settings()
+      const id = accountIdFor(req.baseUrl, req.username)
+      const existing = s.accounts.find((a) => a.id === id)
+      const account: Account = {
+        id,
+        label: existing?.label || `${req.username} @ ${new URL(req.baseUrl).host} (team cache)`,
+        baseUrl: req.baseUrl,
+        username: req.username,
+        zone: req.zone ?? existing?.zone ?? platform.systemZone,
+        rateLimit: existing?.rateLimit ?? { requests: 60, perSeconds: 60 },
+        demo: false,
+        teamCache: req.team
+      }
+      await vault(id).save(req.password)
+      state.saveSettings({ ...s, accounts: [...s.accounts.filter((a) => a.id !== id), account], activeAccountId: id })
+      // The same account signed in before keeps its runtime; it learns its new source.
+      state.activate(account).update(account)
+      state.emitSession()
+      return state.sessionState()
+    },
+
+    'team.pull': async () => {
+      const { rt, team } = requireTeam()
+      if (state.pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
+      const password = await passwordOf(rt.account.id)
+      const runId = state.pulls.start({ progress: null }, async (signal, id) => {
+        const publish = (p: Omit<TeamPullProgress, 'runId'>): void => {
+          const withId: TeamPullProgress = { ...p, runId: id }
+          const task = state.pulls.get(id)
+          if (task) task.progress = withId
+          platform.events.emit('team.progress', withId)
+        }
+        const pool = createPool(dbOptions(team, password))
+        try {
+          await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
+        } catch (e) {
+          publish({ phase: 'failed', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0, error: toErrorInfo(e) })
+        } finally {
+          await pool.end().catch(() => undefined)
+        }
+      })
+      return { runId }
+    },
+
+    'team.cancel': async ({ runId }) => {
+      state.pulls.cancel(runId)
+      return { ok: true as const }
+    },
+
+    'team.status': async (): Promise<TeamStatus> => {
+      const rt = state.runtime
+      const team = rt?.account.teamCache ?? null
+      const active = state.pulls.entries()[0]?.[1].progress ?? null
+      if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active }
+      const local = rt.cache.teamSource()
+      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active }
+      try {
+        const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
+        try {
+          const workers = (await readWorkerState(pool, team.schema)).map((w) => ({
+            name: w.name,
+            worker: w.worker,
+            running: w.running,
+            lastSuccessAt: w.last_success_at,
+            lastOutcome: w.last_outcome,
+            lastErrorMessage: w.last_error_message,
+            nextRunAt: w.next_run_at,
+            updatedAt: w.updated_at
+          }))
+          return { ...base, workers, error: null }
+        } finally {
+          await pool.end().catch(() => undefined)
+        }
+      } catch (e) {
+        // The local cache works without the team cache; say why the state is missing.
+        return { ...base, workers: [], error: toErrorInfo(e) }
+      }
+    }
+  }
+}

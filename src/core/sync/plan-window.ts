@@ -1,0 +1,83 @@
+import { SyncScope, type SyncScopeInput } from '../../shared/domain'
+import { maxTake } from '../../shared/service-limits'
+import { CallsightError } from '../errors'
+import { readCheckpoint, type Checkpoint } from './checkpoint'
+import type { SyncStore } from './ports'
+import { scopeFilters, scopeKey, type ScopeFilters } from './scope-key'
+import { initialPager } from './window-pager'
+
+export type SyncMode = 'full' | 'incremental'
+
+/** What the plan phase settles before the first page is asked for. */
+export interface RunPlan {
+  scope: SyncScope
+  /** The scope's filters in canonical form, and the key the cache files them under. */
+  filters: ScopeFilters
+  key: string
+  /** The largest take the service allows for these filters. */
+  pageSize: number
+  /** Where this run starts: a stored checkpoint it continues, or a new pass. */
+  checkpoint: Checkpoint
+}
+
+/**
+ * The plan phase: files the scope, puts its call types in the catalog, and decides the
+ * window to start from. Continues the stored checkpoint when it is for the same range;
+ * otherwise plans a new pass (an incremental one from the look-back before the covered end)
+ * and stores its checkpoint, so a kill before the first page resumes the same plan.
+ */
+export async function planRun(store: SyncStore, input: SyncScopeInput, mode: SyncMode, lookbackMs: number): Promise<RunPlan> {
+  const scope = parseScope(input)
+  const filters = scopeFilters(scope)
+  const key = scopeKey(filters)
+  await store.ensureScope(key, filters)
+  await rememberCallTypes(store, filters.callTypes)
+  const plan = { scope, filters, key, pageSize: maxTake(filters.includeAnalysis) }
+
+  const stored = readCheckpoint(await store.getCheckpoint(key))
+  if (stored && stored.requestFrom === scope.from && stored.requestTo === scope.to) return { ...plan, checkpoint: stored }
+  // A finished pass whose coverage was not yet recorded (killed right at the end).
+  if (stored?.pager.done) await store.addCoverage(key, stored.rangeFrom, stored.rangeTo)
+  const rangeFrom = mode === 'incremental' ? passStart(await store.coverage(key), scope, lookbackMs) : scope.from
+  const checkpoint = newPass(scope, rangeFrom)
+  await store.setCheckpoint(key, checkpoint)
+  return { ...plan, checkpoint }
+}
+
+/**
+ * Where an incremental pass starts: the look-back before the end of the coverage that holds
+ * `from` (late calls and late analysis land there), never before `from`; `from` itself when
+ * nothing covers it.
+ */
+export function passStart(coverage: ReadonlyArray<readonly [number, number]>, scope: Pick<SyncScope, 'from' | 'to'>, lookbackMs: number): number {
+  const covering = coverage.find(([a, b]) => a <= scope.from && scope.from <= b)
+  return covering ? Math.max(scope.from, Math.min(covering[1], scope.to) - lookbackMs) : scope.from
+}
+
+/** The checkpoint of a pass over [rangeFrom, scope.to) that has not fetched anything yet. */
+export function newPass(scope: Pick<SyncScope, 'from' | 'to'>, rangeFrom: number): Checkpoint {
+  const pager = initialPager(rangeFrom)
+  if (pager.windowStart >= scope.to) pager.done = true
+  return { v: 1, requestFrom: scope.from, requestTo: scope.to, rangeFrom, rangeTo: scope.to, pager }
+}
+
+/**
+ * The spec has no catalog endpoint: the catalog holds the names the user synced with. This is
+ * the one place they are added, for the app and the CLI alike: with no description (the
+ * service gives none; the UI then shows the name alone), never overwriting one already there.
+ */
+export async function rememberCallTypes(store: Pick<SyncStore, 'callTypes' | 'upsertCallTypes'>, callTypes: readonly string[]): Promise<void> {
+  if (callTypes.length === 0) return
+  const known = new Set((await store.callTypes()).map((t) => t.value))
+  const fresh = callTypes.filter((t) => !known.has(t))
+  if (fresh.length > 0) await store.upsertCallTypes(fresh.map((value) => ({ value, description: '' })))
+}
+
+export function parseScope(input: SyncScopeInput): SyncScope {
+  const parsed = SyncScope.safeParse(input)
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => ({ members: i.path.map(String), message: i.message }))
+    throw new CallsightError('InvalidInput', fields[0]?.message ?? 'The sync scope is not valid.', { fields })
+  }
+  return parsed.data
+}

@@ -1,0 +1,203 @@
+import type pg from 'pg'
+import { CallsightError } from '../errors'
+import { mapPgError, q } from './connection'
+
+/**
+ * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
+ * each in one transaction together with the version bump in `meta`, under an advisory lock
+ * so two processes never migrate at once. Append a step; never edit one that has shipped.
+ */
+export interface PgMigration {
+  version: number
+  sql(schema: string): string
+}
+
+export const pgMigrations: readonly PgMigration[] = [
+  {
+    version: 1,
+    sql: (schema) => {
+      const s = q(schema)
+      return `
+        -- Every write of the worker takes the next number of this one sequence, under a lock
+        -- that serializes writers, so numbers follow commit order: a workstation that has
+        -- applied everything up to N needs exactly the rows with seq > N.
+        CREATE SEQUENCE ${s}.changes AS bigint;
+
+        CREATE TABLE ${s}.calls (
+          call_id text PRIMARY KEY,
+          call_at bigint NOT NULL,
+          call_date text NOT NULL,
+          title text NOT NULL,
+          summary text NOT NULL,
+          -- JSON of the record's unknown fields ('{}' when none).
+          extra text NOT NULL,
+          -- JSON [[key, friendlyName, value], ...] in the service's order; NULL until a page
+          -- fetched with analysis carried the call. Stored whole: workstations search
+          -- locally, so the team cache is read by change number only (and one row per call
+          -- writes and reads ten times faster than ten item rows).
+          analysis text,
+          first_seen_at bigint NOT NULL,
+          last_changed_at bigint NOT NULL,
+          seq bigint NOT NULL
+        );
+        CREATE INDEX calls_by_seq ON ${s}.calls (seq);
+
+        CREATE TABLE ${s}.scopes (
+          id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          scope_key text NOT NULL UNIQUE,
+          filters text NOT NULL,
+          coverage text NOT NULL DEFAULT '[]',
+          last_success_at bigint,
+          seq bigint NOT NULL
+        );
+        CREATE INDEX scopes_by_seq ON ${s}.scopes (seq);
+
+        CREATE TABLE ${s}.scope_members (
+          scope_id integer NOT NULL REFERENCES ${s}.scopes (id),
+          call_id text NOT NULL,
+          seq bigint NOT NULL,
+          PRIMARY KEY (scope_id, call_id)
+        );
+        CREATE INDEX scope_members_by_seq ON ${s}.scope_members (seq);
+
+        -- The engine's checkpoints: the worker's own state, never pulled.
+        CREATE TABLE ${s}.checkpoints (
+          scope_key text PRIMARY KEY,
+          checkpoint text NOT NULL
+        );
+
+        CREATE TABLE ${s}.call_types (
+          value text PRIMARY KEY,
+          description text NOT NULL,
+          seq bigint NOT NULL
+        );
+
+        CREATE TABLE ${s}.sync_runs (
+          id uuid PRIMARY KEY,
+          scope_key text NOT NULL,
+          params text NOT NULL,
+          started_at bigint NOT NULL,
+          finished_at bigint,
+          outcome text NOT NULL CHECK (outcome IN ('running','done','failed','cancelled','interrupted')),
+          stored integer NOT NULL DEFAULT 0,
+          requests integer NOT NULL DEFAULT 0,
+          error_code text,
+          error_message text
+        );
+        CREATE INDEX sync_runs_by_scope ON ${s}.sync_runs (scope_key, started_at);
+
+        -- What the worker is doing, per scope it keeps fresh: workstations show it.
+        CREATE TABLE ${s}.worker_scopes (
+          scope_key text PRIMARY KEY,
+          name text NOT NULL,
+          worker text NOT NULL,
+          running boolean NOT NULL DEFAULT false,
+          run_started_at bigint,
+          last_finished_at bigint,
+          last_success_at bigint,
+          last_outcome text,
+          last_stored integer,
+          last_error_code text,
+          last_error_message text,
+          next_run_at bigint,
+          updated_at bigint NOT NULL
+        );
+      `
+    }
+  }
+]
+
+export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)
+
+/** A stable 64-bit advisory-lock key for a name (the schema, or schema + scope). */
+export function lockKey(name: string): string {
+  // FNV-1a 64, as a signed bigint literal PostgreSQL accepts.
+  let h = 0xcbf29ce484222325n
+  for (const ch of Buffer.from(name, 'utf8')) {
+    h ^= BigInt(ch)
+    h = (h * 0x100000001b3n) & 0xffffffffffffffffn
+  }
+  return BigInt.asIntN(64, h).toString()
+}
+
+/** The schema's version: 0 when it has no meta table (not set up). */
+export async function schemaVersion(db: pg.Pool | pg.ClientBase, schema: string): Promise<number> {
+  const r = await db.query<{ reg: string | null }>('SELECT to_regclass($1) AS reg', [`${schema}.meta`])
+  if (r.rows[0]?.reg === null || r.rows[0]?.reg === undefined) return 0
+  const v = await db.query<{ value: string }>(`SELECT value FROM ${q(schema)}.meta WHERE key = 'schema_version'`)
+  return v.rows[0] ? Number(v.rows[0].value) : 0
+}
+
+function tooNew(current: number, latest: number): CallsightError {
+  return new CallsightError(
+    'DatabaseTooNew',
+    `The team cache was set up by a newer version of Callsight (schema ${current}; this version understands up to ${latest}).`,
+    { hint: 'Update Callsight on this computer.' }
+  )
+}
+
+/**
+ * Creates or upgrades the schema. Needs a role that may create in the database (the owner,
+ * as `team init` runs it); the worker's and analysts' roles only check the version.
+ */
+export async function migratePg(pool: pg.Pool, schema: string, list: readonly PgMigration[] = pgMigrations): Promise<number> {
+  const latest = list.reduce((v, m) => Math.max(v, m.version), 0)
+  const c = await pool.connect()
+  try {
+    await c.query('BEGIN')
+    await c.query(`SELECT pg_advisory_xact_lock(${lockKey(`callsight:${schema}`)})`)
+    await c.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`)
+    await c.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.meta (key text PRIMARY KEY, value text NOT NULL)`)
+    // A random id for this cache: a workstation that pulled from another one starts over.
+    await c.query(`INSERT INTO ${q(schema)}.meta (key, value) VALUES ('cache_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING`)
+    await c.query('COMMIT')
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined)
+    c.release()
+    throw mapPgError(e)
+  }
+  try {
+    for (const m of [...list].sort((a, b) => a.version - b.version)) {
+      await c.query('BEGIN')
+      try {
+        await c.query(`SELECT pg_advisory_xact_lock(${lockKey(`callsight:${schema}`)})`)
+        const current = await schemaVersion(c, schema)
+        if (current > latest) throw tooNew(current, latest)
+        if (m.version <= current) {
+          await c.query('COMMIT')
+          continue
+        }
+        await c.query(m.sql(schema))
+        await c.query(
+          `INSERT INTO ${q(schema)}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [String(m.version)]
+        )
+        await c.query('COMMIT')
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined)
+        throw mapPgError(e)
+      }
+    }
+    return latest
+  } finally {
+    c.release()
+  }
+}
+
+/** Refuses a schema this version cannot use; never writes (read-only and writer roles). */
+export async function checkPgSchema(db: pg.Pool, schema: string): Promise<void> {
+  let current: number
+  try {
+    current = await schemaVersion(db, schema)
+  } catch (e) {
+    throw mapPgError(e)
+  }
+  if (current > PG_SCHEMA_VERSION) throw tooNew(current, PG_SCHEMA_VERSION)
+  if (current < PG_SCHEMA_VERSION) {
+    throw new CallsightError(
+      'Storage',
+      current === 0 ? `The team cache schema "${schema}" is not set up in this database.` : `The team cache schema "${schema}" needs an upgrade (version ${current} of ${PG_SCHEMA_VERSION}).`,
+      { hint: `Run callsight team init --db … --schema ${schema} as the database owner.` }
+    )
+  }
+}

@@ -1,0 +1,265 @@
+import type pg from 'pg'
+import { z } from 'zod'
+import { CallType, ScopeStatus, type CallRecord } from '../../shared/domain'
+import type { AppErrorInfo } from '../../shared/errors'
+import type { CallCache, PulledBatch } from '../cache'
+import { Intervals } from '../cache/coverage'
+import { CallsightError, isAbortError, toErrorInfo } from '../errors'
+import { mapPgError, q, redactUrl } from './connection'
+import { checkPgSchema } from './pg-migrations'
+
+/**
+ * A workstation's pull from the team cache: every row whose change number is above the
+ * local cursor, in batches, each applied to the local SQLite cache in one transaction with
+ * the cursor that follows it. No request reaches the service.
+ *
+ * Each batch is read in one REPEATABLE READ snapshot. Writers take the change numbers under
+ * a lock in commit order (pg-store.ts), so what a snapshot shows below its highest number is
+ * final: nothing numbered lower can appear later, and the cursor never skips a row.
+ */
+export interface PullOptions {
+  pool: pg.Pool
+  schema: string
+  /** Shown to the user and stored beside the cursor; redacted of any password. */
+  sourceLabel: string
+  cache: CallCache
+  /** Change numbers per batch (calls, memberships, scopes); default 2,000. */
+  batchSize?: number
+  signal?: AbortSignal
+  onProgress?: (p: PullProgress) => void
+  /** When the local cache was pulled from another team cache: empty it and pull anew. */
+  startOver?: boolean
+  /** Wall clock for rates; tests pass a fixed one. */
+  now?: () => number
+}
+
+export type PullPhase = 'pulling' | 'done' | 'cancelled' | 'failed'
+
+export interface PullProgress {
+  phase: PullPhase
+  /** Calls applied in this pull (new or changed). */
+  calls: number
+  /** Memberships applied. */
+  members: number
+  batches: number
+  /** Calls to pull when the pull started (changed since the cursor). */
+  totalCalls: number
+  cursor: number
+  callsPerSecond: number
+  error?: AppErrorInfo
+}
+
+const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
+  const n = Number(v)
+  if (!Number.isSafeInteger(n)) {
+    ctx.addIssue({ code: 'custom', message: 'not a whole number' })
+    return z.NEVER
+  }
+  return n
+})
+
+const CallRow = z.object({
+  call_id: z.string().min(1),
+  call_at: Int8,
+  call_date: z.string(),
+  title: z.string(),
+  summary: z.string(),
+  extra: z.string(),
+  analysis: z.string().nullable(),
+  seq: Int8
+})
+const Items = z.array(z.tuple([z.string(), z.string(), z.string()]))
+const Extra = z.record(z.string(), z.unknown())
+const ScopeRow = z.object({ scope_key: z.string(), filters: z.string(), coverage: z.string(), last_success_at: Int8.nullable(), whole: z.union([z.boolean(), z.literal('t'), z.literal('f')]).transform((v) => v === true || v === 't') })
+const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
+const MetaRow = z.object({ cache_id: z.string().min(1) })
+
+function toRecord(row: z.infer<typeof CallRow>): { record: CallRecord; hasAnalysis: boolean } {
+  const items = row.analysis === null ? [] : Items.parse(JSON.parse(row.analysis))
+  const extra = row.extra === '{}' ? {} : Extra.parse(JSON.parse(row.extra))
+  return {
+    record: {
+      callId: row.call_id,
+      callAt: row.call_at,
+      callDate: row.call_date,
+      title: row.title,
+      summary: row.summary,
+      analysis: items.map(([key, friendlyName, value]) => ({ key, friendlyName, value })),
+      extra
+    },
+    hasAnalysis: row.analysis !== null
+  }
+}
+
+/** Calls applied by one pull past which the full-text index is merged at its end. */
+const OPTIMIZE_AFTER = 20_000
+
+const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
+
+/**
+ * One batch above `lo` as one simple-protocol request: a REPEATABLE READ READ ONLY
+ * transaction whose statements all see one snapshot. The batch's upper bound is kept in a
+ * transaction-local setting: the size-th change number above lo in calls or in memberships,
+ * whichever comes first (index probes), else the last number of any table.
+ *
+ * One request per batch is what lets the next batch be asked for before the current one is
+ * written: the server reads it while this process is busy in SQLite. `lo` and `size` are
+ * whole numbers we computed, written into the text (no user input reaches it).
+ */
+function batchSql(schema: string, lo: number, size: number): string {
+  if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
+  const s = q(schema)
+  const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
+  const last = `greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members), (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types))`
+  const hi = `current_setting('callsight.hi')::bigint`
+  return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}), ${last}, ${lo})::text, true) AS hi;
+SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi} ORDER BY c.seq;
+SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > ${lo} AND m.seq <= ${hi};
+SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
+  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}) c
+  WHERE m.seq > ${lo} AND m.seq <= ${hi};
+SELECT scope_key, filters, coverage, last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
+  WHERE (seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi}));
+SELECT value, description FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
+COMMIT;`
+}
+
+type BatchRead = Omit<PulledBatch, 'cacheId' | 'source'> | null
+
+/**
+ * Sends the batch's request at once (the client is idle: node-postgres writes it to the
+ * socket before this returns) and parses the answer when it comes.
+ */
+function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<BatchRead> {
+  const sent = c.query(batchSql(schema, lo, size)) as unknown as Promise<pg.QueryResult[]>
+  return sent.then((results) => {
+    const [, top, calls, members, ahead, scopes, types] = results
+    const hi = Number(z.string().parse(top!.rows[0]!.hi))
+    if (!(hi > lo)) return null
+    // A membership can be older than its call's last change: the call then travels with it,
+    // in its current state (the later batch that numbers it applies it again, unchanged).
+    const byScope = new Map<string, string[]>()
+    for (const raw of members!.rows) {
+      const m = MemberRow.parse(raw)
+      let list = byScope.get(m.scope_key)
+      if (!list) byScope.set(m.scope_key, (list = []))
+      list.push(m.call_id)
+    }
+    return {
+      cursor: hi,
+      calls: [...calls!.rows, ...ahead!.rows].map((r) => toRecord(CallRow.parse(r))),
+      members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
+      // Scopes numbered in the batch come whole; those its memberships name but numbered
+      // later (their coverage moved on since) by their filters only, coverage with their batch.
+      scopes: scopes!.rows.map((raw) => {
+        const r = ScopeRow.parse(raw)
+        return {
+          scopeKey: r.scope_key,
+          filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)),
+          coverage: r.whole ? Intervals.parse(JSON.parse(r.coverage)) : [],
+          lastSuccessAt: r.whole ? r.last_success_at : null
+        }
+      }),
+      callTypes: z.array(CallType).parse(types!.rows)
+    }
+  })
+}
+
+/** Pulls until the local cache holds everything the team cache held when the last batch was read. */
+export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
+  const { pool, schema, cache } = opts
+  // 2,000 keeps a batch's rows, records and FTS5's pending index small (resident memory
+  // stays under 300 MB in a pull of 1,000,000 calls) at the cost of more, cheaper commits.
+  const size = Math.max(100, opts.batchSize ?? 2000)
+  const now = opts.now ?? Date.now
+  const started = now()
+  const progress: PullProgress = { phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
+  const emit = (): void => {
+    const secs = (now() - started) / 1000
+    progress.callsPerSecond = secs > 0 ? progress.calls / secs : 0
+    opts.onProgress?.({ ...progress })
+  }
+  try {
+    await checkPgSchema(pool, schema)
+    const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
+    const local = cache.teamSource()
+    if (local && local.cacheId !== meta.cache_id) {
+      if (!opts.startOver) {
+        throw new CallsightError('Storage', 'This cache was pulled from another team cache (or the team cache was set up anew).', {
+          hint: 'Pull with --start-over to empty it and pull everything again.'
+        })
+      }
+      cache.clear()
+    }
+    let cursor = local && local.cacheId === meta.cache_id ? local.cursor : 0
+    progress.cursor = cursor
+    const count = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1`, [cursor])
+    progress.totalCalls = Number(count.rows[0]?.n ?? 0)
+    emit()
+    const source = redactUrl(opts.sourceLabel)
+    const client = await pool.connect()
+    let next: Promise<BatchRead> | null = null
+    try {
+      next = readBatch(client, schema, cursor, size)
+      for (;;) {
+        const batch: BatchRead = await next
+        next = null
+        if (!batch) break
+        if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
+        // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
+        next = readBatch(client, schema, batch.cursor, size)
+        cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
+        cursor = batch.cursor
+        progress.cursor = cursor
+        progress.batches++
+        progress.calls += batch.calls.length
+        progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
+        emit()
+      }
+      client.release()
+    } catch (e) {
+      // A batch still in flight is not waited for: the connection is dropped, not reused.
+      next?.catch(() => undefined)
+      client.release(true)
+      throw e
+    }
+    // Each batch added a full-text segment; after a bulk pull they are merged once (about a
+    // twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
+    if (progress.calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
+    progress.phase = 'done'
+  } catch (e) {
+    const cancelled = isAbortError(e) || opts.signal?.aborted === true
+    progress.phase = cancelled ? 'cancelled' : 'failed'
+    progress.error = cancelled ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' } : toErrorInfo(mapPgError(e))
+  }
+  emit()
+  return { ...progress }
+}
+
+export const WorkerScopeRow = z.object({
+  scope_key: z.string(),
+  name: z.string(),
+  worker: z.string(),
+  running: z.boolean(),
+  run_started_at: Int8.nullable(),
+  last_finished_at: Int8.nullable(),
+  last_success_at: Int8.nullable(),
+  last_outcome: z.string().nullable(),
+  last_stored: z.number().nullable(),
+  last_error_code: z.string().nullable(),
+  last_error_message: z.string().nullable(),
+  next_run_at: Int8.nullable(),
+  updated_at: Int8
+})
+export type WorkerScopeState = z.infer<typeof WorkerScopeRow>
+
+/** What the worker reports per scope (running, last success, errors): readable by analysts. */
+export async function readWorkerState(pool: pg.Pool, schema: string): Promise<WorkerScopeState[]> {
+  try {
+    const r = await pool.query(`SELECT * FROM ${q(schema)}.worker_scopes ORDER BY name`)
+    return r.rows.map((row) => WorkerScopeRow.parse(row))
+  } catch (e) {
+    throw mapPgError(e)
+  }
+}

@@ -1,0 +1,86 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto'
+import type pg from 'pg'
+import { mapPgError, q, RoleName } from './connection'
+import { migratePg } from './pg-migrations'
+
+/**
+ * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
+ * same psql's \password sends): the password itself never reaches the server, its logs or
+ * pg_stat_statements. Passwords are used as given (no SASLprep; ASCII is unaffected).
+ */
+export function scramVerifier(password: string, iterations = 4096): string {
+  const salt = randomBytes(16)
+  const salted = pbkdf2Sync(Buffer.from(password, 'utf8'), salt, iterations, 32, 'sha256')
+  const clientKey = createHmac('sha256', salted).update('Client Key').digest()
+  const storedKey = createHash('sha256').update(clientKey).digest()
+  const serverKey = createHmac('sha256', salted).update('Server Key').digest()
+  return `SCRAM-SHA-256$${iterations}:${salt.toString('base64')}$${storedKey.toString('base64')}:${serverKey.toString('base64')}`
+}
+
+export interface TeamInitOptions {
+  pool: pg.Pool
+  schema: string
+  writerRole: string
+  readerRole: string
+  /** New passwords; a role that exists keeps its password when none is given. */
+  writerPassword?: string
+  readerPassword?: string
+}
+
+export interface TeamInitResult {
+  schemaVersion: number
+  created: string[]
+  updated: string[]
+}
+
+/**
+ * Creates (or upgrades) the tenant's schema and its two roles: the writer, for the worker
+ * (rows only: no DDL, it owns nothing), and the reader, for analysts' workstations (SELECT
+ * only, and every transaction read-only by default). Run as the database owner; running it
+ * again upgrades the schema and re-applies the grants.
+ */
+export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
+  const writer = RoleName.parse(opts.writerRole)
+  const reader = RoleName.parse(opts.readerRole)
+  const s = q(opts.schema)
+  const version = await migratePg(opts.pool, opts.schema)
+  const created: string[] = []
+  const updated: string[] = []
+  const c = await opts.pool.connect()
+  try {
+    await c.query('BEGIN')
+    const db = (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db
+    for (const [role, password] of [
+      [writer, opts.writerPassword],
+      [reader, opts.readerPassword]
+    ] as const) {
+      const exists = (await c.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount! > 0
+      const pw = password === undefined ? '' : ` PASSWORD ${c.escapeLiteral(scramVerifier(password))}`
+      if (!exists) {
+        await c.query(`CREATE ROLE "${role}" LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT${pw}`)
+        created.push(role)
+      } else if (pw) {
+        await c.query(`ALTER ROLE "${role}"${pw}`)
+        updated.push(role)
+      }
+    }
+    await c.query(`GRANT CONNECT ON DATABASE "${db.replace(/"/g, '""')}" TO "${writer}", "${reader}"`)
+    await c.query(`REVOKE ALL ON SCHEMA ${s} FROM PUBLIC`)
+    await c.query(`GRANT USAGE ON SCHEMA ${s} TO "${writer}", "${reader}"`)
+    await c.query(`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO "${writer}"`)
+    await c.query(`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${s} TO "${writer}"`)
+    // meta holds the version and the cache's id: the worker only reads it.
+    await c.query(`REVOKE INSERT, UPDATE, DELETE ON ${s}.meta FROM "${writer}"`)
+    await c.query(`GRANT SELECT ON ALL TABLES IN SCHEMA ${s} TO "${reader}"`)
+    // The worker's checkpoints are no analyst's business.
+    await c.query(`REVOKE SELECT ON ${s}.checkpoints FROM "${reader}"`)
+    await c.query(`ALTER ROLE "${reader}" SET default_transaction_read_only = on`)
+    await c.query('COMMIT')
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined)
+    throw mapPgError(e)
+  } finally {
+    c.release()
+  }
+  return { schemaVersion: version, created, updated }
+}

@@ -1,0 +1,121 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { createAppController } from '../../core/app/controller'
+import type { AppController, EventSink } from '../../core/app/platform'
+import { CallsightError } from '../../core/errors'
+import type { Logger } from '../../core/platform'
+import { createDemoProvider } from '../demo'
+import { createFileLogger } from '../logging/file-logger'
+import { lockDataDir } from './data-dir'
+import { createDownloadStaging } from './downloads'
+import { openInBrowser } from './open-browser'
+import { createBrowserPlatform } from './platform'
+import { startWebServer } from './server'
+
+/**
+ * `callsight serve`: the whole app — the controller, the demo, the built renderer — in a
+ * browser tab instead of Electron's window. Same screens, same files as the desktop app.
+ */
+
+export interface ServeOptions {
+  /** The desktop app's userData, or --data-dir. */
+  dataDir: string
+  /** The built renderer (out/renderer). */
+  rendererDir: string
+  /** 0 or absent: a free port. */
+  port?: number
+  /** Signs in to the demo tenant before the URL is handed out. */
+  demo?: boolean
+  appVersion: string
+  /** Echo the log to stderr. */
+  verbose?: boolean
+}
+
+export interface RunningServe {
+  readonly origin: string
+  /** With the launch key: hand it to the browser once, never log it. */
+  readonly launchUrl: string
+  readonly logFile: string
+  close(): Promise<void>
+}
+
+export async function startServe(opts: ServeOptions): Promise<RunningServe> {
+  if (!existsSync(join(opts.rendererDir, 'index.html'))) {
+    throw new CallsightError('Internal', `The app's screens are not built: ${join(opts.rendererDir, 'index.html')} is missing.`, {
+      hint: 'Run `npm run build` (or `npm start`, which builds first) and try again.'
+    })
+  }
+  const lock = lockDataDir(opts.dataDir)
+  const logger = createFileLogger({ dir: join(opts.dataDir, 'logs'), name: 'serve', level: opts.verbose ? 'debug' : 'info', echo: opts.verbose === true })
+  logger.log('info', 'Callsight starting in browser mode', { version: opts.appVersion, node: process.version, platform: process.platform })
+  const downloads = createDownloadStaging()
+  // The controller is made before the server, which owns the tabs' sockets: events go
+  // through this relay, and are dropped until the server is up (no tab is open yet).
+  let tabs: EventSink | null = null
+  const events: EventSink = { emit: (event, payload) => tabs?.emit(event, payload) }
+  let controller: AppController | null = null
+
+  const cleanUp = async (): Promise<void> => {
+    await controller?.dispose().catch((error: unknown) => logger.log('error', 'Shutdown did not finish cleanly', { error }))
+    downloads.close()
+    lock.release()
+  }
+
+  try {
+    const platform = createBrowserPlatform({
+      dataDir: opts.dataDir,
+      logger,
+      events,
+      downloads,
+      demo: createDemoProvider({ logger }),
+      appVersion: opts.appVersion,
+      openExternal: (url) => openExternal(url, logger)
+    })
+    const app = createAppController(platform)
+    controller = app
+    const server = await startWebServer({ rendererDir: opts.rendererDir, port: opts.port ?? 0, logger, downloads, handlers: app.handlers })
+    tabs = server.events
+    try {
+      // The tab then opens on the demo's workspace, as if the demo button had been pressed.
+      if (opts.demo) await app.handlers['session.startDemo']({}, { senderId: 0 })
+    } catch (e) {
+      await server.close()
+      throw e
+    }
+    return {
+      origin: server.origin,
+      launchUrl: server.launchUrl,
+      logFile: logger.file,
+      async close() {
+        await server.close()
+        await cleanUp()
+        logger.log('info', 'Callsight stopped')
+      }
+    }
+  } catch (e) {
+    await cleanUp()
+    throw e
+  }
+}
+
+async function openExternal(url: string, logger: Logger): Promise<void> {
+  if (!(await openInBrowser(url))) {
+    logger.log('warn', 'No browser opener could be started', {})
+    throw new CallsightError('Internal', 'The link could not be opened on this computer.', { hint: `Open it yourself: ${url}` })
+  }
+}
+
+/**
+ * Where the app is installed: the folder of the package.json named "callsight" at or above
+ * `from` (the CLI bundle lives in out/node; tests build it elsewhere under the repository).
+ */
+export function locateApp(from: string): { root: string; version: string; rendererDir: string } {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const pkgFile = join(dir, 'package.json')
+    if (existsSync(pkgFile)) {
+      const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { name?: unknown; version?: unknown }
+      if (pkg.name === 'callsight') return { root: dir, version: String(pkg.version ?? '0.0.0'), rendererDir: join(dir, 'out', 'renderer') }
+    }
+    if (dirname(dir) === dir) throw new CallsightError('Internal', `Callsight's package.json was not found above ${from}.`)
+  }
+}

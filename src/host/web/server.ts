@@ -1,0 +1,266 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { createReadStream } from 'node:fs'
+import { stat } from 'node:fs/promises'
+import { WebSocketServer, type WebSocket } from 'ws'
+import { CHANNELS, ipcChannel, type ChannelName } from '../../shared/ipc/names'
+import { CallsightError } from '../../core/errors'
+import type { EventSink, Handlers } from '../../core/app/platform'
+import type { Logger } from '../../core/platform'
+import { CONTENT_SECURITY_POLICY } from '../csp'
+import { createEventSink } from '../ipc/events'
+import { bindRouter, type IpcEventLike, type IpcMainLike } from '../ipc/router'
+import { clientScript } from './client-script'
+import type { DownloadStaging } from './downloads'
+import { createGate, type Gate, type RequestFacts, type Refusal } from './gate'
+import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from './static-files'
+
+/**
+ * The app's IPC router over HTTP and a WebSocket, on 127.0.0.1 only: the browser tab's
+ * equivalent of Electron's ipcMain. One binding for `callsight serve` and the end-to-end
+ * tests. Routes, all behind the gate (./gate.ts):
+ *
+ *   GET  /?key=…            the launch key, traded for the session cookie; then on to /
+ *   POST /invoke/<channel>  the request as JSON → the router's Result as JSON
+ *   GET  /events            WebSocket; each message is {channel: ipcEvent(name), payload}
+ *   GET  /downloads/<id>    a finished export, once (browser mode has no save dialog)
+ *   GET  /callsight-api.js  window.api for the tab (./client-script.ts)
+ *   GET  /…                 the built renderer, index.html with the client script
+ *
+ * The router is bound exactly as in Electron, with the request's Origin playing
+ * senderFrame.url, so it checks the origin a second time after the gate did.
+ */
+
+const MAX_BODY_BYTES = 64 * 1024 * 1024
+
+/**
+ * The answer to a valid launch key: the cookie, and a page that moves on to the bare URL.
+ * Not a 303: a redirect keeps the navigation's initiator, so a key opened from a link on
+ * another site (a web terminal) would reach / as a cross-site request, without the Strict
+ * cookie, and be refused. The refresh is this page's own navigation: same-origin.
+ */
+const EXCHANGE_PAGE = Buffer.from('<!doctype html><meta http-equiv="refresh" content="0; url=/"><title>Callsight</title>\n')
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'X-Frame-Options': 'DENY',
+  'Cache-Control': 'no-store'
+}
+
+export interface WebServerOptions {
+  /** The controller's handlers. */
+  handlers: Handlers
+  /** The built renderer (out/renderer). */
+  rendererDir: string
+  /** 0 or absent: a free port. */
+  port?: number
+  logger?: Logger
+  /** Where exports wait for the browser to fetch them. */
+  downloads?: DownloadStaging
+}
+
+export interface WebServer {
+  /** http://127.0.0.1:<port> */
+  readonly origin: string
+  /** The origin with the launch key: print it once, open it once, never log it. */
+  readonly launchUrl: string
+  /** Events to every open tab, validated against the contract like the desktop app's. */
+  readonly events: EventSink
+  close(): Promise<void>
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
+  const log = opts.logger
+  const files = openRendererFiles(opts.rendererDir)
+  const script = Buffer.from(clientScript())
+  const sockets = new Set<WebSocket>()
+
+  const events = createEventSink(
+    () => ({
+      isDestroyed: () => false,
+      send: (channel: string, payload: unknown) => {
+        const message = JSON.stringify({ channel, payload })
+        for (const s of sockets) if (s.readyState === s.OPEN) s.send(message)
+      }
+    }),
+    log
+  )
+
+  const server = createServer()
+  const port = await listen(server, opts.port ?? 0)
+  const gate: Gate = createGate({ port })
+  const origin = `http://127.0.0.1:${port}`
+
+  const routes = new Map<string, (event: IpcEventLike, payload: unknown) => unknown>()
+  const ipc: IpcMainLike = {
+    handle: (channel, fn) => void routes.set(channel, fn),
+    removeHandler: (channel) => void routes.delete(channel)
+  }
+  const unbind = bindRouter(ipc, opts.handlers, { isTrustedOrigin: (url) => gate.isOwnOrigin(url), ...(log ? { logger: log } : {}) })
+  const channels = new Set<string>(CHANNELS)
+
+  const refuse = (reason: Refusal | 'path', req: IncomingMessage): void => {
+    // The path only: a query may hold a (wrong) launch key, and a key is never logged.
+    const path = (req.url ?? '').split('?')[0]?.slice(0, 200)
+    log?.log('warn', 'request refused', { reason, method: req.method, path })
+  }
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((e: unknown) => {
+      log?.log('error', 'request failed', { error: e })
+      if (!res.headersSent) res.writeHead(500, SECURITY_HEADERS).end()
+      else res.destroy()
+    })
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const head = req.method === 'HEAD'
+    const verdict = gate.check(factsOf(req, false))
+    if (verdict.kind === 'deny') {
+      refuse(verdict.reason, req)
+      return void res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end()
+    }
+    if (verdict.kind === 'exchange') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Set-Cookie': gate.sessionCookie(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(EXCHANGE_PAGE.length) })
+      return void res.end(EXCHANGE_PAGE)
+    }
+    const { pathname } = verdict
+    if (pathname.startsWith('/invoke/')) return invoke(req, res, pathname.slice('/invoke/'.length), verdict.origin)
+    if (req.method === 'POST') return void res.writeHead(405, SECURITY_HEADERS).end()
+    if (pathname.startsWith('/downloads/')) return download(req, res, pathname.slice('/downloads/'.length))
+    if (pathname === CLIENT_SCRIPT_PATH) {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': String(script.length) })
+      return void res.end(head ? undefined : script)
+    }
+    if (pathname === '/' || pathname === '/index.html') {
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(files.indexHtml.length) })
+      return void res.end(head ? undefined : files.indexHtml)
+    }
+    const file = await files.resolve(pathname)
+    // Browsers ask for a favicon Electron never requests; keep that out of the error log.
+    if (!file) return void res.writeHead(pathname === '/favicon.ico' ? 204 : 404, SECURITY_HEADERS).end()
+    sendFile(res, file, SECURITY_HEADERS, head)
+  }
+
+  async function invoke(req: IncomingMessage, res: ServerResponse, rawChannel: string, requestOrigin: string): Promise<void> {
+    if (req.method !== 'POST') return void res.writeHead(405, SECURITY_HEADERS).end()
+    // JSON only: a cross-origin page cannot send it without a preflight, which the gate refuses.
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return void res.writeHead(415, SECURITY_HEADERS).end()
+    let channel: string
+    try {
+      channel = decodeURIComponent(rawChannel)
+    } catch {
+      return void res.writeHead(404, SECURITY_HEADERS).end()
+    }
+    const fn = channels.has(channel) ? routes.get(ipcChannel(channel as ChannelName)) : undefined
+    if (!fn) return void res.writeHead(404, SECURITY_HEADERS).end()
+
+    const body = await readBody(req)
+    if (body === null) return void res.writeHead(413, SECURITY_HEADERS).end()
+    let payload: unknown
+    try {
+      payload = body.length === 0 ? undefined : JSON.parse(body)
+    } catch {
+      return void res.writeHead(400, SECURITY_HEADERS).end()
+    }
+    const event: IpcEventLike = { senderFrame: { url: requestOrigin, parent: null }, sender: { id: 1 } }
+    const result = await fn(event, payload)
+    const json = Buffer.from(JSON.stringify(result))
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(json.length) })
+    res.end(json)
+  }
+
+  async function download(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const staging = opts.downloads
+    const entry = staging && req.method === 'GET' ? staging.take(id) : null
+    const info = entry ? await stat(entry.file).catch(() => null) : null
+    if (!staging || !entry || !info?.isFile()) return void res.writeHead(404, SECURITY_HEADERS).end()
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': contentTypeOf(entry.file),
+      'Content-Length': String(info.size),
+      'Content-Disposition': attachment(entry.name)
+    })
+    const stream = createReadStream(entry.file)
+    stream.on('error', () => res.destroy())
+    // Sent once: deleted when complete; an interrupted download can be asked for again.
+    res.on('close', () => (res.writableFinished ? staging.discard(entry) : staging.putBack(id, entry)))
+    stream.pipe(res)
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
+  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const verdict = gate.check(factsOf(req, true))
+    if (verdict.kind !== 'allow' || verdict.pathname !== '/events') {
+      refuse(verdict.kind === 'deny' ? verdict.reason : 'path', req)
+      socket.end('HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')
+      return
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws)
+      ws.on('close', () => sockets.delete(ws))
+      ws.on('error', () => sockets.delete(ws))
+    })
+  })
+
+  log?.log('info', 'Browser mode listening', { origin })
+  return {
+    origin,
+    launchUrl: `${origin}/?key=${gate.launchKey}`,
+    events,
+    async close() {
+      unbind()
+      for (const s of sockets) s.terminate()
+      wss.close()
+      server.closeAllConnections()
+      await new Promise<void>((r) => server.close(() => r()))
+    }
+  }
+}
+
+function factsOf(req: IncomingMessage, upgrade: boolean): RequestFacts {
+  const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v)
+  return {
+    method: req.method ?? '',
+    url: req.url ?? '/',
+    host: req.headers.host,
+    origin: one(req.headers.origin),
+    secFetchSite: one(req.headers['sec-fetch-site']),
+    cookie: req.headers.cookie,
+    upgrade
+  }
+}
+
+function listen(server: ReturnType<typeof createServer>, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EADDRINUSE') {
+        reject(new CallsightError('InvalidInput', `Port ${port} on 127.0.0.1 is in use.`, { hint: 'Choose another with --port, or leave --port out for a free one.' }))
+      } else reject(e)
+    })
+    // Loopback only: nothing on the network can reach the app.
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
+  })
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return null
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length
+    if (size > MAX_BODY_BYTES) return null
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** A Content-Disposition that names the file for every browser, whatever its characters. */
+export function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}

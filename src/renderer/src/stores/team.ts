@@ -1,0 +1,72 @@
+import { defineStore } from 'pinia'
+import { ref } from 'vue'
+import type { AppErrorInfo } from '../../../shared/errors'
+import type { TeamPullProgress, TeamStatus } from '../../../shared/team'
+import { call, listen } from '../api'
+import { toErrorInfo } from '../lib/errorMessage'
+import { useAppStore } from './app'
+import { useSyncStore } from './sync'
+
+/** The team cache of the active account (docs/team.md): its pulls and the worker's state. */
+export const useTeamStore = defineStore('team', () => {
+  const status = ref<TeamStatus | null>(null)
+  const progress = ref<TeamPullProgress | null>(null)
+  const runId = ref<string | null>(null)
+  const error = ref<AppErrorInfo | null>(null)
+  const starting = ref(false)
+  let unlisten: (() => void) | null = null
+
+  function subscribe(): void {
+    unlisten?.()
+    unlisten = listen('team.progress', (p) => {
+      if (runId.value !== null && p.runId !== runId.value) return
+      progress.value = p
+      runId.value = p.phase === 'pulling' ? p.runId : null
+      if (p.phase !== 'pulling') {
+        if (p.error && p.phase === 'failed') error.value = p.error
+        void refresh()
+        void useAppStore().refreshCache()
+        // Pulled scopes (filters, coverage) show in the Sync screen's scope table.
+        void useSyncStore().refresh()
+      }
+    })
+  }
+
+  async function refresh(): Promise<void> {
+    try {
+      status.value = await call('team.status', {})
+      const active = status.value.active
+      if (active && active.phase === 'pulling') {
+        progress.value = active
+        runId.value = active.runId
+      }
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    }
+  }
+
+  async function pull(): Promise<void> {
+    error.value = null
+    starting.value = true
+    try {
+      const r = await call('team.pull', {})
+      runId.value = r.runId
+      progress.value = { runId: r.runId, phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    } finally {
+      starting.value = false
+    }
+  }
+
+  async function cancel(): Promise<void> {
+    if (!runId.value) return
+    try {
+      await call('team.cancel', { runId: runId.value })
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    }
+  }
+
+  return { status, progress, runId, error, starting, subscribe, refresh, pull, cancel }
+})

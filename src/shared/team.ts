@@ -1,0 +1,71 @@
+import { z } from 'zod'
+import { AppErrorInfo } from './errors'
+
+/**
+ * The team cache (docs/team.md) as the app sees it: where an account's calls come from when
+ * a worker syncs them into PostgreSQL for the whole team. The password never travels with
+ * it: the app keeps it encrypted like tokens.
+ */
+export const TeamSslMode = z.enum(['disable', 'require', 'verify-ca', 'verify-full'])
+export type TeamSslMode = z.infer<typeof TeamSslMode>
+
+const withoutPassword = (url: string): boolean => {
+  try {
+    return new URL(url).password === ''
+  } catch {
+    return false
+  }
+}
+
+export const TeamCacheUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .regex(/^postgres(ql)?:\/\/[^/]/i, 'Write it as postgres://USER@HOST:PORT/DATABASE')
+  .refine(withoutPassword, { message: 'Give the password in its own field, not in the address' })
+
+export const TeamCacheSource = z.object({
+  url: TeamCacheUrl,
+  schema: z.string().regex(/^[a-z][a-z0-9_]{0,47}$/, 'Lower-case letters, digits and _ (starting with a letter)'),
+  sslMode: TeamSslMode.default('verify-full'),
+  sslRootCert: z.string().min(1).max(4096).nullable().default(null)
+})
+export type TeamCacheSource = z.infer<typeof TeamCacheSource>
+
+export const TeamPullProgress = z.object({
+  runId: z.string(),
+  phase: z.enum(['pulling', 'done', 'cancelled', 'failed']),
+  calls: z.number().int().nonnegative(),
+  members: z.number().int().nonnegative(),
+  batches: z.number().int().nonnegative(),
+  totalCalls: z.number().int().nonnegative(),
+  cursor: z.number().int().nonnegative(),
+  callsPerSecond: z.number().nonnegative(),
+  error: AppErrorInfo.optional()
+})
+export type TeamPullProgress = z.infer<typeof TeamPullProgress>
+
+export const TeamWorkerScope = z.object({
+  name: z.string(),
+  worker: z.string(),
+  running: z.boolean(),
+  lastSuccessAt: z.number().nullable(),
+  lastOutcome: z.string().nullable(),
+  lastErrorMessage: z.string().nullable(),
+  nextRunAt: z.number().nullable(),
+  updatedAt: z.number()
+})
+export type TeamWorkerScope = z.infer<typeof TeamWorkerScope>
+
+export const TeamStatus = z.object({
+  /** Null when the active account has no team cache. */
+  source: TeamCacheSource.nullable(),
+  /** How far this computer has pulled. */
+  cursor: z.number().int().nullable(),
+  pulledAt: z.number().nullable(),
+  workers: z.array(TeamWorkerScope),
+  /** Set when the team cache could not be read just now (the local cache still works). */
+  error: AppErrorInfo.nullable(),
+  active: TeamPullProgress.nullable()
+})
+export type TeamStatus = z.infer<typeof TeamStatus>

@@ -1,0 +1,206 @@
+import { request } from 'node:http'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { openBrowser, watchErrors } from './support/harness'
+import { serveForeignPage } from './support/foreign-page'
+import { startServeProcess, type ServeProcess } from './support/serve-process'
+
+// The browser mode's door, tried from outside the way an attacker would: every request and
+// WebSocket upgrade must name this server as Host (DNS rebinding), come from its origin, and
+// carry the cookie only the launch key buys. Everything else is 403 with no body, and the
+// key and the cookie never reach the log. Against `callsight serve` started as a user does.
+
+interface Reply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    // node:http, not fetch: fetch will not send a Host of our choosing.
+    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers ?? {} }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (d: string) => (body += d))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    req.on('error', reject)
+    req.end(opts.body)
+  })
+}
+
+/** The status of a WebSocket upgrade: 101 when it opened. */
+function upgrade(port: number, headers: Record<string, string>, origin?: string): Promise<number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/events`, { headers, ...(origin ? { origin } : {}) })
+    ws.once('open', () => {
+      ws.close()
+      resolve(101)
+    })
+    ws.once('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0)
+      res.resume()
+    })
+    ws.once('error', () => resolve(0))
+  })
+}
+
+describe('browser mode security', () => {
+  let serve: ServeProcess
+  let host = ''
+  let origin = ''
+  let cookie = ''
+
+  beforeAll(async () => {
+    serve = await startServeProcess()
+    host = `127.0.0.1:${serve.port}`
+    origin = serve.origin
+  })
+  afterAll(async () => {
+    await serve?.stop()
+  })
+
+  const invoke = (headers: Record<string, string>, hostHeader = host): Promise<Reply> =>
+    raw(serve.port, { method: 'POST', path: '/invoke/app.info', headers: { Host: hostHeader, 'Content-Type': 'application/json', ...headers }, body: '{}' })
+
+  it('trades the launch key for an HttpOnly, SameSite=Strict cookie and moves on to the bare URL', async () => {
+    const reply = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
+    expect(reply.status).toBe(200)
+    expect(reply.body).toContain('<meta http-equiv="refresh" content="0; url=/">')
+    const setCookie = String(reply.headers['set-cookie'])
+    expect(setCookie).toMatch(new RegExp(`^callsight-${serve.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
+    cookie = setCookie.split(';')[0] ?? ''
+    expect(cookie).not.toContain(serve.launchKey)
+
+    const page = await raw(serve.port, { headers: { Host: host, Cookie: cookie } })
+    expect(page.status).toBe(200)
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'")
+    expect(page.body).toContain('<script src="/callsight-api.js"></script>')
+    // The control for every refusal below: the same call, done right, is answered.
+    const ok = await invoke({ Cookie: cookie, Origin: origin })
+    expect(ok.status).toBe(200)
+    expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { electron: null } })
+    expect(await upgrade(serve.port, { Cookie: cookie }, origin)).toBe(101)
+  })
+
+  it.each([
+    ['a rebound name', 'callsight.attacker.example'],
+    ['a rebound name with our port', 'attacker.example:PORT'],
+    ['another port', '127.0.0.1:1'],
+    ['no port', '127.0.0.1']
+  ])('refuses a wrong Host (%s), even with the cookie', async (_what, wrongHost) => {
+    const h = wrongHost.replace('PORT', String(serve.port))
+    const page = await raw(serve.port, { headers: { Host: h, Cookie: cookie } })
+    const call = await invoke({ Cookie: cookie, Origin: `http://${h}` }, h)
+    const key = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: h } })
+    const socket = await upgrade(serve.port, { Host: h, Cookie: cookie }, `http://${h}`)
+    expect([page.status, call.status, key.status, socket]).toEqual([403, 403, 403, 403])
+    expect(page.body + call.body + key.body).toBe('')
+  })
+
+  it.each([
+    ['another site', 'https://attacker.example'],
+    ['another port on this computer (same-site for cookies)', 'http://127.0.0.1:1'],
+    ['a sandboxed frame', 'null']
+  ])('refuses a foreign Origin (%s), even with the cookie', async (_what, foreign) => {
+    const call = await invoke({ Cookie: cookie, Origin: foreign })
+    const page = await raw(serve.port, { headers: { Host: host, Cookie: cookie, Origin: foreign } })
+    expect([call.status, page.status]).toEqual([403, 403])
+    expect(call.body).toBe('')
+  })
+
+  it('refuses a WebSocket from another origin, or with no origin', async () => {
+    expect(await upgrade(serve.port, { Cookie: cookie }, 'http://127.0.0.1:1')).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, 'https://attacker.example')).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie })).toBe(403)
+  })
+
+  it('refuses a missing or wrong cookie, and a wrong key', async () => {
+    const wrong = `callsight-${serve.port}=${'A'.repeat(43)}`
+    const replies = await Promise.all([
+      raw(serve.port, { headers: { Host: host } }),
+      raw(serve.port, { path: '/callsight-api.js', headers: { Host: host } }),
+      invoke({ Origin: origin }),
+      invoke({ Origin: origin, Cookie: wrong }),
+      // The launch key is not a cookie, and a cookie of another serve's port is not ours.
+      invoke({ Origin: origin, Cookie: `callsight-${serve.port}=${serve.launchKey}` }),
+      invoke({ Origin: origin, Cookie: cookie.replace(`callsight-${serve.port}`, 'callsight-1') }),
+      raw(serve.port, { path: '/?key=guess', headers: { Host: host } }),
+      raw(serve.port, { path: `/?key=${serve.launchKey.slice(0, -1)}`, headers: { Host: host } })
+    ])
+    expect(replies.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 403, 403, 403])
+    expect(replies.every((r) => r.body === '' && r.headers['set-cookie'] === undefined)).toBe(true)
+    expect(await upgrade(serve.port, {}, origin)).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: wrong }, origin)).toBe(403)
+  })
+
+  it('refuses calls without an Origin, cross-site fetches, preflights and other methods', async () => {
+    const replies = await Promise.all([
+      invoke({ Cookie: cookie }),
+      raw(serve.port, { path: '/callsight-api.js', headers: { Host: host, Cookie: cookie, 'Sec-Fetch-Site': 'same-site' } }),
+      raw(serve.port, { path: '/callsight-api.js', headers: { Host: host, Cookie: cookie, 'Sec-Fetch-Site': 'cross-site' } }),
+      raw(serve.port, { method: 'OPTIONS', path: '/invoke/app.info', headers: { Host: host, Origin: 'https://attacker.example', 'Access-Control-Request-Method': 'POST' } }),
+      raw(serve.port, { method: 'PUT', path: '/invoke/app.info', headers: { Host: host, Cookie: cookie, Origin: origin } })
+    ])
+    expect(replies.map((r) => r.status)).toEqual([403, 403, 403, 403, 403])
+    expect(replies.every((r) => r.headers['access-control-allow-origin'] === undefined)).toBe(true)
+    // A simple (no-preflight) cross-origin POST is refused for its Origin, and for its type.
+    const textPlain = await raw(serve.port, { method: 'POST', path: '/invoke/app.info', headers: { Host: host, Cookie: cookie, Origin: origin, 'Content-Type': 'text/plain' }, body: '{}' })
+    expect(textPlain.status).toBe(415)
+  })
+
+  it('opens from a link elsewhere, and keeps a page on another 127.0.0.1 port out though the browser holds our cookie', async () => {
+    const browser = await openBrowser()
+    const foreign = await serveForeignPage(`<a id="open" href="${serve.launchUrl}">Callsight</a>`)
+    try {
+      const page = browser.context.pages()[0] ?? (await browser.context.newPage())
+      const errors = watchErrors(page)
+      // The printed address, followed from a link on another site (a web terminal): it still opens.
+      await page.goto(foreign.url)
+      await page.click('#open')
+      await page.waitForURL(`${serve.origin}/#/signin`)
+      await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
+      expect((await browser.context.cookies(serve.origin)).map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([[`callsight-${serve.port}`, true, 'Strict']])
+      expect(errors).toEqual([])
+
+      await page.goto(foreign.url)
+      const attempts = await page.evaluate(async (target) => {
+        const tries: string[] = []
+        const note = (what: string, p: Promise<unknown>): Promise<void> =>
+          p.then(
+            (v) => void tries.push(`${what}: ${String(v)}`),
+            () => void tries.push(`${what}: failed`)
+          )
+        await note('fetch', fetch(`${target}/invoke/app.info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', credentials: 'include' }).then((r) => r.status))
+        await note('no-cors', fetch(`${target}/invoke/app.info`, { method: 'POST', mode: 'no-cors', body: '{}', credentials: 'include' }).then((r) => r.type))
+        await note(
+          'socket',
+          new Promise((resolve, reject) => {
+            const ws = new WebSocket(`${target.replace('http', 'ws')}/events`)
+            ws.onopen = () => resolve('open')
+            ws.onerror = () => reject(new Error('refused'))
+          })
+        )
+        return tries
+      }, serve.origin)
+      // The no-cors POST leaves with an opaque answer either way; the server's log shows it was refused.
+      expect(attempts).toEqual(['fetch: failed', 'no-cors: opaque', 'socket: failed'])
+      await expect.poll(() => serve.log().match(/"request refused".*"reason":"origin"/g)?.length ?? 0).toBeGreaterThanOrEqual(3)
+    } finally {
+      await browser.close()
+      await foreign.close()
+    }
+  })
+
+  it('never writes the launch key or the cookie to the log or stderr; stdout has the key once, on line one', () => {
+    const secret = cookie.split('=')[1] ?? ''
+    expect(secret.length).toBeGreaterThan(30)
+    const log = serve.log()
+    expect(log).toContain('request refused')
+    expect(log).not.toContain(serve.launchKey)
+    expect(log).not.toContain(secret)
+    expect(serve.stderr()).not.toContain(serve.launchKey)
+    expect(serve.stdout().split('\n')[0]).toBe(serve.launchUrl)
+    expect(serve.stdout().split(serve.launchKey)).toHaveLength(2)
+  })
+})

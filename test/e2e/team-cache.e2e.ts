@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPool, PgSyncStore, teamInit } from '../../src/core/team'
+import type { RunningService } from '../../src/service'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../support/pg-cluster'
+import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../integration/team/helpers'
+import { launchApp, type LaunchedApp } from './support/harness'
+
+// An analyst connects the app (`callsight serve`, in real Chromium) to the team cache and
+// pulls it: a real PostgreSQL filled by the real engine from the reference service.
+
+describe('team cache in the app', () => {
+  let cluster: PgCluster
+  let service: RunningService
+  let app: LaunchedApp
+
+  beforeAll(async () => {
+    ;[cluster, service] = await Promise.all([startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 1200 })])
+    await cluster.sql('CREATE DATABASE team')
+    const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
+    await teamInit({ pool, schema: 'acme', writerRole: 'acme_writer', readerRole: 'acme_reader', writerPassword: 'w-pw', readerPassword: 'reader-pw-1' })
+    await pool.end()
+    const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
+    const { session } = await signedInSession(service)
+    await engineFor(session, store).run({ from: FROM_MS, to: TO_MS, results: 'all', includeAnalysis: true }, { mode: 'full' })
+    await store.close()
+    app = await launchApp()
+  }, 120_000)
+  afterAll(async () => {
+    await app?.close()
+    await service?.stop()
+    await cluster?.stop()
+  })
+
+  it('connects with the read-only role, refusing a wrong password first, and pulls every call', async () => {
+    const { page } = app
+    await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
+    await page.getByTestId('signin-url').fill(service.url)
+    await page.getByTestId('signin-username').fill('demo')
+    await page.getByTestId('team-connect-section').locator('summary').click()
+    await page.getByTestId('team-url').fill(`postgres://acme_reader@127.0.0.1:${cluster.port}/team`)
+    await page.getByTestId('team-schema').fill('acme')
+    await page.getByTestId('team-ssl').click()
+    await page.getByRole('option', { name: /Not encrypted/ }).click()
+    await page.getByTestId('team-password').fill('wrong')
+    await page.getByTestId('team-connect').click()
+    const error = page.getByTestId('team-connect-error')
+    await expect.poll(() => error.getAttribute('data-code'), { timeout: 20_000 }).toBe('InvalidCredentials')
+    expect(await page.getByTestId('team-password').inputValue()).toBe('')
+
+    await page.getByTestId('team-password').fill('reader-pw-1')
+    await page.getByTestId('team-connect').click()
+    await page.waitForURL(/#\/search/, { timeout: 20_000 })
+    await page.goto(page.url().replace(/#.*$/, '#/sync'))
+    await page.getByTestId('team-panel').waitFor({ timeout: 20_000 })
+    service.admin.resetStats()
+    await page.getByTestId('team-pull').click()
+    await expect.poll(() => page.getByTestId('team-progress').getAttribute('data-phase'), { timeout: 30_000 }).toBe('done')
+    expect(await page.getByTestId('team-pulled').textContent()).toContain('1,200')
+    expect(service.admin.stats().requests).toBe(0)
+    // The pulled scope shows like a synced one, and the last pull is dated.
+    await page.getByTestId('sync-scopes').waitFor({ timeout: 10_000 })
+    await expect.poll(() => page.getByTestId('team-last-pull').textContent(), { timeout: 10_000 }).not.toContain('never')
+    await app.screenshot('60-team-cache-pulled')
+
+    // Remote search needs the service: signing in keeps the account's team cache.
+    await page.getByTestId('team-signin-link').click()
+    await page.getByTestId('signin-password').fill('demo')
+    await page.getByTestId('signin-submit').click()
+    await page.waitForURL(/#\/search/, { timeout: 20_000 })
+    await page.goto(page.url().replace(/#.*$/, '#/sync'))
+    await page.getByTestId('team-panel').waitFor({ timeout: 20_000 })
+    expect(await page.getByTestId('team-remote-hint').count()).toBe(0)
+  }, 90_000)
+
+  it('ran without page errors or CSP violations', () => {
+    expect(app.pageErrors).toEqual([])
+  })
+})

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ChannelName } from '../../../src/shared/ipc/names'
+import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
+import type { TeamPullProgress } from '../../../src/shared/team'
+import { CallsightError } from '../../../src/core/errors'
+import { PgSyncStore, teamInit, createPool } from '../../../src/core/team'
+import type { RunningService } from '../../../src/service'
+import { createTestApp, type TestApp } from '../../support/app-fixture'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../team/helpers'
+
+// The app's team cache account over real parts: PostgreSQL set up by team init and filled by
+// the real engine from the reference service, the real controller, a real SQLite cache.
+
+let cluster: PgCluster
+let service: RunningService
+let app: TestApp
+
+beforeAll(async () => {
+  ;[cluster, service] = await Promise.all([startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 2500 })])
+  await cluster.sql('CREATE DATABASE team')
+  const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
+  await teamInit({ pool, schema: 'acme', writerRole: 'acme_writer', readerRole: 'acme_reader', writerPassword: 'w-pw', readerPassword: 'reader-pw-1' })
+  await pool.end()
+  const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
+  const { session } = await signedInSession(service)
+  await engineFor(session, store).run({ from: FROM_MS, to: TO_MS, results: 'all', includeAnalysis: true }, { mode: 'full' })
+  await store.pool.query(
+    `INSERT INTO acme.worker_scopes (scope_key, name, worker, running, last_success_at, last_outcome, updated_at) VALUES ('k', 'everything', 'host:1', false, 1, 'done', 1)`
+  )
+  await store.close()
+  app = createTestApp()
+}, 120_000)
+
+afterAll(async () => {
+  await app?.close()
+  await service?.stop()
+  await cluster?.stop()
+})
+
+async function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> {
+  const parsed = contract[channel].request.parse(request)
+  const handler = app.controller.handlers[channel] as (r: unknown, ctx: { senderId: number }) => Promise<unknown>
+  return contract[channel].response.parse(await handler(parsed, { senderId: 1 })) as Response<C>
+}
+
+async function failure(p: Promise<unknown>): Promise<CallsightError> {
+  try {
+    await p
+  } catch (e) {
+    if (e instanceof CallsightError) return e
+    throw e
+  }
+  throw new Error('expected a failure')
+}
+
+const team = () => ({ url: `postgres://acme_reader@127.0.0.1:${cluster.port}/team`, schema: 'acme', sslMode: 'disable' as const, sslRootCert: null })
+
+describe('a team cache account in the app', () => {
+  it('refuses a wrong password or a password in the address, and saves nothing', async () => {
+    const wrong = await failure(call('team.connect', { team: team(), password: 'nope', baseUrl: service.url, username: 'demo' }))
+    expect(wrong.code).toBe('InvalidCredentials')
+    expect((await call('settings.get', {})).accounts).toEqual([])
+    expect(contract['team.connect'].request.safeParse({ team: { ...team(), url: `postgres://acme_reader:pw@127.0.0.1:${cluster.port}/team` }, password: 'x', baseUrl: service.url, username: 'demo' }).success).toBe(false)
+  })
+
+  it('connects, keeps the password encrypted, pulls with progress, shows the worker, and asks nothing of the service', async () => {
+    const state = await call('team.connect', { team: team(), password: 'reader-pw-1', baseUrl: service.url, username: 'demo' })
+    expect(state.account?.teamCache?.schema).toBe('acme')
+    expect(state.status).toBe('signedOut')
+    // The password is nowhere in clear on disk.
+    for (const f of ['config.json', 'secrets.json']) expect(readFileSync(join(app.userData, f), 'utf8')).not.toContain('reader-pw-1')
+    expect(readFileSync(join(app.userData, 'secrets.json'), 'utf8')).toContain('team-password:')
+
+    service.admin.resetStats()
+    const { runId } = await call('team.pull', {})
+    const end = Date.now() + 60_000
+    let last: TeamPullProgress | undefined
+    while (Date.now() < end) {
+      last = app.events.filter((e) => e.event === 'team.progress').map((e) => e.payload as TeamPullProgress).filter((p) => p.runId === runId).pop()
+      if (last && last.phase !== 'pulling') break
+      await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(last).toMatchObject({ phase: 'done', calls: 2500 })
+    expect(service.admin.stats().requests).toBe(0)
+    expect((await call('search.count', { query: { text: '', filters: {} } as never })).total).toBe(2500)
+    const status = await call('team.status', {})
+    expect(status).toMatchObject({ error: null, source: { schema: 'acme' } })
+    expect(status.cursor).toBeGreaterThan(0)
+    expect(status.workers).toEqual([expect.objectContaining({ name: 'everything', running: false, lastOutcome: 'done' })])
+    // Remote search stays possible: signing in to the service keeps the team source.
+    const signedIn = await call('session.signIn', { baseUrl: service.url, username: 'demo', password: 'demo' })
+    expect(signedIn.account?.teamCache?.url).toBe(team().url)
+  })
+})

@@ -1,0 +1,143 @@
+/**
+ * Real parts for the team cache tests: the reference service over HTTP on 127.0.0.1, the
+ * real session and limiter, a throwaway PostgreSQL cluster (test/support/pg-cluster.ts),
+ * real SQLite files.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { createServiceClient } from '../../../src/core/client'
+import { createAesGcmCipher } from '../../../src/core/crypto/aes-cipher'
+import { MemoryStore, silentLogger, systemClock } from '../../../src/core/platform/node'
+import { TenantRateLimiter } from '../../../src/core/ratelimit'
+import { Session, TokenVault } from '../../../src/core/session'
+import { SyncEngine, WaitFeed, type SyncStore } from '../../../src/core/sync'
+import type { RateLimit } from '../../../src/shared/domain'
+import { startService, type RunningService, type ServiceOptions } from '../../../src/service'
+import type { CallCache } from '../../../src/core/cache'
+import type { PgCluster } from '../../support/pg-cluster'
+
+export const ZONE = 'Europe/Istanbul'
+export const FROM = '2026-01-05T06:00:00Z'
+export const TO = '2026-01-05T18:00:00Z'
+export const FROM_MS = Date.parse(FROM)
+export const TO_MS = Date.parse(TO) + 1000
+
+export async function startTestService(opts: ServiceOptions = {}): Promise<RunningService> {
+  return startService({
+    port: 0,
+    calls: 3000,
+    seed: 11,
+    from: FROM,
+    to: TO,
+    tz: ZONE,
+    rateLimit: { requests: 600, perSeconds: 1 },
+    quiet: true,
+    ...opts
+  })
+}
+
+export async function signedInSession(service: RunningService, rateLimit: RateLimit = { requests: 600, perSeconds: 1 }): Promise<{ session: Session; waits: WaitFeed }> {
+  const waits = new WaitFeed()
+  const limiter = new TenantRateLimiter(rateLimit, { onWait: waits.emit, marginMs: 50 })
+  const client = createServiceClient({
+    baseUrl: service.url,
+    zone: ZONE,
+    fetch: (i, init) => fetch(i, init),
+    limiter,
+    maxRetries: 8,
+    retry: { baseDelayMs: 20, maxDelayMs: 200 }
+  })
+  const vault = new TokenVault(new MemoryStore(), createAesGcmCipher(Buffer.alloc(32, 7)), 'test')
+  const session = new Session({ client, vault })
+  await session.login('demo', 'demo')
+  return { session, waits }
+}
+
+export function engineFor(session: Session, cache: SyncStore, lookbackHours = 48): SyncEngine {
+  return new SyncEngine({ source: session, cache, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 }, lookbackHours })
+}
+
+export function tempDir(prefix: string): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+let dbCounter = 0
+/** A fresh database in the cluster, so that tests of one file do not see each other's rows. */
+export async function freshDatabase(cluster: PgCluster): Promise<string> {
+  const name = `t${process.pid}_${++dbCounter}`
+  await cluster.sql(`CREATE DATABASE ${name}`)
+  return name
+}
+
+/** What a cache holds, in a form two caches can be compared by. */
+export interface CacheContent {
+  calls: Map<string, { callAt: number; callDate: string; title: string; summary: string; extra: string; analysis: string | null }>
+  members: Set<string>
+  scopes: Map<string, { filters: string; coverage: string }>
+}
+
+export function sqliteContent(cache: CallCache): CacheContent {
+  const calls = new Map<string, CacheContent['calls'] extends Map<string, infer V> ? V : never>()
+  const rows = cache.db.prepare('SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_known FROM calls').all() as Array<{
+    id: number
+    call_id: string
+    call_at: number
+    call_date: string
+    title: string
+    summary: string
+    extra: string
+    analysis_known: 0 | 1
+  }>
+  const items = cache.db.prepare(
+    'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
+  )
+  for (const r of rows) {
+    const list = (items.all(r.id) as Array<{ key: string; friendly_name: string; value: string }>).map((i) => [i.key, i.friendly_name, i.value])
+    calls.set(r.call_id, {
+      callAt: r.call_at,
+      callDate: r.call_date,
+      title: r.title,
+      summary: r.summary,
+      extra: r.extra,
+      analysis: r.analysis_known === 0 ? null : JSON.stringify(list)
+    })
+  }
+  const members = new Set(
+    (cache.db.prepare('SELECT s.scope_key AS k, c.call_id AS id FROM scope_members m JOIN sync_scopes s ON s.id = m.scope JOIN calls c ON c.id = m.call').all() as Array<{ k: string; id: string }>).map(
+      (m) => `${m.k}|${m.id}`
+    )
+  )
+  const scopes = new Map(
+    (cache.db.prepare('SELECT scope_key, filters, coverage FROM sync_scopes').all() as Array<{ scope_key: string; filters: string; coverage: string }>).map((s) => [
+      s.scope_key,
+      { filters: s.filters, coverage: s.coverage }
+    ])
+  )
+  return { calls, members, scopes }
+}
+
+export async function pgContent(url: string, schema: string): Promise<CacheContent> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    const calls = new Map<string, CacheContent['calls'] extends Map<string, infer V> ? V : never>()
+    const rows = await c.query<{ call_id: string; call_at: string; call_date: string; title: string; summary: string; extra: string; analysis: string | null }>(
+      `SELECT call_id, call_at, call_date, title, summary, extra, analysis FROM "${schema}".calls`
+    )
+    for (const r of rows.rows) {
+      calls.set(r.call_id, { callAt: Number(r.call_at), callDate: r.call_date, title: r.title, summary: r.summary, extra: r.extra, analysis: r.analysis })
+    }
+    const m = await c.query<{ k: string; id: string }>(`SELECT s.scope_key AS k, m.call_id AS id FROM "${schema}".scope_members m JOIN "${schema}".scopes s ON s.id = m.scope_id`)
+    const s = await c.query<{ scope_key: string; filters: string; coverage: string }>(`SELECT scope_key, filters, coverage FROM "${schema}".scopes`)
+    return {
+      calls,
+      members: new Set(m.rows.map((x) => `${x.k}|${x.id}`)),
+      scopes: new Map(s.rows.map((x) => [x.scope_key, { filters: x.filters, coverage: x.coverage }]))
+    }
+  } finally {
+    await c.end()
+  }
+}

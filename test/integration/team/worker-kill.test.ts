@@ -1,0 +1,145 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SyncEngine } from '../../../src/core/sync'
+import { PgSyncStore } from '../../../src/core/team'
+import type { RunningService } from '../../../src/service'
+import { buildCli, removeBuild } from '../cli/build-cli'
+import { spawnCli } from '../cli/helpers'
+import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { freshDatabase, startTestService, tempDir } from './helpers'
+
+let cli = ''
+let cluster: PgCluster
+let service: RunningService
+const tmp = tempDir('callsight-worker-')
+
+beforeAll(async () => {
+  ;[cli, cluster, service] = await Promise.all([
+    buildCli(),
+    startPgCluster({ settings: FAST_TEST_SETTINGS }),
+    startTestService({ calls: 12_000, denseSeconds: [{ at: '2026-01-05T12:00:00Z', count: 700 }] })
+  ])
+  // A little latency per request, so that a pass does not finish between two kills.
+  service.admin.setFaults({ latencyMs: 10 })
+}, 120_000)
+
+afterAll(async () => {
+  await service?.stop()
+  await cluster?.stop()
+  removeBuild(cli)
+  tmp.remove()
+})
+
+const FROM = '2026-01-05T06:00:00Z'
+const ENV = { PGPASSWORD: PG_SUPERUSER_PASSWORD }
+const SCOPES = [
+  { name: 'everything', from: FROM, analysis: true, results: 'all' },
+  { name: 'answered inbound', from: FROM, analysis: false, direction: 1 }
+]
+
+async function setUp(): Promise<{ url: string; config: string }> {
+  const database = await freshDatabase(cluster)
+  const url = cluster.urlFor({ database })
+  await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
+  const config = join(tmp.dir, `${database}.json`)
+  // The file names the role only: the password comes from PGPASSWORD (ENV), as in production.
+  writeFileSync(
+    config,
+    JSON.stringify({ server: service.url, user: 'demo', zone: 'Europe/Istanbul', db: cluster.urlFor({ database, user: PG_SUPERUSER }), schema: 'acme', rateLimit: { requests: 600, perSeconds: 1 }, intervalMinutes: 0.02, scopes: SCOPES })
+  )
+  return { url, config }
+}
+
+interface LogLine {
+  level: string
+  msg: string
+  scope?: string
+}
+const lines = (stdout: string): LogLine[] =>
+  stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as LogLine)
+
+describe('callsight worker', () => {
+  it('killed with SIGKILL at random moments, resumes each time and ends with exactly the service set', async () => {
+    const { url, config } = await setUp()
+    let kills = 0
+    for (let i = 0; i < 14; i++) {
+      const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
+      let timer: NodeJS.Timeout | undefined
+      child.stdout!.on('data', (d: Buffer) => {
+        if (timer === undefined && d.toString().includes('"sync started"')) timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 500))
+      })
+      const r = await done
+      clearTimeout(timer)
+      if (r.signal === 'SIGKILL') kills++
+      else expect(r.code, r.stderr + r.stdout).toBe(0)
+    }
+    expect(kills).toBeGreaterThanOrEqual(8)
+    const last = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
+    const r = await last.done
+    expect(r.code, r.stderr).toBe(0)
+    const log = lines(r.stdout)
+    expect(log.filter((l) => l.msg === 'sync done').map((l) => l.scope)).toEqual(['everything', 'answered inbound'])
+
+    const dump = service.admin.dump()
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      const ids = (await c.query<{ call_id: string }>('SELECT call_id FROM acme.calls')).rows.map((x) => x.call_id)
+      expect(ids.length).toBe(dump.length)
+      expect(new Set(ids)).toEqual(new Set(dump.map((d) => d.callId)))
+      const items = await c.query<{ n: number }>('SELECT coalesce(sum(json_array_length(analysis::json)), 0)::int AS n FROM acme.calls')
+      expect(items.rows[0]!.n).toBe(dump.reduce((n, d) => n + d.analysis.length, 0))
+      const members = async (scope: object): Promise<Set<string>> =>
+        new Set(
+          (
+            await c.query<{ call_id: string }>('SELECT m.call_id FROM acme.scope_members m JOIN acme.scopes s ON s.id = m.scope_id WHERE s.scope_key = $1', [
+              SyncEngine.keyOf({ from: 0, to: 1, ...scope })
+            ])
+          ).rows.map((x) => x.call_id)
+        )
+      expect(await members({ results: 'all', includeAnalysis: true })).toEqual(new Set(dump.map((d) => d.callId)))
+      expect(await members({ includeAnalysis: false, direction: 1 })).toEqual(new Set(dump.filter((d) => d.result === 1 && d.direction === 1).map((d) => d.callId)))
+      const state = await c.query<{ name: string; running: boolean; last_success_at: string | null; last_outcome: string }>(
+        'SELECT name, running, last_success_at, last_outcome FROM acme.worker_scopes ORDER BY name'
+      )
+      expect(state.rows.map((s) => [s.name, s.running, s.last_outcome, s.last_success_at !== null])).toEqual([
+        ['answered inbound', false, 'done', true],
+        ['everything', false, 'done', true]
+      ])
+      const interrupted = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM acme.sync_runs WHERE outcome = 'interrupted'")
+      expect(interrupted.rows[0]!.n).toBeGreaterThanOrEqual(kills - 2)
+    } finally {
+      await c.end()
+    }
+  }, 240_000)
+
+  it('stops cleanly on SIGTERM: exit 0, the run recorded as cancelled, the scope not running', async () => {
+    const { url, config } = await setUp()
+    const { child, done } = spawnCli(cli, ['worker', '--config', config], ENV)
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('"sync started"')) setTimeout(() => child.kill('SIGTERM'), 300)
+    })
+    const r = await done
+    expect(r.code, r.stderr).toBe(0)
+    const log = lines(r.stdout)
+    expect(log.map((l) => l.msg)).toContain('stop requested (SIGTERM)')
+    expect(log[log.length - 1]!.msg).toBe('worker stopped')
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      const state = await c.query<{ running: boolean; last_outcome: string }>("SELECT running, last_outcome FROM acme.worker_scopes WHERE name = 'everything'")
+      expect(state.rows[0]).toEqual({ running: false, last_outcome: 'cancelled' })
+      const runs = await c.query<{ outcome: string }>('SELECT outcome FROM acme.sync_runs')
+      expect(runs.rows.map((x) => x.outcome)).toEqual(['cancelled'])
+      expect((await c.query('SELECT count(*)::int AS n FROM acme.checkpoints')).rows[0].n).toBe(1)
+    } finally {
+      await c.end()
+    }
+  }, 120_000)
+})

@@ -1,0 +1,192 @@
+/**
+ * A throwaway PostgreSQL cluster for tests and benchmarks: `initdb` in a temporary folder,
+ * started on a free port of 127.0.0.1 with a private unix socket folder, and removed
+ * afterwards (also when the process exits early). Tests run as root here, and PostgreSQL
+ * refuses to run as root, so the folder is handed to an unprivileged user (`postgres` when
+ * Debian's package created it, else `nobody`) and the server runs as that user.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir, userInfo } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+export const PG_SUPERUSER = 'cs_admin'
+export const PG_SUPERUSER_PASSWORD = 'admin-secret-for-tests'
+
+export interface PgCluster {
+  /** Base connection string of the superuser (password included): tests only. */
+  url: string
+  port: number
+  host: '127.0.0.1'
+  dir: string
+  /** A connection string for `database` as `user`/`password` (superuser by default). */
+  urlFor(opts?: { user?: string; password?: string; database?: string; params?: string }): string
+  /** Runs SQL as the superuser on the default database. */
+  sql(text: string, values?: unknown[]): Promise<pg.QueryResult>
+  stop(): Promise<void>
+}
+
+/** The folder of PostgreSQL's server binaries, or null when none is installed. */
+export function findPgBin(): string | null {
+  const fromEnv = process.env['CALLSIGHT_PG_BIN']
+  if (fromEnv && existsSync(join(fromEnv, 'initdb'))) return fromEnv
+  const root = '/usr/lib/postgresql'
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a))
+    for (const v of versions) if (existsSync(join(root, v, 'bin', 'initdb'))) return join(root, v, 'bin')
+  }
+  const r = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' })
+  const dir = r.status === 0 ? r.stdout.trim() : ''
+  return dir && existsSync(join(dir, 'initdb')) ? dir : null
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address()
+      const port = typeof addr === 'object' && addr ? addr.port : 0
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/** uid/gid to run the server as: ourselves unless we are root. */
+function serverUser(): { uid: number; gid: number } | null {
+  if (userInfo().uid !== 0) return null
+  for (const name of ['postgres', 'nobody']) {
+    const r = spawnSync('id', ['-u', name], { encoding: 'utf8' })
+    const g = spawnSync('id', ['-g', name], { encoding: 'utf8' })
+    if (r.status === 0 && g.status === 0) return { uid: Number(r.stdout.trim()), gid: Number(g.stdout.trim()) }
+  }
+  throw new Error('Running as root and no unprivileged user (postgres, nobody) to run PostgreSQL as')
+}
+
+const live = new Set<{ child: ChildProcess; dir: string }>()
+let exitHookInstalled = false
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once('exit', () => {
+    for (const c of live) {
+      try {
+        c.child.kill('SIGKILL')
+      } catch {
+        // already gone
+      }
+      rmSync(c.dir, { recursive: true, force: true })
+    }
+  })
+}
+
+export interface StartPgOptions {
+  /** Extra `-c name=value` settings (tests turn fsync off; the benchmark keeps defaults). */
+  settings?: Record<string, string>
+  /** Lines for postgresql.conf written before start (e.g. ssl files). */
+  beforeStart?: (dataDir: string, owner: { uid: number; gid: number } | null) => Record<string, string> | void
+}
+
+export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgCluster> {
+  const bin = findPgBin()
+  if (!bin) throw new Error('PostgreSQL server binaries were not found (install Debian\'s postgresql package)')
+  const owner = serverUser()
+  const dir = mkdtempSync(join(tmpdir(), 'callsight-pg-'))
+  const data = join(dir, 'data')
+  const sock = join(dir, 'sock')
+  const pwfile = join(dir, 'pw')
+  const spawnOpts = owner ? { uid: owner.uid, gid: owner.gid } : {}
+  try {
+    if (owner) chownSync(dir, owner.uid, owner.gid)
+    chmodSync(dir, 0o700)
+    writeFileSync(pwfile, `${PG_SUPERUSER_PASSWORD}\n`, { mode: 0o600 })
+    if (owner) chownSync(pwfile, owner.uid, owner.gid)
+    spawnSync('mkdir', ['-m', '700', sock], { ...spawnOpts })
+    const init = spawnSync(
+      join(bin, 'initdb'),
+      ['-D', data, '-U', PG_SUPERUSER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      { ...spawnOpts, encoding: 'utf8', cwd: dir }
+    )
+    if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`)
+    rmSync(pwfile, { force: true })
+    const extra = opts.beforeStart?.(data, owner) ?? {}
+    const port = await freePort()
+    const settings: Record<string, string> = {
+      listen_addresses: '127.0.0.1',
+      port: String(port),
+      unix_socket_directories: sock,
+      max_connections: '60',
+      shared_buffers: '128MB',
+      ...opts.settings,
+      ...extra
+    }
+    const args = ['-D', data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
+    const child = spawn(join(bin, 'postgres'), args, { ...spawnOpts, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
+    let log = ''
+    child.stderr!.on('data', (d: Buffer) => {
+      if (log.length < 20_000) log += d.toString()
+    })
+    const entry = { child, dir }
+    live.add(entry)
+    installExitHook()
+    const url = `postgres://${PG_SUPERUSER}:${PG_SUPERUSER_PASSWORD}@127.0.0.1:${port}/postgres`
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`PostgreSQL exited at start: ${log}`)
+      const c = new pg.Client({ connectionString: url })
+      try {
+        await c.connect()
+        await c.end()
+        break
+      } catch (e) {
+        await c.end().catch(() => undefined)
+        if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections: ${String(e)}\n${log}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    const admin = new pg.Pool({ connectionString: url, max: 2 })
+    // An idle client told "terminating connection" at shutdown must not fail the test file.
+    admin.on('error', () => undefined)
+    const cluster: PgCluster = {
+      url,
+      port,
+      host: '127.0.0.1',
+      dir,
+      urlFor(o = {}) {
+        const user = encodeURIComponent(o.user ?? PG_SUPERUSER)
+        const pw = o.password ?? (o.user === undefined ? PG_SUPERUSER_PASSWORD : undefined)
+        const auth = pw === undefined ? user : `${user}:${encodeURIComponent(pw)}`
+        return `postgres://${auth}@127.0.0.1:${port}/${o.database ?? 'postgres'}${o.params ? `?${o.params}` : ''}`
+      },
+      sql: (text, values) => admin.query(text, values),
+      async stop() {
+        await admin.end().catch(() => undefined)
+        if (child.exitCode === null) {
+          const exited = new Promise<void>((r) => child.once('exit', () => r()))
+          child.kill('SIGINT') // fast shutdown
+          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+          await exited
+          clearTimeout(timer)
+        }
+        live.delete(entry)
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }
+    return cluster
+  } catch (e) {
+    for (const c of live) {
+      if (c.dir !== dir) continue
+      c.child.kill('SIGKILL')
+      live.delete(c)
+    }
+    rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
+}
+
+/** Settings that make a test cluster fast; durability across an OS crash is not under test. */
+export const FAST_TEST_SETTINGS: Record<string, string> = { fsync: 'off', full_page_writes: 'off', synchronous_commit: 'off' }
