@@ -1,15 +1,13 @@
 import { z } from 'zod'
-import { EpochMs, IanaZone, SearchQuery } from './domain'
+import { EpochMs, IanaZone, ReviewStatus, SearchQuery } from './domain'
+
+export { REVIEW_STATUSES, ReviewFilter, ReviewStatus } from './domain'
 
 /**
  * Review: annotations on calls, scorecards and review lists (issue 15). Annotations are the
  * user's own work: they live beside the cached calls, keyed by the service's callId, and
  * nothing the sync or "clear cache" does deletes them.
  */
-
-export const REVIEW_STATUSES = ['new', 'in_review', 'reviewed', 'follow_up'] as const
-export const ReviewStatus = z.enum(REVIEW_STATUSES)
-export type ReviewStatus = z.infer<typeof ReviewStatus>
 
 /** Statuses that count as done in a list's progress ("34 of 120 reviewed"). */
 export const DONE_STATUSES: readonly ReviewStatus[] = ['reviewed', 'follow_up']

@@ -12,6 +12,7 @@ import {
 import type { CallCache } from '../cache'
 import type { FieldChanges } from '../cache/review/annotation-store'
 import { CallsightError } from '../errors'
+import type { ReviewLookup } from '../export/review-columns'
 import { maskText } from '../pii'
 import type { LocalSearch } from '../search'
 import { sample, type Candidate } from './sampling'
@@ -92,4 +93,9 @@ export function createList(ctx: ReviewContext, name: string, source: ListSource)
   // The source is kept as given, except a long id list (the items are the list already).
   const kept = source.kind === 'ids' ? { kind: 'ids' as const, count: ids.length } : source
   return ctx.cache.reviewLists.create(name, ids, kept as ListSource, ctx.author, ctx.now())
+}
+
+/** What an export reads for the `review` column: each call's annotation and every scorecard version. */
+export function reviewLookup(cache: CallCache): ReviewLookup {
+  return { annotation: (callId) => cache.annotations.get(callId), scorecards: cache.scorecards.allVersions() }
 }

@@ -120,4 +120,24 @@ describe('callsight annotations', () => {
     expect(r.stderr).toContain('not an annotations export')
     expect((await runCli(cli, ['annotations', '--db', b])).code).toBe(2)
   })
+
+  it('search and export take the review filters; export writes the review columns', async () => {
+    const json = (r: { stdout: string }) => JSON.parse(r.stdout) as { total: number; items: Array<{ callId: string }> }
+    const reviewed = await runCli(cli, ['search', '--db', a, '--status', 'reviewed', '--json'])
+    expect(reviewed.stderr).toBe('')
+    expect(json(reviewed).items.map((i) => i.callId)).toEqual(['call-1'])
+    expect(json(await runCli(cli, ['search', '--db', a, '--status', 'new', '--json'])).items.map((i) => i.callId)).toEqual(['call-3'])
+    expect(json(await runCli(cli, ['search', '--db', a, '--note', 'ESKİ', '--json'])).total).toBe(1)
+    expect(json(await runCli(cli, ['search', '--db', a, '--score', '90..', '--tag', 'iade', '--json'])).total).toBe(1)
+    expect(json(await runCli(cli, ['search', '--db', a, '--tag', 'arşiv', '--json'])).total).toBe(0)
+    expect((await runCli(cli, ['search', '--db', a, '--score', 'high'])).code).toBe(2)
+    expect((await runCli(cli, ['search', '--db', a, '--status', 'done'])).code).toBe(2)
+
+    const out = join(dir, 'review.csv')
+    const r = await runCli(cli, ['export', '--db', a, '--format', 'csv', '--out', out, '--columns', 'callId,review', '--has-note', 'true'])
+    expect(r.stderr).toBe('')
+    const lines = readFileSync(out, 'utf8').replace(/^\uFEFF/, '').trim().split('\r\n')
+    expect(lines[0]).toBe('Call ID,Review status,Tags,Note,Score,Scorecard,Reviewer,Reviewed at')
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['call-2', 'call-1'])
+  })
 })
