@@ -170,3 +170,15 @@ export const ImportReport = z.object({
   conflicts: z.array(z.object({ callId: z.string(), field: AnnotationField, kept: z.enum(['local', 'incoming']) }))
 })
 export type ImportReport = z.infer<typeof ImportReport>
+
+/** Insight's review charts. */
+export const ReviewStats = z.object({
+  lists: z.array(ReviewListInfo),
+  /** Scored calls per tenth of the 0–100 total ([0,10) … [90,100]). */
+  scoreBuckets: z.array(z.object({ from: z.number(), to: z.number(), count: z.number().int() })),
+  /** Mean total per day of the call (in the zone asked for), for scored calls the cache holds. */
+  scoreByDay: z.array(z.object({ day: z.string(), mean: z.number(), count: z.number().int() })),
+  tags: z.array(z.object({ tag: z.string(), count: z.number().int() })),
+  statuses: z.array(z.object({ status: ReviewStatus, count: z.number().int() }))
+})
+export type ReviewStats = z.infer<typeof ReviewStats>

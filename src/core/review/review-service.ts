@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon'
 import type { SearchQuery } from '../../shared/domain'
 import {
   LIST_MAX,
@@ -5,6 +6,7 @@ import {
   type AnnotationPatch,
   type ListSource,
   type ReviewListInfo,
+  type ReviewStats,
   type Score,
   type Scorecard,
   type ScorecardDefinition
@@ -98,4 +100,31 @@ export function createList(ctx: ReviewContext, name: string, source: ListSource)
 /** What an export reads for the `review` column: each call's annotation and every scorecard version. */
 export function reviewLookup(cache: CallCache): ReviewLookup {
   return { annotation: (callId) => cache.annotations.get(callId), scorecards: cache.scorecards.allVersions() }
+}
+
+/** Insight's review charts: list progress, score distribution and trend, tags, statuses. */
+export function reviewStats(cache: CallCache, zone: string): ReviewStats {
+  const scored = cache.db
+    .prepare('SELECT a.total, c.call_at FROM annotations a LEFT JOIN calls c ON c.call_id = a.call_id WHERE a.total IS NOT NULL')
+    .raw(true)
+    .all() as Array<[number, number | null]>
+  const buckets = Array.from({ length: 10 }, (_, i) => ({ from: i * 10, to: i * 10 + 10, count: 0 }))
+  const days = new Map<string, { sum: number; count: number }>()
+  for (const [total, at] of scored) {
+    buckets[Math.min(9, Math.max(0, Math.floor(total / 10)))]!.count++
+    if (at === null) continue
+    const day = DateTime.fromMillis(at, { zone }).toISODate() ?? ''
+    const d = days.get(day) ?? { sum: 0, count: 0 }
+    d.sum += total
+    d.count++
+    days.set(day, d)
+  }
+  const statuses = cache.db.prepare('SELECT status, count(*) AS count FROM annotations GROUP BY status ORDER BY status').all() as ReviewStats['statuses']
+  return {
+    lists: cache.reviewLists.list(),
+    scoreBuckets: buckets,
+    scoreByDay: [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, d]) => ({ day, mean: Math.round((d.sum / d.count) * 10) / 10, count: d.count })),
+    tags: cache.annotations.tagCounts(),
+    statuses
+  }
 }

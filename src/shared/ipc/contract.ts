@@ -25,7 +25,7 @@ import {
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
 import { TeamCacheSource, TeamPullProgress, TeamStatus } from '../team'
-import { Annotation, AnnotationPatch, ListSource, ReviewListInfo, ReviewListItem, Scorecard, ScorecardDefinition } from '../review'
+import { Annotation, AnnotationPatch, ListSource, ReviewListInfo, ReviewListItem, ReviewStats, Scorecard, ScorecardDefinition } from '../review'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
@@ -149,7 +149,8 @@ export const contract = {
   'reviewLists.nextUnreviewed': {
     request: z.object({ id: ListId, index: z.number().int().min(-1).max(1_000_000) }).strict(),
     response: ReviewListItem.nullable()
-  }
+  },
+  'review.stats': { request: z.object({ zone: IanaZone.optional() }).strict(), response: ReviewStats }
 } as const satisfies Record<ChannelName, { request: z.ZodType; response: z.ZodType }>
 
 export const MenuCommand = z.enum([

@@ -46,7 +46,8 @@ export const CHANNELS = [
   'reviewLists.removeCalls',
   'reviewLists.delete',
   'reviewLists.items',
-  'reviewLists.nextUnreviewed'
+  'reviewLists.nextUnreviewed',
+  'review.stats'
 ] as const
 export type ChannelName = (typeof CHANNELS)[number]
 

@@ -143,6 +143,14 @@ describe('review through the router', () => {
     expect(perDay.size).toBeGreaterThan(10)
     expect(perDay.size).toBeLessThanOrEqual(2 * 22)
     expect((await failure(call('reviewLists.items', { id: 'nope', offset: 0, limit: 10 }))).code).toBe('NotFound')
+
+    const stats = await call('review.stats', { zone: 'Europe/Istanbul' })
+    expect(stats.lists.find((l) => l.id === manual.id)).toMatchObject({ size: 6, reviewed: 2 })
+    // Totals 87.5, 0 and 50 (v2): one call each in the 80s, the 0s and the 50s.
+    expect(stats.scoreBuckets.filter((b) => b.count > 0).map((b) => [b.from, b.count])).toEqual([[0, 1], [50, 1], [80, 1]])
+    expect(stats.scoreByDay.reduce((n, d) => n + d.count, 0)).toBe(3)
+    expect(stats.tags.find((t) => t.tag === 'şikayet')?.count).toBe(1)
+    expect(stats.statuses.find((s) => s.status === 'reviewed')?.count).toBe(1)
   })
 
   it('keeps annotations and lists through a full resync and a clear that keeps them; marks calls gone', async () => {

@@ -1,6 +1,6 @@
 import { ScorecardFile } from '../../../shared/review'
 import { CallsightError } from '../../errors'
-import { createList, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
+import { createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
 import { parseJson } from '../../review/transfer'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
@@ -22,6 +22,7 @@ export type ReviewHandlers = Pick<
   | 'reviewLists.delete'
   | 'reviewLists.items'
   | 'reviewLists.nextUnreviewed'
+  | 'review.stats'
 >
 
 /**
@@ -77,6 +78,10 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
       const lists = cache().reviewLists
       lists.info(id)
       return lists.nextUnreviewed(id, index)
-    }
+    },
+    'review.stats': async ({ zone }) =>
+      state.runtime
+        ? reviewStats(state.runtime.cache, zone ?? state.displayZone())
+        : { lists: [], scoreBuckets: [], scoreByDay: [], tags: [], statuses: [] }
   }
 }
