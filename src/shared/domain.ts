@@ -203,6 +203,13 @@ export const SyncScope = z
 export type SyncScope = z.infer<typeof SyncScope>
 export type SyncScopeInput = z.input<typeof SyncScope>
 
+/**
+ * Which end of the range a sync fetches first: newest (the default, so a cancelled run leaves
+ * the latest calls in the cache) or oldest.
+ */
+export const SyncOrder = z.enum(['newest', 'oldest'])
+export type SyncOrder = z.infer<typeof SyncOrder>
+
 export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
 export type SyncPhase = z.infer<typeof SyncPhase>
 
@@ -213,10 +220,12 @@ export const SyncProgress = z.object({
   stored: z.number().int().nonnegative(),
   requests: z.number().int().nonnegative(),
   windowsDone: z.number().int().nonnegative(),
-  /** How far through the range the run is, as an instant. */
+  /** How far through the range the run is, as an instant (moving back from `to` when newest first). */
   position: EpochMs.nullable(),
   from: EpochMs,
   to: EpochMs,
+  /** The order the pass fetches in; absent means oldest first (runs stored before the option). */
+  order: SyncOrder.optional(),
   requestsPerMinute: z.number().nonnegative(),
   recordsPerSecond: z.number().nonnegative(),
   /** Follows from the tenant's rate limit; null until it can be estimated. */
@@ -346,9 +355,11 @@ export const Settings = z.object({
       lookbackHours: z.number().int().min(0).max(24 * 60).default(48),
       includeAnalysis: z.boolean().default(true),
       results: z.enum(['answered', 'all']).default('answered'),
-      presetDays: z.number().int().min(1).max(3660).default(30)
+      presetDays: z.number().int().min(1).max(3660).default(30),
+      /** Which end of the range a sync fetches first. */
+      order: SyncOrder.default('newest')
     })
-    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30 }),
+    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30, order: 'newest' }),
   export: z
     .object({
       format: ExportFormat.default('xlsx'),

@@ -31,7 +31,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
         platform.events.emit('sync.progress', p)
       }
       try {
-        await engine.run(scope, { mode, signal, onProgress: publish, runId })
+        await engine.run(scope, { mode, order: state.settings().sync.order, signal, onProgress: publish, runId })
       } catch (e) {
         // The engine rejects only before the run is recorded (an invalid scope, a failing cache).
         const error = toErrorInfo(e)
