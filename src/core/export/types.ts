@@ -1,4 +1,4 @@
-import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat } from '../../shared/domain'
+import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, HeaderLanguage } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 
 /** What the cache's search.iterate(selection) hands over: a count, the keys, and a stream of records. */
@@ -27,6 +27,8 @@ export interface ExportOptions {
   analysisLayout: AnalysisLayout
   /** IANA zone for callDate. */
   zone: string
+  /** The language of the headers and the metadata sheet; English when absent. */
+  headerLanguage?: HeaderLanguage
   meta: ExportMeta
   signal?: AbortSignal
   /** About ten times a second at most, plus the first and the last. */
