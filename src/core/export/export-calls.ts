@@ -9,6 +9,7 @@ import { writeJson } from './json-writer'
 import { ProgressThrottle } from './progress'
 import { throwIfAborted } from './pump'
 import { headerLabels } from './header-labels'
+import { ScorecardSheets } from './review-columns'
 import { planTabular } from './tabular'
 import { TextGuard } from './text-guard'
 import type { ExportOptions, ExportResult } from './types'
@@ -75,9 +76,11 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
         query: text.deep(meta.query) ?? null,
         scope: text.deep(meta.scope) ?? null
       }
-      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal })
+      const review = columns.includes('review') ? opts.source.review : undefined
+      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
     }
-    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels })
+    const review = columns.includes('review') ? opts.source.review : undefined
+    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
     if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal })
     const about: Array<[string, string | number | DateCell]> = [
       [labels.exportedAt, new DateCell(meta.exportedAt)],
@@ -88,7 +91,8 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       [labels.query, text.text(describe(text.deep(meta.query)))],
       [labels.scope, text.text(describe(text.deep(meta.scope)))]
     ]
-    return writeXlsx({ out, records, plan, clock, about, progress, signal, labels })
+    const scorecards = review ? new ScorecardSheets(review, text) : undefined
+    return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
   return { file, ...result }
 }

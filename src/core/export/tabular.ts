@@ -1,6 +1,7 @@
 import type { AnalysisLayout, CallRecord, ExportColumn } from '../../shared/domain'
 import { DateCell, type Cell } from './cells'
 import type { HeaderLabels } from './header-labels'
+import { reviewPart, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
 
 export type ColumnKind = 'id' | 'date' | 'text' | 'longText' | 'value'
@@ -26,6 +27,8 @@ export interface TabularInput {
   zone: string
   text: TextGuard
   labels: HeaderLabels
+  /** The annotations, for the `review` column. */
+  review?: ReviewLookup
 }
 
 /**
@@ -72,6 +75,10 @@ export function planTabular(input: TabularInput): TabularPlan {
         } else {
           parts.push(widePart(input, columns))
         }
+        break
+      case 'review':
+        // Without annotations to read (an export from elsewhere), the column is left out.
+        if (input.review) parts.push(reviewPart(input.review, text, columns))
         break
     }
   }
