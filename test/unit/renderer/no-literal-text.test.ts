@@ -30,7 +30,10 @@ function proseLiterals(expr: string): string[] {
   const out: string[] = []
   for (const m of expr.matchAll(/(['"`])((?:(?!\1)[^\\]|\\.)*)\1/g)) {
     const s = m[2] ?? ''
-    if (/\p{L}{2,}\s+\p{L}{2,}/u.test(s) || (/^\p{Lu}\p{Ll}+$/u.test(s) && !ALLOW.has(s))) out.push(s)
+    // A code compared with === (an error code, a phase) is not shown to anyone.
+    const at = m.index ?? 0
+    const compared = /[!=]==?\s*$/.test(expr.slice(0, at)) || /^\s*[!=]==?/.test(expr.slice(at + m[0].length))
+    if (/\p{L}{2,}\s+\p{L}{2,}/u.test(s) || (/^\p{Lu}\p{Ll}+$/u.test(s) && !ALLOW.has(s) && !compared)) out.push(s)
   }
   return out
 }
@@ -81,5 +84,7 @@ describe('templates hold no literal prose', () => {
     expect(probe(`<Button :label="'Clear all'" />`)).toBe(1)
     expect(probe(`<Button :label="t('common.clear')" data-testid="clear-all" class="wide one" />`)).toBe(0)
     expect(probe('<span>“{{ text }}” · CSV</span>')).toBe(0)
+    expect(probe(`<Notice :advice="code === 'Network' ? t('x') : null" />`)).toBe(0)
+    expect(probe(`<span>{{ 'Today' }}</span>`)).toBe(1)
   })
 })
