@@ -302,7 +302,9 @@ export const en = {
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
     nothing: 'Select calls first, or export all results.',
-    zoneNote: 'Dates are written in {zone}.'
+    zoneNote: 'Dates are written in {zone}.',
+    englishHeaders: 'English headers',
+    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.'
   },
   settings: {
     title: 'Settings',
@@ -372,7 +374,35 @@ export const en = {
     reviewReviewed: 'Review mode: mark reviewed',
     reviewFollowUp: 'Review mode: mark for follow-up',
     reviewUndo: 'Review mode: undo the last change',
-    reviewNextUnreviewed: 'Review mode: next unreviewed call'
+    reviewNextUnreviewed: 'Review mode: next unreviewed call',
+    click: 'click',
+    inDetail: 'detail'
+  },
+  picker: {
+    today: 'Today',
+    clear: 'Clear',
+    weekHeader: 'Wk',
+    noResults: 'No results found',
+    noOptions: 'No options',
+    chooseYear: 'Choose year',
+    chooseMonth: 'Choose month',
+    chooseDate: 'Choose date',
+    prevMonth: 'Previous month',
+    nextMonth: 'Next month',
+    prevYear: 'Previous year',
+    nextYear: 'Next year',
+    prevDecade: 'Previous decade',
+    nextDecade: 'Next decade',
+    previous: 'Previous',
+    next: 'Next'
+  },
+  fields: {
+    durationSeconds: 'Duration (m:ss)',
+    agentName: 'Agent',
+    teamName: 'Team',
+    language: 'Language',
+    direction: 'Direction',
+    callType: 'Call type'
   },
   review: {
     panel: 'Review',
