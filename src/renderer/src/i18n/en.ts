@@ -112,7 +112,8 @@ export const en = {
     last7: 'Last 7 days',
     last30: 'Last 30 days',
     last90: 'Last 90 days',
-    reset: 'Reset filters'
+    reset: 'Reset filters',
+    directionOption: 'Code {code}'
   },
   search: {
     placeholder: 'Search titles and summaries  (press / to focus)',
@@ -154,7 +155,8 @@ export const en = {
     windowReached: 'The service returns at most 10,000 results. Narrow the filters or sync and search locally.',
     loadingRow: 'Loading…',
     textIgnoredRemote: 'The service cannot search text or analysis; those filters apply to local search only.',
-    filters: 'Filters'
+    filters: 'Filters',
+    relativeRange: 'last {days} days'
   },
   detail: {
     title: 'Call detail',
@@ -304,7 +306,9 @@ export const en = {
     nothing: 'Select calls first, or export all results.',
     zoneNote: 'Dates are written in {zone}.',
     englishHeaders: 'English headers',
-    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.'
+    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.',
+    openFile: 'Open file',
+    showInFolder: 'Show in folder'
   },
   settings: {
     title: 'Settings',
@@ -394,7 +398,8 @@ export const en = {
     prevDecade: 'Previous decade',
     nextDecade: 'Next decade',
     previous: 'Previous',
-    next: 'Next'
+    next: 'Next',
+    selected: '{count} selected'
   },
   fields: {
     durationSeconds: 'Duration (m:ss)',

@@ -111,7 +111,8 @@ export const tr: Messages = {
     last7: 'Son 7 gün',
     last30: 'Son 30 gün',
     last90: 'Son 90 gün',
-    reset: 'Filtreleri sıfırla'
+    reset: 'Filtreleri sıfırla',
+    directionOption: 'Kod {code}'
   },
   search: {
     placeholder: 'Başlık ve özetlerde ara  (odaklamak için / tuşu)',
@@ -153,7 +154,8 @@ export const tr: Messages = {
     windowReached: 'Servis en fazla 10.000 sonuç döndürür. Filtreleri daraltın veya eşitleyip yerel arayın.',
     loadingRow: 'Yükleniyor…',
     textIgnoredRemote: 'Servis metin ve analiz araması yapamaz; bu filtreler yalnızca yerel aramada geçerlidir.',
-    filters: 'Filtreler'
+    filters: 'Filtreler',
+    relativeRange: 'son {days} gün'
   },
   detail: {
     title: 'Çağrı ayrıntısı',
@@ -303,7 +305,9 @@ export const tr: Messages = {
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.',
     englishHeaders: 'İngilizce başlıklar',
-    englishHeadersHelp: 'Sütun başlıklarını ve bilgi sayfasını, onları adıyla okuyan araçlar için İngilizce yaz.'
+    englishHeadersHelp: 'Sütun başlıklarını ve bilgi sayfasını, onları adıyla okuyan araçlar için İngilizce yaz.',
+    openFile: 'Dosyayı aç',
+    showInFolder: 'Klasörde göster'
   },
   settings: {
     title: 'Ayarlar',
@@ -393,7 +397,8 @@ export const tr: Messages = {
     prevDecade: 'Önceki on yıl',
     nextDecade: 'Sonraki on yıl',
     previous: 'Önceki',
-    next: 'Sonraki'
+    next: 'Sonraki',
+    selected: '{count} seçili'
   },
   fields: {
     durationSeconds: 'Süre (dk:sn)',
