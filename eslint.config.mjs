@@ -2,6 +2,7 @@
 import tseslint from 'typescript-eslint'
 import pluginVue from 'eslint-plugin-vue'
 import vueParser from 'vue-eslint-parser'
+import prettierOff from 'eslint-config-prettier/flat'
 
 /**
  * Layer directions, enforced (docs/architecture.md):
@@ -58,7 +59,10 @@ export default tseslint.config(
     files: ['src/shared/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/shared depends on no other layer.'),
+        forbid(
+          ['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          'src/shared depends on no other layer.'
+        ),
         forbid(['electron', 'vue', 'pinia', 'better-sqlite3', ...nodeBuiltins], 'src/shared imports only zod and luxon.')
       )
     }
@@ -67,8 +71,14 @@ export default tseslint.config(
     files: ['src/core/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['electron', 'electron-store', 'vue', 'pinia', 'primevue'], 'src/core is plain Node: platform needs come in through interfaces.'),
-        forbid(['layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'], 'src/core may import only src/shared.')
+        forbid(
+          ['electron', 'electron-store', 'vue', 'pinia', 'primevue'],
+          'src/core is plain Node: platform needs come in through interfaces.'
+        ),
+        forbid(
+          ['layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          'src/core may import only src/shared.'
+        )
       )
     }
   },
@@ -76,8 +86,14 @@ export default tseslint.config(
     files: ['src/host/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['electron', 'electron-store', 'vue', 'pinia', 'primevue'], 'src/host is plain Node, shared by the desktop app and `callsight serve`.'),
-        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'src/host binds src/core for the shells; it imports no shell.')
+        forbid(
+          ['electron', 'electron-store', 'vue', 'pinia', 'primevue'],
+          'src/host is plain Node, shared by the desktop app and `callsight serve`.'
+        ),
+        forbid(
+          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'],
+          'src/host binds src/core for the shells; it imports no shell.'
+        )
       )
     }
   },
@@ -94,7 +110,10 @@ export default tseslint.config(
     files: ['src/preload/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:core', 'layer:main', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins], 'The preload only builds window.api from the channel names.')
+        forbid(
+          ['layer:core', 'layer:main', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins],
+          'The preload only builds window.api from the channel names.'
+        )
       )
     }
   },
@@ -103,7 +122,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(['electron', 'better-sqlite3', 'electron-store', ...nodeBuiltins], 'The renderer talks to the app only through window.api.'),
-        forbid(['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'], 'src/renderer imports only src/shared.')
+        forbid(
+          ['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'],
+          'src/renderer imports only src/shared.'
+        )
       )
     }
   },
@@ -111,7 +133,10 @@ export default tseslint.config(
     files: ['src/service/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:core', 'layer:shared', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'], 'The reference service is written from the spec and shares no code with the client.'),
+        forbid(
+          ['layer:core', 'layer:shared', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'],
+          'The reference service is written from the spec and shares no code with the client.'
+        ),
         forbid(['electron', 'vue'], 'The reference service is plain Node.')
       )
     }
@@ -121,8 +146,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(['electron', 'electron-store', 'vue'], 'The CLI runs under plain Node.'),
-        forbid(['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'], 'The CLI is a front end over src/core (and src/host for `serve`).')
+        forbid(
+          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'],
+          'The CLI is a front end over src/core (and src/host for `serve`).'
+        )
       )
     }
-  }
+  },
+  // Layout is Prettier's (`npm run format`); ESLint keeps to correctness and the layer rules.
+  prettierOff
 )
