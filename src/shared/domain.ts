@@ -70,6 +70,12 @@ export type CallType = z.infer<typeof CallType>
 export const ResultsFilter = z.union([z.literal('answered'), z.literal('all'), z.array(z.number().int()).min(1).max(50)])
 export type ResultsFilter = z.infer<typeof ResultsFilter>
 
+/**
+ * One default for `results` in sync, local search, remote search, export and the app: the
+ * service's own (the field absent: Answered calls only), so the same flags give the same set.
+ */
+export const DEFAULT_RESULTS = 'answered' as const satisfies ResultsFilter
+
 export const AnalysisFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('equals'), key: z.string().min(1).max(200), value: z.string().max(500) }),
   z
@@ -91,7 +97,7 @@ export type SearchSort = z.infer<typeof SearchSort>
  * search. Dates are instants; the UI picks them in the display zone.
  * Locally, the scope filters (callTypes, direction, results, hasNewRequest) are answered
  * from scope membership: a call matches when a synced scope with those filters returned it.
- * Locally, results 'all' means "no filter".
+ * Locally, results 'all' means "no filter"; absent means answered only, as for the service.
  */
 export const SearchQuery = z
   .object({
@@ -102,7 +108,7 @@ export const SearchQuery = z
     to: EpochMs.nullable().default(null),
     callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
     direction: z.number().int().nullable().default(null),
-    results: ResultsFilter.default('all'),
+    results: ResultsFilter.default(DEFAULT_RESULTS),
     hasNewRequest: z.boolean().nullable().default(null),
     analysis: z.array(AnalysisFilter).max(20).default([]),
     sort: SearchSort.default('date_desc')
@@ -163,7 +169,7 @@ export const SyncScope = z
     to: EpochMs,
     callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
     direction: z.number().int().nullable().default(null),
-    results: ResultsFilter.default('answered'),
+    results: ResultsFilter.default(DEFAULT_RESULTS),
     hasNewRequest: z.boolean().nullable().default(null),
     includeAnalysis: z.boolean().default(true)
   })

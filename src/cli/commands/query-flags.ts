@@ -1,5 +1,5 @@
 import { CallsightError } from '../../core/errors'
-import { SearchQuery, type SearchSort } from '../../shared/domain'
+import { DEFAULT_RESULTS, SearchQuery, type SearchSort } from '../../shared/domain'
 import { check, parseBoolFlag, parseIntFlag, parseList, parseResults, parseWhere } from '../args'
 import { parseIsoArg } from '../dates'
 
@@ -21,7 +21,9 @@ export const QUERY_HELP = `  [text]                free text: words match by pre
   --from ISO --to ISO   date range, read in --zone when without an offset
   --where EXPR          analysis filter, repeatable: key=value, key>=N, key<=N
   --sort S              date (oldest first) | -date (newest first, default) | relevance
-  --types LIST --direction N --results R --has-new-request B
+  --types LIST          call types by catalog Value or Description, any case
+  --results R           answered (default, as the service and sync) | all | a comma list
+  --direction N --has-new-request B
                         only calls a synced scope with those filters returned
   --zone ZONE           display zone (default: this computer's)`
 
@@ -50,7 +52,7 @@ export function buildQuery(values: QueryFlagValues, positionals: string[], zone:
       to: values.to === undefined ? null : parseIsoArg(values.to, zone, '--to', true),
       callTypes: parseList(values.types),
       direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
-      results: parseResults(values.results, 'all'),
+      results: parseResults(values.results, DEFAULT_RESULTS),
       hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
       analysis: parseWhere(values.where ?? []),
       sort

@@ -2,7 +2,7 @@ import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { systemClock } from '../../core/platform/node'
 import { SyncEngine, type SyncStore } from '../../core/sync'
-import type { SyncProgress } from '../../shared/domain'
+import { DEFAULT_RESULTS, type SyncProgress } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
@@ -25,7 +25,7 @@ continue after an interruption; the checkpoint is kept.
   --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
                         --to includes that whole day
   --analysis            also fetch the analysis items (pages of 100 instead of 500)
-  --results R           answered (default) | all | a comma list of result numbers
+  --results R           answered (default, as the service) | all | a comma list of numbers
   --types LIST          comma list of call types (catalog Value or Description)
   --direction N         call direction
   --has-new-request B   true | false
@@ -75,7 +75,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     to,
     callTypes: parseList(values.types),
     direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
-    results: parseResults(values.results, 'answered'),
+    results: parseResults(values.results, DEFAULT_RESULTS),
     hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
     includeAnalysis: values.analysis
   }

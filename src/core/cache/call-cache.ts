@@ -1,11 +1,11 @@
 import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { z } from 'zod'
-import { CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
+import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
+import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, SCHEMA_VERSION } from './migrations'
@@ -48,6 +48,7 @@ export class CallCache {
   private readonly journal = new ChangeJournal()
   private readonly runs: SyncRuns
   private readonly scopeRows: SyncScopes
+  private readonly catalog: CallTypeCatalog
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
@@ -69,6 +70,7 @@ export class CallCache {
     }
     this.runs = new SyncRuns(this.db)
     this.scopeRows = new SyncScopes(this.db)
+    this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
   }
@@ -196,6 +198,8 @@ export class CallCache {
 
   addCoverage(scopeKey: string, from: number, to: number): void {
     this.scopeRows.addCoverage(scopeKey, from, to)
+    // Search reports coverage from the scopes it reads once per data version.
+    this.wrote(null, [])
   }
 
   /** The covered intervals of a scope, merged and sorted. */
@@ -221,21 +225,28 @@ export class CallCache {
   }
 
   upsertCallTypes(list: readonly CallType[]): void {
-    const rows = z.array(CallType).parse(list)
-    const put = this.db.prepare(
-      'INSERT INTO call_types (value, description) VALUES (?, ?) ON CONFLICT (value) DO UPDATE SET description = excluded.description'
-    )
-    this.db.transaction(() => {
-      for (const t of rows) put.run(t.value, t.description)
-    }).immediate()
+    this.catalog.upsert(list)
+    // Search resolves type names through the catalog, read once per data version.
+    this.wrote(null, [])
+  }
+
+  /** A catalog file (`import`) or Settings' whole edited list (`edit`, replacing). */
+  importCallTypes(list: readonly CallType[], source: 'import' | 'edit' = 'import'): CatalogImport {
+    const r = this.catalog.import(list, source, source === 'edit')
+    this.wrote(null, [])
+    return r
   }
 
   callTypes(): CallType[] {
-    return this.db.prepare('SELECT value, description FROM call_types ORDER BY value').all() as CallType[]
+    return this.catalog.list()
   }
 
-  /** Every scope with its filters, as stored. Search uses this to answer scope filters. */
-  scopes(): Array<{ id: number; scopeKey: string; filters: ScopeFilters }> {
+  callTypeEntries(): CallTypeEntry[] {
+    return this.catalog.entries()
+  }
+
+  /** Every scope with its filters and coverage, as stored. Search answers scope filters with it. */
+  scopes(): Array<{ id: number; scopeKey: string; filters: ScopeFilters; coverage: Array<[number, number]> }> {
     return this.scopeRows.list()
   }
 

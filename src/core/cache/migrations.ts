@@ -206,6 +206,19 @@ export const migrations: readonly Migration[] = [
         ALTER TABLE calls DROP COLUMN base_hash;
       `)
     }
+  },
+  {
+    // Version 6: where each call type catalog entry came from. 'sync': a name a sync
+    // succeeded with (no Description: the service gives none); 'import': a catalog file;
+    // 'edit': Settings. An import files learnt names under the entry they are the Value or
+    // Description of. Rows from before were learnt unless they carried a Description.
+    version: 6,
+    up(db) {
+      db.exec(`
+        ALTER TABLE call_types ADD COLUMN source TEXT NOT NULL DEFAULT 'sync' CHECK (source IN ('sync', 'import', 'edit'));
+        UPDATE call_types SET source = 'import' WHERE description <> '';
+      `)
+    }
   }
 ]
 

@@ -1,5 +1,6 @@
 import type { SearchQuery } from '../../shared/domain'
 import type { ScopeFilters, ScopeRef } from '../cache'
+import { CallTypeNames } from '../cache'
 import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
@@ -35,9 +36,26 @@ export interface QueryCatalog {
   keyIds: ReadonlyMap<string, readonly number[]>
   /** The terms each prefix of the text stands for; null when too many to expand. */
   expansions: ReadonlyMap<string, readonly string[] | null>
+  /** The account's call type catalog; without it, names compare by their Turkish-folded spelling. */
+  typeNames?: CallTypeNames
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
+
+/** Without a catalog every name stands for itself (its folded spelling) and none is refused. */
+const SPELLING_ONLY = new CallTypeNames([])
+const spelling = (names: CallTypeNames, name: string): string => names.scopeValue(name)
+
+/**
+ * The call type names of a query and of each scope as catalog Values, so a scope synced as
+ * "Şikayet" answers `--types Complaint` and `--types ŞİKAYET`. An unknown query name is an
+ * UnknownCallType error, as the service refuses it (with a catalog; without one, none is).
+ */
+export function resolveTypes(query: SearchQuery, scopes: readonly ScopeRef[], names: CallTypeNames | undefined): { query: string[]; scopes: Map<number, string[]> } {
+  const lookup = names ?? SPELLING_ONLY
+  const wanted = names ? names.resolve(query.callTypes) : [...new Set(query.callTypes.map((n) => spelling(lookup, n)))]
+  return { query: wanted, scopes: new Map(scopes.map((s) => [s.id, s.filters.callTypes.map((n) => spelling(lookup, n))])) }
+}
 
 /**
  * The scopes that vouch for each scope filter. Each filter is a separate fact about a call,
@@ -47,15 +65,22 @@ const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) =
  * hasNewRequest b by a scope with b. One list per active filter; an empty list matches
  * nothing; no lists means no scope filter.
  */
-export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[]): number[][] {
-  const { callTypes, direction, results, hasNewRequest } = query
-  const tests: Array<(f: ScopeFilters) => boolean> = []
-  if (callTypes.length > 0) tests.push((f) => f.callTypes.length > 0 && isSubset(f.callTypes, callTypes))
+export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[], names?: CallTypeNames): number[][] {
+  const { direction, results, hasNewRequest } = query
+  const types = resolveTypes(query, scopes, names)
+  const callTypes = types.query
+  const tests: Array<(f: ScopeFilters, id: number) => boolean> = []
+  if (callTypes.length > 0) {
+    tests.push((_f, id) => {
+      const own = types.scopes.get(id) ?? []
+      return own.length > 0 && isSubset(own, callTypes)
+    })
+  }
   if (direction !== null) tests.push((f) => f.direction === direction)
   if (results === 'answered') tests.push((f) => f.results === 'answered')
   if (Array.isArray(results)) tests.push((f) => Array.isArray(f.results) && isSubset(f.results, results))
   if (hasNewRequest !== null) tests.push((f) => f.hasNewRequest === hasNewRequest)
-  return tests.map((test) => scopes.filter((s) => test(s.filters)).map((s) => s.id))
+  return tests.map((test) => scopes.filter((s) => test(s.filters, s.id)).map((s) => s.id))
 }
 
 const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
@@ -78,7 +103,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where.push('c.call_at < ?')
     params.push(query.to)
   }
-  for (const scopeIds of scopesFor(query, catalog.scopes)) {
+  for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
     if (scopeIds.length === 0) empty = true
     else where.push(`EXISTS (SELECT 1 FROM scope_members m WHERE m.call = c.id AND m.scope IN (${ids(scopeIds)}))`)
   }

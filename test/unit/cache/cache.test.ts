@@ -9,7 +9,7 @@ import { parseNumeric } from '../../../src/core/cache/numeric'
 import { CallsightError } from '../../../src/core/errors'
 import type { Clock } from '../../../src/core/platform'
 import type { CallRecord } from '../../../src/shared/domain'
-import { callsBeforeVersion5 } from './old-layouts'
+import { callsBeforeVersion5, callTypesBeforeVersion6 } from './old-layouts'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -132,6 +132,23 @@ describe('migration 3: analysis clustered by call', () => {
   })
 })
 
+describe('migration 6: where each call type came from', () => {
+  it('marks rows with a Description imported and the rest learnt, and keeps every row', () => {
+    cache.upsertCallTypes([{ value: 'Complaint', description: 'Şikayet' }, { value: 'İptal', description: '' }])
+    cache.close()
+    const raw = new Database(file)
+    callTypesBeforeVersion6(raw)
+    raw.pragma('user_version = 5')
+    raw.close()
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(6)
+    expect(cache.callTypeEntries()).toEqual([
+      { value: 'Complaint', description: 'Şikayet', source: 'import' },
+      { value: 'İptal', description: '', source: 'sync' }
+    ])
+  })
+})
+
 describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', () => {
   const columns = (): string[] => cache.db.prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
 
@@ -150,7 +167,7 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
     raw.close()
 
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(5)
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(columns()).toEqual(['id', 'call_id', 'call_at', 'call_date', 'title', 'summary', 'extra', 'analysis_count', 'first_seen_at', 'last_changed_at', 'analysis_known'])
     expect(cache.db.prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
       ['call-1', 1],

@@ -3,7 +3,8 @@ import type { ScopeRef } from '../../../src/core/cache'
 import { compileQuery, prefixesOf, type QueryCatalog } from '../../../src/core/search/compile'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 
-const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
+// These caches were synced with all results; 'all' is no filter (the default is answered only).
+const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse({ results: 'all', ...input })
 const any = { direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
 const SCOPES: ScopeRef[] = [
   { id: 1, filters: { ...any, callTypes: ['Fatura'] } },

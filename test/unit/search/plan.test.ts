@@ -8,7 +8,7 @@ const CATALOG: QueryCatalog = {
   keyIds: new Map([['score', [1]]]),
   expansions: new Map([['fatur', ['fatura']], ['f', null]])
 }
-const compile = (input: SearchQueryInput): CompiledQuery => compileQuery(SearchQuery.parse(input), CATALOG)
+const compile = (input: SearchQueryInput): CompiledQuery => compileQuery(SearchQuery.parse({ results: 'all', ...input }), CATALOG)
 
 const N = 1_000_000
 const T = walkThreshold(N, 100)

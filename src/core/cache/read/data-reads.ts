@@ -1,3 +1,4 @@
+import type { CallType } from '../../../shared/domain'
 import type Database from 'better-sqlite3'
 import type { CallCache } from '../call-cache'
 import type { ChangeSet } from '../change-journal'
@@ -32,7 +33,11 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 
   scopes(): ScopeRef[] {
-    return this.cache.scopes().map((s) => ({ id: s.id, filters: s.filters }))
+    return this.cache.scopes().map((s) => ({ id: s.id, filters: s.filters, coverage: s.coverage }))
+  }
+
+  callTypes(): CallType[] {
+    return this.cache.callTypes()
   }
 
   analysisKeys(): AnalysisKeyRow[] {

@@ -1,3 +1,4 @@
+import type { CallType } from '../../../shared/domain'
 import type { CallRecord, CallRow } from '../../../shared/domain'
 import type { ChangeSet } from '../change-journal'
 import type { ScopeFilters } from '../sync-scopes'
@@ -54,6 +55,8 @@ export interface DataReads {
 export interface ScopeRef {
   id: number
   filters: ScopeFilters
+  /** The merged [from, to) intervals the scope's finished passes covered. */
+  coverage?: ReadonlyArray<readonly [number, number]>
 }
 
 /** One (key, friendly name) pair of `analysis_keys`, with its item counters. */
@@ -67,6 +70,8 @@ export interface AnalysisKeyRow {
 
 export interface CatalogReads {
   scopes(): ScopeRef[]
+  /** The account's call type catalog (Value, Description). */
+  callTypes(): CallType[]
   /** Every (key, friendly name) pair, by key, then most items first, then id. */
   analysisKeys(): AnalysisKeyRow[]
   /** Up to `limit` indexed terms starting with `prefix`, in binary order. */

@@ -52,6 +52,7 @@ export const en = {
     RateLimited: 'The service is limiting requests. Wait {seconds} seconds, then try again.',
     Validation: 'The service rejected the request: {fields}',
     UnknownCallType: 'The service does not know the call type “{callType}”. Refresh the call types and pick again.',
+    UnknownCallTypeLocal: 'No synced or imported call type is called “{callType}”. Known: {known}. Import the call type catalog in Settings, or sync that type.',
     Unauthorized: 'The service did not accept the session. Sign in again.',
     ServerError: 'The service had an internal error (HTTP {status}). Try again later; if it persists, tell the service operators.',
     Network: 'The service is unreachable. Check the address and your network connection; local search still works.',

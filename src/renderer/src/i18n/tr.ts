@@ -51,6 +51,7 @@ export const tr: Messages = {
     RateLimited: 'Servis istekleri sınırlıyor. {seconds} saniye bekleyip yeniden deneyin.',
     Validation: 'Servis isteği reddetti: {fields}',
     UnknownCallType: 'Servis “{callType}” çağrı türünü tanımıyor. Çağrı türlerini yenileyip yeniden seçin.',
+    UnknownCallTypeLocal: '“{callType}” adında eşitlenmiş ya da içe aktarılmış bir çağrı türü yok. Bilinenler: {known}. Ayarlar’dan çağrı türü kataloğunu içe aktarın ya da bu türü eşitleyin.',
     Unauthorized: 'Servis oturumu kabul etmedi. Yeniden oturum açın.',
     ServerError: 'Serviste iç hata oluştu (HTTP {status}). Daha sonra yeniden deneyin; sürerse servis operatörlerine bildirin.',
     Network: 'Servise ulaşılamıyor. Adresi ve ağ bağlantınızı kontrol edin; yerel arama çalışmaya devam eder.',

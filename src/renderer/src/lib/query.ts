@@ -18,8 +18,11 @@ export interface SearchFilters {
   sort: SearchSort
 }
 
+/** shared/domain's DEFAULT_RESULTS, restated like PREVIEW_CHARS (a unit test keeps them equal). */
+export const DEFAULT_RESULTS = 'answered' as const
+
 export function emptyFilters(): SearchFilters {
-  return { text: '', from: null, to: null, callTypes: [], direction: null, results: 'all', analysis: [], sort: 'date_desc' }
+  return { text: '', from: null, to: null, callTypes: [], direction: null, results: DEFAULT_RESULTS, analysis: [], sort: 'date_desc' }
 }
 
 /** Relevance only means something with text; without it the list falls back to newest first. */
