@@ -120,6 +120,35 @@ export const SearchQuery = z
 export type SearchQuery = z.infer<typeof SearchQuery>
 export type SearchQueryInput = z.input<typeof SearchQuery>
 
+/**
+ * What of a query no synced scope answers: the filters to sync (call type Values, `[]` for
+ * any) and the part of the range, `[from, to)`. from/to are null only when the cache has
+ * no covered range at all to measure an open-ended query against.
+ */
+export const CoverageGap = z.object({
+  callTypes: z.array(z.string()),
+  direction: z.number().int().nullable(),
+  results: ResultsFilter,
+  hasNewRequest: z.boolean().nullable(),
+  from: EpochMs.nullable(),
+  to: EpochMs.nullable()
+})
+export type CoverageGap = z.infer<typeof CoverageGap>
+
+/**
+ * Whether a local answer is the service's: complete when synced scopes (one, or the
+ * intersection of several on their common coverage) answer every filter of the query over
+ * its whole range (an open end: the span the scopes cover). docs/cache.md, "Coverage".
+ */
+export const QueryCoverage = z.object({
+  complete: z.boolean(),
+  /** The range judged: the query's, open ends closed by the covered span. */
+  from: EpochMs.nullable(),
+  to: EpochMs.nullable(),
+  missing: z.array(CoverageGap).max(200)
+})
+export type QueryCoverage = z.infer<typeof QueryCoverage>
+
 export const SearchPage = z.object({ offset: z.number().int().nonnegative(), rows: z.array(CallRow) })
 export type SearchPage = z.infer<typeof SearchPage>
 

@@ -7,6 +7,7 @@ import { createSearch } from '../../core/search'
 import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
 import { check, parseFlags, parseList, parseZone, required } from '../args'
 import { systemZone } from '../dates'
+import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
@@ -20,7 +21,13 @@ The file appears only when complete.
 ${QUERY_HELP}
   --ids LIST            comma list of callIds (instead of a query)
   --columns LIST        callId,callDate,title,summary,analysis (default all)
-  --analysis wide|long  one column per analysis key, or one row per item (default wide)`
+  --analysis wide|long  one column per analysis key, or one row per item (default wide)
+  --strict              exit 12 when synced scopes do not cover the whole query (the file
+                        is written; its metadata records the coverage either way)
+
+Examples:
+  callsight export --db calls.db --format xlsx --out calls.xlsx --results all --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul
+  callsight export --db calls.db --format csv --out refunds.csv --types Refund --sort -date`
 
 const APP_VERSION = '0.1.0'
 
@@ -34,6 +41,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       ids: { type: 'string' },
       columns: { type: 'string' },
       analysis: { type: 'string' },
+      strict: { type: 'boolean', default: false },
       ...QUERY_OPTIONS
     },
     true
@@ -49,9 +57,12 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
     throw new CallsightError('InvalidInput', '--ids cannot be combined with search text or filters.')
   }
   const selection: ExportSelection = ids.length > 0 ? { kind: 'ids', ids } : { kind: 'query', query }
-  const cache = openCache(required(values.db, '--db'), { readonly: true })
+  const db = required(values.db, '--db')
+  const cache = openCache(db, { readonly: true })
   try {
-    const source = createSearch(cache).iterate(selection)
+    const search = createSearch(cache)
+    const coverage = selection.kind === 'query' ? search.coverage(selection.query) : undefined
+    const source = search.iterate(selection)
     const result = await exportCalls({
       source,
       file: out,
@@ -59,11 +70,13 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       columns,
       analysisLayout,
       zone,
-      meta: { query: selection, appVersion: APP_VERSION, exportedAt: Date.now() },
+      meta: { query: selection, ...(coverage ? { coverage } : {}), appVersion: APP_VERSION, exportedAt: Date.now() },
       signal
     })
     io.out(`Wrote ${result.count} call(s) to ${terminalLine(result.file)}\n`)
-    return EXIT.ok
+    const warning = coverage ? coverageWarning('export', coverage, db, zone, (v) => search.describeType(v)) : null
+    if (warning !== null) io.err(`${warning}\n`)
+    return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok
   } finally {
     cache.close()
   }

@@ -18,7 +18,11 @@ One page straight from the service (nothing is cached).
   --analysis            include analysis items (take at most 100)
   --skip N --take N     paging; take is clamped to the service's bound (default 20)
   --sort date|-date     ascending or descending by time (default -date)
-  --zone ZONE --rate-limit N/S --json --verbose`
+  --zone ZONE --rate-limit N/S --json --verbose
+
+Examples:
+  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --sort -date --take 5
+  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02T08:00 --to 2026-03-02T12:00 --zone Europe/Istanbul --types ŞİKAYET --json`
 
 export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {

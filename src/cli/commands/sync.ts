@@ -38,7 +38,11 @@ continue after an interruption; the checkpoint is kept.
                         line is the final state
   --verbose             log to stderr
 Team cache (--db postgres://…):
-${TEAM_DB_HELP}`
+${TEAM_DB_HELP}
+
+Examples:
+  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis
+  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --types Şikayet,Refund`
 
 const Mode = z.enum(['full', 'incremental'])
 

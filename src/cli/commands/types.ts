@@ -18,7 +18,11 @@ import the tenant's catalog to connect Values with Descriptions:
 
   list      Value, Description and where each came from (sync, import, edit)
   import    adds and updates entries; names syncs learnt are filed under their entry
-  --json    list as {"types":[{value, description, source}]}`
+  --json    list as {"types":[{value, description, source}]}
+
+Examples:
+  callsight types import --db calls.db catalog.csv
+  callsight types list --db calls.db --json`
 
 export async function typesCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv

@@ -1,4 +1,4 @@
-import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat } from '../../shared/domain'
+import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, QueryCoverage } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 
 /** What the cache's search.iterate(selection) hands over: a count, the keys, and a stream of records. */
@@ -13,6 +13,8 @@ export interface ExportSource {
 export interface ExportMeta {
   query: unknown
   scope?: unknown
+  /** Whether synced scopes answer the exported query (a query selection only). */
+  coverage?: QueryCoverage
   appVersion: string
   /** Epoch ms. */
   exportedAt: number

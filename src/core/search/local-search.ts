@@ -4,6 +4,7 @@ import {
   type AnalysisKeyInfo,
   type CallRecord,
   type Facets,
+  type QueryCoverage,
   type SearchPage
 } from '../../shared/domain'
 import { createSearchReader, type CallCache, type SearchReader } from '../cache'
@@ -12,6 +13,7 @@ import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
 import { CallColumns } from './columns'
 import { compileQuery, type CompiledQuery } from './compile'
+import { queryCoverage } from './coverage'
 import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
@@ -31,6 +33,10 @@ const QUERIES_KEPT = 16
 export interface LocalSearch {
   page(query: SearchQuery, offset: number, limit: number): SearchPage
   count(query: SearchQuery): number
+  /** Which synced scopes answer the query, and what of it none does (docs/cache.md, "Coverage"). */
+  coverage(query: SearchQuery): QueryCoverage
+  /** A call type Value with its Description, for messages: "Refund (İade Talebi)". */
+  describeType(value: string): string
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets
   analysisKeys(): AnalysisKeyInfo[]
   get(callId: string): CallRecord | null
@@ -99,6 +105,16 @@ class SearchOverCache implements LocalSearch {
 
   resetCaches(): void {
     this.queries.reset()
+  }
+
+  coverage(query: SearchQuery): QueryCoverage {
+    const r = SearchQuery.safeParse(query)
+    if (!r.success) throw invalid(r.error)
+    return queryCoverage(r.data, this.catalog.scopes(), this.catalog.typeNames())
+  }
+
+  describeType(value: string): string {
+    return this.catalog.typeNames().describe(value)
   }
 
   explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number } {

@@ -6,6 +6,7 @@ import {
   CacheInfo,
   CallRecord,
   CallType,
+  QueryCoverage,
   ExportProgress,
   ExportRequest,
   Facets,
@@ -60,7 +61,8 @@ export const contract = {
       .strict(),
     response: SearchPage
   },
-  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int() }) },
+  /** The total, and whether synced scopes answer the whole query (the banner over the results). */
+  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int(), coverage: QueryCoverage }) },
   'search.facets': {
     request: z
       .object({ query: SearchQuery, analysisKey: z.string().min(1).max(200).nullable().default(null), zone: IanaZone.optional() })

@@ -24,7 +24,12 @@ export function searchHandlers(state: AppState): SearchHandlers {
   const search = () => state.runtime?.search ?? null
   return {
     'search.page': async ({ query, offset, limit }) => search()?.page(query, offset, limit) ?? { offset, rows: [] },
-    'search.count': async ({ query }) => ({ total: search()?.count(query) ?? 0 }),
+    'search.count': async ({ query }) => {
+      const s = search()
+      // No account open: an empty answer that claims nothing is missing (there is nothing to sync into).
+      if (s === null) return { total: 0, coverage: { complete: true, from: query.from, to: query.to, missing: [] } }
+      return { total: s.count(query), coverage: s.coverage(query) }
+    },
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
-import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
+import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, QueryCoverage, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
@@ -24,6 +24,10 @@ export const useSearchStore = defineStore('search', () => {
   const activeQuery = shallowRef<SearchQuery>(buildQuery(filters))
 
   const total = ref<number | null>(null)
+  /** Whether synced scopes answer the shown local query; null until counted, and in service mode. */
+  const coverage = shallowRef<QueryCoverage | null>(null)
+  /** The cache's last sync when the shown local results were read: a later sync makes them stale. */
+  const readAtSync = ref<number | null>(null)
   const loading = ref(false)
   const error = ref<AppErrorInfo | null>(null)
   /** Bumped when a page lands; rows are read through rowAt, which depends on it. */
@@ -84,13 +88,16 @@ export const useSearchStore = defineStore('search', () => {
     loading.value = true
     const started = Date.now()
     try {
+      coverage.value = null
       if (mode.value === 'local') {
         total.value = null
+        readAtSync.value = useAppStore().cache?.lastSyncAt ?? null
         cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
         version.value++
         const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
         if (token !== requestToken) return
         total.value = count.total
+        coverage.value = count.coverage
       } else {
         remoteSkip.value = 0
         await fetchRemote(token, q)
@@ -134,6 +141,7 @@ export const useSearchStore = defineStore('search', () => {
     if (mode.value === m) return
     mode.value = m
     remotePage.value = null
+    coverage.value = null
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
       const app = useAppStore()
@@ -205,6 +213,8 @@ export const useSearchStore = defineStore('search', () => {
     query,
     activeQuery,
     total,
+    coverage,
+    readAtSync,
     loading,
     error,
     version,
