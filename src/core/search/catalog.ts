@@ -62,7 +62,7 @@ export class SearchCatalog {
 
   constructor(
     private readonly reads: CatalogReads,
-    data: DataReads,
+    private readonly data: DataReads,
     watch: DataWatch
   ) {
     this.tables = new PerVersion(watch, () => {
@@ -122,6 +122,6 @@ export class SearchCatalog {
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
     const { scopes, keyIds, typeNames } = this.tables.get()
-    return { scopes, keyIds, typeNames, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])) }
+    return { scopes, keyIds, typeNames, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

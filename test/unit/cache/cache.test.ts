@@ -9,7 +9,7 @@ import { parseNumeric } from '../../../src/core/cache/numeric'
 import { CallsightError } from '../../../src/core/errors'
 import type { Clock } from '../../../src/core/platform'
 import type { CallRecord } from '../../../src/shared/domain'
-import { callsBeforeVersion5, callTypesBeforeVersion6 } from './old-layouts'
+import { callsBeforeVersion5, callTypesBeforeVersion7 } from './old-layouts'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -132,16 +132,16 @@ describe('migration 3: analysis clustered by call', () => {
   })
 })
 
-describe('migration 6: where each call type came from', () => {
+describe('migration 7: where each call type came from', () => {
   it('marks rows with a Description imported and the rest learnt, and keeps every row', () => {
     cache.upsertCallTypes([{ value: 'Complaint', description: 'Şikayet' }, { value: 'İptal', description: '' }])
     cache.close()
     const raw = new Database(file)
-    callTypesBeforeVersion6(raw)
-    raw.pragma('user_version = 5')
+    callTypesBeforeVersion7(raw)
+    raw.pragma('user_version = 6')
     raw.close()
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(6)
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(7)
     expect(cache.callTypeEntries()).toEqual([
       { value: 'Complaint', description: 'Şikayet', source: 'import' },
       { value: 'İptal', description: '', source: 'sync' }
