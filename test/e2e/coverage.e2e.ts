@@ -98,9 +98,31 @@ describe('coverage over local results', () => {
     await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
     await expect.poll(() => fillPercent(page), { timeout: 5_000 }).toBeGreaterThan(99.5)
     await page.getByTestId('nav-search').click()
-    await expect.poll(() => page.getByTestId('result-count').getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
-    expect(Number(await page.getByTestId('result-count').getAttribute('data-total'))).toBeGreaterThan(0)
+    // The results read before this sync are read again: now they hold the synced type.
+    await expect.poll(async () => Number(await page.getByTestId('result-count').getAttribute('data-total')), { timeout: 15_000 }).toBeGreaterThan(0)
     await expect.poll(() => page.getByTestId('coverage-banner').count(), { timeout: 10_000 }).toBe(0)
+  })
+
+  it('imports a call type catalog file in Settings, and the type filter offers it by its Description', async () => {
+    const { page } = app
+    await page.getByTestId('nav-settings').click()
+    const panel = page.getByTestId('settings-catalog')
+    await panel.waitFor()
+    await expect.poll(() => page.getByTestId('catalog-value-0').inputValue()).not.toBe('')
+    const before = await panel.locator('tbody tr').count()
+    await page.getByTestId('catalog-file').setInputFiles({ name: 'catalog.csv', mimeType: 'text/csv', buffer: Buffer.from('Value;Description\nShipping;Kargo Takibi\nRefund;İade Talebi\n') })
+    await expect.poll(() => panel.locator('tbody tr').count()).toBe(before + 1)
+    const shipping = await panel.locator('tbody tr').evaluateAll((trs) => trs.findIndex((tr) => (tr.querySelector('input') as HTMLInputElement).value === 'Shipping'))
+    expect(shipping).toBeGreaterThanOrEqual(0)
+    // Edited by hand and saved: the new Description is what the filter offers.
+    await page.getByTestId(`catalog-description-${shipping}`).fill('Kargo Takip')
+    await page.getByTestId('catalog-save').click()
+    await page.getByText('Call types saved').waitFor()
+    await app.screenshot('55-settings-catalog')
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('filter-types').click()
+    await page.getByRole('option', { name: 'Kargo Takip (Shipping)' }).waitFor()
+    await page.keyboard.press('Escape')
   })
 
   it('ran without page errors or CSP violations', () => {

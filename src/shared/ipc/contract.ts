@@ -47,6 +47,16 @@ export const contract = {
   'settings.update': { request: SettingsPatch, response: Settings },
   'accounts.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: Settings },
   'catalog.callTypes': { request: Empty, response: z.array(CallType) },
+  /** A catalog file's text (JSON or CSV of {Value, Description}), read by the renderer from a file the user picked. */
+  'catalog.import': {
+    request: z.object({ name: z.string().max(260), text: z.string().max(2_000_000) }).strict(),
+    response: z.object({ added: z.number().int(), updated: z.number().int(), merged: z.number().int(), types: z.array(CallType) })
+  },
+  /** Settings' edited catalog, the whole list. */
+  'catalog.save': {
+    request: z.object({ types: z.array(z.object({ value: z.string().trim().min(1).max(200), description: z.string().trim().max(200) })).max(1000) }).strict(),
+    response: z.array(CallType)
+  },
   'sync.start': {
     request: z.object({ scope: SyncScope, mode: z.enum(['full', 'incremental']).default('incremental') }).strict(),
     response: z.object({ runId: z.string() })

@@ -12,6 +12,8 @@ export const CHANNELS = [
   'settings.update',
   'accounts.remove',
   'catalog.callTypes',
+  'catalog.import',
+  'catalog.save',
   'sync.start',
   'sync.cancel',
   'sync.scopes',

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { foldTypeName, parseCallTypeFile } from '../../cache'
 import { remoteSearch } from '../../client'
+import { CallsightError } from '../../errors'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
 
@@ -11,6 +13,8 @@ export type SearchHandlers = Pick<
   | 'search.analysisKeys'
   | 'calls.get'
   | 'catalog.callTypes'
+  | 'catalog.import'
+  | 'catalog.save'
   | 'remote.search'
   | 'savedSearches.save'
   | 'savedSearches.remove'
@@ -35,6 +39,21 @@ export function searchHandlers(state: AppState): SearchHandlers {
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
+    'catalog.import': async ({ name, text }) => {
+      const cache = state.requireRuntime().cache
+      const r = cache.importCallTypes(parseCallTypeFile(text, name), 'import')
+      return { ...r, types: cache.callTypes() }
+    },
+    'catalog.save': async ({ types }) => {
+      const cache = state.requireRuntime().cache
+      const seen = new Set<string>()
+      for (const t of types) {
+        if (seen.has(foldTypeName(t.value))) throw new CallsightError('InvalidInput', `The call type "${t.value}" is listed twice.`)
+        seen.add(foldTypeName(t.value))
+      }
+      cache.importCallTypes(types, 'edit')
+      return cache.callTypes()
+    },
 
     'remote.search': async ({ query, skip, take, includeAnalysis }) => {
       const rt = state.requireSignedIn()

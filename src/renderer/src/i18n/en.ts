@@ -91,6 +91,20 @@ export const en = {
     calls: '{count} calls',
     error: 'Error'
   },
+  catalog: {
+    title: 'Call types',
+    about: 'A call type filter finds a type by its Value or its Description, in any case (Turkish rules). The catalog learns the names syncs succeed with; import the tenant\'s catalog (JSON or CSV of Value, Description) or edit it here.',
+    value: 'Value',
+    description: 'Description',
+    remove: 'Remove',
+    removeType: 'Remove the call type {name}',
+    empty: 'No call types yet: sync with a call type, or import the catalog.',
+    add: 'Add a call type',
+    save: 'Save call types',
+    saved: 'Call types saved',
+    import: 'Import from a file…',
+    imported: 'Catalog imported: {added} added, {updated} updated, {merged} learnt names filed under their type'
+  },
   filters: {
     dateRange: 'Date range',
     callTypes: 'Call types',

@@ -90,6 +90,20 @@ export const tr: Messages = {
     calls: '{count} çağrı',
     error: 'Hata'
   },
+  catalog: {
+    title: 'Çağrı türleri',
+    about: 'Çağrı türü filtresi bir türü Değeri ya da Açıklaması ile, büyük/küçük harf fark etmeksizin (Türkçe kurallarıyla) bulur. Katalog, başarılı eşitlemelerde kullanılan adları öğrenir; kiracının kataloğunu (Value, Description içeren JSON ya da CSV) içe aktarın ya da burada düzenleyin.',
+    value: 'Değer',
+    description: 'Açıklama',
+    remove: 'Kaldır',
+    removeType: '{name} çağrı türünü kaldır',
+    empty: 'Henüz çağrı türü yok: bir çağrı türüyle eşitleyin ya da kataloğu içe aktarın.',
+    add: 'Çağrı türü ekle',
+    save: 'Çağrı türlerini kaydet',
+    saved: 'Çağrı türleri kaydedildi',
+    import: 'Dosyadan içe aktar…',
+    imported: 'Katalog içe aktarıldı: {added} eklendi, {updated} güncellendi, öğrenilen {merged} ad türüne bağlandı'
+  },
   filters: {
     dateRange: 'Tarih aralığı',
     callTypes: 'Çağrı türleri',
