@@ -16,13 +16,15 @@ export interface SearchFilters {
   results: 'all' | 'answered'
   analysis: AnalysisFilter[]
   sort: SearchSort
+  /** Set while from/to are a "last N days" preset, so saving keeps the range relative. */
+  relativeDays: number | null
 }
 
 /** shared/domain's DEFAULT_RESULTS, restated like PREVIEW_CHARS (a unit test keeps them equal). */
 export const DEFAULT_RESULTS = 'answered' as const
 
 export function emptyFilters(): SearchFilters {
-  return { text: '', from: null, to: null, callTypes: [], direction: null, results: DEFAULT_RESULTS, analysis: [], sort: 'date_desc' }
+  return { text: '', from: null, to: null, callTypes: [], direction: null, results: DEFAULT_RESULTS, analysis: [], sort: 'date_desc', relativeDays: null }
 }
 
 /** Relevance only means something with text; without it the list falls back to newest first. */
@@ -58,7 +60,8 @@ export function filtersFromQuery(q: SearchQuery): SearchFilters {
     direction: q.direction,
     results: q.results === 'answered' ? 'answered' : 'all',
     analysis: q.analysis.map((a) => ({ ...a })),
-    sort: q.sort
+    sort: q.sort,
+    relativeDays: null
   }
 }
 
