@@ -6,6 +6,7 @@ import type { Io } from '../output'
 import { SearchQuery, type SearchSort } from '../../shared/domain'
 import { check, parseBoolFlag, parseIntFlag, parseList, parseResults, parseWhere } from '../args'
 import { parseIsoArg } from '../dates'
+import { buildReviewFilter, REVIEW_HELP, REVIEW_OPTIONS, type ReviewFlagValues } from './review-flags'
 
 /** The local search flags shared by `search` and `export`. */
 export const QUERY_OPTIONS = {
@@ -17,7 +18,8 @@ export const QUERY_OPTIONS = {
   direction: { type: 'string' },
   results: { type: 'string' },
   'has-new-request': { type: 'string' },
-  zone: { type: 'string' }
+  zone: { type: 'string' },
+  ...REVIEW_OPTIONS
 } as const
 
 export const QUERY_HELP = `  [text]                the search language (docs/search.md): words match by prefix,
@@ -31,9 +33,10 @@ export const QUERY_HELP = `  [text]                the search language (docs/sea
   --sort S              date (oldest first) | -date (newest first, default) | relevance
   --types LIST --direction N --results R --has-new-request B
                         only calls a synced scope with those filters returned
-  --zone ZONE           display zone (default: this computer's)`
+  --zone ZONE           display zone (default: this computer's)
+${REVIEW_HELP}`
 
-export interface QueryFlagValues {
+export interface QueryFlagValues extends ReviewFlagValues {
   from?: string
   to?: string
   where?: string[]
@@ -61,7 +64,8 @@ export function buildQuery(values: QueryFlagValues, positionals: string[], zone:
       results: parseResults(values.results, 'all'),
       hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
       analysis: parseWhere(values.where ?? []),
-      sort
+      sort,
+      review: buildReviewFilter(values)
     },
     'query'
   )

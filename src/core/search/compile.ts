@@ -1,12 +1,13 @@
 import type { SearchQuery } from '../../shared/domain'
 import { foldText } from '../../shared/text/fold'
-import type { ScopeFilters, ScopeRef } from '../cache'
+import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
 import type { QueryError } from '../../shared/query/ast'
 import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import { CallsightError } from '../errors'
 import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
 import { tokensOf } from '../../shared/query/parse'
 import { describeQueryError } from '../../shared/query/messages'
+import { compileReview } from './review-filter'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
 export type ResultOrder = 'date_desc' | 'date_asc' | 'relevance'
@@ -30,6 +31,11 @@ export interface CompiledQuery {
   to: number | null
   /** No text and no filter but the date range: facets can read the running totals. */
   dateOnly: boolean
+  /**
+   * Review filters: the ids of the calls their annotations could match (a superset), read
+   * from the review tables; null without review filters that need an annotation.
+   */
+  candidates: SqlPiece | null
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
 }
@@ -43,6 +49,8 @@ export interface QueryCatalog {
   keys: readonly KeyRef[]
   /** The terms each prefix of the text stands for; null when too many to expand. */
   expansions: ReadonlyMap<string, readonly string[] | null>
+  /** Moves with writes to annotations and review lists: part of the key of a query that filters by them. */
+  reviewVersion?: number
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
@@ -144,6 +152,11 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       params.push(...p.params)
     }
   }
+  const review = compileReview(query.review)
+  if (review) {
+    where.push(...review.where)
+    params.push(...review.params)
+  }
   const match = matchParts.length > 1 ? matchParts.map((m) => `(${m})`).join(' AND ') : (matchParts[0] ?? null)
   const order: ResultOrder = query.sort === 'relevance' ? (text.ranked ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
@@ -157,6 +170,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     from: query.from,
     to: query.to,
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
-    key: JSON.stringify([where, params, match, order])
+    candidates: review?.candidates ?? null,
+    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order])
   }
 }
