@@ -69,6 +69,15 @@ export const en = {
     Forbidden: 'That action is not allowed.',
     Internal: 'Something went wrong inside the app.'
   },
+  columns: {
+    choose: 'Columns',
+    chooseHint: 'Columns to show',
+    callType: 'Call type',
+    agentName: 'Agent',
+    durationSeconds: 'Duration',
+    sortBy: 'Sort by {column}',
+    none: 'No extra columns'
+  },
   common: {
     justNow: 'just now',
     cancel: 'Cancel',

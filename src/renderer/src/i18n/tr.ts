@@ -68,6 +68,15 @@ export const tr: Messages = {
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
+  columns: {
+    choose: 'Sütunlar',
+    chooseHint: 'Gösterilecek sütunlar',
+    callType: 'Çağrı türü',
+    agentName: 'Temsilci',
+    durationSeconds: 'Süre',
+    sortBy: '{column} sütununa göre sırala',
+    none: 'Ek sütun yok'
+  },
   common: {
     justNow: 'az önce',
     cancel: 'İptal',
