@@ -62,10 +62,10 @@ export function syncHandlers(state: AppState): SyncHandlers {
     },
 
     'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),
-    'cache.clear': async () => {
+    'cache.clear': async ({ keepAnnotations }) => {
       const rt = state.requireRuntime()
       await syncs.cancelAll()
-      rt.cache.clear()
+      rt.cache.clear({ keepReview: keepAnnotations })
       return rt.cache.info()
     }
   }
