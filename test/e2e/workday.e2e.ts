@@ -22,7 +22,7 @@ const WORDS = {
     future: /\bin \d+ (second|minute)/,
     searchAdvice: /local search/i,
     agent: 'Agent',
-    duration: 'Duration'
+    duration: 'Duration (m:ss)'
   },
   tr: {
     system: { LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' },
@@ -34,7 +34,7 @@ const WORDS = {
     future: /\d+ (saniye|dakika) sonra/,
     searchAdvice: /yerel arama/i,
     agent: 'Temsilci',
-    duration: 'Süre'
+    duration: 'Süre (dk:sn)'
   }
 } as const
 

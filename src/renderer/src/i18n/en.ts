@@ -72,9 +72,6 @@ export const en = {
   columns: {
     choose: 'Columns',
     chooseHint: 'Columns to show',
-    callType: 'Call type',
-    agentName: 'Agent',
-    durationSeconds: 'Duration',
     sortBy: 'Sort by {column}',
     none: 'No extra columns'
   },

@@ -71,9 +71,6 @@ export const tr: Messages = {
   columns: {
     choose: 'Sütunlar',
     chooseHint: 'Gösterilecek sütunlar',
-    callType: 'Çağrı türü',
-    agentName: 'Temsilci',
-    durationSeconds: 'Süre',
     sortBy: '{column} sütununa göre sırala',
     none: 'Ek sütun yok'
   },
