@@ -371,6 +371,11 @@ export type AnalysisLayout = z.infer<typeof AnalysisLayout>
 export const SavedSearch = z.object({
   id: z.string().min(1).max(100),
   name: z.string().trim().min(1).max(200),
+  /**
+   * "Last N days", kept relative: the query's from/to are then null in storage and the
+   * range is read anew, up to the end of today, each time the search is applied.
+   */
+  relativeDays: z.number().int().min(1).max(3660).optional(),
   query: SearchQuery,
   createdAt: EpochMs
 })

@@ -1,15 +1,12 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { CallsightApi } from '../../src/shared/ipc/contract'
 import { startService, type RunningService } from '../../src/service'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { launchApp, type LaunchedApp, invokeInPage } from './support/harness'
 
 // A day of use, in English and in Turkish (issue 18, part A): the sign-in form's address
 // errors, a sync that fetches the newest calls first and is cancelled half-way, ages that are
 // never in the future, and one message per failure. `callsight serve` and headless Chromium,
 // a reference service on 127.0.0.1.
-
-type PageGlobal = { api: CallsightApi }
 
 const WORDS = {
   en: {
@@ -38,18 +35,7 @@ const WORDS = {
   }
 } as const
 
-/** Calls the app's own API from the page, as the renderer does. */
-async function invoke<T>(page: Page, channel: string, request: unknown): Promise<T> {
-  return page.evaluate(
-    async ([c, r]) => {
-      const api = (globalThis as unknown as PageGlobal).api as unknown as { invoke(c: string, r: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }> }
-      const res = await api.invoke(c, r)
-      if (!res.ok) throw new Error(res.error?.message)
-      return res.value
-    },
-    [channel, request] as const
-  ) as Promise<T>
-}
+const invoke = invokeInPage
 
 describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
   const w = WORDS[lang]

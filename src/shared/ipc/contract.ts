@@ -94,7 +94,7 @@ export const contract = {
     response: RemotePage
   },
   'savedSearches.save': {
-    request: z.object({ name: z.string().trim().min(1).max(200), query: SearchQuery, id: z.string().optional() }).strict(),
+    request: z.object({ name: z.string().trim().min(1).max(200), query: SearchQuery, relativeDays: z.number().int().min(1).max(3660).optional(), id: z.string().optional() }).strict(),
     response: z.array(SavedSearch)
   },
   'savedSearches.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: z.array(SavedSearch) },

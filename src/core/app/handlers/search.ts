@@ -38,9 +38,11 @@ export function searchHandlers(state: AppState): SearchHandlers {
       return state.connectivity.track(remoteSearch(rt.session, query, skip, take, includeAnalysis))
     },
 
-    'savedSearches.save': async ({ name, query, id }) => {
+    'savedSearches.save': async ({ name, query, relativeDays, id }) => {
       const s = state.settings()
-      const entry = { id: id ?? randomUUID(), name, query, createdAt: state.platform.clock.now() }
+      // A relative range keeps no instants: they would be stale by next week.
+      const stored = relativeDays === undefined ? query : { ...query, from: null, to: null }
+      const entry = { id: id ?? randomUUID(), name, query: stored, createdAt: state.platform.clock.now(), ...(relativeDays === undefined ? {} : { relativeDays }) }
       const others = s.savedSearches.filter((x) => x.id !== entry.id)
       return state.saveSettings({ ...s, savedSearches: [...others, entry] }).savedSearches
     },

@@ -4,7 +4,7 @@ import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, R
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
-import { daysToRange, lastDays, rangeToDays } from '../lib/dateRange'
+import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
@@ -159,12 +159,10 @@ export const useSearchStore = defineStore('search', () => {
     remotePage.value = null
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
-      const app = useAppStore()
-      const week = lastDays(SERVICE_DEFAULT_DAYS, app.zone, Date.now())
-      const days = rangeToDays(week, app.zone)
-      const range = daysToRange(days.first, days.last, app.zone)
+      const range = presetRange(SERVICE_DEFAULT_DAYS, useAppStore().zone, Date.now())
       filters.from = range.from
       filters.to = range.to
+      filters.relativeDays = SERVICE_DEFAULT_DAYS
     }
     void run()
   }
@@ -211,12 +209,26 @@ export const useSearchStore = defineStore('search', () => {
     Object.assign(filters, emptyFilters())
   }
 
+  /** A relative saved search is read anew: "last 30 days" means the last 30 days from today. */
   function applySaved(saved: SavedSearch): void {
-    Object.assign(filters, filtersFromQuery(saved.query))
+    const next = filtersFromQuery(saved.query)
+    if (saved.relativeDays !== undefined) {
+      const range = presetRange(saved.relativeDays, useAppStore().zone, Date.now())
+      Object.assign(next, { from: range.from, to: range.to, relativeDays: saved.relativeDays })
+    }
+    Object.assign(filters, next)
+  }
+
+  /** Sets the date range; `days` when it is a "last N days" preset. */
+  function setRange(r: { from: number | null; to: number | null; days?: number }): void {
+    filters.from = r.from
+    filters.to = r.to
+    filters.relativeDays = r.days ?? null
   }
 
   async function saveCurrent(name: string): Promise<void> {
-    const list = await call('savedSearches.save', { name, query: query.value })
+    const relativeDays = filters.relativeDays ?? undefined
+    const list = await call('savedSearches.save', { name, query: query.value, ...(relativeDays === undefined ? {} : { relativeDays }) })
     const app = useAppStore()
     if (app.settings) app.settings = { ...app.settings, savedSearches: list }
   }
@@ -262,6 +274,7 @@ export const useSearchStore = defineStore('search', () => {
     exportSelection,
     resetFilters,
     applySaved,
+    setRange,
     saveCurrent,
     removeSaved
   }
