@@ -70,6 +70,12 @@ export const en = {
     Forbidden: 'That action is not allowed.',
     Internal: 'Something went wrong inside the app.'
   },
+  columns: {
+    choose: 'Columns',
+    chooseHint: 'Columns to show',
+    sortBy: 'Sort by {column}',
+    none: 'No extra columns'
+  },
   common: {
     justNow: 'just now',
     cancel: 'Cancel',

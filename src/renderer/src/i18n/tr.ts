@@ -69,6 +69,12 @@ export const tr: Messages = {
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
+  columns: {
+    choose: 'Sütunlar',
+    chooseHint: 'Gösterilecek sütunlar',
+    sortBy: '{column} sütununa göre sırala',
+    none: 'Ek sütun yok'
+  },
   common: {
     justNow: 'az önce',
     cancel: 'İptal',
