@@ -12,7 +12,7 @@ import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
 
@@ -64,6 +64,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const cache = openCache(db, { readonly: true })
   try {
     const search = createSearch(cache)
+    if (selection.kind === 'query' && !checkQueryText(query.text, search.analysisKeys(), io, 'export')) return EXIT.usage
     const coverage = selection.kind === 'query' ? search.coverage(selection.query) : undefined
     const source = { ...search.iterate(selection), review: reviewLookup(cache) }
     const result = await exportCalls({

@@ -7,7 +7,7 @@ import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 const PAGE_LIMIT = 500
 
@@ -45,6 +45,7 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
   const cache = openCache(db, { readonly: true })
   try {
     const search = createSearch(cache)
+    if (!checkQueryText(query.text, search.analysisKeys(), io, 'search')) return EXIT.usage
     const coverage = search.coverage(query)
     const total = search.count(query)
     const records: CallRecord[] = []

@@ -121,7 +121,7 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds, typeNames } = this.tables.get()
-    return { scopes, keyIds, typeNames, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    const { scopes, keyIds, keys, typeNames } = this.tables.get()
+    return { scopes, keyIds, keys, typeNames, expansions: new Map(prefixesOf(text, keys).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

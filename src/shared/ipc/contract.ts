@@ -7,11 +7,14 @@ import {
   CallRecord,
   CallType,
   QueryCoverage,
+  ColumnInfo,
+  ColumnSort,
   ExportProgress,
   ExportRequest,
   Facets,
   IanaZone,
   RemotePage,
+  ResultColumn,
   SavedSearch,
   ScopeStatus,
   SearchPage,
@@ -71,13 +74,18 @@ export const contract = {
       .object({
         query: SearchQuery,
         offset: z.number().int().min(0).max(100_000_000),
-        limit: z.number().int().min(1).max(500)
+        limit: z.number().int().min(1).max(500),
+        /** Sort by a chosen column instead of the query's own order. */
+        sortBy: ColumnSort.nullable().default(null),
+        /** The chosen columns whose values the rows should carry. */
+        columns: z.array(ResultColumn).max(30).default([])
       })
       .strict(),
     response: SearchPage
   },
   /** The total, and whether synced scopes answer the whole query (the banner over the results). */
   'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int(), coverage: QueryCoverage }) },
+  'search.columns': { request: Empty, response: z.array(ColumnInfo) },
   'search.facets': {
     request: z
       .object({ query: SearchQuery, analysisKey: z.string().min(1).max(200).nullable().default(null), zone: IanaZone.optional() })

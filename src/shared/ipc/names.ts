@@ -21,6 +21,7 @@ export const CHANNELS = [
   'search.count',
   'search.facets',
   'search.analysisKeys',
+  'search.columns',
   'calls.get',
   'remote.search',
   'savedSearches.save',

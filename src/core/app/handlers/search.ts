@@ -11,6 +11,7 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'search.columns'
   | 'calls.get'
   | 'catalog.callTypes'
   | 'catalog.import'
@@ -27,13 +28,14 @@ export type SearchHandlers = Pick<
 export function searchHandlers(state: AppState): SearchHandlers {
   const search = () => state.runtime?.search ?? null
   return {
-    'search.page': async ({ query, offset, limit }) => search()?.page(query, offset, limit) ?? { offset, rows: [] },
     'search.count': async ({ query }) => {
       const s = search()
       // No account open: an empty answer that claims nothing is missing (there is nothing to sync into).
       if (s === null) return { total: 0, coverage: { complete: true, from: query.from, to: query.to, missing: [] } }
       return { total: s.count(query), coverage: s.coverage(query) }
     },
+    'search.page': async ({ query, offset, limit, sortBy, columns }) => search()?.page(query, offset, limit, { sortBy, columns }) ?? { offset, rows: [] },
+    'search.columns': async () => search()?.resultColumns() ?? [],
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
