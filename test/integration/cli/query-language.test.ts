@@ -34,7 +34,7 @@ describe('callsight search speaks the same language as the app', () => {
       const { node } = analyzeQuery(text, { keys: KEYS })
       const want = stored.filter((s) => node === null || evaluate(node, s.text, parseNumeric)).map((s) => s.record.callId)
       // Text that starts with a minus goes after `--`, as for any command line program.
-      const r = await runCli(cli, ['search', '--db', db, '--limit', '10000', '--json', '--', text])
+      const r = await runCli(cli, ['search', '--db', db, '--results', 'all', '--limit', '10000', '--json', '--', text])
       expect(r.code, `${label}: ${r.stderr}`).toBe(0)
       const got = JSON.parse(r.stdout) as { total: number; items: Array<{ callId: string }> }
       expect(got.items.map((i) => i.callId).sort(), label).toEqual(want.sort())
@@ -43,15 +43,15 @@ describe('callsight search speaks the same language as the app', () => {
   }, 120_000)
 
   it('underlines a bad query and exits 2; --where still works beside the text', async () => {
-    const bad = await runCli(cli, ['search', '--db', db, 'fatura nope:x'])
+    const bad = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura nope:x'])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('no field or analysis key is called "nope"')
     expect(bad.stderr).toContain('fatura nope:x\n         ^^^^')
-    const open = await runCli(cli, ['search', '--db', db, 'fatura (iade'])
+    const open = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura (iade'])
     expect(open.code).toBe(2)
     expect(open.stderr).toContain('fatura (iade\n         ^')
-    const where = await runCli(cli, ['search', '--db', db, 'fatura', '--where', 'sentiment=OLUMSUZ', '--limit', '10000', '--json'])
-    const both = await runCli(cli, ['search', '--db', db, 'fatura duygu:olumsuz', '--limit', '10000', '--json'])
+    const where = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura', '--where', 'sentiment=OLUMSUZ', '--limit', '10000', '--json'])
+    const both = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura duygu:olumsuz', '--limit', '10000', '--json'])
     expect(where.code).toBe(0)
     const total = (JSON.parse(where.stdout) as { total: number }).total
     expect(total).toBeGreaterThan(0)

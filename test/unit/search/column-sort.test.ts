@@ -108,7 +108,8 @@ function pages(q: SearchQuery, sortBy: ColumnSort | null, limit: number): string
   }
 }
 
-const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
+// Synced with every result: 'all' is no filter (the default is answered only).
+const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse({ results: 'all', ...input })
 const SORTS: ColumnSort[] = [
   { column: 'analysis:score', dir: 'asc' },
   { column: 'analysis:score', dir: 'desc' },

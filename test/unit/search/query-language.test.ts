@@ -46,14 +46,14 @@ describe('the query language: local search against the syntax tree evaluated in 
 
   it.each(LANGUAGE_CASES)('%s: %s', (_label, text) => {
     const want = brute(text)
-    const q = SearchQuery.parse({ text })
+    const q = SearchQuery.parse({ results: 'all', text })
     expect(all(q)).toEqual(want)
     expect(search.count(q)).toBe(want.length)
     // Some cases must find something and leave something out, or they prove little.
     if (!/^-|NOT/.test(text)) expect(want.length).toBeGreaterThan(0)
     expect(want.length).toBeLessThan(fx.records.length)
     // Relevance order holds the same calls.
-    expect(new Set(all(SearchQuery.parse({ text, sort: 'relevance' })))).toEqual(new Set(want))
+    expect(new Set(all(SearchQuery.parse({ results: 'all', text, sort: 'relevance' })))).toEqual(new Set(want))
     // Facets count the same total.
     expect(search.facets(q, 'sentiment', 'UTC').total).toBe(want.length)
   })
@@ -62,6 +62,6 @@ describe('the query language: local search against the syntax tree evaluated in 
     const withWord = brute('fatura iade')
     const without = brute('fatura -iade')
     expect(withWord.filter((id) => without.includes(id))).toEqual([])
-    expect(search.count(SearchQuery.parse({ text: 'fatura OR iade' }))).toBe(new Set([...brute('fatura'), ...brute('iade')]).size)
+    expect(search.count(SearchQuery.parse({ results: 'all', text: 'fatura OR iade' }))).toBe(new Set([...brute('fatura'), ...brute('iade')]).size)
   })
 })
