@@ -60,7 +60,7 @@ export class LegacyTenantRateLimiter implements RequestPacer {
 
   get status(): LimiterStatus {
     const perMinute = (this.limitValue.requests / this.limitValue.perSeconds) * 60
-    return { pacePerMinute: perMinute * this.paceValue, limitPerMinute: perMinute, throttled: this.paceValue < 1 }
+    return { perMinute: perMinute * this.paceValue, limitPerMinute: perMinute, throttled: this.paceValue < 1 }
   }
 
   /** The old limiter knew only 429s: a 503's Retry-After and rate-limit headers are not read. */

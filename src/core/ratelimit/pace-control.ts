@@ -2,6 +2,11 @@
 export const AIMD = {
   /** A 429 multiplies the pace by this, or less when its Retry-After is long (see throttled). */
   decrease: 0.7,
+  /**
+   * A lone 429 with a short Retry-After (a tenth of the window or less) multiplies it by this:
+   * a service window finer than ours, or a request that travelled slower than the next one.
+   */
+  gentleDecrease: 0.9,
   /** The climb's starting speed after a lone 429, in pace per window. */
   fastGrowth: 0.6,
   /** The slowest the climb starts when 429s keep coming. */
@@ -15,7 +20,7 @@ export const AIMD = {
    * faster than one) and in part the same for everyone (this much per unit of growth), which
    * is what brings unequal shares together.
    */
-  lift: 0.1,
+  lift: 0.3,
   /** The pace never drops below this share of the configured limit. */
   minPace: 0.1
 } as const
@@ -73,7 +78,8 @@ export class PaceControl {
       : Math.min(AIMD.fastGrowth, this.startGrowth * 2)
     this.lastLossAt = now
     const overload = Math.max(0, 1 - retryAfterMs / this.windowMs())
-    this.floorPace = Math.max(AIMD.minPace, p * Math.min(AIMD.decrease, overload))
+    const factor = !crowded && retryAfterMs <= this.windowMs() / 10 ? AIMD.gentleDecrease : AIMD.decrease
+    this.floorPace = Math.max(AIMD.minPace, p * Math.min(factor, overload))
     this.climbFrom = resumeAt
   }
 }

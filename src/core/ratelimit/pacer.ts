@@ -1,18 +1,13 @@
 import type { Clock } from '../platform'
-import type { RateLimit } from '../../shared/domain'
+import type { RateLimit, SyncPace } from '../../shared/domain'
 
 export interface LimiterWait {
   reason: 'limit' | 'retryAfter'
   ms: number
 }
 
-/** The pace the tenant's requests go at now, against the configured limit. */
-export interface LimiterStatus {
-  pacePerMinute: number
-  limitPerMinute: number
-  /** The service asked us to slow down (a 429) and the pace has not climbed back yet. */
-  throttled: boolean
-}
+/** The pace the tenant's requests go at now, against the configured limit (the sync progress shows it). */
+export type LimiterStatus = SyncPace
 
 /** What a response's rate-limit headers said (see rate-headers.ts); null when absent. */
 export interface RateHint {

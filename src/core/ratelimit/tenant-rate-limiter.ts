@@ -74,7 +74,7 @@ export class TenantRateLimiter implements RequestPacer {
     const limitPerMinute = (this.limitValue.requests / this.limitValue.perSeconds) * 60
     const pace = this.pace
     const held = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
-    return { pacePerMinute: held ? 0 : limitPerMinute * pace, limitPerMinute, throttled: held || pace < 1 }
+    return { perMinute: held ? 0 : limitPerMinute * pace, limitPerMinute, throttled: held || pace < 1 }
   }
 
   get stats(): { granted: number; rateLimited: number; queued: number } {
