@@ -1,5 +1,6 @@
 import type { Logger } from '../core/platform'
 import type { SyncProgress } from '../shared/domain'
+import { syncShare } from '../shared/sync-share'
 import { jsonLine, terminalLine } from './terminal-text'
 
 export interface Io {
@@ -35,8 +36,7 @@ function duration(seconds: number | null): string {
 
 /** One line, redrawn in place on a terminal. */
 export function progressLine(p: SyncProgress, width = 24): string {
-  const span = Math.max(1, p.to - p.from)
-  const share = p.position === null ? 0 : Math.min(1, Math.max(0, (p.position - p.from) / span))
+  const share = syncShare(p)
   const filled = Math.round(share * width)
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`
   const wait = p.waitSeconds !== null && p.phase === 'waiting' ? ` waiting ${duration(p.waitSeconds)}` : ''

@@ -43,6 +43,11 @@ export const CallRecord = z.object({
 })
 export type CallRecord = z.infer<typeof CallRecord>
 
+/** A call's review status (docs/review.md). */
+export const REVIEW_STATUSES = ['new', 'in_review', 'reviewed', 'follow_up'] as const
+export const ReviewStatus = z.enum(REVIEW_STATUSES)
+export type ReviewStatus = z.infer<typeof ReviewStatus>
+
 /** One row of a result table: light enough to page 100 at a time over IPC. */
 export const CallRow = z.object({
   callId: z.string(),
@@ -51,7 +56,9 @@ export const CallRow = z.object({
   title: z.string(),
   /** The start of the summary, at most SUMMARY_PREVIEW_CHARS characters. */
   summaryPreview: z.string(),
-  analysisCount: z.number().int().nonnegative()
+  analysisCount: z.number().int().nonnegative(),
+  /** The call's review annotation, when it has one (docs/review.md). */
+  review: z.object({ status: ReviewStatus, tags: z.array(z.string()), total: z.number().nullable() }).optional()
 })
 export type CallRow = z.infer<typeof CallRow>
 export const SUMMARY_PREVIEW_CHARS = 240
@@ -83,6 +90,29 @@ export const AnalysisFilter = z.discriminatedUnion('kind', [
 ])
 export type AnalysisFilter = z.infer<typeof AnalysisFilter>
 
+/**
+ * Local search over the user's review annotations (docs/review.md). Each set field is one
+ * more condition: status one of `statuses` ('new' also matches calls never annotated), every
+ * tag in `tags`, in the review list, a note or none, total within [scoreMin, scoreMax],
+ * scored with the scorecard, last changed by the reviewer, and every word of `noteText` in
+ * the note (folded as the full-text index folds).
+ */
+export const ReviewFilter = z
+  .object({
+    statuses: z.array(ReviewStatus).max(4).default([]),
+    tags: z.array(z.string().trim().min(1).max(60)).max(20).default([]),
+    listId: z.string().min(1).max(100).nullable().default(null),
+    hasNote: z.boolean().nullable().default(null),
+    scoreMin: z.number().finite().nullable().default(null),
+    scoreMax: z.number().finite().nullable().default(null),
+    scorecardId: z.string().min(1).max(64).nullable().default(null),
+    reviewer: z.string().min(1).max(320).nullable().default(null),
+    noteText: z.string().max(200).default('')
+  })
+  .refine((f) => f.scoreMin === null || f.scoreMax === null || f.scoreMin <= f.scoreMax, { message: 'min must not exceed max', path: ['scoreMin'] })
+export type ReviewFilter = z.infer<typeof ReviewFilter>
+export type ReviewFilterInput = z.input<typeof ReviewFilter>
+
 export const SearchSort = z.enum(['date_desc', 'date_asc', 'relevance'])
 export type SearchSort = z.infer<typeof SearchSort>
 
@@ -105,7 +135,9 @@ export const SearchQuery = z
     results: ResultsFilter.default('all'),
     hasNewRequest: z.boolean().nullable().default(null),
     analysis: z.array(AnalysisFilter).max(20).default([]),
-    sort: SearchSort.default('date_desc')
+    sort: SearchSort.default('date_desc'),
+    /** Local only: the review annotations (the service knows nothing of them). */
+    review: ReviewFilter.optional()
   })
   .refine((q) => q.from === null || q.to === null || q.from <= q.to, {
     message: 'The start of the range is after its end',
@@ -171,6 +203,13 @@ export const SyncScope = z
 export type SyncScope = z.infer<typeof SyncScope>
 export type SyncScopeInput = z.input<typeof SyncScope>
 
+/**
+ * Which end of the range a sync fetches first: newest (the default, so a cancelled run leaves
+ * the latest calls in the cache) or oldest.
+ */
+export const SyncOrder = z.enum(['newest', 'oldest'])
+export type SyncOrder = z.infer<typeof SyncOrder>
+
 export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
 export type SyncPhase = z.infer<typeof SyncPhase>
 
@@ -192,10 +231,12 @@ export const SyncProgress = z.object({
   stored: z.number().int().nonnegative(),
   requests: z.number().int().nonnegative(),
   windowsDone: z.number().int().nonnegative(),
-  /** How far through the range the run is, as an instant. */
+  /** How far through the range the run is, as an instant (moving back from `to` when newest first). */
   position: EpochMs.nullable(),
   from: EpochMs,
   to: EpochMs,
+  /** The order the pass fetches in; absent means oldest first (runs stored before the option). */
+  order: SyncOrder.optional(),
   requestsPerMinute: z.number().nonnegative(),
   recordsPerSecond: z.number().nonnegative(),
   /** Follows from the tenant's rate limit; null until it can be estimated. */
@@ -302,7 +343,8 @@ export type SignInRequest = z.infer<typeof SignInRequest>
 
 export const ExportFormat = z.enum(['csv', 'xlsx', 'json', 'ndjson'])
 export type ExportFormat = z.infer<typeof ExportFormat>
-export const ExportColumn = z.enum(['callId', 'callDate', 'title', 'summary', 'analysis'])
+/** `review`: the call's annotation (status, tags, note, score…; docs/review.md). */
+export const ExportColumn = z.enum(['callId', 'callDate', 'title', 'summary', 'analysis', 'review'])
 export type ExportColumn = z.infer<typeof ExportColumn>
 export const AnalysisLayout = z.enum(['wide', 'long'])
 export type AnalysisLayout = z.infer<typeof AnalysisLayout>
@@ -326,9 +368,11 @@ export const Settings = z.object({
       lookbackHours: z.number().int().min(0).max(24 * 60).default(48),
       includeAnalysis: z.boolean().default(true),
       results: z.enum(['answered', 'all']).default('answered'),
-      presetDays: z.number().int().min(1).max(3660).default(30)
+      presetDays: z.number().int().min(1).max(3660).default(30),
+      /** Which end of the range a sync fetches first. */
+      order: SyncOrder.default('newest')
     })
-    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30 }),
+    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30, order: 'newest' }),
   export: z
     .object({
       format: ExportFormat.default('xlsx'),

@@ -52,3 +52,14 @@ export function routerClient(handlers: Handlers): RouterClient {
     }
   }
 }
+
+/** The RouterFailure a call ends in (fails the test when it succeeds or fails otherwise). */
+export async function refusal(p: Promise<unknown>): Promise<RouterFailure> {
+  try {
+    await p
+  } catch (e) {
+    if (e instanceof RouterFailure) return e
+    throw e
+  }
+  throw new Error('expected a failure')
+}

@@ -6,7 +6,7 @@ import { prng } from './prng'
 
 /**
  * A SyncSource without HTTP that answers get-calls over an in-memory list with the service's
- * paging rules (spec, get-calls): ascending by start time, ties by callId, the end time
+ * paging rules (spec, get-calls): by start time (ascending or descending), ties by callId, the end time
  * inclusive at whole seconds, skip + take silently lowered to the 10,000 window. A script
  * says what happens to each request (by its 1-based number): an answer, a 429 the client
  * waits out (the wait is announced on the WaitFeed, as the limiter does), an error the client
@@ -28,9 +28,10 @@ export function record(callId: string, callAt: number, random: () => number = ()
   }
 }
 
-/** The service's order: by second, ties by callId (ordinal). */
-export function serviceOrder(list: readonly CallRecord[]): CallRecord[] {
-  return [...list].sort((a, b) => a.callAt - b.callAt || (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0))
+/** The service's order: by second, ties by callId (ordinal); descending is its reverse. */
+export function serviceOrder(list: readonly CallRecord[], ascending = true): CallRecord[] {
+  const sorted = [...list].sort((a, b) => a.callAt - b.callAt || (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0))
+  return ascending ? sorted : sorted.reverse()
 }
 
 export interface GeneratedCalls {
@@ -128,7 +129,9 @@ export class ScriptedSource implements SyncSource {
     const start = Math.floor(params.from / 1000) * 1000
     const end = Math.ceil(params.to / 1000) * 1000
     if (this.sorted?.of !== this.records) this.sorted = { of: this.records, list: serviceOrder(this.records) }
-    const inRange = this.sorted.list.filter((r) => r.callAt >= start && r.callAt <= end)
+    const ascending = this.sorted.list.filter((r) => r.callAt >= start && r.callAt <= end)
+    // Descending is the same order reversed (ties by callId descending), as the reference service does.
+    const inRange = params.ascending ? ascending : ascending.reverse()
     const take = Math.max(0, Math.min(params.take, SERVICE_WINDOW - params.skip))
     const records = inRange.slice(params.skip, params.skip + take).map((r) => structuredClone(r))
     return { records, totalCount: this.opts.withTotal ? inRange.length : null, malformed: [], returned: records.length }

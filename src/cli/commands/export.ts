@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { exportCalls } from '../../core/export'
+import { reviewLookup } from '../../core/review/review-service'
 import { createSearch } from '../../core/search'
 import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
 import { check, parseFlags, parseList, parseZone, required } from '../args'
@@ -19,7 +20,9 @@ The file appears only when complete.
 
 ${QUERY_HELP}
   --ids LIST            comma list of callIds (instead of a query)
-  --columns LIST        callId,callDate,title,summary,analysis (default all)
+  --columns LIST        callId,callDate,title,summary,analysis,review (default all but review;
+                        review: status, tags, note, score, scorecard, reviewer, reviewed at,
+                        and in XLSX one sheet per scorecard with each criterion's answer)
   --analysis wide|long  one column per analysis key, or one row per item (default wide)`
 
 const APP_VERSION = '0.1.0'
@@ -41,7 +44,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const zone = parseZone(values.zone, systemZone())
   const format = check(ExportFormat, required(values.format, '--format'), '--format')
   const out = resolve(required(values.out, '--out'))
-  const columns = check(z.array(ExportColumn).min(1), values.columns === undefined ? ExportColumn.options : parseList(values.columns), '--columns')
+  const columns = check(z.array(ExportColumn).min(1), values.columns === undefined ? ExportColumn.options.filter((c) => c !== 'review') : parseList(values.columns), '--columns')
   const analysisLayout = check(AnalysisLayout, values.analysis ?? 'wide', '--analysis')
   const ids = parseList(values.ids)
   const query = buildQuery(values, positionals, zone)
@@ -51,7 +54,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const selection: ExportSelection = ids.length > 0 ? { kind: 'ids', ids } : { kind: 'query', query }
   const cache = openCache(required(values.db, '--db'), { readonly: true })
   try {
-    const source = createSearch(cache).iterate(selection)
+    const source = { ...createSearch(cache).iterate(selection), review: reviewLookup(cache) }
     const result = await exportCalls({
       source,
       file: out,

@@ -2,6 +2,7 @@ import { CallsightError } from '../../core/errors'
 import { SearchQuery, type SearchSort } from '../../shared/domain'
 import { check, parseBoolFlag, parseIntFlag, parseList, parseResults, parseWhere } from '../args'
 import { parseIsoArg } from '../dates'
+import { buildReviewFilter, REVIEW_HELP, REVIEW_OPTIONS, type ReviewFlagValues } from './review-flags'
 
 /** The local search flags shared by `search` and `export`. */
 export const QUERY_OPTIONS = {
@@ -13,7 +14,8 @@ export const QUERY_OPTIONS = {
   direction: { type: 'string' },
   results: { type: 'string' },
   'has-new-request': { type: 'string' },
-  zone: { type: 'string' }
+  zone: { type: 'string' },
+  ...REVIEW_OPTIONS
 } as const
 
 export const QUERY_HELP = `  [text]                free text: words match by prefix, "quoted phrases" exactly;
@@ -23,9 +25,10 @@ export const QUERY_HELP = `  [text]                free text: words match by pre
   --sort S              date (oldest first) | -date (newest first, default) | relevance
   --types LIST --direction N --results R --has-new-request B
                         only calls a synced scope with those filters returned
-  --zone ZONE           display zone (default: this computer's)`
+  --zone ZONE           display zone (default: this computer's)
+${REVIEW_HELP}`
 
-export interface QueryFlagValues {
+export interface QueryFlagValues extends ReviewFlagValues {
   from?: string
   to?: string
   where?: string[]
@@ -53,7 +56,8 @@ export function buildQuery(values: QueryFlagValues, positionals: string[], zone:
       results: parseResults(values.results, 'all'),
       hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
       analysis: parseWhere(values.where ?? []),
-      sort
+      sort,
+      review: buildReviewFilter(values)
     },
     'query'
   )

@@ -32,6 +32,8 @@ continue after an interruption; the checkpoint is kept.
   --zone ZONE           the account's IANA zone (default: this computer's)
   --mode M              incremental (default: re-fetch the last --lookback-hours of what
                         is covered, then the rest) | full (the whole range again)
+  --order O             newest (default: the latest calls first, so a stopped sync leaves
+                        them in the cache) | oldest; a stopped pass resumes in its own order
   --lookback-hours N    default 48
   --rate-limit N/S      the tenant's limit, requests per seconds (default 60/60)
   --json                progress as JSON lines on stdout (at most 10 a second); the last
@@ -41,6 +43,7 @@ Team cache (--db postgres://…):
 ${TEAM_DB_HELP}`
 
 const Mode = z.enum(['full', 'incremental'])
+const Order = z.enum(['newest', 'oldest'])
 
 export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -56,6 +59,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     'has-new-request': { type: 'string' },
     zone: { type: 'string' },
     mode: { type: 'string' },
+    order: { type: 'string' },
     'lookback-hours': { type: 'string' },
     'rate-limit': { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -70,6 +74,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
   const to = parseIsoArg(required(values.to, '--to'), zone, '--to', true)
   if (!(from < to)) throw new CallsightError('InvalidInput', '--from must be before --to.')
   const mode = check(Mode, values.mode ?? 'incremental', '--mode')
+  const order = check(Order, values.order ?? 'newest', '--order')
   const scope = {
     from,
     to,
@@ -116,7 +121,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
       lastLine = now
       io.out(`${jsonLine(p)}\n`)
     }
-    const final = await engine.run(scope, { mode, signal, onProgress })
+    const final = await engine.run(scope, { mode, order, signal, onProgress })
     bar.finish()
     if (throttled && !values.json) io.err(`note: ${THROTTLED_NOTE}.\n`)
     report(final, io, values.json)

@@ -102,10 +102,10 @@ export class AccountRuntime {
    * A second, read-only connection for long reads (exports): a streaming statement keeps its
    * connection busy, and searches must go on meanwhile. WAL lets both read at once.
    */
-  openReader(): { search: LocalSearch; close(): void } {
+  openReader(): { search: LocalSearch; cache: CallCache; close(): void } {
     void this.cache // make sure the file exists and is migrated first
     const reader = openCache(this.dbPath, { clock: this.platform.clock, readonly: true, nativeBinding: this.platform.nativeBinding })
-    return { search: createSearch(reader), close: () => reader.close() }
+    return { search: createSearch(reader), cache: reader, close: () => reader.close() }
   }
 
   /** Drops the open cache handle (after clearing it, or on account switch). */

@@ -2,6 +2,7 @@ import { toErrorInfo } from '../errors'
 import { AppState } from './app-state'
 import { accountHandlers } from './handlers/account'
 import { exportHandlers } from './handlers/export'
+import { reviewHandlers } from './handlers/review'
 import { searchHandlers } from './handlers/search'
 import { shellHandlers } from './handlers/shell'
 import { syncHandlers } from './handlers/sync'
@@ -16,15 +17,16 @@ import type { AppController, Handlers, PlatformServices } from './platform'
  */
 export function createAppController(platform: PlatformServices): AppController {
   const state = new AppState(platform)
-  // A new concern (review, say) adds its module here; the Handlers type makes sure every
-  // channel has exactly one handler.
+  // A new concern adds its module here; the Handlers type makes sure every channel has
+  // exactly one handler.
   const handlers: Handlers = {
     ...shellHandlers(state),
     ...accountHandlers(state),
     ...syncHandlers(state),
     ...searchHandlers(state),
     ...exportHandlers(state),
-    ...teamHandlers(state)
+    ...teamHandlers(state),
+    ...reviewHandlers(state)
   }
   const startup = start(state)
   return {

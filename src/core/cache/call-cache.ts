@@ -11,6 +11,9 @@ import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, SCHEMA_VERSION } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
+import { AnnotationStore } from './review/annotation-store'
+import { ReviewListStore } from './review/list-store'
+import { ScorecardStore } from './review/scorecard-store'
 import { SyncRuns, type SyncRunInfo } from './sync-runs'
 import { SyncScopes, type ScopeFilters } from './sync-scopes'
 
@@ -49,6 +52,12 @@ export class CallCache {
   private readonly runs: SyncRuns
   private readonly scopeRows: SyncScopes
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
+  /** Writes to review data (annotations, lists) through this connection: queries with review filters follow it. */
+  private reviewWrites = 0
+  /** The user's review work: never touched by writes of calls or by clear() (docs/review.md). */
+  readonly annotations: AnnotationStore
+  readonly scorecards: ScorecardStore
+  readonly reviewLists: ReviewListStore
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
@@ -71,6 +80,15 @@ export class CallCache {
     this.scopeRows = new SyncScopes(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
+    const reviewed = (): void => void this.reviewWrites++
+    this.annotations = new AnnotationStore(this.db, reviewed)
+    this.scorecards = new ScorecardStore(this.db)
+    this.reviewLists = new ReviewListStore(this.db, reviewed)
+  }
+
+  /** Moves with every write to annotations or review lists through this connection. */
+  get reviewVersion(): number {
+    return this.reviewWrites
   }
 
   private configure(readonly: boolean): void {
@@ -269,8 +287,15 @@ export class CallCache {
     this.wrote(null, [])
   }
 
-  /** Empties the cache (calls, scopes, runs, catalog) and gives the space back. */
-  clear(): void {
+  /**
+   * Empties the cache (calls, scopes, runs, catalog) and gives the space back. The review
+   * tables stay unless `keepReview` is false: annotations are the user's work, not a copy.
+   */
+  clear(opts: { keepReview?: boolean } = {}): void {
+    if (opts.keepReview === false) {
+      this.annotations.deleteAll()
+      this.reviewLists.deleteAll()
+    }
     this.requireWriter().reset()
     this.db.transaction(() => {
       this.db.exec(`

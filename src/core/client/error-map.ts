@@ -22,6 +22,7 @@ export const MESSAGES = {
   validation: 'The service rejected the request as invalid.',
   serverError: (status: number) => `The service had an internal problem (HTTP ${status}); please try again later.`,
   network: 'Could not reach the service; check the network connection and the service address.',
+  refused: 'Nothing answered at the service address: the connection was refused.',
   brokenResponse: 'The connection to the service broke off in the middle of a response; please try again.',
   timeout: (seconds: number) => `The service did not answer within ${seconds} second${seconds === 1 ? '' : 's'}.`,
   malformed: 'The service sent a response Callsight could not read.',

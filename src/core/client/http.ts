@@ -1,7 +1,7 @@
 import { CallsightError, cancelled } from '../errors'
 import type { Clock, FetchLike } from '../platform'
 import { MESSAGES } from './error-map'
-import { isTransientNetworkError } from './retry'
+import { isConnectionRefused, isTransientNetworkError } from './retry'
 
 export interface RawResponse {
   status: number
@@ -20,11 +20,15 @@ export interface BodyLimit {
 
 export const ERROR_BODY_BYTES = 64 * 1024
 
-/** A failed attempt, and whether the retry policy may try again. */
+/**
+ * A failed attempt, and whether the retry policy may try again. `refused`: nothing listens at
+ * the address; worth retrying in a sync, not while a person waits at the sign-in form.
+ */
 export class AttemptError extends Error {
   constructor(
     readonly error: CallsightError,
-    readonly retryable: boolean
+    readonly retryable: boolean,
+    readonly refused = false
   ) {
     super(error.message)
   }
@@ -79,6 +83,7 @@ export async function exchange(
     }
     // A body cut off after the headers is a broken connection too, and as transient.
     if (headersIn) throw new AttemptError(new CallsightError('Network', MESSAGES.brokenResponse, { cause: e }), true)
+    if (isConnectionRefused(e)) throw new AttemptError(new CallsightError('Network', MESSAGES.refused, { cause: e }), true, true)
     throw new AttemptError(new CallsightError('Network', MESSAGES.network, { cause: e }), isTransientNetworkError(e))
   } finally {
     timer.abort()

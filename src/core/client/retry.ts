@@ -55,6 +55,18 @@ export function networkCode(e: unknown): string | null {
   return null
 }
 
+/**
+ * Nothing listens at the address (a wrong port, a service that is down): Node says
+ * ECONNREFUSED, Chromium's network stack (the app's fetch) ERR_CONNECTION_REFUSED.
+ */
+export function isConnectionRefused(e: unknown): boolean {
+  const code = networkCode(e)
+  if (code === 'ECONNREFUSED' || code === 'ERR_CONNECTION_REFUSED') return true
+  let cur: unknown = e
+  for (let i = 0; i < 5 && cur instanceof Error; i++, cur = cur.cause) if (cur.message.includes('ERR_CONNECTION_REFUSED')) return true
+  return false
+}
+
 /** DNS misses and certificate errors are not transient; everything else at socket level is. */
 export function isTransientNetworkError(e: unknown): boolean {
   const code = networkCode(e)

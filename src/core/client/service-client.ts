@@ -168,7 +168,9 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       } catch (e) {
         if (!(e instanceof AttemptError)) throw e
         log.log('warn', `${endpoint}: ${e.error.code} on attempt ${attempt + 1}`)
-        if (!e.retryable || !canRetry) throw e.error
+        // A refused connection at sign-in is reported at once: someone is waiting at the form,
+        // and a port nothing listens on does not start listening in the next few seconds.
+        if (!e.retryable || !canRetry || (e.refused && endpoint === 'login')) throw e.error
         await wait('backoff', backoffMs(attempt, policy), attempt, signal)
         continue
       }

@@ -8,6 +8,7 @@ import { writeAtomically } from './atomic-file'
 import { writeJson } from './json-writer'
 import { ProgressThrottle } from './progress'
 import { throwIfAborted } from './pump'
+import { ScorecardSheets } from './review-columns'
 import { planTabular } from './tabular'
 import { TextGuard } from './text-guard'
 import type { ExportOptions, ExportResult } from './types'
@@ -72,9 +73,11 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
         query: text.deep(meta.query) ?? null,
         scope: text.deep(meta.scope) ?? null
       }
-      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal })
+      const review = columns.includes('review') ? opts.source.review : undefined
+      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
     }
-    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text })
+    const review = columns.includes('review') ? opts.source.review : undefined
+    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, review })
     if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal })
     const about: Array<[string, string | number | DateCell]> = [
       ['Exported at', new DateCell(meta.exportedAt)],
@@ -85,7 +88,8 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       ['Query', text.text(describe(text.deep(meta.query)))],
       ['Scope', text.text(describe(text.deep(meta.scope)))]
     ]
-    return writeXlsx({ out, records, plan, clock, about, progress, signal })
+    const scorecards = review ? new ScorecardSheets(review, text) : undefined
+    return writeXlsx({ out, records, plan, clock, about, progress, signal, scorecards, zone })
   })
   return { file, ...result }
 }

@@ -2,6 +2,7 @@ import type { WriteStream } from 'node:fs'
 import type { CallRecord, ExportColumn } from '../../shared/domain'
 import type { ProgressThrottle } from './progress'
 import { drained, pump } from './pump'
+import { reviewJson, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
 import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
@@ -17,6 +18,8 @@ export interface JsonJob {
   clock: ZoneClock
   progress: ProgressThrottle
   signal: AbortSignal | undefined
+  /** Set when the `review` column is chosen. */
+  review?: ReviewLookup
 }
 
 /** Writes go out in chunks of about this size: one write per record costs more than the JSON itself. */
@@ -66,6 +69,7 @@ function jsonRecord(r: CallRecord, job: JsonJob): Record<string, unknown> {
   if (has('analysis')) {
     out.analysis = r.analysis.map((item) => ({ key: text.mask(item.key), friendlyName: text.mask(item.friendlyName), value: text.mask(item.value) }))
   }
+  if (job.review) out.review = reviewJson(job.review, text, r)
   // Fields the app does not know may hold anything, personal data included.
   out.extra = text.deep(r.extra)
   if (r.firstSeenAt !== undefined) out.firstSeenAt = r.firstSeenAt

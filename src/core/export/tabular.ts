@@ -1,5 +1,6 @@
 import type { AnalysisLayout, CallRecord, ExportColumn } from '../../shared/domain'
 import { DateCell, type Cell } from './cells'
+import { reviewPart, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
 
 export type ColumnKind = 'id' | 'date' | 'text' | 'longText' | 'value'
@@ -24,6 +25,8 @@ export interface TabularInput {
   analysisKeys: ReadonlyArray<{ key: string; friendlyName: string }>
   zone: string
   text: TextGuard
+  /** The annotations, for the `review` column. */
+  review?: ReviewLookup
 }
 
 /**
@@ -70,6 +73,10 @@ export function planTabular(input: TabularInput): TabularPlan {
         } else {
           parts.push(widePart(input, columns))
         }
+        break
+      case 'review':
+        // Without annotations to read (an export from elsewhere), the column is left out.
+        if (input.review) parts.push(reviewPart(input.review, text, columns))
         break
     }
   }

@@ -1,5 +1,6 @@
 import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
+import type { ReviewLookup } from './review-columns'
 
 /** What the cache's search.iterate(selection) hands over: a count, the keys, and a stream of records. */
 export interface ExportSource {
@@ -8,6 +9,8 @@ export interface ExportSource {
   analysisKeys: Array<{ key: string; friendlyName: string }>
   /** In order; typically a better-sqlite3 stmt.iterate(), read once. */
   records: Iterable<CallRecord>
+  /** The annotations beside the calls, for the `review` column (docs/review.md). */
+  review?: ReviewLookup
 }
 
 export interface ExportMeta {

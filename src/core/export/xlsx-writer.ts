@@ -8,6 +8,7 @@ import type { ColumnKind, TabularPlan } from './tabular'
 import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
 import { failureOf } from './atomic-file'
+import type { ScorecardSheets } from './review-columns'
 
 export interface XlsxJob {
   out: WriteStream
@@ -18,6 +19,9 @@ export interface XlsxJob {
   about: Array<[string, string | number | DateCell]>
   progress: ProgressThrottle
   signal: AbortSignal | undefined
+  /** With the `review` column: one sheet per scorecard, collected while the calls stream. */
+  scorecards?: ScorecardSheets
+  zone?: string
 }
 
 export const DATA_SHEET = 'Calls'
@@ -56,6 +60,7 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
 
     let rows = 0
     const count = await pump(job.records, signal, job.progress, (record) => {
+      job.scorecards?.add(record)
       for (const row of plan.rowsOf(record)) {
         sheet.addRow(row.map(toValue)).commit()
         rows += 1
@@ -65,6 +70,16 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
       return out.writableNeedDrain ? drained(out, signal) : undefined
     })
     sheet.commit()
+
+    for (const card of job.scorecards?.sheets(job.zone ?? 'UTC') ?? []) {
+      const ws = workbook.addWorksheet(card.name, { views: [{ state: 'frozen', ySplit: 1 }] })
+      ws.columns = card.header.map((_, i) => ({ width: i === 0 ? WIDTHS.id : i === 1 ? WIDTHS.date : 14, ...(i === 1 ? { style: { numFmt: DATE_FORMAT } } : {}) }))
+      const head = ws.addRow(card.header.map(xlsxText))
+      head.font = { bold: true }
+      head.commit()
+      for (const row of card.rows) ws.addRow(row.map(toValue)).commit()
+      ws.commit()
+    }
 
     const about = workbook.addWorksheet(ABOUT_SHEET)
     about.columns = [{ width: 22 }, { width: 80, style: { alignment: { wrapText: true, vertical: 'top' } } }]

@@ -44,7 +44,7 @@ export class SearchCatalog {
 
   constructor(
     private readonly reads: CatalogReads,
-    data: DataReads,
+    private readonly data: DataReads,
     watch: DataWatch
   ) {
     this.tables = new PerVersion(watch, () => {
@@ -99,6 +99,6 @@ export class SearchCatalog {
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
     const { scopes, keyIds } = this.tables.get()
-    return { scopes, keyIds, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])) }
+    return { scopes, keyIds, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

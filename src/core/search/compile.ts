@@ -1,6 +1,7 @@
 import type { SearchQuery } from '../../shared/domain'
-import type { ScopeFilters, ScopeRef } from '../cache'
+import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
 import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
+import { compileReview } from './review-filter'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
 export type ResultOrder = 'date_desc' | 'date_asc' | 'relevance'
@@ -24,6 +25,11 @@ export interface CompiledQuery {
   to: number | null
   /** No text and no filter but the date range: facets can read the running totals. */
   dateOnly: boolean
+  /**
+   * Review filters: the ids of the calls their annotations could match (a superset), read
+   * from the review tables; null without review filters that need an annotation.
+   */
+  candidates: SqlPiece | null
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
 }
@@ -35,6 +41,8 @@ export interface QueryCatalog {
   keyIds: ReadonlyMap<string, readonly number[]>
   /** The terms each prefix of the text stands for; null when too many to expand. */
   expansions: ReadonlyMap<string, readonly string[] | null>
+  /** Moves with writes to annotations and review lists: part of the key of a query that filters by them. */
+  reviewVersion?: number
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
@@ -119,6 +127,11 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
     }
   }
+  const review = compileReview(query.review)
+  if (review) {
+    where.push(...review.where)
+    params.push(...review.params)
+  }
   const match = matchParts.length ? matchParts.join(' AND ') : null
   const order: ResultOrder = query.sort === 'relevance' ? (userMatch !== null ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
@@ -132,6 +145,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     from: query.from,
     to: query.to,
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
-    key: JSON.stringify([where, params, match, order])
+    candidates: review?.candidates ?? null,
+    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order])
   }
 }

@@ -88,8 +88,8 @@ class SearchOverCache implements LocalSearch {
   /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
-    if (q.match === null) return { n: total, ids: null }
-    if (!needsEstimate(q)) return { n: Number.NaN, ids: null }
+    if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, estimateCap(total))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 

@@ -9,7 +9,8 @@ import type { CompiledQuery } from './compile'
  *  - walk: common text, date order; walk the date index and ask FTS5 about each row (a
  *    rowid-bounded doclist seek). The first page stops after `limit` hits.
  *  - fts: rare text, date order; take the matches from FTS5 (or by id, when the bounded
- *    count listed them: `ids`), then sort them.
+ *    count listed them: `ids`), then sort them. Also review filters without text whose
+ *    candidates (from the review tables) were few enough to list.
  *  - relevance: matches from FTS5 ordered by bm25 (FTS5's rank), ties by rowid.
  *  - bitmap: the walk's order served from memory: the query's match bitmap tested along the
  *    ids in date order, for long jumps and prefixes too wide to probe row by row.
@@ -72,7 +73,7 @@ export function estimateCap(total: number): number {
 
 /** Whether a query needs its matches counted before a plan can be chosen. */
 export function needsEstimate(q: CompiledQuery): boolean {
-  return q.match !== null && q.order !== 'relevance'
+  return q.match === null ? q.candidates !== null : q.order !== 'relevance'
 }
 
 const NOTHING: Of<'nothing'> = { kind: 'nothing' }
@@ -88,7 +89,12 @@ export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, 
  */
 export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, purpose: Purpose): Plan {
   if (q.empty) return NOTHING
-  if (q.match === null) return SCAN
+  if (q.match === null) {
+    // Review filters without text: their candidates, when few enough to be listed, are read
+    // by id and sorted (the rule above, with the candidates as the matches); else the scan.
+    if (q.candidates !== null && estimate.ids !== null) return { kind: 'fts', ids: estimate.ids }
+    return SCAN
+  }
   switch (purpose.for) {
     case 'export':
       // Export reads every match anyway: take them from FTS5 and sort, never probe per row.

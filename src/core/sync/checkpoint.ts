@@ -13,11 +13,18 @@ export type DenseFinding = z.infer<typeof DenseFinding>
  * the stored records it is enough to continue after a kill at any moment.
  */
 export const PagerState = z.object({
-  /** The service query's start: a whole second, moved forward each time a window fills. */
+  /**
+   * Newest first: each window is read descending from `windowEnd`, which moves back. Absent
+   * means oldest first (checkpoints stored before the option continue as they were).
+   */
+  order: z.enum(['newest', 'oldest']).optional(),
+  /** The service query's start: a whole second, moved forward each time a window fills (oldest first; fixed newest first). */
   windowStart: z.number(),
+  /** Newest first: the service query's end, a whole second (inclusive), moved back each time a window fills. */
+  windowEnd: z.number().optional(),
   /** Position inside the current window. */
   skip: z.number().int().nonnegative(),
-  /** The last second seen, and every callId already stored from it. */
+  /** The last second seen (the lowest, newest first), and every callId already stored from it. */
   boundaryAt: z.number().nullable(),
   boundaryIds: z.array(z.string()),
   /** The last of boundaryIds in the service's order (ties sort by callId). */

@@ -7,9 +7,11 @@ import { nextSlice } from './window-pager'
 /** Pages in flight at once: enough to hide the service's latency behind parsing and writing. */
 export const PIPELINE_DEPTH = 3
 
-/** A page of one window: where the window starts, and the page's position in it. */
+/** A page of one window: where the window starts (and ends, newest first), and the page's position in it. */
 export interface Slice {
   from: number
+  /** Newest first: the window's end; oldest first every window ends at the range's end. */
+  to?: number
   skip: number
   take: number
 }
@@ -25,17 +27,22 @@ interface Flight {
 /** The page after `p` in the same window, if the window has room for one. */
 export function following(p: Slice, pageSize: number): Slice | null {
   const skip = p.skip + p.take
-  return skip < SERVICE_WINDOW ? { from: p.from, skip, take: Math.min(pageSize, SERVICE_WINDOW - skip) } : null
+  if (skip >= SERVICE_WINDOW) return null
+  const next: Slice = { from: p.from, skip, take: Math.min(pageSize, SERVICE_WINDOW - skip) }
+  return p.to === undefined ? next : { ...next, to: p.to }
 }
 
-/** The get-calls request for one slice of a pass: ascending by start time, the scope's filters. */
+/**
+ * The get-calls request for one slice of a pass: by start time, ascending oldest first and
+ * descending newest first (a slice with its own end), the scope's filters.
+ */
 export function pageRequest(slice: Slice, rangeTo: number, filters: ScopeFilters): SyncPageRequest {
   return {
     from: slice.from,
-    to: rangeTo,
+    to: slice.to ?? rangeTo,
     skip: slice.skip,
     take: slice.take,
-    ascending: true,
+    ascending: slice.to === undefined,
     sortColumn: 'start_time_dt',
     callTypes: filters.callTypes,
     direction: filters.direction,
@@ -45,7 +52,11 @@ export function pageRequest(slice: Slice, rangeTo: number, filters: ScopeFilters
   }
 }
 
-const sameSlice = (a: Slice, b: Slice): boolean => a.from === b.from && a.skip === b.skip && a.take === b.take
+const sameSlice = (a: SyncPageRequest, b: Slice): boolean =>
+  a.from === b.from && a.skip === b.skip && a.take === b.take && a.ascending === (b.to === undefined) && (b.to === undefined || a.to === b.to)
+
+/** The slice a request was made for (the inverse of pageRequest). */
+const sliceOf = (p: SyncPageRequest): Slice => (p.ascending ? { from: p.from, skip: p.skip, take: p.take } : { from: p.from, to: p.to, skip: p.skip, take: p.take })
 
 /**
  * The fetch phase: keeps up to `depth` pages in flight and hands them over in order. The
@@ -98,7 +109,7 @@ export class FetchPipeline {
   fill(pager: PagerState): void {
     if (pager.done || this.cancelled) return
     const last = this.flights[this.flights.length - 1]
-    let slice: Slice | null = last ? following(last.params, this.pass.pageSize) : nextSlice(pager, this.pass.pageSize)
+    let slice: Slice | null = last ? following(sliceOf(last.params), this.pass.pageSize) : nextSlice(pager, this.pass.pageSize)
     while (slice && this.flights.length < this.depth) {
       this.launch(pageRequest(slice, this.pass.rangeTo, this.pass.filters))
       slice = following(slice, this.pass.pageSize)

@@ -3,7 +3,7 @@ export type { SyncEngineDeps, SyncPage, SyncPageRequest, SyncSource, SyncStore, 
 export { WaitFeed } from './wait-feed'
 export { scopeFilters, scopeKey, type ScopeFilters } from './scope-key'
 export { Checkpoint, PagerState, DenseFinding, readCheckpoint } from './checkpoint'
-export { applyPage, initialPager, nextSlice, secondOf, type PageOutcome } from './window-pager'
+export { applyPage, initialPager, isNewestFirst, nextSlice, secondOf, type PageOutcome } from './window-pager'
 export { planRun, passStart, newPass, rememberCallTypes, type RunPlan } from './plan-window'
 export { FetchPipeline, PIPELINE_DEPTH, following, pageRequest, type Slice } from './fetch-pipeline'
 export { StoreGroup, MAX_GROUP } from './store-group'

@@ -1,4 +1,4 @@
-import { SyncScope, type SyncScopeInput } from '../../shared/domain'
+import { SyncScope, type SyncOrder, type SyncScopeInput } from '../../shared/domain'
 import { maxTake } from '../../shared/service-limits'
 import { CallsightError } from '../errors'
 import { readCheckpoint, type Checkpoint } from './checkpoint'
@@ -24,9 +24,11 @@ export interface RunPlan {
  * The plan phase: files the scope, puts its call types in the catalog, and decides the
  * window to start from. Continues the stored checkpoint when it is for the same range;
  * otherwise plans a new pass (an incremental one from the look-back before the covered end)
- * and stores its checkpoint, so a kill before the first page resumes the same plan.
+ * and stores its checkpoint, so a kill before the first page resumes the same plan. A stored
+ * pass continues in the order it was started in, whatever `order` says: switching mid-pass
+ * would lose the proof of what is already stored.
  */
-export async function planRun(store: SyncStore, input: SyncScopeInput, mode: SyncMode, lookbackMs: number): Promise<RunPlan> {
+export async function planRun(store: SyncStore, input: SyncScopeInput, mode: SyncMode, lookbackMs: number, order: SyncOrder = 'newest'): Promise<RunPlan> {
   const scope = parseScope(input)
   const filters = scopeFilters(scope)
   const key = scopeKey(filters)
@@ -39,7 +41,7 @@ export async function planRun(store: SyncStore, input: SyncScopeInput, mode: Syn
   // A finished pass whose coverage was not yet recorded (killed right at the end).
   if (stored?.pager.done) await store.addCoverage(key, stored.rangeFrom, stored.rangeTo)
   const rangeFrom = mode === 'incremental' ? passStart(await store.coverage(key), scope, lookbackMs) : scope.from
-  const checkpoint = newPass(scope, rangeFrom)
+  const checkpoint = newPass(scope, rangeFrom, order)
   await store.setCheckpoint(key, checkpoint)
   return { ...plan, checkpoint }
 }
@@ -55,8 +57,8 @@ export function passStart(coverage: ReadonlyArray<readonly [number, number]>, sc
 }
 
 /** The checkpoint of a pass over [rangeFrom, scope.to) that has not fetched anything yet. */
-export function newPass(scope: Pick<SyncScope, 'from' | 'to'>, rangeFrom: number): Checkpoint {
-  const pager = initialPager(rangeFrom)
+export function newPass(scope: Pick<SyncScope, 'from' | 'to'>, rangeFrom: number, order: SyncOrder = 'oldest'): Checkpoint {
+  const pager = initialPager(rangeFrom, order === 'newest' ? { rangeTo: scope.to } : undefined)
   if (pager.windowStart >= scope.to) pager.done = true
   return { v: 1, requestFrom: scope.from, requestTo: scope.to, rangeFrom, rangeTo: scope.to, pager }
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../platform'
 import type { Checkpoint, DenseFinding } from './checkpoint'
 import type { SyncPage } from './ports'
 import { ProgressMeter } from './progress-meter'
-import type { PageOutcome } from './window-pager'
+import { isNewestFirst, type PageOutcome } from './window-pager'
 
 export interface RunReportOptions {
   runId: string
@@ -63,7 +63,7 @@ export class RunReport {
   }
 
   /** A page came back and was folded into the pager: counts, warnings and the ETA's inputs. */
-  pageApplied(page: SyncPage, outcome: PageOutcome, rangeFrom: number, stored: number): void {
+  pageApplied(page: SyncPage, outcome: PageOutcome, before: Pick<Checkpoint, 'rangeFrom' | 'rangeTo' | 'pager'>, stored: number): void {
     const { logger } = this.opts
     this.meter.addRequest()
     if (outcome.reread) logger.log('info', 'Calls changed at a window boundary; re-reading that window', { at: this.checkpoint.pager.windowStart })
@@ -75,7 +75,8 @@ export class RunReport {
       logger.log('warn', 'A second holds more calls than the service lets one page past', { at: outcome.dense.at })
     }
     const last = page.records[page.records.length - 1]
-    if (last) this.meter.observe(page.records.length, Math.max(1, last.callAt - rangeFrom))
+    // The span of the range read so far, from whichever end the pass started at.
+    if (last) this.meter.observe(page.records.length, Math.max(1, isNewestFirst(before.pager) ? before.rangeTo - last.callAt : last.callAt - before.rangeFrom))
     this.remainingInWindow = page.totalCount === null ? null : Math.max(0, page.totalCount - outcome.next.skip)
     this.meter.addStored(stored)
   }
@@ -90,26 +91,40 @@ export class RunReport {
   }
 
   snapshot(error?: AppErrorInfo): SyncProgress {
-    const { pager, rangeTo } = this.checkpoint
-    const position = pager.done ? rangeTo : (pager.boundaryAt ?? pager.windowStart)
+    const { pager, rangeFrom, rangeTo } = this.checkpoint
+    const newest = isNewestFirst(pager)
     const p: SyncProgress = {
       runId: this.opts.runId,
       phase: this.phase,
       stored: this.meter.counts.stored,
       requests: this.meter.counts.requests,
       windowsDone: pager.windowsDone,
-      position: Math.min(position, rangeTo),
+      position: this.position(),
       from: this.opts.scope.from,
       to: this.opts.scope.to,
+      order: newest ? 'newest' : 'oldest',
       requestsPerMinute: this.meter.requestsPerMinute,
       recordsPerSecond: this.meter.recordsPerSecond,
-      etaSeconds: pager.done ? 0 : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, rangeTo - position)),
+      etaSeconds: pager.done ? 0 : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())),
       waitSeconds: this.waitSeconds,
       warnings: [...this.warnings]
     }
     if (this.opts.pace) p.pace = this.opts.pace()
     if (error) p.error = error
     return p
+  }
+
+  /**
+   * The instant the pass has reached: the last second received, else the window's edge.
+   * Newest first it moves back from the end and a finished pass stands at the scope's start.
+   */
+  private position(): number {
+    const { pager, rangeTo } = this.checkpoint
+    if (isNewestFirst(pager)) {
+      if (pager.done) return this.opts.scope.from
+      return Math.min(pager.boundaryAt ?? pager.windowEnd ?? rangeTo, rangeTo)
+    }
+    return Math.min(pager.done ? rangeTo : (pager.boundaryAt ?? pager.windowStart), rangeTo)
   }
 
   private emit(): void {

@@ -1,4 +1,4 @@
-import type { CallRecord, SyncProgress, SyncScopeInput } from '../../shared/domain'
+import type { CallRecord, SyncOrder, SyncProgress, SyncScopeInput } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import type { Checkpoint } from './checkpoint'
@@ -14,6 +14,8 @@ export type { SyncMode } from './plan-window'
 
 export interface SyncRunOptions {
   mode: SyncMode
+  /** Which end of the range comes first; newest by default (a resumed pass keeps its own). */
+  order?: SyncOrder
   signal?: AbortSignal
   onProgress?: (p: SyncProgress) => void
   /** The id the run is recorded and reported under; a new one when absent. */
@@ -69,7 +71,7 @@ export class SyncEngine {
    */
   async run(input: SyncScopeInput, opts: SyncRunOptions): Promise<SyncProgress> {
     const { cache, clock, logger, source } = this.deps
-    const plan = await planRun(cache, input, opts.mode, this.lookbackMs)
+    const plan = await planRun(cache, input, opts.mode, this.lookbackMs, opts.order ?? 'newest')
     const { scope, filters, key, pageSize } = plan
     const runId = await cache.startRun(key, { mode: opts.mode, from: scope.from, to: scope.to, filters }, opts.runId)
     const report = new RunReport({
@@ -118,7 +120,7 @@ export class SyncEngine {
       }
       const { params, page } = await pipeline.next()
       const step = foldPage(at.checkpoint, params, page)
-      report.pageApplied(page, step.outcome, at.checkpoint.rangeFrom, step.records.length)
+      report.pageApplied(page, step.outcome, at.checkpoint, step.records.length)
       pipeline.follow(step.checkpoint.pager)
       const stored = group.add({
         scopeKey: plan.key,

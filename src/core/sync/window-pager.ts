@@ -6,8 +6,13 @@ import type { DenseFinding, PagerState } from './checkpoint'
 const SECOND = 1000
 export const secondOf = (ms: number): number => Math.floor(ms / SECOND) * SECOND
 
-export function initialPager(rangeFrom: number): PagerState {
+/**
+ * The state of a pass that has fetched nothing yet. Oldest first it pages up from `rangeFrom`;
+ * newest first (given `rangeTo`) it pages down from the end, the same way mirrored.
+ */
+export function initialPager(rangeFrom: number, newest?: { rangeTo: number }): PagerState {
   return {
+    ...(newest ? { order: 'newest' as const, windowEnd: Math.ceil(newest.rangeTo / SECOND) * SECOND } : {}),
     // Start times are whole seconds on the wire; a fraction would widen the range backwards.
     windowStart: Math.ceil(rangeFrom / SECOND) * SECOND,
     skip: 0,
@@ -21,9 +26,16 @@ export function initialPager(rangeFrom: number): PagerState {
   }
 }
 
-/** The page to ask for next. take never lets skip + take pass the window limit. */
-export function nextSlice(state: PagerState, maxTake: number): { from: number; skip: number; take: number } {
-  return { from: state.windowStart, skip: state.skip, take: Math.min(maxTake, SERVICE_WINDOW - state.skip) }
+export const isNewestFirst = (state: Pick<PagerState, 'order'>): boolean => state.order === 'newest'
+
+/**
+ * The page to ask for next. take never lets skip + take pass the window limit. `to` is the
+ * window's end newest first; oldest first every window ends at the range's end.
+ */
+export function nextSlice(state: PagerState, maxTake: number): { from: number; to?: number; skip: number; take: number } {
+  const take = Math.min(maxTake, SERVICE_WINDOW - state.skip)
+  if (isNewestFirst(state)) return { from: state.windowStart, to: state.windowEnd, skip: state.skip, take }
+  return { from: state.windowStart, skip: state.skip, take }
 }
 
 export interface PageOutcome {
@@ -44,6 +56,10 @@ export interface PageOutcome {
  * already stored are skipped by count, less one, so the first record of the new window must
  * be the last one stored. If it is not, calls appeared or vanished in that second meanwhile
  * and the window is read again from skip 0, de-duplicated by the ids of that second.
+ *
+ * Newest first is the mirror image: descending by start time, each window ends (inclusive)
+ * at the last second received, and the ties of that second come in the same order in the
+ * next window as in the last, so the same skip and proof hold.
  */
 export function applyPage(
   state: PagerState,
@@ -55,6 +71,9 @@ export function applyPage(
     return { next: { ...state, skip: 0, expectFirst: null }, fresh: [], reread: true, dense: null }
   }
 
+  const newest = isNewestFirst(state)
+  // Past the boundary second in the order of the pass: later oldest first, earlier newest first.
+  const beyond = (sec: number, at: number): boolean => (newest ? sec < at : sec > at)
   const known = new Set(state.boundaryIds)
   const fresh: CallRecord[] = []
   let boundaryAt = state.boundaryAt
@@ -63,7 +82,7 @@ export function applyPage(
   let boundaryLast = state.boundaryLast
   for (const r of page.records) {
     const sec = secondOf(r.callAt)
-    if (boundaryAt === null || sec > boundaryAt) {
+    if (boundaryAt === null || beyond(sec, boundaryAt)) {
       boundaryAt = sec
       ids = []
       idSet = new Set()
@@ -99,30 +118,49 @@ export function applyPage(
   if (boundaryAt === null) {
     throw new CallsightError('MalformedResponse', 'The service returned a full page without a single usable call; the sync cannot go on.')
   }
-  if (boundaryAt <= state.windowStart) {
-    const dense: DenseFinding = { at: state.windowStart, windowTotal: page.totalCount }
-    const windowStart = state.windowStart + SECOND
+  return moveWindow(state, base, { at: boundaryAt, count: ids.length, last: boundaryLast }, page.totalCount, rangeTo, unique)
+}
+
+/**
+ * A full window: the next one starts (oldest first) or ends (newest first) at the last second
+ * received. When that is the window's own edge, one second holds the whole window: it is
+ * reported, and the next window starts a second later (ends a second earlier).
+ */
+function moveWindow(
+  state: PagerState,
+  base: PagerState,
+  boundary: { at: number; count: number; last: string | null },
+  windowTotal: number | null,
+  rangeTo: number,
+  fresh: CallRecord[]
+): PageOutcome {
+  const newest = isNewestFirst(state)
+  const edge = newest ? (state.windowEnd ?? boundary.at) : state.windowStart
+  const windowsDone = state.windowsDone + 1
+  if (newest ? boundary.at >= edge : boundary.at <= edge) {
+    const dense: DenseFinding = { at: edge, windowTotal }
+    const nextEdge = newest ? edge - SECOND : edge + SECOND
     const next: PagerState = {
       ...base,
-      windowStart,
+      ...(newest ? { windowEnd: nextEdge } : { windowStart: nextEdge }),
       skip: 0,
       boundaryAt: null,
       boundaryIds: [],
       boundaryLast: null,
-      windowsDone: state.windowsDone + 1,
+      windowsDone,
       dense: [...state.dense, dense],
-      done: windowStart >= rangeTo
+      done: newest ? nextEdge < state.windowStart : nextEdge >= rangeTo
     }
-    return { next, fresh: unique, reread: false, dense }
+    return { next, fresh, reread: false, dense }
   }
   const next: PagerState = {
     ...base,
-    windowStart: boundaryAt,
-    skip: ids.length - 1,
-    expectFirst: boundaryLast,
-    windowsDone: state.windowsDone + 1
+    ...(newest ? { windowEnd: boundary.at } : { windowStart: boundary.at }),
+    skip: boundary.count - 1,
+    expectFirst: boundary.last,
+    windowsDone
   }
-  return { next, fresh: unique, reread: false, dense: null }
+  return { next, fresh, reread: false, dense: null }
 }
 
 function dedupe(records: CallRecord[]): CallRecord[] {

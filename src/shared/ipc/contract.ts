@@ -25,10 +25,15 @@ import {
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
 import { TeamCacheSource, TeamPullProgress, TeamStatus } from '../team'
+import { Annotation, AnnotationPatch, ListSource, ReviewListInfo, ReviewListItem, ReviewStats, Scorecard, ScorecardDefinition } from '../review'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
 const Ok = z.object({ ok: z.literal(true) })
+const CallIdRequest = z.object({ callId: z.string().min(1).max(200) }).strict()
+const ListId = z.string().min(1).max(100)
+const ListName = z.string().trim().min(1).max(200)
+const CallIds = z.array(z.string().min(1).max(200)).min(1).max(100_000)
 
 /** Every request/response pair the renderer can invoke. Requests are validated in main. */
 export const contract = {
@@ -94,7 +99,11 @@ export const contract = {
   },
   'export.cancel': { request: z.object({ exportId: z.string().min(1) }).strict(), response: Ok },
   'cache.info': { request: Empty, response: CacheInfo },
-  'cache.clear': { request: Empty, response: CacheInfo },
+  'cache.clear': {
+    // Annotations and review lists are the user's work: kept unless asked otherwise.
+    request: z.object({ keepAnnotations: z.boolean().default(true) }).strict(),
+    response: CacheInfo
+  },
   'shell.openExternal': { request: z.object({ url: z.string().url().max(4096) }).strict(), response: Ok },
   // The team cache (docs/team.md): an account whose calls are pulled from PostgreSQL.
   'team.connect': {
@@ -111,7 +120,37 @@ export const contract = {
   },
   'team.pull': { request: Empty, response: z.object({ runId: z.string() }) },
   'team.cancel': { request: z.object({ runId: z.string().min(1) }).strict(), response: Ok },
-  'team.status': { request: Empty, response: TeamStatus }
+  'team.status': { request: Empty, response: TeamStatus },
+  // Review (docs/review.md): annotations, scorecards, review lists.
+  'annotations.get': { request: CallIdRequest, response: Annotation.nullable() },
+  'annotations.save': { request: AnnotationPatch, response: Annotation },
+  /** Undoes the latest change of one call (or of any, callId null). */
+  'annotations.undo': { request: z.object({ callId: z.string().min(1).max(200).nullable() }).strict(), response: Annotation.nullable() },
+  'annotations.tags': { request: Empty, response: z.array(z.object({ tag: z.string(), count: z.number().int() })) },
+  'scorecards.list': { request: Empty, response: z.array(Scorecard) },
+  'scorecards.save': {
+    request: z.object({ id: z.string().min(1).max(64).optional(), definition: ScorecardDefinition }).strict(),
+    response: Scorecard
+  },
+  'scorecards.import': { request: z.object({ json: z.string().min(1).max(1_000_000) }).strict(), response: z.array(Scorecard) },
+  'scorecards.export': {
+    request: z.object({ ids: z.array(z.string().min(1).max(64)).max(200).optional() }).strict(),
+    response: z.object({ json: z.string() })
+  },
+  'reviewLists.list': { request: Empty, response: z.array(ReviewListInfo) },
+  'reviewLists.create': { request: z.object({ name: ListName, source: ListSource }).strict(), response: ReviewListInfo },
+  'reviewLists.add': { request: z.object({ id: ListId, callIds: CallIds }).strict(), response: ReviewListInfo },
+  'reviewLists.removeCalls': { request: z.object({ id: ListId, callIds: CallIds }).strict(), response: ReviewListInfo },
+  'reviewLists.delete': { request: z.object({ id: ListId }).strict(), response: Ok },
+  'reviewLists.items': {
+    request: z.object({ id: ListId, offset: z.number().int().min(0).max(1_000_000), limit: z.number().int().min(1).max(1000) }).strict(),
+    response: z.object({ list: ReviewListInfo, items: z.array(ReviewListItem) })
+  },
+  'reviewLists.nextUnreviewed': {
+    request: z.object({ id: ListId, index: z.number().int().min(-1).max(1_000_000) }).strict(),
+    response: ReviewListItem.nullable()
+  },
+  'review.stats': { request: z.object({ zone: IanaZone.optional() }).strict(), response: ReviewStats }
 } as const satisfies Record<ChannelName, { request: z.ZodType; response: z.ZodType }>
 
 export const MenuCommand = z.enum([

@@ -31,7 +31,23 @@ export const CHANNELS = [
   'team.connect',
   'team.pull',
   'team.cancel',
-  'team.status'
+  'team.status',
+  'annotations.get',
+  'annotations.save',
+  'annotations.undo',
+  'annotations.tags',
+  'scorecards.list',
+  'scorecards.save',
+  'scorecards.import',
+  'scorecards.export',
+  'reviewLists.list',
+  'reviewLists.create',
+  'reviewLists.add',
+  'reviewLists.removeCalls',
+  'reviewLists.delete',
+  'reviewLists.items',
+  'reviewLists.nextUnreviewed',
+  'review.stats'
 ] as const
 export type ChannelName = (typeof CHANNELS)[number]
 

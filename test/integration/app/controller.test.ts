@@ -8,7 +8,7 @@ import type { SyncProgress, ExportProgress } from '../../../src/shared/domain'
 import { startService, type RunningService } from '../../../src/service'
 import { accountDbPath } from '../../../src/core/app/account-runtime'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
-import { routerClient, RouterFailure, type RouterClient } from '../../support/router-client'
+import { refusal, routerClient, type RouterClient } from '../../support/router-client'
 
 // The application controller end to end over real parts: the app's own IPC router, the
 // reference service over HTTP on 127.0.0.1, a real SQLite file, the real sync engine and exporter.
@@ -25,15 +25,7 @@ function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<R
   return client.call(channel, request)
 }
 
-async function failure(p: Promise<unknown>): Promise<RouterFailure> {
-  try {
-    await p
-  } catch (e) {
-    if (e instanceof RouterFailure) return e
-    throw e
-  }
-  throw new Error('expected a failure')
-}
+const failure = refusal
 
 async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
   const end = Date.now() + ms

@@ -10,6 +10,7 @@ import { searchHandlers } from '../../../src/core/app/handlers/search'
 import { shellHandlers } from '../../../src/core/app/handlers/shell'
 import { syncHandlers } from '../../../src/core/app/handlers/sync'
 import { teamHandlers } from '../../../src/core/app/handlers/team'
+import { reviewHandlers } from '../../../src/core/app/handlers/review'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 
 // The controller's handler modules on their own, over a real platform (files in a temp
@@ -38,7 +39,7 @@ const account = (username: string, requests: number): Account => ({
 
 describe('handler modules', () => {
   it('give every channel of the contract exactly one handler', () => {
-    const modules = [shellHandlers, accountHandlers, syncHandlers, searchHandlers, exportHandlers, teamHandlers].map((m) => Object.keys(m(state)))
+    const modules = [shellHandlers, accountHandlers, syncHandlers, searchHandlers, exportHandlers, teamHandlers, reviewHandlers].map((m) => Object.keys(m(state)))
     const all = modules.flat()
     expect(new Set(all).size).toBe(all.length)
     expect([...all].sort()).toEqual([...CHANNELS].sort())

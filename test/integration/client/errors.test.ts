@@ -120,6 +120,22 @@ describe('error taxonomy over real HTTP, down to the words a person reads', () =
     expect((await failure(r.session.login(DEMO.username, DEMO.password))).code).toBe('Network')
   })
 
+  it('a refused connection at sign-in: said at once, without the retries a sync would make', async () => {
+    const stopped = await service()
+    await stopped.stop()
+    // The default policy (4 retries from 500 ms) would take about 7.5 s before giving up.
+    const r = rig(stopped, { client: { retry: { baseDelayMs: 500, maxDelayMs: 20_000 } } })
+    const started = performance.now()
+    const e = await failure(r.session.login(DEMO.username, DEMO.password))
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(e.toInfo()).toMatchObject({ code: 'Network', message: 'Nothing answered at the service address: the connection was refused.' })
+    // A sync page is still retried: there, the service coming back soon is worth waiting for.
+    const slow = rig(stopped, { client: { maxRetries: 2, retry: { baseDelayMs: 200, maxDelayMs: 200 } } })
+    const t0 = performance.now()
+    expect((await failure(slow.client.getCalls(params(), 'token'))).code).toBe('Network')
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(350)
+  })
+
   it('truncated body: the broken-off response is retried, then reported', async () => {
     const r = await signedIn({ client: { maxRetries: 1 } })
     svc!.admin.setFaults({ truncateRate: 1, paths: [CALLS_PATH] })

@@ -10,7 +10,7 @@ afterEach(async () => {
 })
 
 describe('sync against the reference service: the 10,000 window', () => {
-  it('syncs a range of more than 10,000 calls with seconds holding hundreds of calls, exactly', async () => {
+  it.each(['newest', 'oldest'] as const)('syncs a range of more than 10,000 calls with seconds holding hundreds of calls, exactly (%s first)', async (order) => {
     env = await startEnv({
       calls: 12_000,
       denseSeconds: [
@@ -21,15 +21,17 @@ describe('sync against the reference service: the 10,000 window', () => {
     })
     const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
     const events: SyncProgress[] = []
-    const final = await env.engine.run(scope, { mode: 'full', onProgress: (p) => events.push(p) })
+    const final = await env.engine.run(scope, { mode: 'full', order, onProgress: (p) => events.push(p) })
     expect(final.error).toBeUndefined()
     expect(final.phase).toBe('done')
     expect(final.windowsDone).toBeGreaterThanOrEqual(1)
-    // Progress: position only moves forward; the ETA follows from the 600/s limit and the
-    // envelope's totalCount (about 29 pages, so well under a second at first).
+    // Progress: position only moves one way (back from the end newest first); the ETA follows
+    // from the 600/s limit and the envelope's totalCount (about 29 pages, so well under a second at first).
     const fetching = events.filter((p) => p.phase === 'fetching' && p.requests > 0)
     expect(fetching.length).toBeGreaterThan(20)
-    for (let i = 1; i < fetching.length; i++) expect(fetching[i]!.position!).toBeGreaterThanOrEqual(fetching[i - 1]!.position!)
+    const forward = order === 'oldest' ? 1 : -1
+    for (let i = 1; i < fetching.length; i++) expect(forward * (fetching[i]!.position! - fetching[i - 1]!.position!)).toBeGreaterThanOrEqual(0)
+    expect(new Set(fetching.map((p) => p.order))).toEqual(new Set([order]))
     expect(fetching[0]!.etaSeconds).not.toBeNull()
     expect(fetching[0]!.etaSeconds!).toBeGreaterThan(0)
     expect(fetching[fetching.length - 1]!.etaSeconds!).toBeLessThan(fetching[0]!.etaSeconds!)

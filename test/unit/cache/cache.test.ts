@@ -150,7 +150,7 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
     raw.close()
 
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(5)
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(columns()).toEqual(['id', 'call_id', 'call_at', 'call_date', 'title', 'summary', 'extra', 'analysis_count', 'first_seen_at', 'last_changed_at', 'analysis_known'])
     expect(cache.db.prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
       ['call-1', 1],

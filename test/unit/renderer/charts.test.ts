@@ -38,6 +38,7 @@ describe('progress', () => {
     expect(syncPercent({ phase: 'fetching', position: 25, from: 0, to: 100 })).toBe(25)
     expect(syncPercent({ phase: 'fetching', position: 500, from: 0, to: 100 })).toBe(100)
     expect(syncPercent({ phase: 'done', position: 10, from: 0, to: 100 })).toBe(100)
+    expect(syncPercent({ phase: 'fetching', position: 75, from: 0, to: 100, order: 'newest' })).toBe(25)
   })
 
   it('export progress is a share of the known total', () => {

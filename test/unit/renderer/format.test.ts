@@ -55,6 +55,12 @@ describe('ages, counts, sizes and durations', () => {
     expect(formatAge(now - 2 * 7 * 86_400_000, now, 'en-GB')).toBe('2 weeks ago')
     expect(formatAge(now - 3 * 3_600_000, now, 'tr-TR')).toBe('3 saat önce')
     expect(formatAge(now, now, 'en-GB')).toBe('now')
+    // Never in the future: a clock ahead of ours, or the minute tick behind a sync that just ended.
+    expect(formatAge(now + 20_000, now, 'en-GB', 'just now')).toBe('just now')
+    expect(formatAge(now + 13_000, now, 'tr-TR', 'az önce')).toBe('az önce')
+    expect(formatAge(now + 3 * 3_600_000, now, 'en-GB')).toBe('now')
+    expect(formatAge(now - 30_000, now, 'en-GB', 'just now')).toBe('just now')
+    expect(formatAge(now - 50_000, now, 'en-GB', 'just now')).toBe('50 seconds ago')
   })
 
   it('groups digits the way each language does', () => {

@@ -67,6 +67,18 @@ describe('plan phase', () => {
     expect(newPass({ from: FROM, to: FROM + 500 }, FROM + 1).pager.done).toBe(true)
   })
 
+  it('plans newest first by default: one window ending at the range end, read down to a start at a whole second', async () => {
+    const pass = newPass({ from: FROM, to: TO - 1 }, FROM + 1, 'newest')
+    expect(pass.pager).toMatchObject({ order: 'newest', windowStart: FROM + 1000, windowEnd: TO, done: false })
+    expect(newPass(scope, FROM).pager.order).toBeUndefined()
+    const planned = await planRun(cache, scope, 'full', 48 * HOUR)
+    expect(planned.checkpoint.pager.order).toBe('newest')
+    // A stored pass keeps its own order: switching mid-pass would lose the proof of what is stored.
+    const oldest = { ...newPass(scope, FROM, 'oldest'), pager: { ...newPass(scope, FROM, 'oldest').pager, skip: 500 } }
+    cache.setCheckpoint(planned.key, oldest)
+    expect((await planRun(cache, scope, 'full', 48 * HOUR, 'newest')).checkpoint).toEqual(oldest)
+  })
+
   it('continues the stored checkpoint of the same range, and stores a new plan otherwise', async () => {
     const first = await planRun(cache, scope, 'full', 48 * HOUR)
     expect(first.pageSize).toBe(500)
@@ -125,6 +137,16 @@ describe('fetch pipeline', () => {
     expect(near.inFlight.map((p) => [p.skip, p.take])).toEqual([
       [SERVICE_WINDOW - 700, 500],
       [SERVICE_WINDOW - 200, 200]
+    ])
+  })
+
+  it('newest first, asks for pages of one window descending, each ending at the window end', () => {
+    const pipeline = new FetchPipeline(new ManualSource(), pass)
+    pipeline.fill({ ...initialPager(FROM, { rangeTo: TO }), windowEnd: TO - HOUR, skip: 300 })
+    expect(pipeline.inFlight.map((p) => [p.from, p.to, p.skip, p.take, p.ascending])).toEqual([
+      [FROM, TO - HOUR, 300, 500, false],
+      [FROM, TO - HOUR, 800, 500, false],
+      [FROM, TO - HOUR, 1300, 500, false]
     ])
   })
 
@@ -246,7 +268,7 @@ describe('report phase', () => {
     const page: SyncPage = { ...fullPage(500, FROM), totalCount: 5_500 }
     const folded = foldPage(cp, { from: FROM, to: TO, skip: 0, take: 500 } as SyncPageRequest, page)
     clock.tick(1000)
-    report.pageApplied(page, folded.outcome, cp.rangeFrom, folded.records.length)
+    report.pageApplied(page, folded.outcome, cp, folded.records.length)
     report.fetching(folded.checkpoint)
     // 5,000 left in the window = 10 pages at one request a second.
     expect(report.snapshot()).toMatchObject({ stored: 500, requests: 1, etaSeconds: 10 })

@@ -28,6 +28,12 @@ describe('the sync progress line', () => {
     expect(line).toContain('ETA 1m35s')
   })
 
+  it('newest first, counts the share back from the end of the range', () => {
+    const line = progressLine({ ...base, order: 'newest', position: 7_500 }, 20)
+    expect(line).toContain('[#####...............]')
+    expect(line).toContain(' 25%')
+  })
+
   it('says how long it waits for the rate limit', () => {
     expect(progressLine({ ...base, phase: 'waiting', waitSeconds: 12.4 })).toContain('waiting 12s')
     expect(progressLine({ ...base, etaSeconds: null })).toContain('ETA --')

@@ -6,7 +6,7 @@ import { openCache, type CallCache, type WritePageInput } from '../../../src/cor
 import { silentLogger, systemClock } from '../../../src/core/platform/node'
 import { readCheckpoint, SyncEngine, WaitFeed, type SyncEngineDeps, type SyncStore } from '../../../src/core/sync'
 import { TenantRateLimiter } from '../../../src/core/ratelimit'
-import { SyncProgress, type CallRecord, type SyncScopeInput } from '../../../src/shared/domain'
+import { SyncProgress, type CallRecord, type SyncOrder, type SyncScopeInput } from '../../../src/shared/domain'
 import { SERVICE_WINDOW } from '../../../src/shared/service-limits'
 import { prng } from '../../support/prng'
 import { failures, generateCalls, record, ScriptedSource, serviceOrder, type Step } from '../../support/scripted-source'
@@ -66,7 +66,11 @@ function storedIds(key = KEY): string[] {
     .all(key) as string[]
 }
 
-const inRange = (records: readonly CallRecord[], from = FROM, to = TO): CallRecord[] => serviceOrder(records.filter((r) => r.callAt >= from && r.callAt < to))
+const inRange = (records: readonly CallRecord[], from = FROM, to = TO, order: SyncOrder = 'oldest'): CallRecord[] =>
+  serviceOrder(
+    records.filter((r) => r.callAt >= from && r.callAt < to),
+    order === 'oldest'
+  )
 
 /** Every call of the range, each once, and nothing else: in the scope and in the file. */
 function expectExactSet(records: readonly CallRecord[]): void {
@@ -78,17 +82,20 @@ function expectExactSet(records: readonly CallRecord[]): void {
 }
 
 /**
- * After an interruption the file holds a prefix of the range in the service's order, and the
- * stored checkpoint asks for exactly the record after it (or, after a window move, the last
- * one stored, to prove the skip). So a resumed run loses nothing and stores nothing twice.
+ * After an interruption the file holds a prefix of the range in the service's order (the
+ * newest calls, newest first), and the stored checkpoint asks for exactly the record after it
+ * (or, after a window move, the last one stored, to prove the skip). So a resumed run loses
+ * nothing and stores nothing twice.
  */
-function expectResumableAt(records: readonly CallRecord[]): number {
-  const ordered = inRange(records)
+function expectResumableAt(records: readonly CallRecord[], order: SyncOrder): number {
+  const ordered = inRange(records, FROM, TO, order)
   const got = new Set(storedIds())
   expect(new Set(ordered.slice(0, got.size).map((r) => r.callId))).toEqual(got)
   const cp = readCheckpoint(cache.getCheckpoint(KEY))
   expect(cp).not.toBeNull()
-  const before = ordered.filter((r) => r.callAt < cp!.pager.windowStart).length
+  expect(cp!.pager.order ?? 'oldest').toBe(order)
+  const windowEdge = order === 'oldest' ? cp!.pager.windowStart : cp!.pager.windowEnd!
+  const before = ordered.filter((r) => (order === 'oldest' ? r.callAt < windowEdge : r.callAt > windowEdge)).length
   const proving = cp!.pager.expectFirst !== null
   expect(before + cp!.pager.skip).toBe(got.size - (proving ? 1 : 0))
   if (proving) expect(cp!.pager.expectFirst).toBe(ordered[got.size - 1]!.callId)
@@ -97,28 +104,28 @@ function expectResumableAt(records: readonly CallRecord[]): number {
   return got.size
 }
 
-function expectWithinWindow(source: ScriptedSource, pageSize = 500): void {
+function expectWithinWindow(source: ScriptedSource, order: SyncOrder, pageSize = 500): void {
   for (const p of source.requests) {
     expect(p.skip + p.take).toBeLessThanOrEqual(SERVICE_WINDOW)
     expect(p.take).toBeLessThanOrEqual(pageSize)
-    expect(p.ascending).toBe(true)
+    expect(p.ascending).toBe(order === 'oldest')
   }
 }
 
-describe('the sync engine over a scripted source', () => {
+describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted source, %s first', (order) => {
   it.each([1, 2, 3])('syncs dense seconds across the 10,000 window to the exact set (seed %i)', async (seed) => {
     const data = generateCalls(seed, { from: FROM, to: TO, spread: 9_000, crowds: 6 })
     // The service's end is inclusive at whole seconds: a call at exactly `to` is not the range's.
     const records = [...data.records, record('at-the-end', TO)]
     const source = new ScriptedSource({ records, withTotal: seed % 2 === 0 })
     const progress: SyncProgress[] = []
-    const final = await engine(source).run(scope, { mode: 'full', onProgress: (p) => progress.push(p) })
+    const final = await engine(source).run(scope, { order, mode: 'full', onProgress: (p) => progress.push(p) })
 
     expect(final.error).toBeUndefined()
     expect(final.phase).toBe('done')
     expectExactSet(records)
     expect(storedIds()).not.toContain('at-the-end')
-    expectWithinWindow(source)
+    expectWithinWindow(source, order)
     expect(final.windowsDone).toBeGreaterThan(0)
     expect(final.stored).toBe(inRange(records).length)
     expect(cache.getCheckpoint(KEY)).toBeNull()
@@ -126,11 +133,12 @@ describe('the sync engine over a scripted source', () => {
     expect(cache.recentRuns(1)[0]).toMatchObject({ runId: final.runId, outcome: 'done', stored: final.stored, requests: final.requests })
     // Progress after every page: counts and position only move forward, and the end says so.
     expect(progress.filter((p) => p.phase === 'fetching').length).toBeGreaterThanOrEqual(final.requests)
+    const forward = order === 'oldest' ? 1 : -1
     for (let i = 1; i < progress.length; i++) {
       expect(progress[i]!.stored).toBeGreaterThanOrEqual(progress[i - 1]!.stored)
-      expect(progress[i]!.position!).toBeGreaterThanOrEqual(progress[i - 1]!.position!)
+      expect(forward * (progress[i]!.position! - progress[i - 1]!.position!)).toBeGreaterThanOrEqual(0)
     }
-    expect(final).toMatchObject({ position: TO, etaSeconds: 0 })
+    expect(final).toMatchObject({ position: order === 'oldest' ? TO : FROM, etaSeconds: 0, order })
     expect(progress.slice(1, -1).some((p) => p.etaSeconds !== null && p.etaSeconds > 0)).toBe(true)
   })
 
@@ -140,16 +148,16 @@ describe('the sync engine over a scripted source', () => {
     const crowd = Array.from({ length: 10_400 }, (_, i) => record(`dense-${String(i).padStart(5, '0')}`, dense))
     const records = [...data.records, ...crowd]
     const source = new ScriptedSource({ records })
-    const final = await engine(source).run(scope, { mode: 'full' })
+    const final = await engine(source).run(scope, { order, mode: 'full' })
 
     expect(final.phase).toBe('done')
     expect(final.error?.code).toBe('DenseSecond')
     expect(final.warnings.join(' ')).toMatch(/10,000/)
-    // Ties sort by callId: the first 10,000 of the second are reachable, the last 400 not.
-    const reachable = [...data.records, ...crowd.slice(0, SERVICE_WINDOW)]
+    // Ties sort by callId: the first 10,000 of the second in the pass's order are reachable.
+    const reachable = [...data.records, ...(order === 'oldest' ? crowd.slice(0, SERVICE_WINDOW) : crowd.slice(-SERVICE_WINDOW))]
     expectExactSet(reachable)
     expect(cache.recentRuns(1)[0]!.error?.code).toBe('DenseSecond')
-    expectWithinWindow(source)
+    expectWithinWindow(source, order)
   })
 
   it.each([
@@ -168,11 +176,11 @@ describe('the sync engine over a scripted source', () => {
         return down ? { kind: 'fail', error: failure() } : { kind: 'answer' }
       }
     })
-    const failed = await engine(source).run(scope, { mode: 'full' })
+    const failed = await engine(source).run(scope, { order, mode: 'full' })
     expect(failed.phase).toBe('failed')
     expect(failed.error?.code).toBe(code)
     expect(cache.recentRuns(1)[0]).toMatchObject({ outcome: 'failed', error: { code } })
-    const kept = expectResumableAt(data.records)
+    const kept = expectResumableAt(data.records, order)
     expect(kept).toBeGreaterThan(0)
     expect(cache.coverage(KEY)).toEqual([])
 
@@ -182,10 +190,10 @@ describe('the sync engine over a scripted source', () => {
     const at = readCheckpoint(cache.getCheckpoint(KEY))!.pager
     reopen()
     const resumedFrom = source.requests.length
-    const final = await engine(source).run(scope, { mode: 'full' })
+    const final = await engine(source).run(scope, { order, mode: 'full' })
     expect(final.phase).toBe('done')
     expect(final.stored).toBe(inRange(data.records).length - kept)
-    expect(source.requests[resumedFrom]).toMatchObject({ from: at.windowStart, skip: at.skip })
+    expect(source.requests[resumedFrom]).toMatchObject({ from: at.windowStart, skip: at.skip, ...(order === 'newest' ? { to: at.windowEnd } : {}) })
     expectExactSet(data.records)
     expect(cache.recentRuns(2).map((r) => r.outcome)).toEqual(['done', 'failed'])
   })
@@ -195,7 +203,7 @@ describe('the sync engine over a scripted source', () => {
     const waits = new WaitFeed()
     const source = new ScriptedSource({ records: data.records, waits, script: (n): Step => (n % 3 === 0 ? { kind: 'rateLimited', waitMs: 1500 } : { kind: 'answer' }) })
     const progress: SyncProgress[] = []
-    const final = await engine(source, { waits }).run(scope, { mode: 'full', onProgress: (p) => progress.push(p) })
+    const final = await engine(source, { waits }).run(scope, { order, mode: 'full', onProgress: (p) => progress.push(p) })
     expect(final.phase).toBe('done')
     const waiting = progress.filter((p) => p.phase === 'waiting')
     expect(waiting.length).toBeGreaterThan(0)
@@ -231,6 +239,7 @@ describe('the sync engine over a scripted source', () => {
       const later = random() < 0.5
       let pages = 0
       const final = await engine(source).run(scope, {
+        order,
         mode: 'full',
         signal: ac.signal,
         onProgress: (p) => {
@@ -243,11 +252,11 @@ describe('the sync engine over a scripted source', () => {
       if (final.phase === 'done') break
       expect(final).toMatchObject({ phase: 'cancelled', error: { code: 'Cancelled' } })
       expect(cache.recentRuns(1)[0]!.outcome).toBe('cancelled')
-      expectResumableAt(data.records)
+      expectResumableAt(data.records, order)
       reopen()
     }
     expect(outcomes.filter((o) => o === 'cancelled').length).toBeGreaterThanOrEqual(3)
-    if (outcomes[outcomes.length - 1] !== 'done') expect((await engine(source).run(scope, { mode: 'full' })).phase).toBe('done')
+    if (outcomes[outcomes.length - 1] !== 'done') expect((await engine(source).run(scope, { order, mode: 'full' })).phase).toBe('done')
     expectExactSet(data.records)
     expect(cache.getCheckpoint(KEY)).toBeNull()
     expect(source.aborted).toBeGreaterThan(0)
@@ -257,7 +266,7 @@ describe('the sync engine over a scripted source', () => {
     const source = new ScriptedSource({ records: generateCalls(5, { from: FROM, to: TO, spread: 100 }).records })
     const ac = new AbortController()
     ac.abort()
-    const final = await engine(source).run(scope, { mode: 'full', signal: ac.signal })
+    const final = await engine(source).run(scope, { order, mode: 'full', signal: ac.signal })
     expect(final.phase).toBe('cancelled')
     expect(source.requests).toEqual([])
     expect(cache.coverage(KEY)).toEqual([])
@@ -279,7 +288,7 @@ describe('the sync engine over a scripted source', () => {
       }
     })
     const store = recording(cache, calls)
-    const final = await new SyncEngine({ source, cache: store, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } }).run(scope, { mode: 'full' })
+    const final = await new SyncEngine({ source, cache: store, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } }).run(scope, { order, mode: 'full' })
     expect(giveUp).toBe(false)
     expect(final.phase).toBe('done')
     expectExactSet(data.records)
@@ -289,7 +298,7 @@ describe('the sync engine over a scripted source', () => {
     const data = generateCalls(51, { from: FROM, to: TO, spread: 12_000 })
     const calls: Array<{ method: string; pages?: number }> = []
     const source = new ScriptedSource({ records: data.records })
-    const final = await new SyncEngine({ source, cache: recording(cache, calls), clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } }).run(scope, { mode: 'full' })
+    const final = await new SyncEngine({ source, cache: recording(cache, calls), clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } }).run(scope, { order, mode: 'full' })
     expect(final.phase).toBe('done')
     const groups = calls.filter((c) => c.method === 'writePages').map((c) => c.pages!)
     expect(Math.max(...groups)).toBeGreaterThan(1)
@@ -306,7 +315,7 @@ describe('the sync engine over a scripted source', () => {
     calls.length = 0
     await new SyncEngine({ source: new ScriptedSource({ records: [] }), cache: recording(cache, calls), clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } }).run(
       { ...scope, from: TO, to: TO + HOUR },
-      { mode: 'full' }
+      { order, mode: 'full' }
     )
     expect(calls.map((c) => c.method)).not.toContain('optimizeIndex')
   })
@@ -314,7 +323,7 @@ describe('the sync engine over a scripted source', () => {
   it('an incremental run fetches only the look-back before the covered end, and picks up what changed there', async () => {
     const data = generateCalls(61, { from: FROM, to: TO, spread: 6_000 })
     const source = new ScriptedSource({ records: data.records })
-    await engine(source, { lookbackHours: 2 }).run(scope, { mode: 'full' })
+    await engine(source, { lookbackHours: 2 }).run(scope, { order, mode: 'full' })
     const fullRequests = source.requests.length
 
     const late = data.records.find((r) => r.callAt >= TO - HOUR)!
@@ -327,7 +336,7 @@ describe('the sync engine over a scripted source', () => {
       record('new-before-lookback', early.callAt)
     ]
     const before = source.requests.length
-    const final = await engine(source, { lookbackHours: 2 }).run(scope, { mode: 'incremental' })
+    const final = await engine(source, { lookbackHours: 2 }).run(scope, { order, mode: 'incremental' })
     expect(final.phase).toBe('done')
     expect(source.requests[before]!.from).toBe(TO - 2 * HOUR)
     expect(source.requests.length - before).toBeLessThan(fullRequests)
@@ -341,12 +350,12 @@ describe('the sync engine over a scripted source', () => {
   it('continues a stored checkpoint only for the same range; another range starts a new pass', async () => {
     const data = generateCalls(71, { from: FROM, to: TO, spread: 5_000 })
     const source = new ScriptedSource({ records: data.records, script: (n): Step => (n >= 4 ? { kind: 'fail', error: failures.dropped() } : { kind: 'answer' }) })
-    await engine(source).run(scope, { mode: 'full' })
-    const kept = expectResumableAt(data.records)
+    await engine(source).run(scope, { order, mode: 'full' })
+    const kept = expectResumableAt(data.records, order)
     source.script = undefined
     const other = { ...scope, to: TO - HOUR }
     const before = source.requests.length
-    const final = await engine(source).run(other, { mode: 'full' })
+    const final = await engine(source).run(other, { order, mode: 'full' })
     expect(final.phase).toBe('done')
     expect(source.requests[before]!.from).toBe(FROM)
     // The new pass reads its range from the start; what the old pass stored is written again.
@@ -360,7 +369,7 @@ describe('the sync engine over a scripted source', () => {
     const source = new ScriptedSource({ records: generateCalls(81, { from: FROM, to: TO, spread: 300 }).records })
     const progress: SyncProgress[] = []
     const typed = { ...scope, callTypes: ['Fatura', 'İptal'] }
-    const final = await engine(source).run(typed, { mode: 'full', runId: 'task-7', onProgress: (p) => progress.push(p) })
+    const final = await engine(source).run(typed, { order, mode: 'full', runId: 'task-7', onProgress: (p) => progress.push(p) })
     expect(final.runId).toBe('task-7')
     expect(new Set(progress.map((p) => p.runId))).toEqual(new Set(['task-7']))
     expect(cache.recentRuns(5).map((r) => r.runId)).toEqual(['task-7'])

@@ -1,6 +1,7 @@
 import type { ExportProgress, ExportRequest, ExportSelection } from '../../../shared/domain'
 import { toErrorInfo } from '../../errors'
 import { exportCalls } from '../../export'
+import { reviewLookup } from '../../review/review-service'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
@@ -18,7 +19,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
       const emit = (p: Omit<ExportProgress, 'exportId'>): void => platform.events.emit('export.progress', { exportId, ...p })
       const reader = rt.openReader()
       try {
-        const source = reader.search.iterate(req.selection)
+        const source = { ...reader.search.iterate(req.selection), review: reviewLookup(reader.cache) }
         emit({ phase: 'writing', written: 0, total: source.total, file: null })
         const result = await exportCalls({
           source,

@@ -32,7 +32,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
         platform.events.emit('sync.progress', p)
       }
       try {
-        await engine.run(scope, { mode, signal, onProgress: publish, runId })
+        await engine.run(scope, { mode, order: state.settings().sync.order, signal, onProgress: publish, runId })
       } catch (e) {
         // The engine rejects only before the run is recorded (an invalid scope, a failing cache).
         const error = toErrorInfo(e)
@@ -63,10 +63,10 @@ export function syncHandlers(state: AppState): SyncHandlers {
     },
 
     'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),
-    'cache.clear': async () => {
+    'cache.clear': async ({ keepAnnotations }) => {
       const rt = state.requireRuntime()
       await syncs.cancelAll()
-      rt.cache.clear()
+      rt.cache.clear({ keepReview: keepAnnotations })
       return rt.cache.info()
     }
   }

@@ -27,6 +27,10 @@ export class SqliteDataReads implements DataReads, CatalogReads {
     return this.cache.changesSince(writeCount)
   }
 
+  reviewVersion(): number {
+    return this.cache.reviewVersion
+  }
+
   maxCallId(): number {
     return this.statements.get('SELECT coalesce(max(id), 0) FROM calls', 'pluck').get() as number
   }
@@ -50,6 +54,14 @@ export class SqliteDataReads implements DataReads, CatalogReads {
 /** Match lists and counts. */
 export class SqliteMatchReads implements MatchReads {
   constructor(private readonly statements: StatementCache) {}
+
+  boundedIds(ids: SqlPiece, cap: number): { n: number; ids: string | null } {
+    const row = this.statements
+      .get(`SELECT count(*), group_concat(id) FROM (${ids.sql} LIMIT ?)`, 'raw')
+      .get(...ids.params, cap) as [number, string | null] | undefined
+    const [n, list] = row ?? [0, null]
+    return { n, ids: n < cap ? `[${list ?? ''}]` : null }
+  }
 
   boundedMatches(match: string, cap: number): { n: number; ids: string | null } {
     const row = this.statements

@@ -1,10 +1,12 @@
-import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow } from '../../../shared/domain'
+import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
 import type { CallCache } from '../call-cache'
 import type { CallRowDb } from '../records'
 import type { StatementCache } from './statements'
 import type { KeyedRow, RowReads, SortKey, SqlPiece } from './types'
 
-const ROW_COLUMNS = `c.call_id AS call_id, c.call_at AS call_at, c.call_date AS call_date, c.title AS title, substr(c.summary, 1, ${SUMMARY_PREVIEW_CHARS}) AS preview, c.analysis_count AS analysis_count`
+const ROW_COLUMNS = `c.call_id AS call_id, c.call_at AS call_at, c.call_date AS call_date, c.title AS title, substr(c.summary, 1, ${SUMMARY_PREVIEW_CHARS}) AS preview, c.analysis_count AS analysis_count, r.status AS r_status, r.tags AS r_tags, r.total AS r_total`
+/** The call's annotation, when it has one (columns status, tags, score of the results list). */
+const REVIEW_JOIN = 'LEFT JOIN annotations r ON r.call_id = c.call_id'
 
 interface RowDb {
   call_id: string
@@ -13,10 +15,15 @@ interface RowDb {
   title: string
   preview: string
   analysis_count: number
+  r_status: ReviewStatus | null
+  r_tags: string | null
+  r_total: number | null
 }
 
 function toRow(r: RowDb): CallRow {
-  return { callId: r.call_id, callAt: r.call_at, callDate: r.call_date, title: r.title, summaryPreview: r.preview, analysisCount: r.analysis_count }
+  const row: CallRow = { callId: r.call_id, callAt: r.call_at, callDate: r.call_date, title: r.title, summaryPreview: r.preview, analysisCount: r.analysis_count }
+  if (r.r_status !== null) row.review = { status: r.r_status, tags: JSON.parse(r.r_tags ?? '[]') as string[], total: r.r_total }
+  return row
 }
 
 /** Page rows, keys and export records. */
@@ -37,14 +44,14 @@ export class SqliteRowReads implements RowReads {
 
   page(inner: SqlPiece, descending: boolean): KeyedRow[] {
     const dir = descending ? ' DESC' : ''
-    const sql = `SELECT ${ROW_COLUMNS}, x.k0 AS k0, x.k1 AS k1 FROM (${inner.sql}) x CROSS JOIN calls c ON c.id = x.rid ORDER BY x.k0${dir}, x.k1${dir}`
+    const sql = `SELECT ${ROW_COLUMNS}, x.k0 AS k0, x.k1 AS k1 FROM (${inner.sql}) x CROSS JOIN calls c ON c.id = x.rid ${REVIEW_JOIN} ORDER BY x.k0${dir}, x.k1${dir}`
     const rows = this.statements.get(sql).all(...inner.params) as Array<RowDb & { k0: number; k1: string | number }>
     return rows.map((r) => ({ row: toRow(r), key: [r.k0, r.k1] as SortKey }))
   }
 
   byIds(ids: readonly number[]): CallRow[] {
     const rows = this.statements
-      .get(`SELECT c.id AS id, ${ROW_COLUMNS} FROM calls c WHERE c.id IN (SELECT value FROM json_each(?))`)
+      .get(`SELECT c.id AS id, ${ROW_COLUMNS} FROM calls c ${REVIEW_JOIN} WHERE c.id IN (SELECT value FROM json_each(?))`)
       .all(JSON.stringify(ids)) as Array<RowDb & { id: number }>
     const byId = new Map(rows.map((r) => [r.id, r]))
     return ids.flatMap((id) => {

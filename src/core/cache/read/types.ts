@@ -49,6 +49,8 @@ export interface DataReads {
    * table), so it is the number of calls, read in O(1).
    */
   maxCallId(): number
+  /** Moves with this connection's writes to annotations and review lists. */
+  reviewVersion(): number
 }
 
 export interface ScopeRef {
@@ -79,6 +81,8 @@ export interface MatchReads {
    * rowids) when the count stayed under the cap, i.e. when the list is every match.
    */
   boundedMatches(match: string, cap: number): { n: number; ids: string | null }
+  /** The same for the ids an SqlPiece selects (review candidates). */
+  boundedIds(ids: SqlPiece, cap: number): { n: number; ids: string | null }
   /** The ids a SELECT of one `id` column returns, read as one list. */
   idList(ids: SqlPiece): Int32Array
   /** The number a `SELECT count(*) …` returns. */

@@ -41,6 +41,8 @@ export const en = {
     demoHelp: 'Starts a local demo service with generated calls. No account needed.',
     or: 'or',
     badUrl: 'Use an https:// address (plain http only for this computer).',
+    badUrlField: '{field}: use an address that starts with https:// (plain http only for this computer). Your password is kept.',
+    refusedAdvice: 'Nothing answers at this address: check the address and port, and that the service is running.',
     required: 'Fill in every field.',
     noticeTitle: 'Note',
     errorTitle: 'Could not sign in'
@@ -54,7 +56,7 @@ export const en = {
     UnknownCallType: 'The service does not know the call type “{callType}”. Refresh the call types and pick again.',
     Unauthorized: 'The service did not accept the session. Sign in again.',
     ServerError: 'The service had an internal error (HTTP {status}). Try again later; if it persists, tell the service operators.',
-    Network: 'The service is unreachable. Check the address and your network connection; local search still works.',
+    Network: 'The service is unreachable. Check the address and your network connection.',
     Timeout: 'The service took too long to answer. Try again, or sync a shorter range.',
     MalformedResponse: 'The service sent a reply the app could not read.',
     Cancelled: 'Cancelled.',
@@ -68,6 +70,7 @@ export const en = {
     Internal: 'Something went wrong inside the app.'
   },
   common: {
+    justNow: 'just now',
     cancel: 'Cancel',
     close: 'Close',
     save: 'Save',
@@ -259,7 +262,9 @@ export const en = {
     doneToast: 'Sync finished: {count} calls stored',
     failedToast: 'Sync failed',
     nextStep: 'What to do next',
-    offline: 'Offline: syncing needs the service. Local search still works.',
+    offline: 'Offline: syncing needs the service. Start again once it can be reached.',
+    networkAdvice: 'Start the sync again once the service can be reached; the calls fetched so far are kept.',
+    cancelledNote: 'Stopped. The calls fetched so far are kept, and Start continues where this run stopped.',
     warnings: 'Warnings',
     allTypes: 'All call types'
   },
@@ -324,6 +329,9 @@ export const en = {
     syncDefaults: 'Sync defaults',
     presetDays: 'Default range (days)',
     lookbackHours: 'Incremental look-back (hours)',
+    syncOrder: 'Sync order',
+    syncOrderNewest: 'Newest first',
+    syncOrderOldest: 'Oldest first',
     cache: 'Local cache',
     cachePath: 'Location',
     cacheSize: 'Size',

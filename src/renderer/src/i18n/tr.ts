@@ -40,6 +40,8 @@ export const tr: Messages = {
     demoHelp: 'Üretilmiş çağrılarla yerel bir demo servisi başlatır. Hesap gerekmez.',
     or: 'veya',
     badUrl: 'https:// ile başlayan bir adres kullanın (düz http yalnızca bu bilgisayar için).',
+    badUrlField: '{field}: https:// ile başlayan bir adres kullanın (düz http yalnızca bu bilgisayar için). Parolanız korundu.',
+    refusedAdvice: 'Bu adreste yanıt veren yok: adresi ve bağlantı noktasını, servisin çalıştığını kontrol edin.',
     required: 'Tüm alanları doldurun.',
     noticeTitle: 'Not',
     errorTitle: 'Oturum açılamadı'
@@ -53,7 +55,7 @@ export const tr: Messages = {
     UnknownCallType: 'Servis “{callType}” çağrı türünü tanımıyor. Çağrı türlerini yenileyip yeniden seçin.',
     Unauthorized: 'Servis oturumu kabul etmedi. Yeniden oturum açın.',
     ServerError: 'Serviste iç hata oluştu (HTTP {status}). Daha sonra yeniden deneyin; sürerse servis operatörlerine bildirin.',
-    Network: 'Servise ulaşılamıyor. Adresi ve ağ bağlantınızı kontrol edin; yerel arama çalışmaya devam eder.',
+    Network: 'Servise ulaşılamıyor. Adresi ve ağ bağlantınızı kontrol edin.',
     Timeout: 'Servis çok geç yanıt verdi. Yeniden deneyin veya daha kısa bir aralık eşitleyin.',
     MalformedResponse: 'Servis, uygulamanın okuyamadığı bir yanıt gönderdi.',
     Cancelled: 'İptal edildi.',
@@ -67,6 +69,7 @@ export const tr: Messages = {
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
   common: {
+    justNow: 'az önce',
     cancel: 'İptal',
     close: 'Kapat',
     save: 'Kaydet',
@@ -258,7 +261,9 @@ export const tr: Messages = {
     doneToast: 'Eşitleme bitti: {count} çağrı kaydedildi',
     failedToast: 'Eşitleme başarısız',
     nextStep: 'Sırada ne yapmalı',
-    offline: 'Çevrimdışı: eşitleme servise ihtiyaç duyar. Yerel arama çalışmaya devam eder.',
+    offline: 'Çevrimdışı: eşitleme servise ihtiyaç duyar. Servise ulaşılabildiğinde yeniden başlatın.',
+    networkAdvice: 'Servise ulaşılabildiğinde eşitlemeyi yeniden başlatın; şimdiye kadar alınan çağrılar saklanır.',
+    cancelledNote: 'Durduruldu. Şimdiye kadar alınan çağrılar saklandı; Başlat bu çalışmanın kaldığı yerden sürdürür.',
     warnings: 'Uyarılar',
     allTypes: 'Tüm çağrı türleri'
   },
@@ -323,6 +328,9 @@ export const tr: Messages = {
     syncDefaults: 'Eşitleme varsayılanları',
     presetDays: 'Varsayılan aralık (gün)',
     lookbackHours: 'Artımlı geriye bakış (saat)',
+    syncOrder: 'Eşitleme sırası',
+    syncOrderNewest: 'Önce en yeni',
+    syncOrderOldest: 'Önce en eski',
     cache: 'Yerel önbellek',
     cachePath: 'Konum',
     cacheSize: 'Boyut',

@@ -36,10 +36,18 @@ const AGE_UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['second', 1000]
 ]
 
-/** How long ago, in the largest whole unit: "3 hours ago", "3 saat önce". */
-export function formatAge(thenMs: number, nowMs: number, locale: string): string {
+/** Under this, an age reads "just now": the minute tick and clock skew live in it. */
+const JUST_NOW_MS = 45_000
+
+/**
+ * How long ago, in the largest whole unit: "3 hours ago", "3 saat önce". Never in the future:
+ * an instant after `nowMs` (the clock ticks once a minute; the service's clock may run ahead
+ * of this computer's) reads as `justNow` ("just now", "az önce"), like the last 45 seconds.
+ */
+export function formatAge(thenMs: number, nowMs: number, locale: string, justNow?: string): string {
   const diff = thenMs - nowMs
   const rtf = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
+  if (diff > -JUST_NOW_MS) return justNow ?? rtf.format(0, 'second')
   for (const [unit, size] of AGE_UNITS) {
     if (Math.abs(diff) >= size) return rtf.format(Math.trunc(diff / size), unit)
   }

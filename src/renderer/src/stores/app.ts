@@ -14,7 +14,10 @@ export const useAppStore = defineStore('app', () => {
   const online = ref(true)
   const osDark = ref(false)
   const ready = ref(false)
-  /** Ticks once a minute so ages ("synced 5 minutes ago") stay true. */
+  /**
+   * Ticks every 15 s so ages ("synced 5 minutes ago") stay true, and at once whenever the
+   * cache facts are read again, so an age never starts from a stale clock.
+   */
   const now = ref(Date.now())
 
   const zone = computed(() => resolveZone(settings.value?.displayZone ?? 'system', info.value?.systemZone ?? 'UTC'))
@@ -47,7 +50,7 @@ export const useAppStore = defineStore('app', () => {
         osDark.value = t.dark
       })
     ]
-    setInterval(() => (now.value = Date.now()), 60_000)
+    setInterval(() => (now.value = Date.now()), 15_000)
     await refreshCache()
     ready.value = true
   }
@@ -62,6 +65,7 @@ export const useAppStore = defineStore('app', () => {
     } catch {
       cache.value = null
     }
+    now.value = Date.now()
   }
 
   async function updateSettings(patch: SettingsPatch): Promise<void> {

@@ -7,6 +7,8 @@ import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
 
 const FINISHED = new Set(['done', 'failed', 'cancelled'])
+/** While a run stores calls, the status bar's count is read again at most this often. */
+const CACHE_FACTS_EVERY_MS = 5_000
 
 /** Sync runs: the one in progress (fed by events) and the scopes synced so far. */
 export const useSyncStore = defineStore('sync', () => {
@@ -18,6 +20,7 @@ export const useSyncStore = defineStore('sync', () => {
   /** Called when a run finishes, so the shell can toast it. */
   let onFinished: (p: SyncProgress) => void = () => {}
   let unlisten: (() => void) | null = null
+  let cacheFactsAt = 0
 
   function subscribe(finished: (p: SyncProgress) => void): void {
     onFinished = finished
@@ -28,9 +31,13 @@ export const useSyncStore = defineStore('sync', () => {
       progress.value = p
       if (FINISHED.has(p.phase)) {
         runId.value = null
-        if (p.error && p.phase === 'failed') error.value = p.error
+        // The run's own panel shows its failure; `error` is for a run that never started.
         onFinished(p)
         void refresh()
+        void useAppStore().refreshCache()
+      } else if (p.stored > 0 && Date.now() - cacheFactsAt >= CACHE_FACTS_EVERY_MS) {
+        // The status bar follows the run: its call count grows as pages are stored.
+        cacheFactsAt = Date.now()
         void useAppStore().refreshCache()
       }
     })

@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { openCache } from '../../core/cache'
+import { CallsightError } from '../../core/errors'
+import { writeAtomically } from '../../core/export/atomic-file'
+import { exportAnnotations, importAnnotations, parseAnnotations, TransferFormat } from '../../core/review/transfer'
+import { check, parseFlags, required } from '../args'
+import { EXIT } from '../exit-codes'
+import type { Io } from '../output'
+import { jsonLine, terminalLine } from '../terminal-text'
+
+export const ANNOTATIONS_HELP = `callsight annotations export|import --db FILE --format json|csv [--out FILE | --in FILE]
+
+Backs up or hands over review annotations (status, tags, note, score) between cache files,
+without a team cache. Notes and tags are masked for personal data on the way out.
+
+  export --out FILE     write every annotation (JSON also carries the scorecards)
+  import --in FILE      merge into the cache field by field: the later write wins; fields
+                        both sides changed are reported as conflicts
+  --json                import: print the report as JSON`
+
+export async function annotationsCommand(argv: string[], io: Io): Promise<number> {
+  const [action, ...rest] = argv
+  if (action !== 'export' && action !== 'import') {
+    throw new CallsightError('InvalidInput', 'Say what to do: callsight annotations export|import --db FILE --format json|csv.')
+  }
+  const { values } = parseFlags(rest, {
+    db: { type: 'string' },
+    format: { type: 'string' },
+    out: { type: 'string' },
+    in: { type: 'string' },
+    json: { type: 'boolean', default: false }
+  })
+  const format = check(TransferFormat, required(values.format, '--format'), '--format')
+  const db = required(values.db, '--db')
+
+  if (action === 'export') {
+    const out = resolve(required(values.out, '--out'))
+    const cache = openCache(db, { readonly: true })
+    try {
+      const { text, count } = exportAnnotations(cache, format, Date.now())
+      await writeAtomically(out, async (stream) => {
+        stream.write(text)
+      })
+      io.out(`Wrote ${count} annotation(s) to ${terminalLine(out)}\n`)
+      return EXIT.ok
+    } finally {
+      cache.close()
+    }
+  }
+
+  const file = resolve(required(values.in, '--in'))
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (e) {
+    throw new CallsightError('InvalidInput', `The file could not be read (${file}).`, { cause: e })
+  }
+  const incoming = parseAnnotations(text, format)
+  const cache = openCache(db)
+  try {
+    const report = importAnnotations(cache, incoming)
+    if (values.json) io.out(`${jsonLine(report)}\n`)
+    else {
+      io.out(`Imported: ${report.added} new, ${report.updated} updated, ${report.unchanged} unchanged; ${report.conflicts.length} conflict(s).\n`)
+      for (const c of report.conflicts) io.out(`  conflict ${terminalLine(c.callId)} ${c.field}: kept ${c.kept === 'local' ? 'this cache' : 'the file'}'s (later) value\n`)
+    }
+    return EXIT.ok
+  } finally {
+    cache.close()
+  }
+}

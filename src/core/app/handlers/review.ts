@@ -1,0 +1,87 @@
+import { ScorecardFile } from '../../../shared/review'
+import { CallsightError } from '../../errors'
+import { createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
+import { parseJson } from '../../review/transfer'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+
+export type ReviewHandlers = Pick<
+  Handlers,
+  | 'annotations.get'
+  | 'annotations.save'
+  | 'annotations.undo'
+  | 'annotations.tags'
+  | 'scorecards.list'
+  | 'scorecards.save'
+  | 'scorecards.import'
+  | 'scorecards.export'
+  | 'reviewLists.list'
+  | 'reviewLists.create'
+  | 'reviewLists.add'
+  | 'reviewLists.removeCalls'
+  | 'reviewLists.delete'
+  | 'reviewLists.items'
+  | 'reviewLists.nextUnreviewed'
+  | 'review.stats'
+>
+
+/**
+ * Review: annotations, scorecards and review lists in the active account's cache. They work
+ * signed out (review is offline work); they need an account whose cache is open.
+ */
+export function reviewHandlers(state: AppState): ReviewHandlers {
+  const ctx = (): ReviewContext => {
+    const rt = state.requireRuntime()
+    return { cache: rt.cache, search: rt.search, author: rt.account.username, now: () => state.platform.clock.now(), zone: state.displayZone() }
+  }
+  const cache = () => state.requireRuntime().cache
+  return {
+    'annotations.get': async ({ callId }) => cache().annotations.get(callId),
+    'annotations.save': async (patch) => saveAnnotation(ctx(), patch),
+    'annotations.undo': async ({ callId }) => {
+      const c = ctx()
+      return c.cache.annotations.undo(callId, c.author, c.now())
+    },
+    'annotations.tags': async () => (state.runtime ? state.runtime.cache.annotations.tagCounts() : []),
+
+    'scorecards.list': async () => (state.runtime ? state.runtime.cache.scorecards.latest() : []),
+    'scorecards.save': async ({ id, definition }) => saveScorecard(ctx(), definition, id),
+    'scorecards.import': async ({ json }) => {
+      const parsed = ScorecardFile.safeParse(parseJson(json))
+      if (!parsed.success) throw new CallsightError('InvalidInput', 'The file is not a scorecard export.', { cause: parsed.error })
+      const c = ctx()
+      return parsed.data.scorecards.map(({ id, ...def }) => saveScorecard(c, def, id))
+    },
+    'scorecards.export': async ({ ids }) => {
+      const cards = cache().scorecards.latest().filter((s) => ids === undefined || ids.includes(s.id))
+      const file: ScorecardFile = {
+        format: 'callsight-scorecards',
+        version: 1,
+        scorecards: cards.map((s) => ({ id: s.id, name: s.name, criteria: s.criteria }))
+      }
+      return { json: `${JSON.stringify(file, null, 2)}\n` }
+    },
+
+    'reviewLists.list': async () => (state.runtime ? state.runtime.cache.reviewLists.list() : []),
+    'reviewLists.create': async ({ name, source }) => createList(ctx(), name, source),
+    'reviewLists.add': async ({ id, callIds }) => cache().reviewLists.add(id, callIds),
+    'reviewLists.removeCalls': async ({ id, callIds }) => cache().reviewLists.removeCalls(id, callIds),
+    'reviewLists.delete': async ({ id }) => {
+      cache().reviewLists.delete(id)
+      return { ok: true as const }
+    },
+    'reviewLists.items': async ({ id, offset, limit }) => {
+      const lists = cache().reviewLists
+      return { list: lists.info(id), items: lists.items(id, offset, limit) }
+    },
+    'reviewLists.nextUnreviewed': async ({ id, index }) => {
+      const lists = cache().reviewLists
+      lists.info(id)
+      return lists.nextUnreviewed(id, index)
+    },
+    'review.stats': async ({ zone }) =>
+      state.runtime
+        ? reviewStats(state.runtime.cache, zone ?? state.displayZone())
+        : { lists: [], scoreBuckets: [], scoreByDay: [], tags: [], statuses: [] }
+  }
+}

@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto'
+import type Database from 'better-sqlite3'
+import { foldText } from '../../../shared/text/fold'
+import type { Annotation, AnnotationField, ReviewStatus, Score } from '../../../shared/review'
+import { fieldAt, fieldOf, toAnnotation, type AnnotationRowDb, type FieldValue } from './annotation-rows'
+
+export type FieldChanges = {
+  status?: ReviewStatus
+  tags?: string[]
+  note?: string
+  score?: Score | null
+}
+
+export interface WriteOptions {
+  author: string
+  /** The time the fields are written at (their per-field updated-at). */
+  at: number
+  /** Keep the values before in the history, for undo (an undo or a merge does not). */
+  history: boolean
+  /** A new row takes this id and author (an import keeps the exporter's). */
+  identity?: { id: string; author: string; createdAt: number }
+}
+
+const FIELDS: readonly AnnotationField[] = ['status', 'tags', 'note', 'score']
+
+const same = (a: FieldValue, b: FieldValue): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/** Tags as stored: trimmed, once each, in the order first given. */
+export const normalizeTags = (tags: readonly string[]): string[] => [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))]
+
+/**
+ * The annotations table and its satellites (tags, history). Every write is one transaction;
+ * `onWrite` tells search that review data moved (queries with review filters start over).
+ */
+export class AnnotationStore {
+  private readonly getStmt: Database.Statement
+  private readonly existsStmt: Database.Statement
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly onWrite: () => void
+  ) {
+    this.getStmt = db.prepare('SELECT * FROM annotations WHERE call_id = ?')
+    this.existsStmt = db.prepare('SELECT 1 FROM calls WHERE call_id = ?').pluck()
+  }
+
+  get(callId: string): Annotation | null {
+    const row = this.getStmt.get(callId) as AnnotationRowDb | undefined
+    return row ? toAnnotation(row, this.existsStmt.get(callId) === undefined) : null
+  }
+
+  /** The annotations of these calls (absent ones left out). */
+  getMany(callIds: readonly string[]): Map<string, Annotation> {
+    const out = new Map<string, Annotation>()
+    for (let i = 0; i < callIds.length; i += 500) {
+      const chunk = callIds.slice(i, i + 500)
+      const rows = this.db
+        .prepare(
+          `SELECT a.*, NOT EXISTS (SELECT 1 FROM calls c WHERE c.call_id = a.call_id) AS missing FROM annotations a WHERE a.call_id IN (${chunk.map(() => '?').join(',')})`
+        )
+        .all(...chunk) as Array<AnnotationRowDb & { missing: number }>
+      for (const r of rows) out.set(r.call_id, toAnnotation(r, r.missing === 1))
+    }
+    return out
+  }
+
+  /** Every annotation, in call id order (export, back-up). */
+  *all(): Generator<Annotation> {
+    const stmt = this.db.prepare(
+      'SELECT a.*, NOT EXISTS (SELECT 1 FROM calls c WHERE c.call_id = a.call_id) AS missing FROM annotations a ORDER BY a.call_id'
+    )
+    // Read in one go: a generator held open across writes would keep a statement busy.
+    const rows = stmt.all() as Array<AnnotationRowDb & { missing: number }>
+    for (const r of rows) yield toAnnotation(r, r.missing === 1)
+  }
+
+  count(): number {
+    return this.db.prepare('SELECT count(*) FROM annotations').pluck().get() as number
+  }
+
+  /** The fields given, written at `opts.at`; only those that differ are written (and kept in history). */
+  write(callId: string, changes: FieldChanges, opts: WriteOptions): Annotation {
+    const result = this.db.transaction(() => this.writeInTx(callId, changes, opts)).immediate()
+    this.onWrite()
+    return result
+  }
+
+  /** Several calls' changes in one transaction (import). */
+  writeMany(items: ReadonlyArray<{ callId: string; changes: FieldChanges; opts: WriteOptions }>): void {
+    if (items.length === 0) return
+    this.db.transaction(() => {
+      for (const it of items) this.writeInTx(it.callId, it.changes, it.opts)
+    }).immediate()
+    this.onWrite()
+  }
+
+  private writeInTx(callId: string, changes: FieldChanges, opts: WriteOptions): Annotation {
+    let row = this.getStmt.get(callId) as AnnotationRowDb | undefined
+    if (!row) {
+      const who = opts.identity ?? { id: randomUUID(), author: opts.author, createdAt: opts.at }
+      // A new row starts at its creation time for every field, so any later write wins over it.
+      this.db
+        .prepare(
+          `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+        )
+        .run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author)
+      row = this.getStmt.get(callId) as AnnotationRowDb
+    }
+    const before = toAnnotation(row, false)
+    const history = this.db.prepare(
+      'INSERT INTO annotation_history (call_id, field, before, before_at, after, at, author) VALUES (?, ?, ?, ?, ?, ?, ?)'
+    )
+    let wrote = false
+    for (const field of FIELDS) {
+      const value = changes[field]
+      if (value === undefined) continue
+      const next = field === 'tags' ? normalizeTags(value as string[]) : (value as FieldValue)
+      if (same(fieldOf(before, field), next)) continue
+      if (opts.history) {
+        history.run(callId, field, JSON.stringify(fieldOf(before, field)), fieldAt(before, field), JSON.stringify(next), opts.at, opts.author)
+      }
+      this.setField(callId, field, next, opts.at)
+      wrote = true
+    }
+    if (wrote) this.touch(callId, opts.at, opts.author)
+    return toAnnotation(this.getStmt.get(callId) as AnnotationRowDb, this.existsStmt.get(callId) === undefined)
+  }
+
+  /** The row's last write: the latest of its fields' (an import may bring older ones). */
+  private touch(callId: string, at: number, author: string): void {
+    this.db
+      .prepare('UPDATE annotations SET updated_by = CASE WHEN ? >= updated_at THEN ? ELSE updated_by END, updated_at = max(updated_at, ?) WHERE call_id = ?')
+      .run(at, author, at, callId)
+  }
+
+  private setField(callId: string, field: AnnotationField, value: FieldValue, at: number): void {
+    switch (field) {
+      case 'status':
+        this.db.prepare('UPDATE annotations SET status = ?, status_at = ? WHERE call_id = ?').run(value, at, callId)
+        return
+      case 'note': {
+        const note = value as string
+        this.db.prepare('UPDATE annotations SET note = ?, note_folded = ?, note_at = ? WHERE call_id = ?').run(note, foldText(note), at, callId)
+        return
+      }
+      case 'tags': {
+        const tags = value as string[]
+        this.db.prepare('UPDATE annotations SET tags = ?, tags_at = ? WHERE call_id = ?').run(JSON.stringify(tags), at, callId)
+        this.db.prepare('DELETE FROM annotation_tags WHERE call_id = ?').run(callId)
+        const put = this.db.prepare('INSERT OR IGNORE INTO annotation_tags (tag, call_id) VALUES (?, ?)')
+        for (const t of tags) put.run(t, callId)
+        return
+      }
+      case 'score': {
+        const s = value as Score | null
+        this.db
+          .prepare(
+            'UPDATE annotations SET scorecard_id = ?, scorecard_version = ?, answers = ?, total = ?, failed = ?, score_at = ? WHERE call_id = ?'
+          )
+          .run(s?.scorecardId ?? null, s?.version ?? null, s ? JSON.stringify(s.answers) : null, s?.total ?? null, s?.failed ? 1 : 0, at, callId)
+        return
+      }
+    }
+  }
+
+  /**
+   * Undoes the latest change not undone yet (of one call, or of any): the field takes its
+   * value before, written now (so it wins a later merge like any edit). Null when there is
+   * nothing to undo.
+   */
+  undo(callId: string | null, author: string, at: number): Annotation | null {
+    const result = this.db
+      .transaction(() => {
+        const h = (
+          callId === null
+            ? this.db.prepare('SELECT * FROM annotation_history WHERE undone = 0 ORDER BY seq DESC LIMIT 1').get()
+            : this.db.prepare('SELECT * FROM annotation_history WHERE undone = 0 AND call_id = ? ORDER BY seq DESC LIMIT 1').get(callId)
+        ) as { seq: number; call_id: string; field: AnnotationField; before: string | null } | undefined
+        if (!h) return null
+        this.db.prepare('UPDATE annotation_history SET undone = 1 WHERE seq = ?').run(h.seq)
+        this.setField(h.call_id, h.field, JSON.parse(h.before ?? 'null') as FieldValue, at)
+        this.touch(h.call_id, at, author)
+        return h.call_id
+      })
+      .immediate()
+    if (result === null) return null
+    this.onWrite()
+    return this.get(result)
+  }
+
+  /** Tags in use with how many calls carry each, most used first (autocomplete, Insight). */
+  tagCounts(): Array<{ tag: string; count: number }> {
+    return this.db.prepare('SELECT tag, count(*) AS count FROM annotation_tags GROUP BY tag ORDER BY count DESC, tag').all() as Array<{
+      tag: string
+      count: number
+    }>
+  }
+
+  /** Forgets every annotation and its history (clear cache, when asked not to keep them). */
+  deleteAll(): void {
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM annotations; DELETE FROM annotation_tags; DELETE FROM annotation_history;')
+    }).immediate()
+    this.onWrite()
+  }
+}

@@ -1,0 +1,136 @@
+import type { CallRecord } from '../../shared/domain'
+import type { Annotation, Scorecard } from '../../shared/review'
+import { DateCell, NumberCell, type Cell } from './cells'
+import type { TabularColumn } from './tabular'
+import type { TextGuard } from './text-guard'
+
+/** The annotations an export reads beside the calls (column `review`). */
+export interface ReviewLookup {
+  annotation(callId: string): Annotation | null
+  /** Every version of every scorecard: each score names the one it answered. */
+  scorecards: readonly Scorecard[]
+}
+
+const number = (n: number): NumberCell => new NumberCell(String(n), n)
+
+/** CSV/XLSX: status, tags, note, score, scorecard, reviewer, reviewed at. */
+export function reviewPart(
+  lookup: ReviewLookup,
+  text: TextGuard,
+  columns: TabularColumn[]
+): (row: Cell[], record: CallRecord) => void {
+  columns.push(
+    { header: 'Review status', kind: 'text' },
+    { header: 'Tags', kind: 'text' },
+    { header: 'Note', kind: 'longText' },
+    { header: 'Score', kind: 'value' },
+    { header: 'Scorecard', kind: 'text' },
+    { header: 'Reviewer', kind: 'text' },
+    { header: 'Reviewed at', kind: 'date' }
+  )
+  const names = new Map(lookup.scorecards.map((s) => [`${s.id}@${s.version}`, `${s.name} v${s.version}`]))
+  return (row, record) => {
+    const a = lookup.annotation(record.callId)
+    if (!a) {
+      row.push('', '', '', '', '', '', '')
+      return
+    }
+    const score = a.score
+    row.push(
+      a.status,
+      text.text(a.tags.join(', ')),
+      text.text(a.note),
+      score?.total === null || score === null ? '' : number(score.total),
+      score ? text.text(names.get(`${score.scorecardId}@${score.version}`) ?? score.scorecardId) : '',
+      text.text(a.updatedBy),
+      new DateCell(a.updatedAt)
+    )
+  }
+}
+
+/** JSON: the annotation, texts guarded. */
+export function reviewJson(lookup: ReviewLookup, text: TextGuard, record: CallRecord): Record<string, unknown> | null {
+  const a = lookup.annotation(record.callId)
+  if (!a) return null
+  return {
+    id: a.id,
+    status: a.status,
+    tags: a.tags.map((t) => text.mask(t)),
+    note: text.mask(a.note),
+    score: a.score,
+    author: text.mask(a.author),
+    updatedBy: text.mask(a.updatedBy),
+    updatedAt: a.updatedAt
+  }
+}
+
+export interface ScorecardSheet {
+  name: string
+  header: string[]
+  rows: Cell[][]
+}
+
+/** Excel's rules for sheet names: at most 31 characters, none of []:*?/\, unique. */
+function sheetName(base: string, taken: Set<string>): string {
+  const clean = base.replace(/[[\]:*?/\\]/g, ' ').trim() || 'Scorecard'
+  let name = clean.slice(0, 31)
+  for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${clean.slice(0, 31 - String(i).length - 1)} ${i}`
+  taken.add(name.toLowerCase())
+  return name
+}
+
+/**
+ * XLSX: one sheet per scorecard, a row per scored call with each criterion's answer
+ * (criteria of every version, by id, named as in the newest). Rows are collected while the
+ * calls stream (scored calls only) and written after the Calls sheet.
+ */
+export class ScorecardSheets {
+  private readonly rows = new Map<string, Cell[][]>()
+  private readonly cards = new Map<string, Scorecard[]>()
+
+  constructor(
+    private readonly lookup: ReviewLookup,
+    private readonly text: TextGuard
+  ) {
+    for (const s of lookup.scorecards) this.cards.set(s.id, [...(this.cards.get(s.id) ?? []), s])
+  }
+
+  private criteriaOf(id: string): Array<{ id: string; name: string }> {
+    const versions = [...(this.cards.get(id) ?? [])].sort((a, b) => b.version - a.version)
+    const seen = new Map<string, string>()
+    for (const v of versions) for (const c of v.criteria) if (!seen.has(c.id)) seen.set(c.id, c.name)
+    return [...seen].map(([cid, name]) => ({ id: cid, name }))
+  }
+
+  add(record: CallRecord): void {
+    const score = this.lookup.annotation(record.callId)?.score
+    if (!score) return
+    const criteria = this.criteriaOf(score.scorecardId)
+    const row: Cell[] = [
+      this.text.neutralizeOnly(record.callId),
+      new DateCell(record.callAt),
+      number(score.version),
+      score.total === null ? '' : number(score.total),
+      score.failed ? 'yes' : 'no',
+      ...criteria.map((c) => {
+        const a = score.answers[c.id]
+        return a === undefined || a === null ? '' : number(a)
+      })
+    ]
+    const list = this.rows.get(score.scorecardId)
+    if (list) list.push(row)
+    else this.rows.set(score.scorecardId, [row])
+  }
+
+  sheets(zone: string): ScorecardSheet[] {
+    const taken = new Set(['calls', 'export'])
+    return [...this.rows].map(([id, rows]) => {
+      const newest = [...(this.cards.get(id) ?? [])].sort((a, b) => b.version - a.version)[0]
+      return {
+        name: sheetName(newest?.name ?? id, taken),
+        header: ['Call ID', `Call date (${zone})`, 'Version', 'Total', 'Critical failed', ...this.criteriaOf(id).map((c) => this.text.text(c.name))],
+        rows
+      }
+    })
+  }
+}

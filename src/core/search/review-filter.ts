@@ -1,0 +1,89 @@
+import type { ReviewFilter } from '../../shared/domain'
+import { foldText } from '../../shared/text/fold'
+import type { SqlPiece } from '../cache'
+
+/** A query's review conditions as SQL over `calls c`, and where its matches can be read from. */
+export interface CompiledReview {
+  where: string[]
+  params: unknown[]
+  /**
+   * The ids of calls the annotations could match, driven from the review tables (a list, a
+   * tag, or the annotations' own columns): a superset of the matches, so few that taking
+   * them and sorting beats walking the date index (choosePlan decides by counting them).
+   * Null when no condition needs an annotation (only 'new', say).
+   */
+  candidates: SqlPiece | null
+}
+
+const marks = (n: number): string => Array.from({ length: n }, () => '?').join(',')
+
+/** The words of a note search, folded as notes are (note_folded). */
+export const noteWords = (text: string): string[] => foldText(text).split(/\s+/).filter((w) => w !== '')
+
+/** Pure. Null when the filter sets nothing. */
+export function compileReview(f: ReviewFilter | undefined): CompiledReview | null {
+  if (!f) return null
+  const where: string[] = []
+  const params: unknown[] = []
+  // Conditions on the call's annotations row, which must then exist.
+  const conds: string[] = []
+  const condParams: unknown[] = []
+  const statuses = [...new Set(f.statuses)]
+  if (statuses.length > 0 && statuses.length < 4) {
+    if (statuses.includes('new')) {
+      // A call never annotated is new too.
+      where.push(`coalesce((SELECT r.status FROM annotations r WHERE r.call_id = c.call_id), 'new') IN (${marks(statuses.length)})`)
+      params.push(...statuses)
+    } else {
+      conds.push(`r.status IN (${marks(statuses.length)})`)
+      condParams.push(...statuses)
+    }
+  }
+  if (f.hasNote === true) conds.push("r.note <> ''")
+  if (f.scoreMin !== null) {
+    conds.push('r.total >= ?')
+    condParams.push(f.scoreMin)
+  }
+  if (f.scoreMax !== null) {
+    conds.push('r.total <= ?')
+    condParams.push(f.scoreMax)
+  }
+  if (f.scorecardId !== null) {
+    conds.push('r.scorecard_id = ?')
+    condParams.push(f.scorecardId)
+  }
+  if (f.reviewer !== null) {
+    conds.push('r.updated_by = ?')
+    condParams.push(f.reviewer)
+  }
+  for (const w of noteWords(f.noteText)) {
+    conds.push('instr(r.note_folded, ?) > 0')
+    condParams.push(w)
+  }
+  if (conds.length > 0) {
+    where.push(`EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND ${conds.join(' AND ')})`)
+    params.push(...condParams)
+  }
+  if (f.hasNote === false) where.push("NOT EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND r.note <> '')")
+  const tags = [...new Set(f.tags)]
+  for (const t of tags) {
+    where.push('EXISTS (SELECT 1 FROM annotation_tags t WHERE t.tag = ? AND t.call_id = c.call_id)')
+    params.push(t)
+  }
+  if (f.listId !== null) {
+    where.push('EXISTS (SELECT 1 FROM review_list_items li WHERE li.call_id = c.call_id AND li.list_id = ?)')
+    params.push(f.listId)
+  }
+  if (where.length === 0) return null
+
+  // The narrowest driver there is: a list, a tag, or the annotations row's conditions.
+  let candidates: SqlPiece | null = null
+  if (f.listId !== null) {
+    candidates = { sql: 'SELECT c.id AS id FROM review_list_items li CROSS JOIN calls c ON c.call_id = li.call_id WHERE li.list_id = ?', params: [f.listId] }
+  } else if (tags.length > 0) {
+    candidates = { sql: 'SELECT c.id AS id FROM annotation_tags t CROSS JOIN calls c ON c.call_id = t.call_id WHERE t.tag = ?', params: [tags[0]] }
+  } else if (conds.length > 0) {
+    candidates = { sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${conds.join(' AND ')}`, params: condParams }
+  }
+  return { where, params, candidates }
+}
