@@ -377,9 +377,11 @@ export const Settings = z.object({
     .object({
       format: ExportFormat.default('xlsx'),
       columns: z.array(ExportColumn).min(1).default(['callId', 'callDate', 'title', 'summary', 'analysis']),
-      analysisLayout: AnalysisLayout.default('wide')
+      analysisLayout: AnalysisLayout.default('wide'),
+      /** Write headers in English whatever the UI language, for tools that match them by name. */
+      englishHeaders: z.boolean().default(false)
     })
-    .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide' }),
+    .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide', englishHeaders: false }),
   savedSearches: z.array(SavedSearch).max(500).default([])
 })
 export type Settings = z.infer<typeof Settings>
@@ -415,11 +417,16 @@ export const ExportSelection = z.discriminatedUnion('kind', [
 ])
 export type ExportSelection = z.infer<typeof ExportSelection>
 
+/** The language an export writes its own words in (headers, metadata sheet). */
+export const HeaderLanguage = z.enum(['en', 'tr'])
+export type HeaderLanguage = z.infer<typeof HeaderLanguage>
+
 export const ExportRequest = z.object({
   selection: ExportSelection,
   format: ExportFormat,
   columns: z.array(ExportColumn).min(1),
   analysisLayout: AnalysisLayout.default('wide'),
+  headerLanguage: HeaderLanguage.default('en'),
   /** Zone for callDate cells; the display zone when absent. */
   zone: IanaZone.optional()
 })

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
-import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, IanaZone } from '../../shared/domain'
+import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, HeaderLanguage, IanaZone } from '../../shared/domain'
 import { CallsightError } from '../errors'
 import { DateCell } from './cells'
 import { writeCsv } from './csv-writer'
@@ -8,6 +8,7 @@ import { writeAtomically } from './atomic-file'
 import { writeJson } from './json-writer'
 import { ProgressThrottle } from './progress'
 import { throwIfAborted } from './pump'
+import { headerLabels } from './header-labels'
 import { ScorecardSheets } from './review-columns'
 import { planTabular } from './tabular'
 import { TextGuard } from './text-guard'
@@ -25,6 +26,7 @@ const ExportOptionsData = z.object({
   columns: z.array(ExportColumn).min(1, 'Choose at least one column'),
   analysisLayout: AnalysisLayout,
   zone: IanaZone,
+  headerLanguage: HeaderLanguage.default('en'),
   meta: z.object({
     query: z.unknown(),
     scope: z.unknown().optional(),
@@ -50,6 +52,7 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     })
   }
   const { format, zone, meta, source } = checked.data
+  const labels = headerLabels(checked.data.headerLanguage)
   const file = resolve(checked.data.file)
   const columns = [...new Set(checked.data.columns)]
   const signal = opts.signal
@@ -77,19 +80,19 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
     }
     const review = columns.includes('review') ? opts.source.review : undefined
-    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, review })
+    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
     if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal })
     const about: Array<[string, string | number | DateCell]> = [
-      ['Exported at', new DateCell(meta.exportedAt)],
-      ['Time zone', zone],
-      ['App version', text.text(meta.appVersion)],
-      ['Columns', columns.join(', ')],
-      ['Analysis layout', opts.analysisLayout],
-      ['Query', text.text(describe(text.deep(meta.query)))],
-      ['Scope', text.text(describe(text.deep(meta.scope)))]
+      [labels.exportedAt, new DateCell(meta.exportedAt)],
+      [labels.timeZone, zone],
+      [labels.appVersion, text.text(meta.appVersion)],
+      [labels.columns, columns.join(', ')],
+      [labels.analysisLayout, opts.analysisLayout],
+      [labels.query, text.text(describe(text.deep(meta.query)))],
+      [labels.scope, text.text(describe(text.deep(meta.scope)))]
     ]
     const scorecards = review ? new ScorecardSheets(review, text) : undefined
-    return writeXlsx({ out, records, plan, clock, about, progress, signal, scorecards, zone })
+    return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
   return { file, ...result }
 }

@@ -1,5 +1,6 @@
 import type { AnalysisLayout, CallRecord, ExportColumn } from '../../shared/domain'
 import { DateCell, type Cell } from './cells'
+import type { HeaderLabels } from './header-labels'
 import { reviewPart, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
 
@@ -25,6 +26,7 @@ export interface TabularInput {
   analysisKeys: ReadonlyArray<{ key: string; friendlyName: string }>
   zone: string
   text: TextGuard
+  labels: HeaderLabels
   /** The annotations, for the `review` column. */
   review?: ReviewLookup
 }
@@ -34,7 +36,7 @@ export interface TabularInput {
  * XLSX so that both formats say exactly the same thing.
  */
 export function planTabular(input: TabularInput): TabularPlan {
-  const { text } = input
+  const { text, labels } = input
   const chosen = [...new Set(input.columns)]
   const columns: TabularColumn[] = []
   // Each part appends its cells for (record, item) to a row; item is the long layout's one item.
@@ -45,27 +47,27 @@ export function planTabular(input: TabularInput): TabularPlan {
   for (const column of chosen) {
     switch (column) {
       case 'callId':
-        columns.push({ header: 'Call ID', kind: 'id' })
+        columns.push({ header: labels.callId, kind: 'id' })
         // The service's identifier is not personal data, and masking it would cut the
         // export off from the calls it describes; it is only neutralized.
         parts.push((row, r) => row.push(text.neutralizeOnly(r.callId)))
         break
       case 'callDate':
-        columns.push({ header: `Call date (${input.zone})`, kind: 'date' })
+        columns.push({ header: labels.callDate(input.zone), kind: 'date' })
         parts.push((row, r) => row.push(new DateCell(r.callAt)))
         break
       case 'title':
-        columns.push({ header: 'Title', kind: 'text' })
+        columns.push({ header: labels.title, kind: 'text' })
         parts.push((row, r) => row.push(text.text(r.title)))
         break
       case 'summary':
-        columns.push({ header: 'Summary', kind: 'longText' })
+        columns.push({ header: labels.summary, kind: 'longText' })
         parts.push((row, r) => row.push(text.text(r.summary)))
         break
       case 'analysis':
         if (input.layout === 'long') {
           long = true
-          columns.push({ header: 'Parameter', kind: 'text' }, { header: 'Parameter key', kind: 'text' }, { header: 'Value', kind: 'value' })
+          columns.push({ header: labels.parameter, kind: 'text' }, { header: labels.parameterKey, kind: 'text' }, { header: labels.value, kind: 'value' })
           parts.push((row, _r, item) => {
             if (item === null) row.push('', '', '')
             else row.push(text.text(item.friendlyName), text.text(item.key), text.value(item.value))

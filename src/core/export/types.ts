@@ -1,4 +1,4 @@
-import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat } from '../../shared/domain'
+import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, HeaderLanguage } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 import type { ReviewLookup } from './review-columns'
 
@@ -30,6 +30,8 @@ export interface ExportOptions {
   analysisLayout: AnalysisLayout
   /** IANA zone for callDate. */
   zone: string
+  /** The language of the headers and the metadata sheet; English when absent. */
+  headerLanguage?: HeaderLanguage
   meta: ExportMeta
   signal?: AbortSignal
   /** About ten times a second at most, plus the first and the last. */

@@ -4,6 +4,7 @@ import type { CallRecord } from '../../shared/domain'
 import { DateCell, NumberCell, type Cell } from './cells'
 import type { ProgressThrottle } from './progress'
 import { drained, pump, throwIfAborted } from './pump'
+import type { HeaderLabels } from './header-labels'
 import type { ColumnKind, TabularPlan } from './tabular'
 import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
@@ -19,13 +20,12 @@ export interface XlsxJob {
   about: Array<[string, string | number | DateCell]>
   progress: ProgressThrottle
   signal: AbortSignal | undefined
+  labels: HeaderLabels
   /** With the `review` column: one sheet per scorecard, collected while the calls stream. */
   scorecards?: ScorecardSheets
   zone?: string
 }
 
-export const DATA_SHEET = 'Calls'
-export const ABOUT_SHEET = 'Export'
 const DATE_FORMAT = 'yyyy-mm-dd hh:mm:ss'
 /** Excel refuses longer cell texts. */
 const MAX_CELL_CHARS = 32_767
@@ -39,10 +39,10 @@ const WIDTHS: Record<ColumnKind, number> = { id: 24, date: 20, text: 40, longTex
  * shared strings table (it would hold every text in memory), styles on for the date format.
  */
 export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
-  const { plan, clock, out, signal } = job
+  const { plan, clock, out, signal, labels } = job
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
   try {
-    const sheet = workbook.addWorksheet(DATA_SHEET, { views: [{ state: 'frozen', ySplit: 1 }] })
+    const sheet = workbook.addWorksheet(labels.dataSheet, { views: [{ state: 'frozen', ySplit: 1 }] })
     sheet.columns = plan.columns.map((c) => ({
       width: WIDTHS[c.kind],
       ...(c.kind === 'date' ? { style: { numFmt: DATE_FORMAT } } : {})
@@ -50,6 +50,8 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
     const header = sheet.addRow(plan.columns.map((c) => xlsxText(c.header)))
     header.font = { bold: true }
     header.commit()
+    // Filter buttons on the header row: the first thing an analyst does with a workbook.
+    if (plan.columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: plan.columns.length } }
 
     const toValue = (cell: Cell): string | number | Date =>
       typeof cell === 'string'
@@ -81,12 +83,12 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
       ws.commit()
     }
 
-    const about = workbook.addWorksheet(ABOUT_SHEET)
+    const about = workbook.addWorksheet(labels.aboutSheet)
     about.columns = [{ width: 22 }, { width: 80, style: { alignment: { wrapText: true, vertical: 'top' } } }]
-    const aboutHeader = about.addRow(['Field', 'Value'])
+    const aboutHeader = about.addRow([labels.field, labels.value])
     aboutHeader.font = { bold: true }
     aboutHeader.commit()
-    const aboutRows: Array<[string, string | number | DateCell]> = [['Calls', count], ['Rows', rows], ...job.about]
+    const aboutRows: Array<[string, string | number | DateCell]> = [[labels.calls, count], [labels.rows, rows], ...job.about]
     for (const [label, value] of aboutRows) {
       const r = about.addRow([label, typeof value === 'string' ? xlsxText(value) : value instanceof DateCell ? clock.wallClock(value.at) : value])
       if (value instanceof DateCell) r.getCell(2).numFmt = DATE_FORMAT

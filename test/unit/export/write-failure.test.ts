@@ -5,6 +5,7 @@ import { writeAtomically } from '../../../src/core/export/atomic-file'
 import { writeCsv } from '../../../src/core/export/csv-writer'
 import { writeJson } from '../../../src/core/export/json-writer'
 import { ProgressThrottle } from '../../../src/core/export/progress'
+import { headerLabels } from '../../../src/core/export/header-labels'
 import { planTabular } from '../../../src/core/export/tabular'
 import { TextGuard } from '../../../src/core/export/text-guard'
 import type { WriteResult } from '../../../src/core/export/types'
@@ -19,11 +20,11 @@ type Writer = (out: WriteStream, records: Iterable<CallRecord>) => Promise<Write
 const text = new TextGuard(testGuard)
 const clock = new ZoneClock('Europe/Istanbul')
 const progress = (): ProgressThrottle => new ProgressThrottle(0, undefined)
-const plan = planTabular({ columns: ALL_COLUMNS, layout: 'wide', analysisKeys: [...ANALYSIS_KEYS], zone: clock.name, text })
+const plan = planTabular({ columns: ALL_COLUMNS, layout: 'wide', analysisKeys: [...ANALYSIS_KEYS], zone: clock.name, text, labels: headerLabels('en') })
 
 const WRITERS: Array<[string, Writer]> = [
   ['csv', (out, records) => writeCsv({ out, records, plan, clock, progress: progress(), signal: undefined })],
-  ['xlsx', (out, records) => writeXlsx({ out, records, plan, clock, about: [], progress: progress(), signal: undefined })],
+  ['xlsx', (out, records) => writeXlsx({ out, records, plan, clock, about: [], progress: progress(), signal: undefined, labels: headerLabels('en') })],
   ['json', (out, records) => writeJson({ out, ndjson: false, records, columns: ALL_COLUMNS, header: {}, text, clock, progress: progress(), signal: undefined })]
 ]
 

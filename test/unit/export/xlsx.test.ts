@@ -146,4 +146,24 @@ describe('XLSX export', () => {
     expect(summary).toHaveLength(32_767)
     expect(summary.endsWith('…')).toBe(true)
   })
+  it('writes headers and the metadata sheet in Turkish when asked, with filter buttons on the header row', async () => {
+    const records = makeRecords(5)
+    const file = join(tmp.dir, 'tr.xlsx')
+    await exportCallsWith({ source: sourceOf(records), file, format: 'xlsx', columns: ['callId', 'callDate', 'title', 'analysis'], analysisLayout: 'long', zone: 'Europe/Istanbul', headerLanguage: 'tr', meta: baseMeta, guard: testGuard })
+    const book = await readBook(file)
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Çağrılar', 'Dışa aktarım'])
+    const sheet = book.getWorksheet('Çağrılar')!
+    expect([1, 2, 3, 4, 5, 6].map((c) => cellValue(sheet.getRow(1), c))).toEqual(['Çağrı kimliği', 'Çağrı tarihi (Europe/Istanbul)', 'Başlık', 'Parametre', 'Parametre anahtarı', 'Değer'])
+    // exceljs reads the autofilter back as the header row's range.
+    expect(sheet.autoFilter).toBe('A1:F1')
+    const labels: string[] = []
+    book.getWorksheet('Dışa aktarım')!.eachRow((row) => labels.push(String(row.getCell(1).value)))
+    expect(labels).toEqual(['Alan', 'Çağrı sayısı', 'Satır sayısı', 'Dışa aktarım zamanı', 'Saat dilimi', 'Uygulama sürümü', 'Sütunlar', 'Analiz düzeni', 'Sorgu', 'Kapsam'])
+  })
+
+  it('puts an autofilter on the English header row too', async () => {
+    const file = join(tmp.dir, 'en.xlsx')
+    await exportCallsWith({ source: sourceOf(makeRecords(3)), file, format: 'xlsx', columns: ['callId', 'title'], analysisLayout: 'wide', zone: 'UTC', meta: baseMeta, guard: testGuard })
+    expect((await readBook(file)).getWorksheet('Calls')!.autoFilter).toBe('A1:B1')
+  })
 })

@@ -27,6 +27,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
           format: req.format,
           columns: req.columns,
           analysisLayout: req.analysisLayout,
+          headerLanguage: req.headerLanguage,
           zone,
           meta: {
             query: selectionMeta(req.selection, source.total),

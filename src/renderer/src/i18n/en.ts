@@ -303,7 +303,9 @@ export const en = {
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
     nothing: 'Select calls first, or export all results.',
-    zoneNote: 'Dates are written in {zone}.'
+    zoneNote: 'Dates are written in {zone}.',
+    englishHeaders: 'English headers',
+    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.'
   },
   settings: {
     title: 'Settings',
@@ -364,7 +366,35 @@ export const en = {
     goSync: 'Go to Sync',
     goInsight: 'Go to Insight',
     goSettings: 'Go to Settings',
-    help: 'Show this list'
+    help: 'Show this list',
+    click: 'click',
+    inDetail: 'detail'
+  },
+  picker: {
+    today: 'Today',
+    clear: 'Clear',
+    weekHeader: 'Wk',
+    noResults: 'No results found',
+    noOptions: 'No options',
+    chooseYear: 'Choose year',
+    chooseMonth: 'Choose month',
+    chooseDate: 'Choose date',
+    prevMonth: 'Previous month',
+    nextMonth: 'Next month',
+    prevYear: 'Previous year',
+    nextYear: 'Next year',
+    prevDecade: 'Previous decade',
+    nextDecade: 'Next decade',
+    previous: 'Previous',
+    next: 'Next'
+  },
+  fields: {
+    durationSeconds: 'Duration (m:ss)',
+    agentName: 'Agent',
+    teamName: 'Team',
+    language: 'Language',
+    direction: 'Direction',
+    callType: 'Call type'
   }
 }
 

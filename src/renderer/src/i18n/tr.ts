@@ -302,7 +302,9 @@ export const tr: Messages = {
     failed: 'Dışa aktarma başarısız',
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
-    zoneNote: 'Tarihler {zone} diliminde yazılır.'
+    zoneNote: 'Tarihler {zone} diliminde yazılır.',
+    englishHeaders: 'İngilizce başlıklar',
+    englishHeadersHelp: 'Sütun başlıklarını ve bilgi sayfasını, onları adıyla okuyan araçlar için İngilizce yaz.'
   },
   settings: {
     title: 'Ayarlar',
@@ -363,6 +365,34 @@ export const tr: Messages = {
     goSync: 'Eşitlemeye git',
     goInsight: 'Analize git',
     goSettings: 'Ayarlara git',
-    help: 'Bu listeyi göster'
+    help: 'Bu listeyi göster',
+    click: 'tıklama',
+    inDetail: 'ayrıntıda'
+  },
+  picker: {
+    today: 'Bugün',
+    clear: 'Temizle',
+    weekHeader: 'Hf',
+    noResults: 'Sonuç bulunamadı',
+    noOptions: 'Seçenek yok',
+    chooseYear: 'Yıl seçin',
+    chooseMonth: 'Ay seçin',
+    chooseDate: 'Tarih seçin',
+    prevMonth: 'Önceki ay',
+    nextMonth: 'Sonraki ay',
+    prevYear: 'Önceki yıl',
+    nextYear: 'Sonraki yıl',
+    prevDecade: 'Önceki on yıl',
+    nextDecade: 'Sonraki on yıl',
+    previous: 'Önceki',
+    next: 'Sonraki'
+  },
+  fields: {
+    durationSeconds: 'Süre (dk:sn)',
+    agentName: 'Temsilci',
+    teamName: 'Ekip',
+    language: 'Dil',
+    direction: 'Yön',
+    callType: 'Çağrı türü'
   }
 }

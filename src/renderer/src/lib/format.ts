@@ -58,6 +58,18 @@ export function formatCount(n: number, locale: string): string {
   return new Intl.NumberFormat(locale).format(n)
 }
 
+/** 0–100 as the locale writes a percentage: "86.7%" in English, "%86,7" in Turkish. */
+export function formatPercent(value: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100)
+}
+
+/** A calendar day (YYYY-MM-DD) as a short label in the locale: "23 Nov", "23 Kas". */
+export function formatShortDay(day: string, locale: string): string {
+  const [y, m, d] = day.split('-').map(Number)
+  if (!y || !m || !d) return day
+  return new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(Date.UTC(y, m - 1, d)))
+}
+
 const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB']
 
 export function formatBytes(bytes: number, locale: string): string {
@@ -71,16 +83,22 @@ export function formatBytes(bytes: number, locale: string): string {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: digits, minimumFractionDigits: digits }).format(value)} ${BYTE_UNITS[unit]}`
 }
 
-/** Seconds as "1h 02m", "4m 05s" or "12s": short enough for a progress line. */
-export function formatDuration(totalSeconds: number): string {
+/**
+ * Seconds as "1h 02m", "4m 05s" or "12s" (Turkish "1 sa 02 dk"): short enough for a progress
+ * line, with the units Intl writes for the locale.
+ */
+export function formatDuration(totalSeconds: number, locale = 'en-GB'): string {
   const s = Math.max(0, Math.round(totalSeconds))
   const h = Math.floor(s / 3600)
   const m = Math.floor((s % 3600) / 60)
   const sec = s % 60
-  const pad = (n: number): string => String(n).padStart(2, '0')
-  if (h > 0) return `${h}h ${pad(m)}m`
-  if (m > 0) return `${m}m ${pad(sec)}s`
-  return `${sec}s`
+  // Turkish narrow units are ambiguous ("5s" is five hours); the short ones are not.
+  const unitDisplay = locale.toLowerCase().startsWith('tr') ? 'short' : 'narrow'
+  const unit = (n: number, u: 'hour' | 'minute' | 'second', pad: boolean): string =>
+    new Intl.NumberFormat(locale, { style: 'unit', unit: u, unitDisplay, minimumIntegerDigits: pad ? 2 : 1 }).format(n)
+  if (h > 0) return `${unit(h, 'hour', false)} ${unit(m, 'minute', true)}`
+  if (m > 0) return `${unit(m, 'minute', false)} ${unit(sec, 'second', true)}`
+  return unit(sec, 'second', false)
 }
 
 /** Luxon/Intl locale for a UI language. */

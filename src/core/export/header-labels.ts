@@ -1,0 +1,78 @@
+import type { HeaderLanguage } from '../../shared/domain'
+
+/**
+ * The words an export writes itself — column headers and the metadata sheet — in the UI
+ * language, so a Turkish analyst's workbook reads in Turkish. Downstream tools that match
+ * headers by name ask for English with the "English headers" setting (or the CLI's default).
+ * Core cannot use the renderer's message files, so the few labels live here, both languages.
+ */
+export interface HeaderLabels {
+  callId: string
+  callDate: (zone: string) => string
+  title: string
+  summary: string
+  parameter: string
+  parameterKey: string
+  value: string
+  // The metadata ("Export") sheet.
+  aboutSheet: string
+  dataSheet: string
+  field: string
+  calls: string
+  rows: string
+  exportedAt: string
+  timeZone: string
+  appVersion: string
+  columns: string
+  analysisLayout: string
+  query: string
+  scope: string
+}
+
+const EN: HeaderLabels = {
+  callId: 'Call ID',
+  callDate: (zone) => `Call date (${zone})`,
+  title: 'Title',
+  summary: 'Summary',
+  parameter: 'Parameter',
+  parameterKey: 'Parameter key',
+  value: 'Value',
+  aboutSheet: 'Export',
+  dataSheet: 'Calls',
+  field: 'Field',
+  calls: 'Calls',
+  rows: 'Rows',
+  exportedAt: 'Exported at',
+  timeZone: 'Time zone',
+  appVersion: 'App version',
+  columns: 'Columns',
+  analysisLayout: 'Analysis layout',
+  query: 'Query',
+  scope: 'Scope'
+}
+
+const TR: HeaderLabels = {
+  callId: 'Çağrı kimliği',
+  callDate: (zone) => `Çağrı tarihi (${zone})`,
+  title: 'Başlık',
+  summary: 'Özet',
+  parameter: 'Parametre',
+  parameterKey: 'Parametre anahtarı',
+  value: 'Değer',
+  aboutSheet: 'Dışa aktarım',
+  dataSheet: 'Çağrılar',
+  field: 'Alan',
+  calls: 'Çağrı sayısı',
+  rows: 'Satır sayısı',
+  exportedAt: 'Dışa aktarım zamanı',
+  timeZone: 'Saat dilimi',
+  appVersion: 'Uygulama sürümü',
+  columns: 'Sütunlar',
+  analysisLayout: 'Analiz düzeni',
+  query: 'Sorgu',
+  scope: 'Kapsam'
+}
+
+export function headerLabels(language: HeaderLanguage): HeaderLabels {
+  return language === 'tr' ? TR : EN
+}
