@@ -1,7 +1,13 @@
 /** Tuning of the pace after a 429; exported for the tests and the bench's notes. */
 export const AIMD = {
-  /** A 429 multiplies the pace by this, or less when its Retry-After is long (see throttled). */
+  /** A 429 multiplies the pace by this, or less when its Retry-After is long (see throttled)... */
   decrease: 0.7,
+  /**
+   * ... and by this when it comes within a window of the previous one: the pace that came
+   * back from the last pause is still too much (four workstations all starting at the full
+   * limit need two of these, not four of the former).
+   */
+  steepDecrease: 0.5,
   /**
    * A lone 429 with a short Retry-After (a tenth of the window or less) multiplies it by this:
    * a service window finer than ours, or a request that travelled slower than the next one.
@@ -72,13 +78,14 @@ export class PaceControl {
    */
   throttled(now: number, resumeAt: number, retryAfterMs: number): void {
     const p = this.at(now)
-    const crowded = (now - this.lastLossAt) / this.windowMs() < AIMD.crowdedWindows || retryAfterMs > this.windowMs() / 4
+    const sinceLast = (now - this.lastLossAt) / this.windowMs()
+    const crowded = sinceLast < AIMD.crowdedWindows || retryAfterMs > this.windowMs() / 4
     this.startGrowth = crowded
       ? Math.max(AIMD.slowGrowth, this.startGrowth / AIMD.crowdedDivisor)
       : Math.min(AIMD.fastGrowth, this.startGrowth * 2)
     this.lastLossAt = now
     const overload = Math.max(0, 1 - retryAfterMs / this.windowMs())
-    const factor = !crowded && retryAfterMs <= this.windowMs() / 10 ? AIMD.gentleDecrease : AIMD.decrease
+    const factor = sinceLast < 1 ? AIMD.steepDecrease : !crowded && retryAfterMs <= this.windowMs() / 10 ? AIMD.gentleDecrease : AIMD.decrease
     this.floorPace = Math.max(AIMD.minPace, p * Math.min(factor, overload))
     this.climbFrom = resumeAt
   }

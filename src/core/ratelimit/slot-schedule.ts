@@ -8,8 +8,8 @@
  * is paid back before the following request. Sent that way, no span of the timeline longer
  * than burst × interval holds more than span / interval requests: safe against a fixed or
  * sliding window of the mean rate (of any length from burst × interval up) and against a
- * token bucket of that rate holding `burst` or more. A request up to a quarter interval late
- * keeps its slot's grid (the margin in the window covers that much).
+ * token bucket of that rate holding `burst` or more. A request a little late keeps its slot's
+ * grid (`lateTolerance`, which the limiter keeps within what its margin covers).
  */
 export class SlotSchedule {
   private next = Number.NEGATIVE_INFINITY
@@ -21,14 +21,14 @@ export class SlotSchedule {
   }
 
   /** A request goes at `now` (call only when delay(now) is 0). */
-  take(now: number, interval: number, burst: number): void {
+  take(now: number, interval: number, burst: number, lateTolerance = 0): void {
     if (now >= this.next) {
       const late = now - this.next
       const idle = this.next === Number.NEGATIVE_INFINITY ? burst : Math.floor(late / interval)
       this.burstLeft = Math.max(0, Math.min(burst - 1, idle))
       // A request a little late for its slot (a timer firing late on a busy machine) keeps the
       // grid, or every such delay would be lost for good; a real gap starts a new grid.
-      this.next = late < interval / 4 ? this.next + interval : now + interval
+      this.next = late <= Math.min(interval / 4, lateTolerance) ? this.next + interval : now + interval
     } else {
       this.burstLeft--
       this.next += interval
