@@ -5,6 +5,7 @@ import { RateLimiterRegistry } from '../ratelimit'
 import { WaitFeed } from '../sync'
 import { AccountRuntime } from './account-runtime'
 import { Connectivity } from './connectivity'
+import { migrateSavedSearches } from './saved-searches'
 import type { PlatformServices } from './platform'
 import { TaskRegistry } from './tasks'
 
@@ -30,6 +31,19 @@ export class AppState {
   constructor(readonly platform: PlatformServices) {
     this.limiters = new RateLimiterRegistry({ clock: platform.clock, onWait: this.waits.emit })
     this.connectivity = new Connectivity((online) => platform.events.emit('connectivity.changed', { online, checkedAt: platform.clock.now() }))
+    this.migrateSettings()
+  }
+
+  /** Brings stored settings up to date once at start; a failure to save leaves them as they were. */
+  private migrateSettings(): void {
+    const current = this.settings()
+    const migrated = migrateSavedSearches(current, this.platform.systemZone)
+    if (migrated === current) return
+    try {
+      this.saveSettings(migrated)
+    } catch (e) {
+      this.platform.logger.log('warn', 'Saved searches could not be migrated to relative ranges', { error: e instanceof Error ? e.message : String(e) })
+    }
   }
 
   settings(): Settings {

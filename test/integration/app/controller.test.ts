@@ -177,6 +177,16 @@ describe('application controller', () => {
     expect(left).toEqual([])
   })
 
+  it('keeps a "last 30 days" saved search relative, with no instants stored', async () => {
+    const saved = await call('savedSearches.save', { name: 'İptal – son 30 gün', query: { text: 'iptal', from: 1_700_000_000_000, to: 1_702_592_000_000 }, relativeDays: 30 })
+    const entry = saved.find((s) => s.name === 'İptal – son 30 gün')!
+    expect(entry.relativeDays).toBe(30)
+    expect(entry.query.from).toBeNull()
+    expect(entry.query.to).toBeNull()
+    expect(app.platform.settingsStore.get().savedSearches.find((s) => s.id === entry.id)?.relativeDays).toBe(30)
+    await call('savedSearches.remove', { id: entry.id })
+  })
+
   it('only opens web links', async () => {
     await call('shell.openExternal', { url: 'https://example.com/help' })
     expect(app.opened).toEqual(['https://example.com/help'])

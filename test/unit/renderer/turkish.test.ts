@@ -7,7 +7,8 @@ import { EN, TR } from './messages'
 const TR_LOCALE = intlLocale('tr')
 const EN_LOCALE = intlLocale('en')
 
-const words = (messages: Map<string, string>): PickerWords => pickerWords((key) => messages.get(key) ?? `missing ${key}`)
+const words = (messages: Map<string, string>): PickerWords =>
+  pickerWords((key, params) => (messages.get(key) ?? `missing ${key}`).replace(/\{(\w+)\}/g, (_, name: string) => params?.[name] ?? ''))
 
 describe('numbers, percentages and durations in the UI language', () => {
   it('writes thousands and percentages the Turkish way', () => {
@@ -42,6 +43,7 @@ describe("PrimeVue's words", () => {
     expect(loc.firstDayOfWeek).toBe(1)
     expect(loc.today).toBe('Bugün')
     expect(loc.clear).toBe('Temizle')
+    expect(loc.selectionMessage).toBe('{0} seçili')
   })
 
   it('are English in English, and every Turkish word differs from the English one', () => {

@@ -15,7 +15,8 @@ export const en = {
     insight: 'Insight',
     settings: 'Settings',
     shortcuts: 'Keyboard shortcuts',
-    main: 'Main navigation'
+    main: 'Main navigation',
+    review: 'Review'
   },
   status: {
     online: 'Online',
@@ -69,6 +70,12 @@ export const en = {
     Forbidden: 'That action is not allowed.',
     Internal: 'Something went wrong inside the app.'
   },
+  columns: {
+    choose: 'Columns',
+    chooseHint: 'Columns to show',
+    sortBy: 'Sort by {column}',
+    none: 'No extra columns'
+  },
   common: {
     justNow: 'just now',
     cancel: 'Cancel',
@@ -111,7 +118,8 @@ export const en = {
     last7: 'Last 7 days',
     last30: 'Last 30 days',
     last90: 'Last 90 days',
-    reset: 'Reset filters'
+    reset: 'Reset filters',
+    directionOption: 'Code {code}'
   },
   search: {
     placeholder: 'Search titles and summaries  (press / to focus)',
@@ -153,7 +161,8 @@ export const en = {
     windowReached: 'The service returns at most 10,000 results. Narrow the filters or sync and search locally.',
     loadingRow: 'Loading…',
     textIgnoredRemote: 'The service cannot search text or analysis; those filters apply to local search only.',
-    filters: 'Filters'
+    filters: 'Filters',
+    relativeRange: 'last {days} days'
   },
   detail: {
     title: 'Call detail',
@@ -291,6 +300,7 @@ export const en = {
     col_title: 'Title',
     col_summary: 'Summary',
     col_analysis: 'Analysis parameters',
+    col_review: 'Review (status, tags, note, score)',
     layout: 'Analysis layout',
     wide: 'Wide: one column per parameter',
     long: 'Long: one row per parameter',
@@ -305,7 +315,9 @@ export const en = {
     nothing: 'Select calls first, or export all results.',
     zoneNote: 'Dates are written in {zone}.',
     englishHeaders: 'English headers',
-    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.'
+    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.',
+    openFile: 'Open file',
+    showInFolder: 'Show in folder'
   },
   settings: {
     title: 'Settings',
@@ -365,8 +377,17 @@ export const en = {
     goSearch: 'Go to Search',
     goSync: 'Go to Sync',
     goInsight: 'Go to Insight',
+    goReview: 'Go to Review',
     goSettings: 'Go to Settings',
     help: 'Show this list',
+    reviewNextPrev: 'Review mode: next / previous call',
+    reviewAnswer: 'Review mode: answer the focused criterion',
+    reviewTag: 'Review mode: add a tag',
+    reviewNote: 'Review mode: write a note',
+    reviewReviewed: 'Review mode: mark reviewed',
+    reviewFollowUp: 'Review mode: mark for follow-up',
+    reviewUndo: 'Review mode: undo the last change',
+    reviewNextUnreviewed: 'Review mode: next unreviewed call',
     click: 'click',
     inDetail: 'detail'
   },
@@ -386,7 +407,8 @@ export const en = {
     prevDecade: 'Previous decade',
     nextDecade: 'Next decade',
     previous: 'Previous',
-    next: 'Next'
+    next: 'Next',
+    selected: '{count} selected'
   },
   fields: {
     durationSeconds: 'Duration (m:ss)',
@@ -395,6 +417,79 @@ export const en = {
     language: 'Language',
     direction: 'Direction',
     callType: 'Call type'
+  },
+  review: {
+    panel: 'Review',
+    status: 'Status',
+    status_new: 'New',
+    status_in_review: 'In review',
+    status_reviewed: 'Reviewed',
+    status_follow_up: 'Needs follow-up',
+    tags: 'Tags',
+    addTag: 'Add a tag and press Enter',
+    removeTag: 'Remove tag {tag}',
+    note: 'Note',
+    notePlaceholder: 'Saved when you leave the field; phone numbers and e-mail addresses are masked.',
+    score: 'Score',
+    scorecard: 'Scorecard',
+    total: 'Total {total}',
+    noScorecard: 'No scorecard yet: define one in Settings.',
+    critical: 'Critical: failing it fails the call',
+    yes: 'Yes',
+    no: 'No',
+    callMissing: 'This call is no longer in the cache; its review is kept.',
+    lastChange: 'Last changed by {who}, {when}',
+    lists: 'Review lists',
+    noLists: 'No review lists yet.',
+    deleteList: 'Delete list {name}',
+    newFromSearch: 'New list from the current search',
+    fromSearchHint: 'The search finds {count} calls.',
+    listName: 'Name',
+    defaultName: 'Review list',
+    sampling: 'Calls',
+    sampleAll: 'All of them',
+    samplePercent: 'A random share',
+    samplePerDay: 'Random calls per day',
+    percent: 'Percent',
+    perDay: 'Calls per day',
+    seed: 'Seed (the same seed draws the same calls)',
+    create: 'Create and start reviewing',
+    progress: '{reviewed} of {size} reviewed',
+    position: 'Call {at} of {size}',
+    prev: 'Previous (K)',
+    next: 'Next (J)',
+    nextUnreviewed: 'Next unreviewed (U)',
+    undo: 'Undo (Z)',
+    chooseList: 'Choose a review list, or create one from the current search.',
+    keysHint: 'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed',
+    insightTitle: 'Review',
+    insightProgress: 'Progress per review list',
+    insightScores: 'Score distribution',
+    insightScoreTrend: 'Mean score per day',
+    insightTags: 'Tags by count',
+    insightNone: 'No reviews yet.',
+    scored: 'Scored calls',
+    mean: 'Mean score',
+    scorecards: 'Scorecards',
+    scorecardName: 'Scorecard name',
+    criterion: 'Criterion',
+    weight: 'Weight',
+    scale: 'Scale',
+    scale_yes_no: 'Yes / no',
+    scale_1_5: '1–5',
+    scale_0_10: '0–10',
+    addCriterion: 'Add a criterion',
+    removeCriterion: 'Remove criterion {name}',
+    saveScorecard: 'Save scorecard (a change makes a new version)',
+    newScorecard: 'New scorecard',
+    version: 'version {version}',
+    importScorecards: 'Import JSON…',
+    exportScorecards: 'Export JSON',
+    keepAnnotations: 'Keep my reviews (annotations, review lists)',
+    colStatus: 'Status',
+    colTags: 'Tags',
+    colScore: 'Score',
+    exportList: 'Export list…'
   }
 }
 

@@ -14,7 +14,8 @@ export const tr: Messages = {
     insight: 'Analiz',
     settings: 'Ayarlar',
     shortcuts: 'Klavye kısayolları',
-    main: 'Ana gezinme'
+    main: 'Ana gezinme',
+    review: 'İnceleme'
   },
   status: {
     online: 'Çevrimiçi',
@@ -68,6 +69,12 @@ export const tr: Messages = {
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
+  columns: {
+    choose: 'Sütunlar',
+    chooseHint: 'Gösterilecek sütunlar',
+    sortBy: '{column} sütununa göre sırala',
+    none: 'Ek sütun yok'
+  },
   common: {
     justNow: 'az önce',
     cancel: 'İptal',
@@ -110,7 +117,8 @@ export const tr: Messages = {
     last7: 'Son 7 gün',
     last30: 'Son 30 gün',
     last90: 'Son 90 gün',
-    reset: 'Filtreleri sıfırla'
+    reset: 'Filtreleri sıfırla',
+    directionOption: 'Kod {code}'
   },
   search: {
     placeholder: 'Başlık ve özetlerde ara  (odaklamak için / tuşu)',
@@ -152,7 +160,8 @@ export const tr: Messages = {
     windowReached: 'Servis en fazla 10.000 sonuç döndürür. Filtreleri daraltın veya eşitleyip yerel arayın.',
     loadingRow: 'Yükleniyor…',
     textIgnoredRemote: 'Servis metin ve analiz araması yapamaz; bu filtreler yalnızca yerel aramada geçerlidir.',
-    filters: 'Filtreler'
+    filters: 'Filtreler',
+    relativeRange: 'son {days} gün'
   },
   detail: {
     title: 'Çağrı ayrıntısı',
@@ -290,6 +299,7 @@ export const tr: Messages = {
     col_title: 'Başlık',
     col_summary: 'Özet',
     col_analysis: 'Analiz parametreleri',
+    col_review: 'İnceleme (durum, etiketler, not, puan)',
     layout: 'Analiz düzeni',
     wide: 'Geniş: her parametre bir sütun',
     long: 'Uzun: her parametre bir satır',
@@ -304,7 +314,9 @@ export const tr: Messages = {
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.',
     englishHeaders: 'İngilizce başlıklar',
-    englishHeadersHelp: 'Sütun başlıklarını ve bilgi sayfasını, onları adıyla okuyan araçlar için İngilizce yaz.'
+    englishHeadersHelp: 'Sütun başlıklarını ve bilgi sayfasını, onları adıyla okuyan araçlar için İngilizce yaz.',
+    openFile: 'Dosyayı aç',
+    showInFolder: 'Klasörde göster'
   },
   settings: {
     title: 'Ayarlar',
@@ -364,8 +376,17 @@ export const tr: Messages = {
     goSearch: 'Aramaya git',
     goSync: 'Eşitlemeye git',
     goInsight: 'Analize git',
+    goReview: 'İncelemeye git',
     goSettings: 'Ayarlara git',
     help: 'Bu listeyi göster',
+    reviewNextPrev: 'İnceleme modu: sonraki / önceki çağrı',
+    reviewAnswer: 'İnceleme modu: odaktaki ölçütü yanıtla',
+    reviewTag: 'İnceleme modu: etiket ekle',
+    reviewNote: 'İnceleme modu: not yaz',
+    reviewReviewed: 'İnceleme modu: incelendi olarak işaretle',
+    reviewFollowUp: 'İnceleme modu: takip gerekli olarak işaretle',
+    reviewUndo: 'İnceleme modu: son değişikliği geri al',
+    reviewNextUnreviewed: 'İnceleme modu: sonraki incelenmemiş çağrı',
     click: 'tıklama',
     inDetail: 'ayrıntıda'
   },
@@ -385,7 +406,8 @@ export const tr: Messages = {
     prevDecade: 'Önceki on yıl',
     nextDecade: 'Sonraki on yıl',
     previous: 'Önceki',
-    next: 'Sonraki'
+    next: 'Sonraki',
+    selected: '{count} seçili'
   },
   fields: {
     durationSeconds: 'Süre (dk:sn)',
@@ -394,5 +416,78 @@ export const tr: Messages = {
     language: 'Dil',
     direction: 'Yön',
     callType: 'Çağrı türü'
+  },
+  review: {
+    panel: 'İnceleme',
+    status: 'Durum',
+    status_new: 'Yeni',
+    status_in_review: 'İncelemede',
+    status_reviewed: 'İncelendi',
+    status_follow_up: 'Takip gerekli',
+    tags: 'Etiketler',
+    addTag: 'Etiket yazıp Enter’a basın',
+    removeTag: '{tag} etiketini kaldır',
+    note: 'Not',
+    notePlaceholder: 'Alandan çıkınca kaydedilir; telefon numaraları ve e-posta adresleri maskelenir.',
+    score: 'Puan',
+    scorecard: 'Puan kartı',
+    total: 'Toplam {total}',
+    noScorecard: 'Henüz puan kartı yok: Ayarlar’da tanımlayın.',
+    critical: 'Kritik: karşılanmazsa çağrı başarısız sayılır',
+    yes: 'Evet',
+    no: 'Hayır',
+    callMissing: 'Bu çağrı artık önbellekte değil; incelemesi saklanıyor.',
+    lastChange: 'Son değiştiren {who}, {when}',
+    lists: 'İnceleme listeleri',
+    noLists: 'Henüz inceleme listesi yok.',
+    deleteList: '{name} listesini sil',
+    newFromSearch: 'Geçerli aramadan yeni liste',
+    fromSearchHint: 'Arama {count} çağrı buluyor.',
+    listName: 'Ad',
+    defaultName: 'İnceleme listesi',
+    sampling: 'Çağrılar',
+    sampleAll: 'Hepsi',
+    samplePercent: 'Rastgele bir oran',
+    samplePerDay: 'Günde rastgele çağrı',
+    percent: 'Yüzde',
+    perDay: 'Günlük çağrı',
+    seed: 'Tohum (aynı tohum aynı çağrıları seçer)',
+    create: 'Oluştur ve incelemeye başla',
+    progress: '{size} çağrının {reviewed} tanesi incelendi',
+    position: 'Çağrı {at} / {size}',
+    prev: 'Önceki (K)',
+    next: 'Sonraki (J)',
+    nextUnreviewed: 'Sonraki incelenmemiş (U)',
+    undo: 'Geri al (Z)',
+    chooseList: 'Bir inceleme listesi seçin ya da geçerli aramadan oluşturun.',
+    keysHint: 'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş',
+    insightTitle: 'İnceleme',
+    insightProgress: 'İnceleme listelerinin ilerlemesi',
+    insightScores: 'Puan dağılımı',
+    insightScoreTrend: 'Günlük ortalama puan',
+    insightTags: 'Sayıya göre etiketler',
+    insightNone: 'Henüz inceleme yok.',
+    scored: 'Puanlanan çağrılar',
+    mean: 'Ortalama puan',
+    scorecards: 'Puan kartları',
+    scorecardName: 'Puan kartı adı',
+    criterion: 'Ölçüt',
+    weight: 'Ağırlık',
+    scale: 'Ölçek',
+    scale_yes_no: 'Evet / hayır',
+    scale_1_5: '1–5',
+    scale_0_10: '0–10',
+    addCriterion: 'Ölçüt ekle',
+    removeCriterion: '{name} ölçütünü kaldır',
+    saveScorecard: 'Puan kartını kaydet (değişiklik yeni sürüm oluşturur)',
+    newScorecard: 'Yeni puan kartı',
+    version: 'sürüm {version}',
+    importScorecards: 'JSON içe aktar…',
+    exportScorecards: 'JSON dışa aktar',
+    keepAnnotations: 'İncelemelerimi sakla (notlar, inceleme listeleri)',
+    colStatus: 'Durum',
+    colTags: 'Etiketler',
+    colScore: 'Puan',
+    exportList: 'Listeyi dışa aktar…'
   }
 }

@@ -43,3 +43,14 @@ export function dayOf(ms: number, zone: string): CalendarDay {
 export function rangeToDays(range: InstantRange, zone: string): { first: CalendarDay; last: CalendarDay } {
   return { first: dayOf(range.from, zone), last: dayOf(Math.max(range.from, range.to - 1), zone) }
 }
+
+/**
+ * A "last N days" preset as the date fields apply it: whole calendar days in `zone` up to
+ * the end of today (the search bar), or up to now (sync, which cannot ask for the future).
+ */
+export function presetRange(days: number, zone: string, nowMs: number, to: 'endOfToday' | 'now' = 'endOfToday'): InstantRange {
+  const range = lastDays(days, zone, nowMs)
+  if (to === 'now') return range
+  const span = rangeToDays(range, zone)
+  return daysToRange(span.first, span.last, zone)
+}

@@ -24,6 +24,8 @@ export interface PickerWords {
   close: string
   previous: string
   next: string
+  /** "{0} selected", PrimeVue's placeholder kept. */
+  selected: string
 }
 
 
@@ -46,7 +48,7 @@ export function firstDayOfWeek(locale: string): number {
 }
 
 /** The words from the message files: picker.* and a few common.* ones. */
-export function pickerWords(t: (key: string) => string): PickerWords {
+export function pickerWords(t: (key: string, params?: Record<string, string>) => string): PickerWords {
   const w = (key: string): string => t(`picker.${key}`)
   return {
     today: w('today'),
@@ -67,7 +69,8 @@ export function pickerWords(t: (key: string) => string): PickerWords {
     nextDecade: w('nextDecade'),
     close: t('common.close'),
     previous: w('previous'),
-    next: w('next')
+    next: w('next'),
+    selected: t('picker.selected', { count: '{0}' })
   }
 }
 
@@ -102,6 +105,7 @@ export function primeLocale(locale: string, words: PickerWords) {
     nextYear: words.nextYear,
     prevDecade: words.prevDecade,
     nextDecade: words.nextDecade,
+    selectionMessage: words.selected,
     aria: { close: words.close, previous: words.previous, next: words.next }
   }
 }

@@ -16,10 +16,12 @@ export interface SearchFilters {
   results: 'all' | 'answered'
   analysis: AnalysisFilter[]
   sort: SearchSort
+  /** Set while from/to are a "last N days" preset, so saving keeps the range relative. */
+  relativeDays: number | null
 }
 
 export function emptyFilters(): SearchFilters {
-  return { text: '', from: null, to: null, callTypes: [], direction: null, results: 'all', analysis: [], sort: 'date_desc' }
+  return { text: '', from: null, to: null, callTypes: [], direction: null, results: 'all', analysis: [], sort: 'date_desc', relativeDays: null }
 }
 
 /** Relevance only means something with text; without it the list falls back to newest first. */
@@ -55,7 +57,8 @@ export function filtersFromQuery(q: SearchQuery): SearchFilters {
     direction: q.direction,
     results: q.results === 'answered' ? 'answered' : 'all',
     analysis: q.analysis.map((a) => ({ ...a })),
-    sort: q.sort
+    sort: q.sort,
+    relativeDays: null
   }
 }
 

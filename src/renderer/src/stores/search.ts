@@ -4,12 +4,13 @@ import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, R
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
-import { daysToRange, lastDays, rangeToDays } from '../lib/dateRange'
+import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
+import { useColumnsStore } from './columns'
 
 export type SearchMode = 'local' | 'service'
 export const PAGE_SIZE = 100
@@ -68,9 +69,31 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   async function loadLookups(): Promise<void> {
-    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {})])
+    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {}), useColumnsStore().load()])
     if (keys.status === 'fulfilled') analysisKeys.value = keys.value
     if (types.status === 'fulfilled') callTypes.value = types.value
+  }
+
+  /** Pages of a query in the list's order (a chosen column's, else the query's), with the chosen columns' values. */
+  function pageFetcher(q: SearchQuery): (offset: number, limit: number) => Promise<CallRow[]> {
+    const columns = useColumnsStore()
+    const sortBy = columns.sortBy
+    const chosen = [...columns.chosen]
+    return async (offset, limit) => {
+      const page = await call('search.page', { query: q, offset, limit, sortBy, columns: chosen })
+      columns.remember(page.cells)
+      return page.rows
+    }
+  }
+
+  /**
+   * The same result set read again (another column chosen): the count, the selection and the
+   * cursor stay, since the rows and their order do not change.
+   */
+  function refreshRows(): void {
+    if (mode.value !== 'local') return
+    cache.reset(pageFetcher(activeQuery.value))
+    version.value++
   }
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
@@ -86,7 +109,7 @@ export const useSearchStore = defineStore('search', () => {
     try {
       if (mode.value === 'local') {
         total.value = null
-        cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
+        cache.reset(pageFetcher(q))
         version.value++
         const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
         if (token !== requestToken) return
@@ -136,12 +159,10 @@ export const useSearchStore = defineStore('search', () => {
     remotePage.value = null
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
-      const app = useAppStore()
-      const week = lastDays(SERVICE_DEFAULT_DAYS, app.zone, Date.now())
-      const days = rangeToDays(week, app.zone)
-      const range = daysToRange(days.first, days.last, app.zone)
+      const range = presetRange(SERVICE_DEFAULT_DAYS, useAppStore().zone, Date.now())
       filters.from = range.from
       filters.to = range.to
+      filters.relativeDays = SERVICE_DEFAULT_DAYS
     }
     void run()
   }
@@ -149,6 +170,11 @@ export const useSearchStore = defineStore('search', () => {
   function click(offset: number, mods: ClickModifiers): void {
     selection.value = clickRow(selection.value, offset, mods, shownTotal.value)
     cursor.value = offset
+  }
+
+  /** Puts back a selection a gesture replaced (the first click of a double-click that opens a call). */
+  function restoreSelection(sel: Selection): void {
+    selection.value = sel
   }
 
   function selectAll(): void {
@@ -183,12 +209,26 @@ export const useSearchStore = defineStore('search', () => {
     Object.assign(filters, emptyFilters())
   }
 
+  /** A relative saved search is read anew: "last 30 days" means the last 30 days from today. */
   function applySaved(saved: SavedSearch): void {
-    Object.assign(filters, filtersFromQuery(saved.query))
+    const next = filtersFromQuery(saved.query)
+    if (saved.relativeDays !== undefined) {
+      const range = presetRange(saved.relativeDays, useAppStore().zone, Date.now())
+      Object.assign(next, { from: range.from, to: range.to, relativeDays: saved.relativeDays })
+    }
+    Object.assign(filters, next)
+  }
+
+  /** Sets the date range; `days` when it is a "last N days" preset. */
+  function setRange(r: { from: number | null; to: number | null; days?: number }): void {
+    filters.from = r.from
+    filters.to = r.to
+    filters.relativeDays = r.days ?? null
   }
 
   async function saveCurrent(name: string): Promise<void> {
-    const list = await call('savedSearches.save', { name, query: query.value })
+    const relativeDays = filters.relativeDays ?? undefined
+    const list = await call('savedSearches.save', { name, query: query.value, ...(relativeDays === undefined ? {} : { relativeDays }) })
     const app = useAppStore()
     if (app.settings) app.settings = { ...app.settings, savedSearches: list }
   }
@@ -228,10 +268,13 @@ export const useSearchStore = defineStore('search', () => {
     setMode,
     click,
     selectAll,
+    restoreSelection,
+    refreshRows,
     clearSelection,
     exportSelection,
     resetFilters,
     applySaved,
+    setRange,
     saveCurrent,
     removeSaved
   }
