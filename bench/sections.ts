@@ -4,6 +4,7 @@ import type { BenchFn } from './types'
 export const sections: Record<string, () => Promise<BenchFn>> = {
   service: async () => (await import('./service')).run,
   ratelimit: async () => (await import('./ratelimit')).run,
+  pacing: async () => (await import('./pacing')).run,
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
   'column-sort': async () => (await import('./column-sort')).run,
