@@ -12,5 +12,6 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   export: async () => (await import('./export')).run,
   pii: async () => (await import('./pii')).run,
   renderer: async () => (await import('./renderer')).run,
-  team: async () => (await import('./team')).run
+  team: async () => (await import('./team')).run,
+  review: async () => (await import('./review')).run
 }
