@@ -19,6 +19,8 @@ interface Tables {
   keys: AnalysisKeyInfo[]
   /** The call type catalog, with any name a scope was synced with that it lacks. */
   typeNames: CallTypeNames
+  /** Prefix lengths the index keeps prefix indexes for: such a prefix is one doclist. */
+  indexedPrefixes: Set<number>
 }
 
 /**
@@ -71,7 +73,7 @@ export class SearchCatalog {
       for (const r of rows) keyIds.set(r.key, [...(keyIds.get(r.key) ?? []), Math.trunc(r.id)])
       for (const ids of keyIds.values()) ids.sort((a, b) => a - b)
       const scopes = reads.scopes()
-      return { scopes, keyIds, keys: keyInfos(rows), typeNames: typeNamesOf(reads.callTypes(), scopes) }
+      return { scopes, keyIds, keys: keyInfos(rows), typeNames: typeNamesOf(reads.callTypes(), scopes), indexedPrefixes: new Set(reads.prefixIndexLengths()) }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
     this.expansions = new PerVersion(watch, () => new Map())
@@ -121,7 +123,10 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds, keys, typeNames } = this.tables.get()
-    return { scopes, keyIds, keys, typeNames, expansions: new Map(prefixesOf(text, keys).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    const { scopes, keyIds, keys, typeNames, indexedPrefixes } = this.tables.get()
+    // A prefix the index keeps a prefix index for ("i", "ka" from schema 7) is read as one
+    // doclist: it stays a prefix, cheap to probe, and needs no expansion.
+    const prefixes = prefixesOf(text, keys).filter((p) => !indexedPrefixes.has([...p].length))
+    return { scopes, keyIds, keys, typeNames, expansions: new Map(prefixes.map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }
