@@ -6,6 +6,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   ratelimit: async () => (await import('./ratelimit')).run,
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
+  'column-sort': async () => (await import('./column-sort')).run,
   export: async () => (await import('./export')).run,
   pii: async () => (await import('./pii')).run,
   renderer: async () => (await import('./renderer')).run,

@@ -63,6 +63,33 @@ export const CallRow = z.object({
 export type CallRow = z.infer<typeof CallRow>
 export const SUMMARY_PREVIEW_CHARS = 240
 
+/**
+ * A column of the results list besides the fixed ones: the call type (from the single-type
+ * scopes that returned the call), a field the service sends that the contract does not name
+ * (`extra:agentName`, `extra:durationSeconds`), or an analysis key (`analysis:<key>`).
+ */
+export const ResultColumn = z
+  .string()
+  .max(210)
+  .regex(/^(callType|extra:[A-Za-z0-9_]{1,100}|analysis:.{1,200})$/s, 'Not a known column')
+export type ResultColumn = z.infer<typeof ResultColumn>
+
+/** Sorting the results by a column: numbers numerically, text in Turkish collation; calls without a value last. */
+export const ColumnSort = z.object({ column: ResultColumn, dir: z.enum(['asc', 'desc']) })
+export type ColumnSort = z.infer<typeof ColumnSort>
+
+/** A chosen column's value for one row: text, a number, or nothing. */
+export const CellValue = z.union([z.string(), z.number(), z.null()])
+export type CellValue = z.infer<typeof CellValue>
+
+/** One page's rows with the chosen columns' values, by callId then column. */
+export const RowCells = z.record(z.string(), z.record(z.string(), CellValue))
+export type RowCells = z.infer<typeof RowCells>
+
+/** A column the chooser can offer, with how it sorts. */
+export const ColumnInfo = z.object({ column: ResultColumn, label: z.string(), numeric: z.boolean() })
+export type ColumnInfo = z.infer<typeof ColumnInfo>
+
 export const CallType = z.object({ value: z.string(), description: z.string() })
 export type CallType = z.infer<typeof CallType>
 
@@ -146,7 +173,12 @@ export const SearchQuery = z
 export type SearchQuery = z.infer<typeof SearchQuery>
 export type SearchQueryInput = z.input<typeof SearchQuery>
 
-export const SearchPage = z.object({ offset: z.number().int().nonnegative(), rows: z.array(CallRow) })
+export const SearchPage = z.object({
+  offset: z.number().int().nonnegative(),
+  rows: z.array(CallRow),
+  /** The chosen columns' values for these rows, when columns were asked for. */
+  cells: RowCells.optional()
+})
 export type SearchPage = z.infer<typeof SearchPage>
 
 export const Facets = z.object({
@@ -374,7 +406,9 @@ export const Settings = z.object({
       englishHeaders: z.boolean().default(false)
     })
     .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide', englishHeaders: false }),
-  savedSearches: z.array(SavedSearch).max(500).default([])
+  savedSearches: z.array(SavedSearch).max(500).default([]),
+  /** The results list's chosen columns, per account id. */
+  resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({})
 })
 export type Settings = z.infer<typeof Settings>
 
@@ -387,7 +421,9 @@ export const SettingsPatch = z.object({
   export: Settings.shape.export.unwrap().partial().optional(),
   account: z
     .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
-    .optional()
+    .optional(),
+  /** One account's chosen result columns. */
+  resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional()
 })
 export type SettingsPatch = z.infer<typeof SettingsPatch>
 

@@ -3,7 +3,10 @@ import {
   SearchQuery,
   type AnalysisKeyInfo,
   type CallRecord,
+  type ColumnInfo,
+  type ColumnSort,
   type Facets,
+  type ResultColumn,
   type SearchPage
 } from '../../shared/domain'
 import { createSearchReader, type CallCache, type SearchReader } from '../cache'
@@ -20,6 +23,7 @@ import { Pager } from './pager'
 import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, type Estimate, type PlanKind } from './plan'
 import { idsInRanges } from './selection'
 import { countSql, matchedIds } from './sql'
+import { positionAt, ViewColumns } from './view-columns'
 
 export type { ExportIteration } from './export-iteration'
 
@@ -28,8 +32,16 @@ const MAX_LIMIT = 1000
 /** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
 const QUERIES_KEPT = 16
 
+/** How the results list shows a page: sorted by a chosen column, with the chosen columns' values. */
+export interface PageView {
+  sortBy?: ColumnSort | null
+  columns?: readonly ResultColumn[]
+}
+
 export interface LocalSearch {
-  page(query: SearchQuery, offset: number, limit: number): SearchPage
+  page(query: SearchQuery, offset: number, limit: number, view?: PageView): SearchPage
+  /** The columns the results list can show and sort by. */
+  resultColumns(): ColumnInfo[]
   count(query: SearchQuery): number
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets
   analysisKeys(): AnalysisKeyInfo[]
@@ -62,6 +74,7 @@ class SearchOverCache implements LocalSearch {
   private readonly columns: CallColumns
   private readonly facetCounter: FacetCounter
   private readonly pager: Pager
+  private readonly view: ViewColumns
 
   constructor(
     private readonly reader: SearchReader,
@@ -74,6 +87,7 @@ class SearchOverCache implements LocalSearch {
     this.columns = new CallColumns(reader.columns, watch)
     this.facetCounter = new FacetCounter(reader, this.columns, facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
+    this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
   }
 
   private prepare(query: SearchQuery): Prepared {
@@ -108,10 +122,50 @@ class SearchOverCache implements LocalSearch {
     return { plan: plan.kind, estimate: estimate.n, total }
   }
 
-  page(query: SearchQuery, offset: number, limit: number): SearchPage {
+  page(query: SearchQuery, offset: number, limit: number, view: PageView = {}): SearchPage {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
+    const page = view.sortBy ? this.columnPage(query, view.sortBy, offset, limit) : this.datePage(query, offset, limit)
+    if (!view.columns || view.columns.length === 0) return page
+    return { ...page, cells: this.view.cells(page.rows, view.columns) }
+  }
+
+  resultColumns(): ColumnInfo[] {
+    return this.view.list()
+  }
+
+  /**
+   * A page in a chosen column's order: positions in the column's sorted ids (view-columns.ts),
+   * the query's matches tested along them through its match bitmap. Keyset paging as for
+   * the date order: the query remembers, per page served, the position in the sorted ids it
+   * ended at, so reading on starts there and a jump starts from the nearest one known.
+   */
+  private columnPage(query: SearchQuery, sortBy: ColumnSort, offset: number, limit: number): SearchPage {
+    const p = this.prepare(query)
+    if (p.q.empty) return { offset, rows: [] }
+    const sorted = this.view.sortedBy(sortBy.column)
+    const total = this.catalog.totalCalls()
+    const bits = p.q.match === null && p.q.where.length === 0 ? null : this.matchesOf(p).bitmap(total + 1)
+    const ids: number[] = []
+    if (bits === null) {
+      for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
+    } else {
+      const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}`)
+      const near = state.nearest(offset)
+      let seen = near.position
+      let i = near.key === null ? 0 : near.key[0] + 1
+      for (; i < sorted.order.length && ids.length < limit; i++) {
+        const id = positionAt(sorted, sortBy.dir, i)
+        if (bits[id] !== 1) continue
+        if (seen++ >= offset) ids.push(id)
+      }
+      if (ids.length > 0) state.remember(offset + ids.length, [i - 1, 0])
+    }
+    return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
+  }
+
+  private datePage(query: SearchQuery, offset: number, limit: number): SearchPage {
     const p = this.prepare(query)
     const { q, state, estimate } = p
     if (state.count !== null && offset >= state.count) return { offset, rows: [] }

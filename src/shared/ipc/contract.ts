@@ -6,11 +6,14 @@ import {
   CacheInfo,
   CallRecord,
   CallType,
+  ColumnInfo,
+  ColumnSort,
   ExportProgress,
   ExportRequest,
   Facets,
   IanaZone,
   RemotePage,
+  ResultColumn,
   SavedSearch,
   ScopeStatus,
   SearchPage,
@@ -60,11 +63,16 @@ export const contract = {
       .object({
         query: SearchQuery,
         offset: z.number().int().min(0).max(100_000_000),
-        limit: z.number().int().min(1).max(500)
+        limit: z.number().int().min(1).max(500),
+        /** Sort by a chosen column instead of the query's own order. */
+        sortBy: ColumnSort.nullable().default(null),
+        /** The chosen columns whose values the rows should carry. */
+        columns: z.array(ResultColumn).max(30).default([])
       })
       .strict(),
     response: SearchPage
   },
+  'search.columns': { request: Empty, response: z.array(ColumnInfo) },
   'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int() }) },
   'search.facets': {
     request: z

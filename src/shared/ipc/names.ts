@@ -19,6 +19,7 @@ export const CHANNELS = [
   'search.count',
   'search.facets',
   'search.analysisKeys',
+  'search.columns',
   'calls.get',
   'remote.search',
   'savedSearches.save',

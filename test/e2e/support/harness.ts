@@ -126,3 +126,16 @@ export async function launchApp(opts: LaunchOptions = {}): Promise<LaunchedApp> 
     throw e
   }
 }
+
+/** Calls the app's own API from the page, as the renderer does; rejects with the error's message. */
+export async function invokeInPage<T>(page: Page, channel: string, request: unknown): Promise<T> {
+  return page.evaluate(
+    async ([c, r]) => {
+      const api = (globalThis as unknown as { api: { invoke(c: string, r: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }> } }).api
+      const res = await api.invoke(c, r)
+      if (!res.ok) throw new Error(res.error?.message)
+      return res.value
+    },
+    [channel, request] as const
+  ) as Promise<T>
+}

@@ -9,6 +9,7 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'search.columns'
   | 'calls.get'
   | 'catalog.callTypes'
   | 'remote.search'
@@ -23,7 +24,8 @@ export type SearchHandlers = Pick<
 export function searchHandlers(state: AppState): SearchHandlers {
   const search = () => state.runtime?.search ?? null
   return {
-    'search.page': async ({ query, offset, limit }) => search()?.page(query, offset, limit) ?? { offset, rows: [] },
+    'search.page': async ({ query, offset, limit, sortBy, columns }) => search()?.page(query, offset, limit, { sortBy, columns }) ?? { offset, rows: [] },
+    'search.columns': async () => search()?.resultColumns() ?? [],
     'search.count': async ({ query }) => ({ total: search()?.count(query) ?? 0 }),
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },

@@ -4,6 +4,7 @@ import { SqliteDataReads, SqliteMatchReads } from './data-reads'
 import { SqliteFacetSqlReads, SqliteTotalsReads } from './facet-reads'
 import { SqliteRowReads } from './row-reads'
 import { StatementCache } from './statements'
+import { SqliteViewReads } from './view-reads'
 import type { SearchReader } from './types'
 
 export { QUARTER_MS } from './column-reads'
@@ -21,6 +22,7 @@ export function createSearchReader(cache: CallCache): SearchReader {
     rows: new SqliteRowReads(cache, statements),
     columns: new SqliteColumnReads(statements),
     totals: new SqliteTotalsReads(statements),
-    facetSql: new SqliteFacetSqlReads(statements)
+    facetSql: new SqliteFacetSqlReads(statements),
+    view: new SqliteViewReads(statements)
   }
 }

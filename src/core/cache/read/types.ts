@@ -16,6 +16,7 @@ export interface SearchReader {
   readonly columns: ColumnReads
   readonly totals: TotalsReads
   readonly facetSql: FacetSqlReads
+  readonly view: ViewReads
 }
 
 /** SQL text and its parameters, in order. */
@@ -133,6 +134,23 @@ export interface ColumnReads {
   textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] }
   /** The same with numeric values, NaN where a value is not a number. */
   numericItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; nums: Float64Array }
+}
+
+/** The results list's chosen columns (search/view-columns.ts). */
+export interface ViewReads {
+  /** The extra fields (scalars) the newest `sample` calls carry, and whether every value was a number. */
+  extraFields(sample: number): Array<{ field: string; numeric: boolean }>
+  /** One extra field of every call that has it (not empty), as text. */
+  extraColumn(field: string): { calls: Int32Array; values: string[] }
+  /**
+   * For the calls of a page: their ids and extra fields (in the order asked), their items of
+   * these key ids (call, key id, value, numeric value; in item order), their scope memberships.
+   */
+  cells(
+    callIds: readonly string[],
+    extraFields: readonly string[],
+    keyIds: readonly number[]
+  ): { calls: Array<{ id: number; callId: string; extra: unknown[] }>; items: Array<[number, number, string, number | null]>; members: Array<[number, number]> }
 }
 
 export interface TotalsReads {

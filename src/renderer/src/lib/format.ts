@@ -105,3 +105,8 @@ export function formatDuration(totalSeconds: number, locale = 'en-GB'): string {
 export function intlLocale(language: 'tr' | 'en'): string {
   return language === 'tr' ? 'tr-TR' : 'en-GB'
 }
+
+/** A review score total (0–100, one decimal) in the UI's locale: 87.5 / 87,5. */
+export function formatScore(total: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(total)
+}

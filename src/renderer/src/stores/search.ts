@@ -10,6 +10,7 @@ import { PageCache } from '../lib/pageCache'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
+import { useColumnsStore } from './columns'
 
 export type SearchMode = 'local' | 'service'
 export const PAGE_SIZE = 100
@@ -68,9 +69,31 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   async function loadLookups(): Promise<void> {
-    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {})])
+    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {}), useColumnsStore().load()])
     if (keys.status === 'fulfilled') analysisKeys.value = keys.value
     if (types.status === 'fulfilled') callTypes.value = types.value
+  }
+
+  /** Pages of a query in the list's order (a chosen column's, else the query's), with the chosen columns' values. */
+  function pageFetcher(q: SearchQuery): (offset: number, limit: number) => Promise<CallRow[]> {
+    const columns = useColumnsStore()
+    const sortBy = columns.sortBy
+    const chosen = [...columns.chosen]
+    return async (offset, limit) => {
+      const page = await call('search.page', { query: q, offset, limit, sortBy, columns: chosen })
+      columns.remember(page.cells)
+      return page.rows
+    }
+  }
+
+  /**
+   * The same result set read again (another column chosen): the count, the selection and the
+   * cursor stay, since the rows and their order do not change.
+   */
+  function refreshRows(): void {
+    if (mode.value !== 'local') return
+    cache.reset(pageFetcher(activeQuery.value))
+    version.value++
   }
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
@@ -86,7 +109,7 @@ export const useSearchStore = defineStore('search', () => {
     try {
       if (mode.value === 'local') {
         total.value = null
-        cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
+        cache.reset(pageFetcher(q))
         version.value++
         const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
         if (token !== requestToken) return
@@ -147,6 +170,11 @@ export const useSearchStore = defineStore('search', () => {
   function click(offset: number, mods: ClickModifiers): void {
     selection.value = clickRow(selection.value, offset, mods, shownTotal.value)
     cursor.value = offset
+  }
+
+  /** Puts back a selection a gesture replaced (the first click of a double-click that opens a call). */
+  function restoreSelection(sel: Selection): void {
+    selection.value = sel
   }
 
   function selectAll(): void {
@@ -240,6 +268,8 @@ export const useSearchStore = defineStore('search', () => {
     setMode,
     click,
     selectAll,
+    restoreSelection,
+    refreshRows,
     clearSelection,
     exportSelection,
     resetFilters,

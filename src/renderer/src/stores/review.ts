@@ -1,0 +1,198 @@
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import type { CallRecord, SearchQuery } from '../../../shared/domain'
+import type { AppErrorInfo } from '../../../shared/errors'
+import type { Annotation, ReviewListInfo, ReviewListItem, Sampling, Scorecard } from '../../../shared/review'
+import type { Request } from '../../../shared/ipc/contract'
+import { call } from '../api'
+import { toErrorInfo } from '../lib/errorMessage'
+
+type Patch = Omit<Request<'annotations.save'>, 'callId'>
+
+/**
+ * Review: the lists, the scorecards, and review mode's position in the open list (the call
+ * shown, its annotation, the focused criterion). Every change goes through the contract and
+ * the annotation shown is the one the core returned.
+ */
+export const useReviewStore = defineStore('review', () => {
+  const lists = ref<ReviewListInfo[]>([])
+  const scorecards = ref<Scorecard[]>([])
+  const tags = ref<Array<{ tag: string; count: number }>>([])
+  const error = ref<AppErrorInfo | null>(null)
+
+  const list = ref<ReviewListInfo | null>(null)
+  const index = ref(0)
+  const item = ref<ReviewListItem | null>(null)
+  const record = shallowRef<CallRecord | null>(null)
+  const annotation = shallowRef<Annotation | null>(null)
+  /** The scorecard review mode scores with, and the criterion digits answer. */
+  const scorecardId = ref<string | null>(null)
+  const focused = ref(0)
+  /** When the last "next call" was asked for and shown (performance.now), for the e2e budget. */
+  const shownIn = ref<number | null>(null)
+
+  const scorecard = computed(() => scorecards.value.find((s) => s.id === scorecardId.value) ?? scorecards.value[0] ?? null)
+
+  async function guarded<T>(work: () => Promise<T>): Promise<T | undefined> {
+    try {
+      error.value = null
+      return await work()
+    } catch (e) {
+      error.value = toErrorInfo(e)
+      return undefined
+    }
+  }
+
+  async function loadLookups(): Promise<void> {
+    await guarded(async () => {
+      const [l, s, t] = await Promise.all([call('reviewLists.list', {}), call('scorecards.list', {}), call('annotations.tags', {})])
+      lists.value = l
+      scorecards.value = s
+      tags.value = t
+      if (scorecardId.value === null && s[0]) scorecardId.value = s[0].id
+    })
+  }
+
+  async function createFromSearch(name: string, query: SearchQuery, sample: Sampling | null): Promise<ReviewListInfo | undefined> {
+    return guarded(async () => {
+      const created = await call('reviewLists.create', { name, source: { kind: 'query', query, sample } })
+      lists.value = await call('reviewLists.list', {})
+      return created
+    })
+  }
+
+  async function createFromIds(name: string, ids: string[]): Promise<ReviewListInfo | undefined> {
+    return guarded(async () => {
+      const created = await call('reviewLists.create', { name, source: { kind: 'ids', ids } })
+      lists.value = await call('reviewLists.list', {})
+      return created
+    })
+  }
+
+  async function removeList(id: string): Promise<void> {
+    await guarded(async () => {
+      await call('reviewLists.delete', { id })
+      lists.value = await call('reviewLists.list', {})
+      if (list.value?.id === id) list.value = null
+    })
+  }
+
+  /** Shows the list's call at `at` (clamped): its record and annotation. */
+  async function show(at: number): Promise<void> {
+    if (!list.value) return
+    const started = performance.now()
+    await guarded(async () => {
+      const { list: info, items } = await call('reviewLists.items', { id: list.value!.id, offset: Math.max(0, at), limit: 1 })
+      list.value = info
+      const it = items[0] ?? null
+      if (!it) return
+      const [rec, ann] = await Promise.all([call('calls.get', { callId: it.callId }), call('annotations.get', { callId: it.callId })])
+      index.value = it.position
+      item.value = it
+      record.value = rec
+      annotation.value = ann
+      focused.value = 0
+      if (ann?.score) scorecardId.value = ann.score.scorecardId
+      shownIn.value = performance.now() - started
+    })
+  }
+
+  async function open(listId: string, at = 0): Promise<void> {
+    list.value = lists.value.find((l) => l.id === listId) ?? { id: listId, name: '', createdAt: 0, author: '', size: 0, reviewed: 0 }
+    await show(at)
+  }
+
+  const next = (): Promise<void> => (list.value && index.value < list.value.size - 1 ? show(index.value + 1) : Promise.resolve())
+  const prev = (): Promise<void> => (index.value > 0 ? show(index.value - 1) : Promise.resolve())
+
+  async function nextUnreviewed(): Promise<void> {
+    if (!list.value) return
+    const found = await guarded(() => call('reviewLists.nextUnreviewed', { id: list.value!.id, index: index.value }))
+    if (found) await show(found.position)
+  }
+
+  async function refreshProgress(): Promise<void> {
+    if (!list.value) return
+    const { list: info } = await call('reviewLists.items', { id: list.value.id, offset: 0, limit: 1 })
+    list.value = info
+  }
+
+  /** Saves fields of the shown call's annotation (or of `callId`). */
+  async function save(patch: Patch, callId?: string): Promise<Annotation | undefined> {
+    const id = callId ?? item.value?.callId ?? record.value?.callId
+    if (!id) return undefined
+    const saved = await guarded(() => call('annotations.save', { callId: id, ...patch }))
+    if (saved && (callId === undefined || callId === item.value?.callId)) annotation.value = saved
+    if (saved && patch.tags) tags.value = await call('annotations.tags', {})
+    if (saved && patch.status && list.value) await refreshProgress()
+    return saved
+  }
+
+  async function undo(callId?: string): Promise<void> {
+    const id = callId ?? item.value?.callId
+    if (!id) return
+    const back = await guarded(() => call('annotations.undo', { callId: id }))
+    if (back !== undefined && back !== null) {
+      annotation.value = back
+      if (list.value) await refreshProgress()
+    }
+  }
+
+  /** Answers the focused criterion of the current scorecard with `value`, then focuses the next. */
+  async function answer(value: number): Promise<void> {
+    const card = scorecard.value
+    const criterion = card?.criteria[focused.value]
+    if (!card || !criterion) return
+    const max = criterion.scale === 'yes_no' ? 1 : criterion.scale === '1_5' ? 5 : 10
+    const min = criterion.scale === '1_5' ? 1 : 0
+    if (value < min || value > max) return
+    const previous = annotation.value?.score?.scorecardId === card.id && annotation.value.score.version === card.version ? annotation.value.score.answers : {}
+    const saved = await save({ score: { scorecardId: card.id, version: card.version, answers: { ...previous, [criterion.id]: value } } })
+    if (saved) focused.value = Math.min(card.criteria.length - 1, focused.value + 1)
+  }
+
+  async function saveScorecard(definition: Request<'scorecards.save'>['definition'], id?: string): Promise<Scorecard | undefined> {
+    return guarded(async () => {
+      const saved = await call('scorecards.save', { definition, ...(id ? { id } : {}) })
+      scorecards.value = await call('scorecards.list', {})
+      return saved
+    })
+  }
+
+  async function importScorecards(json: string): Promise<void> {
+    await guarded(async () => {
+      await call('scorecards.import', { json })
+      scorecards.value = await call('scorecards.list', {})
+    })
+  }
+
+  return {
+    lists,
+    scorecards,
+    tags,
+    error,
+    list,
+    index,
+    item,
+    record,
+    annotation,
+    scorecardId,
+    scorecard,
+    focused,
+    shownIn,
+    loadLookups,
+    createFromSearch,
+    createFromIds,
+    removeList,
+    open,
+    show,
+    next,
+    prev,
+    nextUnreviewed,
+    save,
+    undo,
+    answer,
+    saveScorecard,
+    importScorecards
+  }
+})
