@@ -245,6 +245,17 @@ export type SyncOrder = z.infer<typeof SyncOrder>
 export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
 export type SyncPhase = z.infer<typeof SyncPhase>
 
+/** The pace of the tenant's requests against its configured limit (issue 12). */
+export const SyncPace = z.object({
+  /** Requests per minute the tenant's limiter lets go now (0 while the service holds us). */
+  perMinute: z.number().nonnegative(),
+  /** The configured limit, in requests per minute. */
+  limitPerMinute: z.number().positive(),
+  /** The service answered 429 lately and the pace has not climbed back to the limit yet. */
+  throttled: z.boolean()
+})
+export type SyncPace = z.infer<typeof SyncPace>
+
 export const SyncProgress = z.object({
   runId: z.string(),
   phase: SyncPhase,
@@ -264,6 +275,8 @@ export const SyncProgress = z.object({
   etaSeconds: z.number().nonnegative().nullable(),
   /** While waiting on the rate limiter or a Retry-After. */
   waitSeconds: z.number().nonnegative().nullable(),
+  /** Absent when the run has no limiter to ask (a pull from a team cache). */
+  pace: SyncPace.optional(),
   warnings: z.array(z.string()),
   error: AppErrorInfo.optional()
 })

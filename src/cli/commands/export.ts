@@ -11,7 +11,7 @@ import { systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
 
@@ -54,7 +54,9 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const selection: ExportSelection = ids.length > 0 ? { kind: 'ids', ids } : { kind: 'query', query }
   const cache = openCache(required(values.db, '--db'), { readonly: true })
   try {
-    const source = { ...createSearch(cache).iterate(selection), review: reviewLookup(cache) }
+    const search = createSearch(cache)
+    if (selection.kind === 'query' && !checkQueryText(query.text, search.analysisKeys(), io, 'export')) return EXIT.usage
+    const source = { ...search.iterate(selection), review: reviewLookup(cache) }
     const result = await exportCalls({
       source,
       file: out,

@@ -6,7 +6,7 @@ import { systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 const PAGE_LIMIT = 500
 
@@ -32,6 +32,7 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
   const cache = openCache(required(values.db, '--db'), { readonly: true })
   try {
     const search = createSearch(cache)
+    if (!checkQueryText(query.text, search.analysisKeys(), io, 'search')) return EXIT.usage
     const total = search.count(query)
     const records: CallRecord[] = []
     // The search pages at most PAGE_LIMIT rows at a time; deeper pages stay fast (keyset).

@@ -7,7 +7,7 @@ import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLim
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
-import { cliLogger, ProgressBar, type Io } from '../output'
+import { cliLogger, ProgressBar, THROTTLED_NOTE, type Io } from '../output'
 import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
@@ -106,11 +106,14 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
       logger,
       rateLimit: conn.rateLimit,
       lookbackHours,
-      waits: conn.waits
+      waits: conn.waits,
+      pace: () => conn.limiter.status
     })
     const bar = new ProgressBar(io)
     let lastLine = 0
+    let throttled = false
     const onProgress = (p: SyncProgress): void => {
+      throttled ||= p.pace?.throttled === true
       if (!values.json) return bar.update(p)
       const now = Date.now()
       if (p.phase !== 'fetching' && p.phase !== 'waiting') return
@@ -120,6 +123,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     }
     const final = await engine.run(scope, { mode, order, signal, onProgress })
     bar.finish()
+    if (throttled && !values.json) io.err(`note: ${THROTTLED_NOTE}.\n`)
     report(final, io, values.json)
     if (final.error) return exitCodeFor(final.error.code)
     return EXIT.ok

@@ -98,7 +98,7 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds } = this.tables.get()
-    return { scopes, keyIds, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    const { scopes, keyIds, keys } = this.tables.get()
+    return { scopes, keyIds, keys, expansions: new Map(prefixesOf(text, keys).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

@@ -1,6 +1,12 @@
 import type { SearchQuery } from '../../shared/domain'
+import { foldText } from '../../shared/text/fold'
 import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
-import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
+import type { QueryError } from '../../shared/query/ast'
+import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
+import { CallsightError } from '../errors'
+import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
+import { tokensOf } from '../../shared/query/parse'
+import { describeQueryError } from '../../shared/query/messages'
 import { compileReview } from './review-filter'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
@@ -39,6 +45,8 @@ export interface QueryCatalog {
   scopes: readonly ScopeRef[]
   /** Ids of each analysis key's (key, friendly name) pairs. */
   keyIds: ReadonlyMap<string, readonly number[]>
+  /** The analysis keys field terms name (`duygu:olumsuz`, `csat>=4`). */
+  keys: readonly KeyRef[]
   /** The terms each prefix of the text stands for; null when too many to expand. */
   expansions: ReadonlyMap<string, readonly string[] | null>
   /** Moves with writes to annotations and review lists: part of the key of a query that filters by them. */
@@ -68,9 +76,21 @@ export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[]): numb
 
 const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
 
+/** The query text's errors, each with the span to underline; none when it can run. */
+export function textErrors(text: string, keys: readonly KeyRef[]): QueryError[] {
+  return analyzeQuery(text, { keys }).errors
+}
+
 /** The prefixes in the text whose terms compileQuery wants in `QueryCatalog.expansions`. */
-export function prefixesOf(text: string): string[] {
-  return parseText(text).elements.filter((e) => e.prefix).map((e) => e.tokens[e.tokens.length - 1]!)
+export function prefixesOf(text: string, keys: readonly KeyRef[] = []): string[] {
+  return prefixesIn(analyzeQuery(text, { keys }).node)
+}
+
+/** A query whose text cannot run: InvalidInput saying what and where (the app underlines it first). */
+function invalidText(text: string, e: QueryError): CallsightError {
+  return new CallsightError('InvalidInput', `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`, {
+    fields: [{ members: ['text'], message: describeQueryError(e) }]
+  })
 }
 
 /** Pure: the same query and catalog always give the same SQL. */
@@ -93,14 +113,14 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
 
   // A prefix the catalog could not expand (too many terms) stays a prefix, and a row-by-row
   // probe of it is costly; one it has no entry for stays a prefix too.
-  const expand: PrefixExpander = (prefix) => {
-    const terms = catalog.expansions.get(prefix)
-    return terms === undefined || terms === null ? null : [...terms]
-  }
-  const parsed = parseText(query.text)
-  const costlyProbe = parsed.elements.some((e) => e.prefix && catalog.expansions.get(e.tokens[e.tokens.length - 1]!) === null)
-  const userMatch = toMatch(parsed, null, expand)
-  const matchParts: string[] = userMatch ? [userMatch] : []
+  const expand: PrefixExpander = (prefix) => catalog.expansions.get(prefix)
+  const analyzed = analyzeQuery(query.text, { keys: catalog.keys })
+  if (analyzed.errors.length > 0) throw invalidText(query.text, analyzed.errors[0]!)
+  const text = compileText(analyzed.node, { expand, keyIds: catalog.keyIds })
+  where.push(...text.where)
+  params.push(...text.params)
+  const matchParts: string[] = text.match ? [text.match] : []
+  const costlyProbe = text.costlyProbe
 
   for (const f of query.analysis) {
     const keys = catalog.keyIds.get(f.key)
@@ -109,22 +129,27 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       continue
     }
     if (f.kind === 'equals') {
-      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keys)}) AND a.value = ?)`)
-      params.push(f.value)
-      // The value's words must be in the call's analysis text: lets the index find rare values.
-      const element = phraseOf(f.value)
-      if (element) matchParts.push(toMatch({ elements: [element] }, 'analysis') ?? '')
+      // Case- and diacritic-insensitive, like text; the value's words must be in the call's
+      // analysis text, which lets the index find rare values.
+      const p = analysisExists(keys, FOLDED_EQUALS, [foldText(f.value)])
+      where.push(p.sql)
+      params.push(...p.params)
+      const tokens = tokensOf(f.value)
+      if (tokens.length > 0) matchParts.push(phraseFts(tokens, false, 'analysis', expand).fts)
     } else {
-      const conds = [`a.key_id IN (${ids(keys)})`, 'a.value_num IS NOT NULL']
+      const conds = ['a.value_num IS NOT NULL']
+      const rangeParams: unknown[] = []
       if (f.min !== null) {
         conds.push('a.value_num >= ?')
-        params.push(f.min)
+        rangeParams.push(f.min)
       }
       if (f.max !== null) {
         conds.push('a.value_num <= ?')
-        params.push(f.max)
+        rangeParams.push(f.max)
       }
-      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
+      const p = analysisExists(keys, conds.join(' AND '), rangeParams)
+      where.push(p.sql)
+      params.push(...p.params)
     }
   }
   const review = compileReview(query.review)
@@ -132,8 +157,8 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where.push(...review.where)
     params.push(...review.params)
   }
-  const match = matchParts.length ? matchParts.join(' AND ') : null
-  const order: ResultOrder = query.sort === 'relevance' ? (userMatch !== null ? 'relevance' : 'date_desc') : query.sort
+  const match = matchParts.length > 1 ? matchParts.map((m) => `(${m})`).join(' AND ') : (matchParts[0] ?? null)
+  const order: ResultOrder = query.sort === 'relevance' ? (text.ranked ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
   return {
     where,

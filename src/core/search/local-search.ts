@@ -20,7 +20,7 @@ import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
-import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
+import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
 import { idsInRanges } from './selection'
 import { countSql, matchedAmong, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
@@ -108,7 +108,7 @@ class SearchOverCache implements LocalSearch {
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, estimateCap(total))
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, candidateCap(total))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 

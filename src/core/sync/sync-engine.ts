@@ -82,6 +82,7 @@ export class SyncEngine {
       rateLimit: this.deps.rateLimit,
       pageSize,
       logger,
+      pace: this.deps.pace,
       onProgress: opts.onProgress
     })
     const unsubscribe = this.deps.waits?.subscribe((ms) => report.waiting(ms))

@@ -80,7 +80,8 @@ describe('review filters in local search', () => {
     ['status reviewed', { statuses: ['reviewed'] }],
     ['status new (never annotated too)', { statuses: ['new'] }],
     ['status new or follow-up', { statuses: ['new', 'follow_up'] }],
-    ['a rare tag', { tags: ['kvkk'] }],
+    ['a tag', { tags: ['kvkk'] }],
+    ['a rare score', { scoreMin: 100 }],
     ['two tags', { tags: ['iade', 'şikayet'] }],
     ['has a note', { hasNote: true }],
     ['has no note', { hasNote: false }],
@@ -102,7 +103,7 @@ describe('review filters in local search', () => {
   }
 
   it('uses the candidates for a rare filter and the scan for a common one', () => {
-    expect(search.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('fts')
+    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
     expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('scan')
   })
 

@@ -1,3 +1,4 @@
+import { foldText } from '../../../shared/text/fold'
 import type { CallCache } from '../call-cache'
 import { SqliteColumnReads } from './column-reads'
 import { SqliteDataReads, SqliteMatchReads } from './data-reads'
@@ -13,6 +14,8 @@ export * from './types'
 
 /** The read side of one cache for search: its parts share one statement cache. */
 export function createSearchReader(cache: CallCache): SearchReader {
+  // Analysis equals compares folded values (case and diacritics, Turkish i), as text does.
+  cache.db.function('fold_text', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldText(v) : v))
   const statements = new StatementCache(cache.db)
   const data = new SqliteDataReads(cache, statements)
   return {

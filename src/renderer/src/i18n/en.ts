@@ -252,6 +252,9 @@ export const en = {
     eta: 'ETA',
     etaUnknown: 'estimating…',
     waiting: 'waiting {seconds}',
+    pace: 'Pace',
+    paceValue: '{perMinute} of {limit} req/min',
+    throttled: "The service asked us to slow down; another workstation may be using the tenant's limit.",
     position: 'Reached {date}',
     scopes: 'Synced scopes',
     noScopes: 'Nothing synced yet.',
@@ -359,6 +362,33 @@ export const en = {
     tokensNotPersisted: 'Tokens are kept in memory only on this computer; you will sign in again after a restart.',
     about: 'About',
     version: 'Version {version}'
+  },
+  queryError: {
+    unbalancedOpen: 'This “(” is never closed.',
+    unbalancedClose: 'This “)” closes nothing.',
+    emptyGroup: 'Empty parentheses.',
+    danglingOperator: '{subject} needs a term on each side.',
+    danglingNot: '{subject} needs a term after it.',
+    missingValue: '{subject}: needs a value.',
+    notANumber: '“{subject}” is not a number (a range is written 300..600).',
+    badRange: 'The range {subject} starts after it ends.',
+    unknownField: 'No field or analysis key is called “{subject}”. Put the text in quotes to search for it.',
+    fieldUnavailable: '{subject}: is not available in this cache.',
+    tooDeep: 'Too many nested parentheses.',
+    notComparable: '{subject} is text: compare it with “:” only.'
+  },
+  queryHelp: {
+    title: 'Search language',
+    words: 'Words match by their beginning: fatur finds fatura and faturası',
+    phrase: 'These words in this order, exactly',
+    or: 'Either word',
+    not: 'Without this word',
+    group: 'Groups terms',
+    field: 'Only in the title (summary: for the summary)',
+    equals: 'An analysis value, by key or by its name; case and accents do not matter',
+    compare: 'A number of at least 4 (also >, <, <=)',
+    range: 'A number from 300 to 600',
+    folding: 'Turkish letters fold: istanbul finds İSTANBUL, sikayet finds şikayet.'
   },
   shortcuts: {
     title: 'Keyboard shortcuts',

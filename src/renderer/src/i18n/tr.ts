@@ -251,6 +251,9 @@ export const tr: Messages = {
     eta: 'Kalan süre',
     etaUnknown: 'hesaplanıyor…',
     waiting: '{seconds} bekleniyor',
+    pace: 'Tempo',
+    paceValue: 'dakikada {perMinute} / {limit} istek',
+    throttled: 'Servis yavaşlamamızı istedi; kiracının istek sınırını başka bir iş istasyonu kullanıyor olabilir.',
     position: '{date} tarihine ulaşıldı',
     scopes: 'Eşitlenen kapsamlar',
     noScopes: 'Henüz bir şey eşitlenmedi.',
@@ -358,6 +361,33 @@ export const tr: Messages = {
     tokensNotPersisted: 'Bu bilgisayarda belirteçler yalnızca bellekte tutulur; yeniden başlatmadan sonra tekrar oturum açarsınız.',
     about: 'Hakkında',
     version: 'Sürüm {version}'
+  },
+  queryError: {
+    unbalancedOpen: 'Bu “(” hiç kapanmıyor.',
+    unbalancedClose: 'Bu “)” hiçbir şeyi kapatmıyor.',
+    emptyGroup: 'Boş parantez.',
+    danglingOperator: '{subject} iki yanında da bir terim ister.',
+    danglingNot: '{subject} ardından bir terim ister.',
+    missingValue: '{subject}: bir değer ister.',
+    notANumber: '“{subject}” bir sayı değil (aralık 300..600 diye yazılır).',
+    badRange: '{subject} aralığı bittiği yerden sonra başlıyor.',
+    unknownField: '“{subject}” adında bir alan ya da analiz anahtarı yok. Bu metni aramak için tırnak içine alın.',
+    fieldUnavailable: '{subject}: bu önbellekte kullanılamıyor.',
+    tooDeep: 'Çok fazla iç içe parantez.',
+    notComparable: '{subject} bir metin: yalnızca “:” ile karşılaştırılır.'
+  },
+  queryHelp: {
+    title: 'Arama dili',
+    words: 'Kelimeler başlarından eşleşir: fatur, fatura ve faturası kelimelerini bulur',
+    phrase: 'Bu kelimeler bu sırayla, tam olarak',
+    or: 'Kelimelerden biri',
+    not: 'Bu kelime olmadan',
+    group: 'Terimleri gruplar',
+    field: 'Yalnızca başlıkta (özet için summary:)',
+    equals: 'Bir analiz değeri, anahtarıyla ya da adıyla; büyük küçük harf ve aksanlar fark etmez',
+    compare: 'En az 4 olan bir sayı (ayrıca >, <, <=)',
+    range: '300 ile 600 arasında bir sayı',
+    folding: 'Türkçe harfler eşlenir: istanbul İSTANBUL yazılanı, sikayet şikayet yazılanı bulur.'
   },
   shortcuts: {
     title: 'Klavye kısayolları',

@@ -7,6 +7,7 @@ import { call } from '../api'
 import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
+import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
@@ -39,7 +40,22 @@ export const useSearchStore = defineStore('search', () => {
   const remotePage = shallowRef<RemotePage | null>(null)
 
   const analysisKeys = ref<AnalysisKeyInfo[]>([])
+  const keysLoaded = ref(false)
   const callTypes = ref<CallType[]>([])
+
+  /**
+   * What is wrong with the typed text, each with the span to underline (checked here, as
+   * core checks it, so a bad query is shown at once and never sent). Until the keys are
+   * known, an unknown field name is left for core to judge.
+   */
+  const textErrors = computed<QueryError[]>(() => {
+    if (mode.value !== 'local') return []
+    const errors = analyzeQuery(filters.text, { keys: analysisKeys.value }).errors
+    return keysLoaded.value ? errors : errors.filter((e) => e.code !== 'unknownField')
+  })
+
+  /** The folded terms the shown results matched by: words not under a NOT, analysis values asked for. */
+  const highlightTerms = computed<string[]>(() => positiveTerms(analyzeQuery(activeQuery.value.text, { keys: analysisKeys.value }).node))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
   cache.onChange = () => version.value++
@@ -70,7 +86,10 @@ export const useSearchStore = defineStore('search', () => {
 
   async function loadLookups(): Promise<void> {
     const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {}), useColumnsStore().load()])
-    if (keys.status === 'fulfilled') analysisKeys.value = keys.value
+    if (keys.status === 'fulfilled') {
+      analysisKeys.value = keys.value
+      keysLoaded.value = true
+    }
     if (types.status === 'fulfilled') callTypes.value = types.value
   }
 
@@ -98,6 +117,8 @@ export const useSearchStore = defineStore('search', () => {
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
   async function run(): Promise<void> {
+    // A text that cannot run keeps the results of the last one that could; the bar says why.
+    if (textErrors.value.length > 0) return
     const token = ++requestToken
     const q = query.value
     activeQuery.value = q
@@ -255,6 +276,9 @@ export const useSearchStore = defineStore('search', () => {
     remoteSkip,
     remotePage,
     analysisKeys,
+    keysLoaded,
+    textErrors,
+    highlightTerms,
     callTypes,
     shownTotal,
     selectedTotal,
