@@ -8,6 +8,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
   'column-sort': async () => (await import('./column-sort')).run,
+  query: async () => (await import('./query')).run,
   export: async () => (await import('./export')).run,
   pii: async () => (await import('./pii')).run,
   renderer: async () => (await import('./renderer')).run,

@@ -58,7 +58,9 @@ export const CallRow = z.object({
   summaryPreview: z.string(),
   analysisCount: z.number().int().nonnegative(),
   /** The call's review annotation, when it has one (docs/review.md). */
-  review: z.object({ status: ReviewStatus, tags: z.array(z.string()), total: z.number().nullable() }).optional()
+  review: z.object({ status: ReviewStatus, tags: z.array(z.string()), total: z.number().nullable() }).optional(),
+  /** Names of the analysis keys whose items the query's terms found ("matched in"); absent when none. */
+  matchedIn: z.array(z.string().max(300)).max(50).optional()
 })
 export type CallRow = z.infer<typeof CallRow>
 export const SUMMARY_PREVIEW_CHARS = 240

@@ -8,7 +8,7 @@ import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
-import { migrate, SCHEMA_VERSION } from './migrations'
+import { migrate, migrations, SCHEMA_VERSION } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
@@ -71,7 +71,7 @@ export class CallCache {
       throw storageError(`The cache file could not be opened (${file}).`, e)
     }
     try {
-      this.configure(opts.readonly === true)
+      this.configure(opts.readonly === true, opts.schemaVersion)
     } catch (e) {
       this.db.close()
       throw e
@@ -91,7 +91,7 @@ export class CallCache {
     return this.reviewWrites
   }
 
-  private configure(readonly: boolean): void {
+  private configure(readonly: boolean, upTo: number | undefined): void {
     const db = this.db
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
@@ -109,7 +109,7 @@ export class CallCache {
     }
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
-    migrate(db)
+    migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo))
     new SyncRuns(db).interruptRunning(this.clock.now())
   }
 
@@ -333,6 +333,11 @@ export interface CacheOpenOptions {
   readonly?: boolean
   /** Path of a better-sqlite3 addon built for this runtime (Electron), when not npm's. */
   nativeBinding?: string
+  /**
+   * Benchmarks only: migrate no further than this version, to measure the layout before a
+   * later migration on the same data in the same run (bench/query.ts).
+   */
+  schemaVersion?: number
 }
 
 export function openCache(file: string, opts?: CacheOpenOptions): CallCache {

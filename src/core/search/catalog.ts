@@ -16,6 +16,8 @@ interface Tables {
   keyIds: Map<string, number[]>
   /** Keys with items, for the UI and facets. */
   keys: AnalysisKeyInfo[]
+  /** Prefix lengths the index keeps prefix indexes for: such a prefix is one doclist. */
+  indexedPrefixes: Set<number>
 }
 
 /** Keys with items, friendly name from the pair with most items, numeric by share of items. */
@@ -52,7 +54,7 @@ export class SearchCatalog {
       const keyIds = new Map<string, number[]>()
       for (const r of rows) keyIds.set(r.key, [...(keyIds.get(r.key) ?? []), Math.trunc(r.id)])
       for (const ids of keyIds.values()) ids.sort((a, b) => a - b)
-      return { scopes: reads.scopes(), keyIds, keys: keyInfos(rows) }
+      return { scopes: reads.scopes(), keyIds, keys: keyInfos(rows), indexedPrefixes: new Set(reads.prefixIndexLengths()) }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
     this.expansions = new PerVersion(watch, () => new Map())
@@ -98,7 +100,10 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds, keys } = this.tables.get()
-    return { scopes, keyIds, keys, expansions: new Map(prefixesOf(text, keys).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    const { scopes, keyIds, keys, indexedPrefixes } = this.tables.get()
+    // A prefix the index keeps a prefix index for ("i", "ka" from schema 7) is read as one
+    // doclist: it stays a prefix, cheap to probe, and needs no expansion.
+    const prefixes = prefixesOf(text, keys).filter((p) => !indexedPrefixes.has([...p].length))
+    return { scopes, keyIds, keys, expansions: new Map(prefixes.map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

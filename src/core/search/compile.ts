@@ -1,7 +1,7 @@
 import type { SearchQuery } from '../../shared/domain'
 import { foldText } from '../../shared/text/fold'
 import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
-import type { QueryError } from '../../shared/query/ast'
+import type { QueryError, ResolvedNode } from '../../shared/query/ast'
 import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import { CallsightError } from '../errors'
 import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
@@ -38,6 +38,8 @@ export interface CompiledQuery {
   candidates: SqlPiece | null
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
+  /** The text's resolved syntax tree: what "matched in" is computed from. */
+  node: ResolvedNode | null
 }
 
 /** What a query is compiled against: read from the cache by the caller (search/catalog.ts). */
@@ -91,6 +93,18 @@ function invalidText(text: string, e: QueryError): CallsightError {
   return new CallsightError('InvalidInput', `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`, {
     fields: [{ members: ['text'], message: describeQueryError(e) }]
   })
+}
+
+/** The text's tree ANDed with the analysis filters of the filter bar, for "matched in". */
+function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']): ResolvedNode | null {
+  const span = { start: 0, end: 0 }
+  const extra: ResolvedNode[] = filters.map((f) =>
+    f.kind === 'equals'
+      ? { kind: 'equals', key: f.key, value: f.value, folded: foldText(f.value), span }
+      : { kind: 'range', key: f.key, min: f.min === null ? null : { value: f.min, strict: false }, max: f.max === null ? null : { value: f.max, strict: false }, span }
+  )
+  const items = [...(node ? [node] : []), ...extra]
+  return items.length === 0 ? null : items.length === 1 ? items[0]! : { kind: 'and', items, span }
 }
 
 /** Pure: the same query and catalog always give the same SQL. */
@@ -171,6 +185,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     to: query.to,
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
     candidates: review?.candidates ?? null,
-    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order])
+    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order]),
+    node: withFilters(analyzed.node, query.analysis)
   }
 }

@@ -9,7 +9,8 @@ import {
   type ResultColumn,
   type SearchPage
 } from '../../shared/domain'
-import { createSearchReader, type CallCache, type SearchReader } from '../cache'
+import { createSearchReader, parseNumeric, type CallCache, type SearchReader } from '../cache'
+import { matchedIn, reachesAnalysis } from '../../shared/query'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
@@ -216,7 +217,7 @@ class SearchOverCache implements LocalSearch {
     const total = this.catalog.totalCalls()
     const gap = offset - state.nearest(offset).position
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap, bitmapRead: state.matches?.read === true, longJump: this.longJump })
-    return this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1)
+    return withMatchedIn(this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1), q, this.reader)
   }
 
   count(query: SearchQuery): number {
@@ -275,6 +276,22 @@ class SearchOverCache implements LocalSearch {
     return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }
+    })
+  }
+}
+
+/**
+ * Each row says which analysis keys the query found it through ("matched in"), when the query
+ * has a term analysis items can hold: one read of the page's items, evaluated in memory.
+ */
+function withMatchedIn(page: SearchPage, q: CompiledQuery, reader: SearchReader): SearchPage {
+  if (!reachesAnalysis(q.node) || page.rows.length === 0) return page
+  const items = reader.rows.items(page.rows.map((r) => r.callId))
+  return {
+    offset: page.offset,
+    rows: page.rows.map((r) => {
+      const names = matchedIn(q.node, items.get(r.callId) ?? [], parseNumeric)
+      return names.length > 0 ? { ...r, matchedIn: names } : r
     })
   }
 }

@@ -104,3 +104,67 @@ export function positiveTerms(node: ResolvedNode | null): string[] {
   if (node) walk(node)
   return [...out]
 }
+
+/** One analysis item with the name the UI shows for its key. */
+export interface NamedItem {
+  key: string
+  friendlyName: string
+  value: string
+}
+
+/**
+ * The items of a call that a term of the query (not under a NOT) finds: a word or phrase in
+ * the value, the value equal, the number in range. What "matched in" names and the detail
+ * highlights. A phrase that only spans two items' values (the index joins them) names neither.
+ */
+export function matchedItems(node: ResolvedNode | null, items: readonly EvalItem[], num: NumberReader): number[] {
+  if (!node) return []
+  const hit = new Set<number>()
+  const tokens = items.map((a) => tokensOf(a.value))
+  const walk = (n: ResolvedNode): void => {
+    switch (n.kind) {
+      case 'text':
+        if (n.field === null) tokens.forEach((t, i) => hasPhrase(t, n.tokens, n.prefix) && hit.add(i))
+        break
+      case 'equals':
+        items.forEach((a, i) => a.key === n.key && foldText(a.value) === n.folded && hit.add(i))
+        break
+      case 'range':
+        items.forEach((a, i) => {
+          const x = a.key === n.key ? num(a.value) : null
+          if (x !== null && within(x, n.min, n.max)) hit.add(i)
+        })
+        break
+      case 'and':
+      case 'or':
+        n.items.forEach(walk)
+        break
+      case 'not':
+        break
+    }
+  }
+  walk(node)
+  return [...hit].sort((a, b) => a - b)
+}
+
+/** The names of the keys whose items a query found, each once, in item order. */
+export function matchedIn(node: ResolvedNode | null, items: readonly NamedItem[], num: NumberReader): string[] {
+  return [...new Set(matchedItems(node, items, num).map((i) => items[i]!.friendlyName || items[i]!.key))]
+}
+
+/** Whether some term of the query (not under a NOT) can be found in an analysis item. */
+export function reachesAnalysis(node: ResolvedNode | null): boolean {
+  if (!node) return false
+  switch (node.kind) {
+    case 'text':
+      return node.field === null
+    case 'equals':
+    case 'range':
+      return true
+    case 'and':
+    case 'or':
+      return node.items.some(reachesAnalysis)
+    case 'not':
+      return false
+  }
+}

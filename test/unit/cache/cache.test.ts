@@ -174,6 +174,44 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
   })
 })
 
+describe('migration 7: the index rebuilt with prefix indexes', () => {
+  const vocab = (): unknown[] => cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw(true).all()
+
+  it('indexes every call again as ingest did, now with one- and two-letter prefix indexes (migration 7)', () => {
+    cache.close()
+    rmSync(file, { force: true })
+    // A version 6 cache: calls with and without analysis, one changed later.
+    cache = openCache(file, { clock, schemaVersion: 6 })
+    cache.ensureScope('all', FILTERS)
+    cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
+    cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2), rec(3, { title: 'İPTAL ışık' })], includeAnalysis: true, checkpoint: null })
+    cache.writePage({ scopeKey: 'typed', records: [rec(4), rec(5)], includeAnalysis: false, checkpoint: null })
+    cache.writePage({ scopeKey: 'all', records: [rec(2, { summary: 'kargo gecikti' })], includeAnalysis: true, checkpoint: null })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(6)
+    const before = vocab()
+    const hits = ['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)
+    cache.close()
+
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(cache.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get()).toMatch(/prefix='1 2'/)
+    expect(vocab()).toEqual(before)
+    expect(['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)).toEqual(hits)
+    // Prefix queries answer from the prefix index the same as from the terms.
+    for (const p of ['f', 'ka', 'o', 'ol', 'i']) {
+      const terms = (before as Array<[string]>).map(([t]) => t).filter((t) => t.startsWith(p))
+      expect(terms.length).toBeGreaterThan(0)
+      const either = terms.map((t) => `"${t}"`).join(' OR ')
+      expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', `"${p}"*`), p).toBe(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', either))
+    }
+    expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', '"ka"*')).toBe(1)
+    expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', '"o"*')).toBe(5)
+    // Later writes index as before.
+    cache.writePage({ scopeKey: 'all', records: [rec(4)], includeAnalysis: true, checkpoint: null })
+    expect(ftsHits('olumsuz')).toBe(2)
+  })
+})
+
 describe('writePage', () => {
   it('is idempotent: the same page twice stores each call once', () => {
     const page = [rec(1), rec(2), rec(3)]

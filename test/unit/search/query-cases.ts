@@ -15,6 +15,10 @@ export const FIXTURE_KEYS: KeyRef[] = [
  */
 export const LANGUAGE_CASES: ReadonlyArray<[label: string, text: string]> = [
   ['a word is a prefix', 'fatur'],
+  ['one-letter prefix (prefix index)', 'o'],
+  ['two-letter prefix (prefix index)', 'ka'],
+  ['a word pair ending in a one-letter prefix', 'kargo-g'],
+  ['short prefixes ORed and negated', '(ı OR ö) -ka'],
   ['two words: AND', 'fatura iade'],
   ['explicit AND', 'fatura AND iade'],
   ['a quoted phrase is exact', '"kargo gecikti"'],

@@ -64,4 +64,17 @@ describe('the query language: local search against the syntax tree evaluated in 
     expect(withWord.filter((id) => without.includes(id))).toEqual([])
     expect(search.count(SearchQuery.parse({ text: 'fatura OR iade' }))).toBe(new Set([...brute('fatura'), ...brute('iade')]).size)
   })
+
+  it('says which analysis key each row was found through, and nothing for title words or negations', () => {
+    const rows = (text: string) => search.page(SearchQuery.parse({ text }), 0, 200).rows
+    const byValue = rows('duygu:olumsuz')
+    expect(byValue.length).toBeGreaterThan(0)
+    for (const r of byValue) expect(r.matchedIn).toEqual(['Duygu'])
+    for (const r of rows('skor>=95')) expect(r.matchedIn).toEqual(['Skor'])
+    // A word found in an analysis value names its key; found only in the title, nothing.
+    const word = rows('olumsuz')
+    expect(word.every((r) => r.matchedIn?.includes('Duygu'))).toBe(true)
+    for (const r of rows('title:fatura')) expect(r.matchedIn).toBeUndefined()
+    for (const r of rows('fatura -duygu:olumsuz')) expect(r.matchedIn ?? []).not.toContain('Duygu')
+  })
 })

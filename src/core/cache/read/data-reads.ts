@@ -46,6 +46,13 @@ export class SqliteDataReads implements DataReads, CatalogReads {
     return rows.map(([id, key, friendlyName, items, numericItems]) => ({ id, key, friendlyName, items, numericItems }))
   }
 
+  prefixIndexLengths(): number[] {
+    // FTS5 keeps its options only in the CREATE statement (schema 6 on: prefix='1 2').
+    const sql = (this.statements.get("SELECT sql FROM sqlite_schema WHERE name = 'calls_fts'", 'pluck').get() as string | undefined) ?? ''
+    const m = /prefix\s*=\s*'([\d\s]+)'/i.exec(sql)
+    return m ? m[1]!.trim().split(/\s+/).map(Number) : []
+  }
+
   prefixTerms(prefix: string, limit: number): string[] {
     return this.statements.get('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?', 'pluck').all(prefix, prefix + TOP, limit) as string[]
   }

@@ -1,4 +1,5 @@
 import type { CallRecord, CallRow } from '../../../shared/domain'
+import type { NamedItem } from '../../../shared/query'
 import type { ChangeSet } from '../change-journal'
 import type { ScopeFilters } from '../sync-scopes'
 
@@ -74,6 +75,8 @@ export interface CatalogReads {
   analysisKeys(): AnalysisKeyRow[]
   /** Up to `limit` indexed terms starting with `prefix`, in binary order. */
   prefixTerms(prefix: string, limit: number): string[]
+  /** The prefix lengths (in characters) the full-text index keeps prefix indexes for. */
+  prefixIndexLengths(): number[]
 }
 
 export interface MatchReads {
@@ -113,6 +116,8 @@ export interface RowReads {
   /** The analysis keys the calls of a SELECT of `c.*` rows hold. */
   keysIn(calls: SqlPiece): string[]
   record(callId: string): CallRecord | null
+  /** The analysis items of these calls (by callId), in item order, with their keys' names. */
+  items(callIds: readonly string[]): Map<string, NamedItem[]>
 }
 
 /** Calls added from `from` on, and the `touched` ones: what a column reads after a write. */

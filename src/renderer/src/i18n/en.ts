@@ -122,6 +122,7 @@ export const en = {
     directionOption: 'Code {code}'
   },
   search: {
+    matchedIn: 'Matched in: {fields}',
     placeholder: 'Search titles and summaries  (press / to focus)',
     queryLabel: 'Search text',
     modeLocal: 'Local',

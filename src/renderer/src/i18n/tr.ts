@@ -121,6 +121,7 @@ export const tr: Messages = {
     directionOption: 'Kod {code}'
   },
   search: {
+    matchedIn: 'Eşleşen alan: {fields}',
     placeholder: 'Başlık ve özetlerde ara  (odaklamak için / tuşu)',
     queryLabel: 'Arama metni',
     modeLocal: 'Yerel',

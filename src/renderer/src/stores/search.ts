@@ -55,7 +55,9 @@ export const useSearchStore = defineStore('search', () => {
   })
 
   /** The folded terms the shown results matched by: words not under a NOT, analysis values asked for. */
-  const highlightTerms = computed<string[]>(() => positiveTerms(analyzeQuery(activeQuery.value.text, { keys: analysisKeys.value }).node))
+  /** The shown results' query as a resolved tree (null when it has no text or does not resolve). */
+  const activeNode = computed(() => analyzeQuery(activeQuery.value.text, { keys: analysisKeys.value }).node)
+  const highlightTerms = computed<string[]>(() => positiveTerms(activeNode.value))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
   cache.onChange = () => version.value++
@@ -279,6 +281,7 @@ export const useSearchStore = defineStore('search', () => {
     keysLoaded,
     textErrors,
     highlightTerms,
+    activeNode,
     callTypes,
     shownTotal,
     selectedTotal,
