@@ -23,12 +23,17 @@ import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
-import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, type Estimate, type PlanKind } from './plan'
+import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
 import { idsInRanges } from './selection'
-import { countSql, matchedIds } from './sql'
+import { countSql, matchedAmong, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
 
 export type { ExportIteration } from './export-iteration'
+
+/** Sorted by a column, candidates asked about at once when the query's match list is not read. */
+const PROBE_BATCH = 500
+/** Candidates asked about per page before reading the match list instead (a rare filter). */
+const PROBE_MAX = 10_000
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
@@ -163,23 +168,62 @@ class SearchOverCache implements LocalSearch {
     if (p.q.empty) return { offset, rows: [] }
     const sorted = this.view.sortedBy(sortBy.column)
     const total = this.catalog.totalCalls()
-    const bits = p.q.match === null && p.q.where.length === 0 ? null : this.matchesOf(p).bitmap(total + 1)
     const ids: number[] = []
-    if (bits === null) {
+    if (p.q.match === null && p.q.where.length === 0) {
       for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
+      return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
+    }
+    const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}`)
+    const near = state.nearest(offset)
+    const start = near.key === null ? 0 : near.key[0] + 1
+    const at = (i: number): number => positionAt(sorted, sortBy.dir, i)
+    // Near a known position, with the match list not read (a common word's first pages): ask
+    // SQL about the next candidates in batches, as the walk plan asks FTS5 about each row,
+    // instead of reading every match first. A rare match list is cheap to read: read it.
+    const rare = p.q.match !== null && p.estimate.n <= walkThreshold(total, limit)
+    const far = offset - near.position >= PROBE_MAX / 2
+    const probed = this.matchesOf(p).read || rare || far ? null : this.probe(p.q, at, sorted.order.length, start, offset - near.position, limit)
+    let end: number
+    if (probed !== null) {
+      ids.push(...probed.ids)
+      end = probed.end
     } else {
-      const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}`)
-      const near = state.nearest(offset)
+      const bits = this.matchesOf(p).bitmap(total + 1)!
       let seen = near.position
-      let i = near.key === null ? 0 : near.key[0] + 1
+      let i = start
       for (; i < sorted.order.length && ids.length < limit; i++) {
-        const id = positionAt(sorted, sortBy.dir, i)
+        const id = at(i)
         if (bits[id] !== 1) continue
         if (seen++ >= offset) ids.push(id)
       }
-      if (ids.length > 0) state.remember(offset + ids.length, [i - 1, 0])
+      end = i
     }
+    if (ids.length > 0) state.remember(offset + ids.length, [end - 1, 0])
     return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
+  }
+
+  /**
+   * Matches along a sorted order from position `start`, skipping `skip` of them, up to
+   * `limit`: candidates asked about PROBE_BATCH at a time. Null when PROBE_MAX candidates
+   * were not enough (a rare filter: its match list is the cheaper way).
+   */
+  private probe(q: CompiledQuery, at: (i: number) => number, length: number, start: number, skip: number, limit: number): { ids: number[]; end: number } | null {
+    const ids: number[] = []
+    let seen = 0
+    let i = start
+    while (i < length && ids.length < limit) {
+      if (i - start >= PROBE_MAX) return null
+      const batch: number[] = []
+      for (let k = i; k < Math.min(length, i + PROBE_BATCH); k++) batch.push(at(k))
+      const hits = new Set(this.reader.matches.idList(matchedAmong(q, JSON.stringify(batch))))
+      for (const id of batch) {
+        i++
+        if (!hits.has(id)) continue
+        if (seen++ >= skip) ids.push(id)
+        if (ids.length === limit) break
+      }
+    }
+    return { ids, end: i }
   }
 
   private datePage(query: SearchQuery, offset: number, limit: number): SearchPage {
