@@ -15,7 +15,7 @@ const DAY = 24 * 3600 * 1000
 const ALL_SCOPE = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 const TYPE_SCOPE = { callTypes: ['Fatura'], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: false }
 
-function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[] {
+export function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[] {
   const out: number[] = []
   const started = performance.now()
   for (let i = 0; i < iterations; i++) {
@@ -31,7 +31,7 @@ function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[
  * Writes n generated calls in pages of 100 (as synced with analysis), `group` pages per
  * transaction: the sync engine stores pages that arrived together in one (up to 20).
  */
-function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; medianPerSec: number; cpuPerSec: number; seconds: number } {
+export function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; medianPerSec: number; cpuPerSec: number; seconds: number } {
   cache.ensureScope('all', ALL_SCOPE)
   cache.ensureScope('type:Fatura', TYPE_SCOPE)
   const rnd = prng(42)

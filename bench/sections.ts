@@ -4,10 +4,14 @@ import type { BenchFn } from './types'
 export const sections: Record<string, () => Promise<BenchFn>> = {
   service: async () => (await import('./service')).run,
   ratelimit: async () => (await import('./ratelimit')).run,
+  pacing: async () => (await import('./pacing')).run,
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
+  'column-sort': async () => (await import('./column-sort')).run,
+  query: async () => (await import('./query')).run,
   export: async () => (await import('./export')).run,
   pii: async () => (await import('./pii')).run,
   renderer: async () => (await import('./renderer')).run,
-  team: async () => (await import('./team')).run
+  team: async () => (await import('./team')).run,
+  review: async () => (await import('./review')).run
 }

@@ -33,11 +33,17 @@ const QUICK_LIMIT: RateLimit = { requests: 15, perSeconds: 5 }
  * 2-core machine; on the real 60 s window it costs 0.4% of the ceiling, here 2.4%.
  */
 const MARGIN_MS = 250
-const FROM = '2026-01-01T00:00:00Z'
-const TO = '2026-01-31T00:00:00Z'
-const ZONE = 'Europe/Istanbul'
+export const FROM = '2026-01-01T00:00:00Z'
+export const TO = '2026-01-31T00:00:00Z'
+export const ZONE = 'Europe/Istanbul'
 
-interface Service {
+/** How the service counts the tenant's limit (`--rate-window`); its default is sliding. */
+export interface BenchWindow {
+  kind: 'fixed' | 'sliding' | 'bucket'
+  burst?: number
+}
+
+export interface Service {
   url: string
   where: 'process' | 'in-process'
   stop(): Promise<void>
@@ -48,11 +54,12 @@ interface Service {
  * a real service is remote, and in-process it would take the engine's CPU on this 2-core
  * machine. Without the bundle it runs in-process, and the row says so.
  */
-async function startBenchService(calls: number, LIMIT: RateLimit): Promise<Service> {
+export async function startBenchService(calls: number, LIMIT: RateLimit, window?: BenchWindow): Promise<Service> {
   const bundle = process.env.CALLSIGHT_SERVICE_BUNDLE ?? join(process.cwd(), 'out', 'node', 'service.mjs')
   const args = ['--calls', String(calls), '--seed', '9', '--from', FROM, '--to', TO, '--tz', ZONE, '--rate-limit', `${LIMIT.requests}/${LIMIT.perSeconds}`, '--quiet']
+  if (window) args.push('--rate-window', window.kind, ...(window.burst ? ['--rate-burst', String(window.burst)] : []))
   if (!existsSync(bundle)) {
-    const svc = await startService({ port: 0, calls, seed: 9, from: FROM, to: TO, tz: ZONE, rateLimit: LIMIT, quiet: true })
+    const svc = await startService({ port: 0, calls, seed: 9, from: FROM, to: TO, tz: ZONE, rateLimit: LIMIT, rateWindow: window?.kind, rateBurst: window?.burst, quiet: true })
     return { url: svc.url, where: 'in-process', stop: () => svc.stop() }
   }
   const child: ChildProcess = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })

@@ -9,11 +9,40 @@ export type ParsedFlags<O extends Options> = ReturnType<typeof parseArgs<{ args:
 /** node:util parseArgs, with its errors turned into one line a person can act on. */
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false): ParsedFlags<O> {
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true })
+    return parseArgs({ args: joinDashValues(argv, options), options, allowPositionals, strict: true })
   } catch (e) {
     const msg = e instanceof Error ? e.message.split('\n')[0]! : 'Bad arguments.'
     throw new CallsightError('InvalidInput', msg.replace(/^TypeError \[[A-Z_]+\]: /, ''))
   }
+}
+
+/**
+ * `--sort -date` as people type it: parseArgs refuses a string option's value that starts
+ * with a dash ("argument is ambiguous"). A value that is not itself one of the flags is
+ * joined to its option (`--sort=-date`), so `--direction -1` and `--where -x=1` work too.
+ */
+export function joinDashValues(argv: readonly string[], options: Options): string[] {
+  const out: string[] = []
+  const isFlag = (arg: string): boolean => {
+    if (arg === '--') return true
+    if (arg.startsWith('--')) return arg.slice(2).split('=')[0]! in options
+    const short = arg.slice(1, 2)
+    return Object.values(options).some((o) => o.short === short)
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--') {
+      out.push(...argv.slice(i))
+      break
+    }
+    const next = argv[i + 1]
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : null
+    if (name !== null && options[name]?.type === 'string' && next !== undefined && next.startsWith('-') && next !== '-' && !isFlag(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else out.push(arg)
+  }
+  return out
 }
 
 /** Validates with zod; the first problem becomes one line naming the flag. */

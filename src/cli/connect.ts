@@ -2,7 +2,7 @@ import { createServiceClient } from '../core/client'
 import { CallsightError } from '../core/errors'
 import type { Cipher, Logger } from '../core/platform'
 import { MemoryStore } from '../core/platform/node'
-import { TenantRateLimiter } from '../core/ratelimit'
+import { LegacyTenantRateLimiter, TenantRateLimiter, type RequestPacer } from '../core/ratelimit'
 import { Session, TokenVault } from '../core/session'
 import { WaitFeed } from '../core/sync'
 import { BaseUrl, DEFAULT_RATE_LIMIT, type RateLimit } from '../shared/domain'
@@ -22,7 +22,7 @@ const memoryOnly: Cipher = {
 
 export interface Connection {
   session: Session
-  limiter: TenantRateLimiter
+  limiter: RequestPacer
   waits: WaitFeed
   rateLimit: RateLimit
   baseUrl: string
@@ -40,7 +40,9 @@ export async function connect(opts: {
   if (opts.user.trim() === '') throw new CallsightError('InvalidInput', '--user is required.')
   const rateLimit = opts.rateLimit ?? DEFAULT_RATE_LIMIT
   const waits = new WaitFeed()
-  const limiter = new TenantRateLimiter(rateLimit, { onWait: waits.emit })
+  // CALLSIGHT_LIMITER=legacy is for the bench's same-run baseline (bench/pacing.ts) only.
+  const Limiter = process.env.CALLSIGHT_LIMITER === 'legacy' ? LegacyTenantRateLimiter : TenantRateLimiter
+  const limiter = new Limiter(rateLimit, { onWait: waits.emit })
   const client = createServiceClient({
     baseUrl,
     zone: opts.zone,

@@ -14,6 +14,8 @@ export const EXIT = {
   validation: 9,
   storage: 10,
   denseSecond: 11,
+  /** search/export --strict: synced scopes do not answer the whole query. */
+  notCovered: 12,
   cancelled: 130
 } as const
 
@@ -55,4 +57,6 @@ export const EXIT_HELP = `Exit codes:
   9    the service refused the request (Validation, UnknownCallType)
   10   the cache file could not be used (Storage, DatabaseTooNew)
   11   sync finished, but a second held more calls than can be paged (DenseSecond)
+  12   search or export --strict: synced scopes do not cover the whole query (the answer
+       is printed; stderr names what to sync)
   130  cancelled (Ctrl-C); a sync keeps its checkpoint and continues next time`

@@ -7,6 +7,7 @@ import { pullCommand, PULL_HELP } from './commands/pull'
 import { teamCommand, TEAM_HELP } from './commands/team'
 import { workerCommand, WORKER_HELP } from './commands/worker'
 import { serveCommand, SERVE_HELP } from './commands/serve'
+import { typesCommand, TYPES_HELP } from './commands/types'
 import { annotationsCommand, ANNOTATIONS_HELP } from './commands/annotations'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
@@ -19,6 +20,7 @@ Commands:
   search          search the cache file offline
   remote-search   one page straight from the service
   export          write calls from the cache to CSV, XLSX, JSON or NDJSON
+  types           the cache's call type catalog: list it, or import the tenant's (JSON, CSV)
   annotations     back up or hand over review annotations (export|import, JSON or CSV)
   team            set up the team cache on PostgreSQL (init), or show it (status)
   worker          keep scopes fresh in the team cache, on a schedule
@@ -37,6 +39,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   search: { run: searchCommand, help: SEARCH_HELP },
   'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
   export: { run: exportCommand, help: EXPORT_HELP },
+  types: { run: typesCommand, help: TYPES_HELP },
   annotations: { run: annotationsCommand, help: ANNOTATIONS_HELP },
   serve: { run: serveCommand, help: SERVE_HELP },
   team: { run: teamCommand, help: TEAM_HELP },

@@ -40,8 +40,19 @@ export function progressLine(p: SyncProgress, width = 24): string {
   const filled = Math.round(share * width)
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`
   const wait = p.waitSeconds !== null && p.phase === 'waiting' ? ` waiting ${duration(p.waitSeconds)}` : ''
-  return `${bar} ${(share * 100).toFixed(0).padStart(3)}%  ${p.stored} stored  ${p.requests} req  ${p.requestsPerMinute.toFixed(0)} req/min  ${p.recordsPerSecond.toFixed(0)} rec/s  ETA ${duration(p.etaSeconds)}${wait}`
+  return `${bar} ${(share * 100).toFixed(0).padStart(3)}%  ${p.stored} stored  ${p.requests} req  ${p.requestsPerMinute.toFixed(0)} req/min${paceText(p)}  ${p.recordsPerSecond.toFixed(0)} rec/s  ETA ${duration(p.etaSeconds)}${wait}`
 }
+
+/** The limiter's pace against the configured limit, and whether the service slowed us down. */
+function paceText(p: SyncProgress): string {
+  if (!p.pace) return ''
+  const { perMinute, limitPerMinute, throttled } = p.pace
+  return ` (pace ${perMinute.toFixed(0)} of ${limitPerMinute.toFixed(0)}/min${throttled ? ', slowed by the service' : ''})`
+}
+
+/** Said once when a run was throttled: why it went slower than the configured limit. */
+export const THROTTLED_NOTE = "the service asked us to slow down; another workstation may be using the tenant's limit"
+
 
 export class ProgressBar {
   private lastDraw = 0

@@ -11,6 +11,7 @@ export class CallsightError extends Error {
   readonly retryAfterSeconds: number | undefined
   readonly fields: FieldMessage[] | undefined
   readonly callType: string | undefined
+  readonly knownCallTypes: string[] | undefined
   readonly status: number | undefined
 
   constructor(
@@ -21,6 +22,7 @@ export class CallsightError extends Error {
       retryAfterSeconds?: number
       fields?: FieldMessage[]
       callType?: string
+      knownCallTypes?: string[]
       status?: number
       cause?: unknown
     } = {}
@@ -32,6 +34,7 @@ export class CallsightError extends Error {
     this.retryAfterSeconds = extra.retryAfterSeconds
     this.fields = extra.fields
     this.callType = extra.callType
+    this.knownCallTypes = extra.knownCallTypes
     this.status = extra.status
   }
 
@@ -41,6 +44,7 @@ export class CallsightError extends Error {
     if (this.retryAfterSeconds !== undefined) info.retryAfterSeconds = this.retryAfterSeconds
     if (this.fields !== undefined) info.fields = this.fields
     if (this.callType !== undefined) info.callType = this.callType
+    if (this.knownCallTypes !== undefined) info.knownCallTypes = this.knownCallTypes
     if (this.status !== undefined) info.status = this.status
     return info
   }

@@ -9,7 +9,7 @@ import { startService, type ServiceOptions } from './index'
 import { isValidZone } from './zoned-time'
 
 const USAGE =
-  'usage: npm run service -- [--host 127.0.0.1] [--port 0] [--calls N] [--seed S] [--from ISO] [--to ISO] [--rate-limit N/SECONDS] ' +
+  'usage: npm run service -- [--host 127.0.0.1] [--port 0] [--calls N] [--seed S] [--from ISO] [--to ISO] [--rate-limit N/SECONDS] [--rate-window fixed|sliding|bucket] [--rate-burst N] ' +
   '[--token-ttl SECONDS] [--refresh-ttl SECONDS] [--allow-ip LIST] [--envelope paged|array|wrapped] [--date-format offset|utc|naive] [--tz ZONE] ' +
   '[--config FILE] [--dump FILE] [--dense AT:COUNT]... [--latency MS] [--error-rate R] [--error-statuses LIST] [--drop-rate R] ' +
   '[--malformed-rate R] [--truncate-rate R] [--quiet]'
@@ -36,6 +36,8 @@ const flagsSchema = z.object({
     })
     .refine((r) => r.requests > 0 && r.perSeconds > 0, '--rate-limit needs N > 0 and SECONDS > 0')
     .optional(),
+  'rate-window': z.enum(['fixed', 'sliding', 'bucket'], { message: '--rate-window must be fixed, sliding or bucket' }).optional(),
+  'rate-burst': wholeNumber('rate-burst', 1).optional(),
   'token-ttl': wholeNumber('token-ttl').optional(),
   'refresh-ttl': wholeNumber('refresh-ttl').optional(),
   'allow-ip': z
@@ -89,6 +91,8 @@ function readFlags(): ServiceOptions & { dump?: string } {
         from: { type: 'string' },
         to: { type: 'string' },
         'rate-limit': { type: 'string' },
+        'rate-window': { type: 'string' },
+        'rate-burst': { type: 'string' },
         'token-ttl': { type: 'string' },
         'refresh-ttl': { type: 'string' },
         'allow-ip': { type: 'string' },
@@ -120,6 +124,7 @@ function readFlags(): ServiceOptions & { dump?: string } {
   const parsed = flagsSchema.safeParse(values)
   if (!parsed.success) fail(parsed.error.issues[0]?.message ?? 'invalid flags')
   const f = parsed.data
+  if (f['rate-burst'] !== undefined && f['rate-window'] !== 'bucket') fail('--rate-burst goes with --rate-window bucket')
   const faults = {
     latencyMs: f.latency,
     errorRate: f['error-rate'],
@@ -136,6 +141,8 @@ function readFlags(): ServiceOptions & { dump?: string } {
     from: f.from,
     to: f.to,
     rateLimit: f['rate-limit'],
+    rateWindow: f['rate-window'],
+    rateBurst: f['rate-burst'],
     tokenTtlSeconds: f['token-ttl'],
     refreshTtlSeconds: f['refresh-ttl'],
     allowIps: f['allow-ip'],

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { isValidZone } from './zoned-time'
-import type { RateLimit, ServiceOptions } from './types'
+import type { RateLimit, RateWindow, ServiceOptions } from './types'
 
 export interface CallType {
   Value: string
@@ -59,6 +59,7 @@ export interface TenantConfig {
   users: UserConfig[]
   allowIps: string[] | null
   rateLimit: RateLimit
+  rateWindow: RateWindow
   callTypes: CallType[]
   calls: number
   seed: number
@@ -72,6 +73,7 @@ export function loadTenants(opts: ServiceOptions): TenantConfig[] {
   const base = {
     allowIps: opts.allowIps ?? null,
     rateLimit: opts.rateLimit ?? DEFAULT_RATE_LIMIT,
+    rateWindow: { kind: opts.rateWindow ?? 'sliding', ...(opts.rateBurst !== undefined ? { burst: opts.rateBurst } : {}) } as RateWindow,
     calls: opts.calls ?? 5000,
     seed: opts.seed ?? 1
   }
@@ -100,6 +102,7 @@ export function loadTenants(opts: ServiceOptions): TenantConfig[] {
       users: t.users.map((u) => ({ ...u, zone: u.zone ?? defaultZone })),
       allowIps: t.allowIps === undefined ? base.allowIps : t.allowIps,
       rateLimit: t.rateLimit ?? base.rateLimit,
+      rateWindow: base.rateWindow,
       callTypes: t.callTypes ?? DEFAULT_CATALOG,
       calls: t.calls ?? base.calls,
       seed: t.seed ?? base.seed + i

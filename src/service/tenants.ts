@@ -4,10 +4,10 @@ import type { CallType, TenantConfig } from './config'
 import { generateTimes, type TimeRange } from './generator'
 import { compileAllowList, type AllowCheck } from './ip-allow'
 import { hashPassword } from './passwords'
-import { SlidingWindowLimiter } from './rate-limit'
+import { createTenantLimiter, type TenantLimiter } from './rate-limit'
 import { Rng, mix, hashString } from './rng'
 import { ZoneFormatter, type DateFormat } from './zoned-time'
-import type { RateLimit } from './types'
+import type { RateLimit, RateWindow } from './types'
 
 export interface User {
   username: string
@@ -19,7 +19,7 @@ export interface User {
 
 export class Tenant {
   readonly store: CallStore
-  readonly limiter: SlidingWindowLimiter
+  readonly limiter: TenantLimiter
   allow: AllowCheck | null
   allowEntries: string[] | null
   rangeTo: number
@@ -34,10 +34,11 @@ export class Tenant {
     readonly seed: number,
     rateLimit: RateLimit,
     allowIps: string[] | null,
-    range: TimeRange
+    range: TimeRange,
+    rateWindow?: RateWindow
   ) {
     this.store = new CallStore(name, seed, catalog.length)
-    this.limiter = new SlidingWindowLimiter(rateLimit)
+    this.limiter = createTenantLimiter(rateLimit, rateWindow)
     this.allowEntries = allowIps
     this.allow = compileAllowList(allowIps)
     this.rangeTo = range.to
@@ -117,7 +118,7 @@ export async function buildTenant(cfg: TenantConfig, dateFormat: DateFormat, ran
       formatter: new ZoneFormatter(u.zone, dateFormat)
     }))
   )
-  const tenant = new Tenant(cfg.name, users, cfg.callTypes, mix(cfg.seed, hashString(cfg.name)), cfg.rateLimit, cfg.allowIps, range)
+  const tenant = new Tenant(cfg.name, users, cfg.callTypes, mix(cfg.seed, hashString(cfg.name)), cfg.rateLimit, cfg.allowIps, range, cfg.rateWindow)
   tenant.generate(cfg.calls, range, dense)
   return tenant
 }

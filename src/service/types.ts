@@ -1,6 +1,13 @@
 /** The programmatic surface of the reference service (tests, benchmarks, the app's demo mode). */
 import type { DateFormat } from './zoned-time'
 
+/** How the service counts a tenant's limit: `--rate-window fixed|sliding|bucket [--rate-burst N]`. */
+export interface RateWindow {
+  kind: 'fixed' | 'sliding' | 'bucket'
+  /** Bucket only: tokens it holds; default the limit's requests. */
+  burst?: number
+}
+
 export interface RateLimit {
   requests: number
   perSeconds: number
@@ -22,6 +29,10 @@ export interface ServiceOptions {
   to?: string
   /** Per tenant; default 60 requests per 60 s. */
   rateLimit?: RateLimit
+  /** How every tenant's limit is counted; default a sliding window. */
+  rateWindow?: RateWindow['kind']
+  /** With rateWindow 'bucket': the tokens the bucket holds; default the limit's requests. */
+  rateBurst?: number
   /** Access-token lifetime in seconds; default 604800. */
   tokenTtlSeconds?: number
   /** Refresh-token lifetime in seconds; default 14 days. */

@@ -58,10 +58,39 @@ export const CallRow = z.object({
   summaryPreview: z.string(),
   analysisCount: z.number().int().nonnegative(),
   /** The call's review annotation, when it has one (docs/review.md). */
-  review: z.object({ status: ReviewStatus, tags: z.array(z.string()), total: z.number().nullable() }).optional()
+  review: z.object({ status: ReviewStatus, tags: z.array(z.string()), total: z.number().nullable() }).optional(),
+  /** Names of the analysis keys whose items the query's terms found ("matched in"); absent when none. */
+  matchedIn: z.array(z.string().max(300)).max(50).optional()
 })
 export type CallRow = z.infer<typeof CallRow>
 export const SUMMARY_PREVIEW_CHARS = 240
+
+/**
+ * A column of the results list besides the fixed ones: the call type (from the single-type
+ * scopes that returned the call), a field the service sends that the contract does not name
+ * (`extra:agentName`, `extra:durationSeconds`), or an analysis key (`analysis:<key>`).
+ */
+export const ResultColumn = z
+  .string()
+  .max(210)
+  .regex(/^(callType|extra:[A-Za-z0-9_]{1,100}|analysis:.{1,200})$/s, 'Not a known column')
+export type ResultColumn = z.infer<typeof ResultColumn>
+
+/** Sorting the results by a column: numbers numerically, text in Turkish collation; calls without a value last. */
+export const ColumnSort = z.object({ column: ResultColumn, dir: z.enum(['asc', 'desc']) })
+export type ColumnSort = z.infer<typeof ColumnSort>
+
+/** A chosen column's value for one row: text, a number, or nothing. */
+export const CellValue = z.union([z.string(), z.number(), z.null()])
+export type CellValue = z.infer<typeof CellValue>
+
+/** One page's rows with the chosen columns' values, by callId then column. */
+export const RowCells = z.record(z.string(), z.record(z.string(), CellValue))
+export type RowCells = z.infer<typeof RowCells>
+
+/** A column the chooser can offer, with how it sorts. */
+export const ColumnInfo = z.object({ column: ResultColumn, label: z.string(), numeric: z.boolean() })
+export type ColumnInfo = z.infer<typeof ColumnInfo>
 
 export const CallType = z.object({ value: z.string(), description: z.string() })
 export type CallType = z.infer<typeof CallType>
@@ -76,6 +105,12 @@ export type CallType = z.infer<typeof CallType>
  */
 export const ResultsFilter = z.union([z.literal('answered'), z.literal('all'), z.array(z.number().int()).min(1).max(50)])
 export type ResultsFilter = z.infer<typeof ResultsFilter>
+
+/**
+ * One default for `results` in sync, local search, remote search, export and the app: the
+ * service's own (the field absent: Answered calls only), so the same flags give the same set.
+ */
+export const DEFAULT_RESULTS = 'answered' as const satisfies ResultsFilter
 
 export const AnalysisFilter = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('equals'), key: z.string().min(1).max(200), value: z.string().max(500) }),
@@ -121,7 +156,7 @@ export type SearchSort = z.infer<typeof SearchSort>
  * search. Dates are instants; the UI picks them in the display zone.
  * Locally, the scope filters (callTypes, direction, results, hasNewRequest) are answered
  * from scope membership: a call matches when a synced scope with those filters returned it.
- * Locally, results 'all' means "no filter".
+ * Locally, results 'all' means "no filter"; absent means answered only, as for the service.
  */
 export const SearchQuery = z
   .object({
@@ -132,7 +167,7 @@ export const SearchQuery = z
     to: EpochMs.nullable().default(null),
     callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
     direction: z.number().int().nullable().default(null),
-    results: ResultsFilter.default('all'),
+    results: ResultsFilter.default(DEFAULT_RESULTS),
     hasNewRequest: z.boolean().nullable().default(null),
     analysis: z.array(AnalysisFilter).max(20).default([]),
     sort: SearchSort.default('date_desc'),
@@ -146,7 +181,41 @@ export const SearchQuery = z
 export type SearchQuery = z.infer<typeof SearchQuery>
 export type SearchQueryInput = z.input<typeof SearchQuery>
 
-export const SearchPage = z.object({ offset: z.number().int().nonnegative(), rows: z.array(CallRow) })
+/**
+ * What of a query no synced scope answers: the filters to sync (call type Values, `[]` for
+ * any) and the part of the range, `[from, to)`. from/to are null only when the cache has
+ * no covered range at all to measure an open-ended query against.
+ */
+export const CoverageGap = z.object({
+  callTypes: z.array(z.string()),
+  direction: z.number().int().nullable(),
+  results: ResultsFilter,
+  hasNewRequest: z.boolean().nullable(),
+  from: EpochMs.nullable(),
+  to: EpochMs.nullable()
+})
+export type CoverageGap = z.infer<typeof CoverageGap>
+
+/**
+ * Whether a local answer is the service's: complete when synced scopes (one, or the
+ * intersection of several on their common coverage) answer every filter of the query over
+ * its whole range (an open end: the span the scopes cover). docs/cache.md, "Coverage".
+ */
+export const QueryCoverage = z.object({
+  complete: z.boolean(),
+  /** The range judged: the query's, open ends closed by the covered span. */
+  from: EpochMs.nullable(),
+  to: EpochMs.nullable(),
+  missing: z.array(CoverageGap).max(200)
+})
+export type QueryCoverage = z.infer<typeof QueryCoverage>
+
+export const SearchPage = z.object({
+  offset: z.number().int().nonnegative(),
+  rows: z.array(CallRow),
+  /** The chosen columns' values for these rows, when columns were asked for. */
+  cells: RowCells.optional()
+})
 export type SearchPage = z.infer<typeof SearchPage>
 
 export const Facets = z.object({
@@ -195,7 +264,7 @@ export const SyncScope = z
     to: EpochMs,
     callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
     direction: z.number().int().nullable().default(null),
-    results: ResultsFilter.default('answered'),
+    results: ResultsFilter.default(DEFAULT_RESULTS),
     hasNewRequest: z.boolean().nullable().default(null),
     includeAnalysis: z.boolean().default(true)
   })
@@ -212,6 +281,17 @@ export type SyncOrder = z.infer<typeof SyncOrder>
 
 export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
 export type SyncPhase = z.infer<typeof SyncPhase>
+
+/** The pace of the tenant's requests against its configured limit (issue 12). */
+export const SyncPace = z.object({
+  /** Requests per minute the tenant's limiter lets go now (0 while the service holds us). */
+  perMinute: z.number().nonnegative(),
+  /** The configured limit, in requests per minute. */
+  limitPerMinute: z.number().positive(),
+  /** The service answered 429 lately and the pace has not climbed back to the limit yet. */
+  throttled: z.boolean()
+})
+export type SyncPace = z.infer<typeof SyncPace>
 
 export const SyncProgress = z.object({
   runId: z.string(),
@@ -232,6 +312,8 @@ export const SyncProgress = z.object({
   etaSeconds: z.number().nonnegative().nullable(),
   /** While waiting on the rate limiter or a Retry-After. */
   waitSeconds: z.number().nonnegative().nullable(),
+  /** Absent when the run has no limiter to ask (a pull from a team cache). */
+  pace: SyncPace.optional(),
   warnings: z.array(z.string()),
   error: AppErrorInfo.optional()
 })
@@ -374,7 +456,9 @@ export const Settings = z.object({
       englishHeaders: z.boolean().default(false)
     })
     .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide', englishHeaders: false }),
-  savedSearches: z.array(SavedSearch).max(500).default([])
+  savedSearches: z.array(SavedSearch).max(500).default([]),
+  /** The results list's chosen columns, per account id. */
+  resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({})
 })
 export type Settings = z.infer<typeof Settings>
 
@@ -387,7 +471,9 @@ export const SettingsPatch = z.object({
   export: Settings.shape.export.unwrap().partial().optional(),
   account: z
     .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
-    .optional()
+    .optional(),
+  /** One account's chosen result columns. */
+  resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional()
 })
 export type SettingsPatch = z.infer<typeof SettingsPatch>
 

@@ -52,6 +52,8 @@ export const AppErrorInfo = z.object({
   fields: z.array(FieldMessage).optional(),
   /** UnknownCallType: the name the service did not know. */
   callType: z.string().optional(),
+  /** UnknownCallType refused locally: the catalog Values this cache knows, to pick from. */
+  knownCallTypes: z.array(z.string()).max(300).optional(),
   /** HTTP status when the error came from the service. */
   status: z.number().int().optional()
 })

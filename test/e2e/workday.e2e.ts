@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type RunningService } from '../../src/service'
 import { launchApp, type LaunchedApp, invokeInPage } from './support/harness'
@@ -16,7 +17,9 @@ const WORDS = {
     newest: 'Newest first',
     justNow: 'just now',
     future: /\bin \d+ (second|minute)/,
-    searchAdvice: /local search/i
+    searchAdvice: /local search/i,
+    agent: 'Agent',
+    duration: 'Duration (m:ss)'
   },
   tr: {
     system: { LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' },
@@ -26,7 +29,9 @@ const WORDS = {
     newest: 'Önce en yeni',
     justNow: 'az önce',
     future: /\d+ (saniye|dakika) sonra/,
-    searchAdvice: /yerel arama/i
+    searchAdvice: /yerel arama/i,
+    agent: 'Temsilci',
+    duration: 'Süre (dk:sn)'
   }
 } as const
 
@@ -137,8 +142,9 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
     const freshness = page.getByTestId('cache-freshness')
     await expect.poll(() => freshness.textContent(), { timeout: 5_000 }).toContain(w.justNow)
+    // The scopes table is read again when the run ends.
+    await expect.poll(async () => (await page.getByTestId('sync-scopes').textContent()) ?? '', { timeout: 5_000 }).toContain(w.justNow)
     const scopes = (await page.getByTestId('sync-scopes').textContent()) ?? ''
-    expect(scopes).toContain(w.justNow)
     expect(`${await freshness.textContent()} ${scopes}`).not.toMatch(w.future)
     await app.screenshot(`18a-${lang}-sync-done`)
   })
@@ -158,6 +164,83 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     expect((await page.getByTestId('sync-run-error').textContent()) ?? '').not.toMatch(w.searchAdvice)
     service.admin.setFaults({})
     await app.screenshot(`18a-${lang}-sync-failed-once`)
+  })
+
+  /** The text of one chosen column's cells in the first `n` rows. */
+  async function columnTexts(page: Page, column: string, n: number): Promise<string[]> {
+    const out: string[] = []
+    for (let i = 0; i < n; i++) out.push(((await page.getByTestId(`row-${i}`).locator(`[data-col="${column}"]`).textContent()) ?? '').trim())
+    return out
+  }
+
+  it('shows chosen columns (agent, duration, an analysis key), sorts by them, and keeps them for the account', async () => {
+    const { page } = app
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('results-grid').waitFor()
+    await page.getByTestId('column-chooser').click()
+    for (const name of [w.agent, w.duration, 'Temsilci Puanı']) await page.getByRole('option', { name, exact: true }).click()
+    await page.keyboard.press('Escape')
+    const score = 'analysis:agentScore'
+    await page.getByTestId(`sort-col-${score}`).waitFor()
+    await expect.poll(async () => (await columnTexts(page, 'extra:durationSeconds', 3)).every((d) => /^\d+:\d\d$/.test(d)), { timeout: 10_000 }).toBe(true)
+
+    // A number column sorts numerically, largest first.
+    await page.getByTestId(`sort-col-${score}`).click()
+    await expect.poll(() => page.getByTestId(`sort-col-${score}`).getAttribute('aria-sort'), { timeout: 10_000 }).toBe('descending')
+    await expect.poll(async () => (await columnTexts(page, score, 1))[0], { timeout: 10_000 }).toBe('100')
+    const scores = (await columnTexts(page, score, 20)).map(Number)
+    expect(scores).toEqual([...scores].sort((a, b) => b - a))
+
+    // A text column in Turkish order.
+    await page.getByTestId('sort-col-extra:agentName').click()
+    await expect.poll(() => page.getByTestId('sort-col-extra:agentName').getAttribute('aria-sort'), { timeout: 10_000 }).toBe('ascending')
+    const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
+    await expect.poll(async () => {
+      const names = await columnTexts(page, 'extra:agentName', 20)
+      return names.every((n) => n !== '') && names.every((n, i) => i === 0 || collator.compare(names[i - 1]!, n) <= 0)
+    }, { timeout: 10_000 }).toBe(true)
+    await app.screenshot(`18a-${lang}-list-columns`)
+
+    // Kept for the account: a reload shows the same columns.
+    await page.reload({ waitUntil: 'load' })
+    await page.getByTestId('results-grid').waitFor({ timeout: 30_000 })
+    await page.getByTestId(`sort-col-${score}`).waitFor({ timeout: 15_000 })
+    await page.getByTestId('sort-col-extra:agentName').waitFor()
+  })
+
+  it('gives cut text a tooltip, and text that fits none', async () => {
+    const { page } = app
+    const summary = page.getByTestId('row-0').locator('[data-col="summary"]')
+    await summary.hover()
+    const full = ((await summary.textContent()) ?? '').trim()
+    expect(full.length).toBeGreaterThan(20)
+    expect((await summary.getAttribute('title'))?.trim()).toBe(full)
+    const duration = page.getByTestId('row-0').locator('[data-col="extra:durationSeconds"]')
+    await duration.hover()
+    expect(await duration.getAttribute('title')).toBeNull()
+  })
+
+  it('keeps a hand-built selection while calls are opened and read one after another', async () => {
+    const { page } = app
+    // After the reload the list is in date order again (a column sort is not kept).
+    await expect.poll(() => page.getByTestId('sort-date').getAttribute('aria-sort'), { timeout: 10_000 }).toBe('descending')
+    await page.getByTestId('row-1').click()
+    for (const i of [2, 3, 5]) await page.getByTestId(`row-${i}`).click({ modifiers: ['Control'] })
+    const count = page.getByTestId('selection-count')
+    await expect.poll(() => count.getAttribute('data-count')).toBe('4')
+    // Opening another call (a double-click) is not a selection gesture.
+    await page.getByTestId('row-8').dblclick()
+    await page.getByTestId('call-detail').waitFor()
+    expect(await count.getAttribute('data-count')).toBe('4')
+    // Reading on with ↓ in the detail, and with its button.
+    await page.getByTestId('call-detail').focus()
+    await page.keyboard.press('ArrowDown')
+    await expect.poll(() => page.getByTestId('detail-position').textContent()).toContain('10')
+    await page.getByTestId('detail-next').click()
+    await expect.poll(() => page.getByTestId('detail-position').textContent()).toContain('11')
+    expect(await count.getAttribute('data-count')).toBe('4')
+    for (const i of [1, 2, 3, 5]) expect(await page.getByTestId(`row-${i}`).getAttribute('aria-selected')).toBe('true')
+    await app.screenshot(`18a-${lang}-selection-kept`)
   })
 
   it('ran without page errors or CSP violations', () => {

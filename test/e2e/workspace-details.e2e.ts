@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { syncDemoWeek } from './support/demo-week'
 import { launchApp, type LaunchedApp } from './support/harness'
 
 // The small things a day of use runs into, on the demo in English: a "last 30 days" saved
@@ -25,11 +26,7 @@ describe('workspace details', () => {
 
   it('saves "last 30 days" as a relative range', async () => {
     const { page } = app
-    await page.getByTestId('results-grid').waitFor({ timeout: 30_000 })
-    await page.getByTestId('nav-sync').click()
-    await page.getByTestId('sync-date-7').click()
-    await page.getByTestId('sync-start').click()
-    await expect.poll(() => page.getByTestId('sync-progress').getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
+    await syncDemoWeek(page)
     await page.getByTestId('nav-search').click()
     await page.getByTestId('filter-date-30').click()
     await page.getByTestId('saved-open').click()

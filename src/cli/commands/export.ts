@@ -8,10 +8,11 @@ import { createSearch } from '../../core/search'
 import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
 import { check, parseFlags, parseList, parseZone, required } from '../args'
 import { systemZone } from '../dates'
+import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
 
@@ -23,7 +24,13 @@ ${QUERY_HELP}
   --columns LIST        callId,callDate,title,summary,analysis,review (default all but review;
                         review: status, tags, note, score, scorecard, reviewer, reviewed at,
                         and in XLSX one sheet per scorecard with each criterion's answer)
-  --analysis wide|long  one column per analysis key, or one row per item (default wide)`
+  --analysis wide|long  one column per analysis key, or one row per item (default wide)
+  --strict              exit 12 when synced scopes do not cover the whole query (the file
+                        is written; its metadata records the coverage either way)
+
+Examples:
+  callsight export --db calls.db --format xlsx --out calls.xlsx --results all --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul
+  callsight export --db calls.db --format csv --out refunds.csv --types Refund --sort -date`
 
 const APP_VERSION = '0.1.0'
 
@@ -37,6 +44,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       ids: { type: 'string' },
       columns: { type: 'string' },
       analysis: { type: 'string' },
+      strict: { type: 'boolean', default: false },
       ...QUERY_OPTIONS
     },
     true
@@ -52,9 +60,13 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
     throw new CallsightError('InvalidInput', '--ids cannot be combined with search text or filters.')
   }
   const selection: ExportSelection = ids.length > 0 ? { kind: 'ids', ids } : { kind: 'query', query }
-  const cache = openCache(required(values.db, '--db'), { readonly: true })
+  const db = required(values.db, '--db')
+  const cache = openCache(db, { readonly: true })
   try {
-    const source = { ...createSearch(cache).iterate(selection), review: reviewLookup(cache) }
+    const search = createSearch(cache)
+    if (selection.kind === 'query' && !checkQueryText(query.text, search.analysisKeys(), io, 'export')) return EXIT.usage
+    const coverage = selection.kind === 'query' ? search.coverage(selection.query) : undefined
+    const source = { ...search.iterate(selection), review: reviewLookup(cache) }
     const result = await exportCalls({
       source,
       file: out,
@@ -62,11 +74,13 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       columns,
       analysisLayout,
       zone,
-      meta: { query: selection, appVersion: APP_VERSION, exportedAt: Date.now() },
+      meta: { query: selection, ...(coverage ? { coverage } : {}), appVersion: APP_VERSION, exportedAt: Date.now() },
       signal
     })
     io.out(`Wrote ${result.count} call(s) to ${terminalLine(result.file)}\n`)
-    return EXIT.ok
+    const warning = coverage ? coverageWarning('export', coverage, db, zone, (v) => search.describeType(v)) : null
+    if (warning !== null) io.err(`${warning}\n`)
+    return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok
   } finally {
     cache.close()
   }

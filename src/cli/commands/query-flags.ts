@@ -1,5 +1,9 @@
 import { CallsightError } from '../../core/errors'
-import { SearchQuery, type SearchSort } from '../../shared/domain'
+import { DEFAULT_RESULTS, SearchQuery, type SearchSort } from '../../shared/domain'
+import type { AnalysisKeyInfo } from '../../shared/domain'
+import { analyzeQuery, describeQueryError, underline } from '../../shared/query'
+import { terminalLine } from '../terminal-text'
+import type { Io } from '../output'
 import { check, parseBoolFlag, parseIntFlag, parseList, parseResults, parseWhere } from '../args'
 import { parseIsoArg } from '../dates'
 import { buildReviewFilter, REVIEW_HELP, REVIEW_OPTIONS, type ReviewFlagValues } from './review-flags'
@@ -18,12 +22,18 @@ export const QUERY_OPTIONS = {
   ...REVIEW_OPTIONS
 } as const
 
-export const QUERY_HELP = `  [text]                free text: words match by prefix, "quoted phrases" exactly;
-                        Turkish case and diacritics fold (istanbul finds İSTANBUL)
+export const QUERY_HELP = `  [text]                the search language (docs/search.md): words match by prefix,
+                        "quoted phrases" exactly, OR, -word / NOT word, (groups),
+                        title: summary: and analysis keys by key or name:
+                        duygu:olumsuz  csat>=4  aht:300..600;
+                        Turkish case and diacritics fold (istanbul finds İSTANBUL);
+                        text starting with "-" goes after --: search --db F -- -iade
   --from ISO --to ISO   date range, read in --zone when without an offset
   --where EXPR          analysis filter, repeatable: key=value, key>=N, key<=N
   --sort S              date (oldest first) | -date (newest first, default) | relevance
-  --types LIST --direction N --results R --has-new-request B
+  --types LIST          call types by catalog Value or Description, any case
+  --results R           answered (default, as the service and sync) | all | a comma list
+  --direction N --has-new-request B
                         only calls a synced scope with those filters returned
   --zone ZONE           display zone (default: this computer's)
 ${REVIEW_HELP}`
@@ -53,7 +63,7 @@ export function buildQuery(values: QueryFlagValues, positionals: string[], zone:
       to: values.to === undefined ? null : parseIsoArg(values.to, zone, '--to', true),
       callTypes: parseList(values.types),
       direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
-      results: parseResults(values.results, 'all'),
+      results: parseResults(values.results, DEFAULT_RESULTS),
       hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
       analysis: parseWhere(values.where ?? []),
       sort,
@@ -61,4 +71,18 @@ export function buildQuery(values: QueryFlagValues, positionals: string[], zone:
     },
     'query'
   )
+}
+
+/**
+ * The query text's first error, underlined under the text as typed (stderr), or nothing.
+ * Returns whether the text can run; core refuses it too, but without the picture.
+ */
+export function checkQueryText(text: string, keys: readonly AnalysisKeyInfo[], io: Io, command: string): boolean {
+  const e = analyzeQuery(text, { keys }).errors[0]
+  if (!e) return true
+  const safe = terminalLine(text)
+  // The underline lines up only when the text needed no escaping.
+  const picture = safe === text ? `\n  ${underline(text, e).replace('\n', '\n  ')}` : ''
+  io.err(`callsight ${command}: the search text is not valid: ${terminalLine(describeQueryError(e))}${picture}\n`)
+  return false
 }

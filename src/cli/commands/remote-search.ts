@@ -1,7 +1,7 @@
 import { remoteSearch } from '../../core/client/remote-search'
 import { maxTake } from '../../shared/service-limits'
 import { CallsightError } from '../../core/errors'
-import { SearchQuery, type CallRecord } from '../../shared/domain'
+import { DEFAULT_RESULTS, SearchQuery, type CallRecord } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
@@ -13,11 +13,16 @@ export const REMOTE_SEARCH_HELP = `callsight remote-search --server URL --user N
 
 One page straight from the service (nothing is cached).
 
-  --types LIST --direction N --results R --has-new-request B   as for sync
+  --types LIST --direction N --has-new-request B   as for sync
+  --results R           answered (default, as the service) | all | a comma list of numbers
   --analysis            include analysis items (take at most 100)
   --skip N --take N     paging; take is clamped to the service's bound (default 20)
   --sort date|-date     ascending or descending by time (default -date)
-  --zone ZONE --rate-limit N/S --json --verbose`
+  --zone ZONE --rate-limit N/S --json --verbose
+
+Examples:
+  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --sort -date --take 5
+  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02T08:00 --to 2026-03-02T12:00 --zone Europe/Istanbul --types ŞİKAYET --json`
 
 export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
@@ -48,7 +53,7 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
       to: parseIsoArg(required(values.to, '--to'), zone, '--to', true),
       callTypes: parseList(values.types),
       direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
-      results: parseResults(values.results, 'answered'),
+      results: parseResults(values.results, DEFAULT_RESULTS),
       hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
       sort: sort === 'date' ? 'date_asc' : 'date_desc'
     },

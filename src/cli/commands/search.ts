@@ -3,10 +3,11 @@ import { createSearch } from '../../core/search'
 import type { CallRecord } from '../../shared/domain'
 import { parseFlags, parseIntFlag, parseZone, required } from '../args'
 import { systemZone } from '../dates'
+import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { buildQuery, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
 
 const PAGE_LIMIT = 500
 
@@ -17,21 +18,35 @@ Searches the cache offline.
 ${QUERY_HELP}
   --limit N             at most N calls (default 20)
   --offset N            skip the first N
-  --json                {"total":N,"items":[{callId, callDate, title, summary, analysis}]}`
+  --strict              exit 12 when synced scopes do not cover the whole query
+  --json                {"total":N,"items":[{callId, callDate, title, summary, analysis}],
+                         "coverage":{"complete":BOOL,"missing":[{callTypes, direction,
+                         results, hasNewRequest, from, to}]}}
+
+A query synced scopes do not fully answer prints its answer with one warning line on stderr
+naming what is not synced and the sync that fills it.
+
+Examples:
+  callsight search --db calls.db --sort -date --limit 5
+  callsight search --db calls.db --types complaint --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --json
+  callsight search --db calls.db iptal --results all --strict`
 
 export async function searchCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { db: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' }, json: { type: 'boolean', default: false }, ...QUERY_OPTIONS },
+    { db: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' }, json: { type: 'boolean', default: false }, strict: { type: 'boolean', default: false }, ...QUERY_OPTIONS },
     true
   )
   const zone = parseZone(values.zone, systemZone())
   const query = buildQuery(values, positionals, zone)
   const limit = parseIntFlag(values.limit, '--limit', 1, 10_000) ?? 20
   const offset = parseIntFlag(values.offset, '--offset', 0, 100_000_000) ?? 0
-  const cache = openCache(required(values.db, '--db'), { readonly: true })
+  const db = required(values.db, '--db')
+  const cache = openCache(db, { readonly: true })
   try {
     const search = createSearch(cache)
+    if (!checkQueryText(query.text, search.analysisKeys(), io, 'search')) return EXIT.usage
+    const coverage = search.coverage(query)
     const total = search.count(query)
     const records: CallRecord[] = []
     // The search pages at most PAGE_LIMIT rows at a time; deeper pages stay fast (keyset).
@@ -44,13 +59,14 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       at += rows.length
       if (rows.length === 0 || at >= total) break
     }
-    if (values.json) {
-      io.out(`${jsonLine({ total, items: records.map(item) })}\n`)
-      return EXIT.ok
+    if (values.json) io.out(`${jsonLine({ total, items: records.map(item), coverage })}\n`)
+    else {
+      for (const r of records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
+      io.out(`${records.length} of ${total} call(s).\n`)
     }
-    for (const r of records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
-    io.out(`${records.length} of ${total} call(s).\n`)
-    return EXIT.ok
+    const warning = coverageWarning('search', coverage, db, zone, (v) => search.describeType(v))
+    if (warning !== null) io.err(`${warning}\n`)
+    return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok
   } finally {
     cache.close()
   }

@@ -2,12 +2,12 @@ import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { systemClock } from '../../core/platform/node'
 import { SyncEngine, type SyncStore } from '../../core/sync'
-import type { SyncProgress } from '../../shared/domain'
+import { DEFAULT_RESULTS, type SyncProgress } from '../../shared/domain'
 import { check, parseBoolFlag, parseFlags, parseIntFlag, parseList, parseRateLimit, parseResults, parseZone, required } from '../args'
 import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
-import { cliLogger, ProgressBar, type Io } from '../output'
+import { cliLogger, ProgressBar, THROTTLED_NOTE, type Io } from '../output'
 import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
@@ -25,7 +25,7 @@ continue after an interruption; the checkpoint is kept.
   --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
                         --to includes that whole day
   --analysis            also fetch the analysis items (pages of 100 instead of 500)
-  --results R           answered (default) | all | a comma list of result numbers
+  --results R           answered (default, as the service) | all | a comma list of numbers
   --types LIST          comma list of call types (catalog Value or Description)
   --direction N         call direction
   --has-new-request B   true | false
@@ -40,7 +40,11 @@ continue after an interruption; the checkpoint is kept.
                         line is the final state
   --verbose             log to stderr
 Team cache (--db postgres://…):
-${TEAM_DB_HELP}`
+${TEAM_DB_HELP}
+
+Examples:
+  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis
+  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --types Şikayet,Refund`
 
 const Mode = z.enum(['full', 'incremental'])
 const Order = z.enum(['newest', 'oldest'])
@@ -80,7 +84,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     to,
     callTypes: parseList(values.types),
     direction: parseIntFlag(values.direction, '--direction', -1_000_000, 1_000_000) ?? null,
-    results: parseResults(values.results, 'answered'),
+    results: parseResults(values.results, DEFAULT_RESULTS),
     hasNewRequest: parseBoolFlag(values['has-new-request'], '--has-new-request'),
     includeAnalysis: values.analysis
   }
@@ -106,11 +110,14 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
       logger,
       rateLimit: conn.rateLimit,
       lookbackHours,
-      waits: conn.waits
+      waits: conn.waits,
+      pace: () => conn.limiter.status
     })
     const bar = new ProgressBar(io)
     let lastLine = 0
+    let throttled = false
     const onProgress = (p: SyncProgress): void => {
+      throttled ||= p.pace?.throttled === true
       if (!values.json) return bar.update(p)
       const now = Date.now()
       if (p.phase !== 'fetching' && p.phase !== 'waiting') return
@@ -120,6 +127,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
     }
     const final = await engine.run(scope, { mode, order, signal, onProgress })
     bar.finish()
+    if (throttled && !values.json) io.err(`note: ${THROTTLED_NOTE}.\n`)
     report(final, io, values.json)
     if (final.error) return exitCodeFor(final.error.code)
     return EXIT.ok

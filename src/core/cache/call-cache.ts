@@ -1,14 +1,14 @@
 import { statSync } from 'node:fs'
 import Database from 'better-sqlite3'
-import { z } from 'zod'
-import { CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
+import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
+import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
-import { migrate, SCHEMA_VERSION } from './migrations'
+import { migrate, migrations, SCHEMA_VERSION } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
@@ -51,6 +51,7 @@ export class CallCache {
   private readonly journal = new ChangeJournal()
   private readonly runs: SyncRuns
   private readonly scopeRows: SyncScopes
+  private readonly catalog: CallTypeCatalog
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
   /** Writes to review data (annotations, lists) through this connection: queries with review filters follow it. */
   private reviewWrites = 0
@@ -71,13 +72,14 @@ export class CallCache {
       throw storageError(`The cache file could not be opened (${file}).`, e)
     }
     try {
-      this.configure(opts.readonly === true)
+      this.configure(opts.readonly === true, opts.schemaVersion)
     } catch (e) {
       this.db.close()
       throw e
     }
     this.runs = new SyncRuns(this.db)
     this.scopeRows = new SyncScopes(this.db)
+    this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
     const reviewed = (): void => void this.reviewWrites++
@@ -91,7 +93,7 @@ export class CallCache {
     return this.reviewWrites
   }
 
-  private configure(readonly: boolean): void {
+  private configure(readonly: boolean, upTo: number | undefined): void {
     const db = this.db
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
@@ -109,7 +111,7 @@ export class CallCache {
     }
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
-    migrate(db)
+    migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo))
     new SyncRuns(db).interruptRunning(this.clock.now())
   }
 
@@ -214,6 +216,8 @@ export class CallCache {
 
   addCoverage(scopeKey: string, from: number, to: number): void {
     this.scopeRows.addCoverage(scopeKey, from, to)
+    // Search reports coverage from the scopes it reads once per data version.
+    this.wrote(null, [])
   }
 
   /** The covered intervals of a scope, merged and sorted. */
@@ -239,21 +243,28 @@ export class CallCache {
   }
 
   upsertCallTypes(list: readonly CallType[]): void {
-    const rows = z.array(CallType).parse(list)
-    const put = this.db.prepare(
-      'INSERT INTO call_types (value, description) VALUES (?, ?) ON CONFLICT (value) DO UPDATE SET description = excluded.description'
-    )
-    this.db.transaction(() => {
-      for (const t of rows) put.run(t.value, t.description)
-    }).immediate()
+    this.catalog.upsert(list)
+    // Search resolves type names through the catalog, read once per data version.
+    this.wrote(null, [])
+  }
+
+  /** A catalog file (`import`) or Settings' whole edited list (`edit`, replacing). */
+  importCallTypes(list: readonly CallType[], source: 'import' | 'edit' = 'import'): CatalogImport {
+    const r = this.catalog.import(list, source, source === 'edit')
+    this.wrote(null, [])
+    return r
   }
 
   callTypes(): CallType[] {
-    return this.db.prepare('SELECT value, description FROM call_types ORDER BY value').all() as CallType[]
+    return this.catalog.list()
   }
 
-  /** Every scope with its filters, as stored. Search uses this to answer scope filters. */
-  scopes(): Array<{ id: number; scopeKey: string; filters: ScopeFilters }> {
+  callTypeEntries(): CallTypeEntry[] {
+    return this.catalog.entries()
+  }
+
+  /** Every scope with its filters and coverage, as stored. Search answers scope filters with it. */
+  scopes(): Array<{ id: number; scopeKey: string; filters: ScopeFilters; coverage: Array<[number, number]> }> {
     return this.scopeRows.list()
   }
 
@@ -333,6 +344,11 @@ export interface CacheOpenOptions {
   readonly?: boolean
   /** Path of a better-sqlite3 addon built for this runtime (Electron), when not npm's. */
   nativeBinding?: string
+  /**
+   * Benchmarks only: migrate no further than this version, to measure the layout before a
+   * later migration on the same data in the same run (bench/query.ts).
+   */
+  schemaVersion?: number
 }
 
 export function openCache(file: string, opts?: CacheOpenOptions): CallCache {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { reindexAll } from './reindex'
 import { CallsightError } from '../errors'
 import { SQL_HOUR_OF } from './totals'
 
@@ -289,6 +290,43 @@ export const migrations: readonly Migration[] = [
           PRIMARY KEY (list_id, position)
         ) WITHOUT ROWID;
         CREATE UNIQUE INDEX IF NOT EXISTS review_list_items_by_call ON review_list_items(call_id, list_id);
+      `)
+    }
+  },
+  {
+    // Version 7 rebuilt the full-text index with prefix indexes for one- and two-letter
+    // prefixes (FTS5 prefix='1 2'): the first letters of a word as typed ("i", "ka") are then
+    // one doclist instead of a merge of every term under them, so a page, a count or a
+    // row-by-row probe of them costs what a common word costs (docs/search.md, perf-log).
+    // FTS5 takes the option only when the table is created and a contentless table cannot
+    // 'rebuild', so the rows are written again from calls and analysis, folded as ingest
+    // folds them, in batches of ids.
+    version: 7,
+    up(db) {
+      db.exec(`
+        DROP TABLE calls_fts_vocab;
+        DROP TABLE calls_fts;
+        CREATE VIRTUAL TABLE calls_fts USING fts5(
+          title, summary, analysis,
+          content='', contentless_delete=1,
+          tokenize='unicode61 remove_diacritics 0',
+          prefix='1 2'
+        );
+        CREATE VIRTUAL TABLE calls_fts_vocab USING fts5vocab(calls_fts, 'row');
+      `)
+      reindexAll(db)
+    }
+  },
+  {
+    // Version 8: where each call type catalog entry came from. 'sync': a name a sync
+    // succeeded with (no Description: the service gives none); 'import': a catalog file;
+    // 'edit': Settings. An import files learnt names under the entry they are the Value or
+    // Description of. Rows from before were learnt unless they carried a Description.
+    version: 8,
+    up(db) {
+      db.exec(`
+        ALTER TABLE call_types ADD COLUMN source TEXT NOT NULL DEFAULT 'sync' CHECK (source IN ('sync', 'import', 'edit'));
+        UPDATE call_types SET source = 'import' WHERE description <> '';
       `)
     }
   }

@@ -75,9 +75,14 @@ export class SyncScopes {
     this.db.prepare('UPDATE sync_scopes SET last_success_at = ? WHERE id = ?').run(at, this.id(scopeKey))
   }
 
-  list(): Array<{ id: number; scopeKey: string; filters: ScopeFilters }> {
-    const rows = this.db.prepare('SELECT id, scope_key, filters FROM sync_scopes ORDER BY id').all() as ScopeRowDb[]
-    return rows.map((r) => ({ id: r.id, scopeKey: r.scope_key, filters: FiltersJson.parse(parseJson(r.filters)) }))
+  list(): Array<{ id: number; scopeKey: string; filters: ScopeFilters; coverage: Array<[number, number]> }> {
+    const rows = this.db.prepare('SELECT id, scope_key, filters, coverage FROM sync_scopes ORDER BY id').all() as ScopeRowDb[]
+    return rows.map((r) => ({
+      id: r.id,
+      scopeKey: r.scope_key,
+      filters: FiltersJson.parse(parseJson(r.filters)),
+      coverage: Intervals.parse(parseJson(r.coverage))
+    }))
   }
 
   statuses(): ScopeStatus[] {

@@ -3,8 +3,9 @@ import { CallsightError } from '../errors'
 import { guardRecord } from '../pii'
 import type { Clock, FetchLike, Logger } from '../platform'
 import { silentLogger, systemClock } from '../platform/node'
-import { parseRetryAfter } from '../ratelimit/retry-after'
-import type { TenantRateLimiter } from '../ratelimit/tenant-rate-limiter'
+import type { RequestPacer } from '../ratelimit/pacer'
+import { readRateHeaders } from '../ratelimit/rate-headers'
+import { holdCapMs, parseRetryAfter, retryAfterHoldMs } from '../ratelimit/retry-after'
 import type { CallRecord, ResultsFilter } from '../../shared/domain'
 import { type Endpoint, MESSAGES, mapHttpFailure } from './error-map'
 import { AttemptError, type BodyLimit, type RawResponse, exchange } from './http'
@@ -57,7 +58,7 @@ export interface ServiceClientOptions {
   /** The account's IANA zone: sent dates are written in it and zone-less callDates read in it. */
   zone: string
   fetch: FetchLike
-  limiter: TenantRateLimiter
+  limiter: RequestPacer
   clock?: Clock
   logger?: Logger
   /** Per attempt, body included; default 30 s. */
@@ -174,12 +175,16 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
         continue
       }
       log.log('debug', `${endpoint}: HTTP ${res.status}`, { attempt: attempt + 1 })
+      const hint = readRateHeaders(res.headers, clock.now())
+      if (hint) opts.limiter.learn(hint)
       if (res.status >= 200 && res.status < 300) return res
       if (res.status === 429) {
-        const afterMs = parseRetryAfter(res.headers.get('retry-after'), clock.now()) ?? opts.limiter.limit.perSeconds * 1000
+        const header = res.headers.get('retry-after')
+        const afterMs = retryAfterHoldMs(header, clock.now(), opts.limiter.limit)
         opts.limiter.penalize(afterMs)
         if (!canRetry) {
-          const seconds = Math.max(1, Math.ceil(afterMs / 1000))
+          // The person is told what the service asked for, not the bounded hold.
+          const seconds = Math.max(1, Math.ceil((parseRetryAfter(header, clock.now()) ?? afterMs) / 1000))
           throw new CallsightError('RateLimited', MESSAGES.rateLimited(seconds), { retryAfterSeconds: seconds, status: 429 })
         }
         // The limiter holds this and every other request of the tenant for Retry-After.
@@ -187,7 +192,10 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
         continue
       }
       if (isRetryableStatus(res.status) && canRetry) {
-        const afterMs = parseRetryAfter(res.headers.get('retry-after'), clock.now()) ?? 0
+        const given = parseRetryAfter(res.headers.get('retry-after'), clock.now())
+        const afterMs = Math.min(given ?? 0, holdCapMs(opts.limiter.limit))
+        // A 503 with Retry-After says the service is overloaded: the whole tenant holds.
+        if (given !== null && res.status === 503) opts.limiter.hold(afterMs)
         await wait('backoff', Math.max(afterMs, backoffMs(attempt, policy)), attempt, signal)
         continue
       }

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path'
 import { z } from 'zod'
-import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, HeaderLanguage, IanaZone } from '../../shared/domain'
+import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, HeaderLanguage, IanaZone, QueryCoverage } from '../../shared/domain'
 import { CallsightError } from '../errors'
 import { DateCell } from './cells'
 import { writeCsv } from './csv-writer'
@@ -30,6 +30,7 @@ const ExportOptionsData = z.object({
   meta: z.object({
     query: z.unknown(),
     scope: z.unknown().optional(),
+    coverage: QueryCoverage.optional(),
     appVersion: z.string().max(100),
     exportedAt: EpochMs
   }),
@@ -74,7 +75,8 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
         columns,
         total: source.total,
         query: text.deep(meta.query) ?? null,
-        scope: text.deep(meta.scope) ?? null
+        scope: text.deep(meta.scope) ?? null,
+        coverage: text.deep(meta.coverage) ?? null
       }
       const review = columns.includes('review') ? opts.source.review : undefined
       return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
@@ -89,12 +91,25 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       [labels.columns, columns.join(', ')],
       [labels.analysisLayout, opts.analysisLayout],
       [labels.query, text.text(describe(text.deep(meta.query)))],
-      [labels.scope, text.text(describe(text.deep(meta.scope)))]
+      [labels.scope, text.text(describe(text.deep(meta.scope)))],
+      [labels.coverage, text.text(describeCoverage(meta.coverage, clock))]
     ]
     const scorecards = review ? new ScorecardSheets(review, text) : undefined
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
   return { file, ...result }
+}
+
+/** Whether synced scopes answer the whole query, and what they miss, for the About sheet. */
+function describeCoverage(c: QueryCoverage | undefined, clock: ZoneClock): string {
+  if (c === undefined) return '—'
+  if (c.complete) return 'Complete: synced scopes answer the whole query.'
+  const gaps = c.missing.map((g) => {
+    const what = [g.callTypes.length > 0 ? `call type ${g.callTypes.join(', ')}` : null, g.direction !== null ? `direction ${g.direction}` : null, `results ${Array.isArray(g.results) ? g.results.join(',') : g.results}`, g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null]
+    const range = g.from !== null && g.to !== null ? `${clock.iso(g.from)} – ${clock.iso(g.to)}` : 'nothing synced'
+    return `${what.filter((w) => w !== null).join(', ')}: ${range}`
+  })
+  return `Incomplete, not synced: ${gaps.join('; ')}. The file may lack calls the service has.`
 }
 
 /** Query and scope as readable JSON; absent means "—" rather than an empty cell. */

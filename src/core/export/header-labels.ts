@@ -27,6 +27,7 @@ export interface HeaderLabels {
   analysisLayout: string
   query: string
   scope: string
+  coverage: string
 }
 
 const EN: HeaderLabels = {
@@ -48,7 +49,8 @@ const EN: HeaderLabels = {
   columns: 'Columns',
   analysisLayout: 'Analysis layout',
   query: 'Query',
-  scope: 'Scope'
+  scope: 'Scope',
+  coverage: 'Coverage'
 }
 
 const TR: HeaderLabels = {
@@ -70,7 +72,8 @@ const TR: HeaderLabels = {
   columns: 'Sütunlar',
   analysisLayout: 'Analiz düzeni',
   query: 'Sorgu',
-  scope: 'Kapsam'
+  scope: 'Kapsam',
+  coverage: 'Eşitleme kapsamı'
 }
 
 export function headerLabels(language: HeaderLanguage): HeaderLabels {

@@ -1,4 +1,4 @@
-import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, HeaderLanguage } from '../../shared/domain'
+import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, HeaderLanguage, QueryCoverage } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 import type { ReviewLookup } from './review-columns'
 
@@ -16,6 +16,8 @@ export interface ExportSource {
 export interface ExportMeta {
   query: unknown
   scope?: unknown
+  /** Whether synced scopes answer the exported query (a query selection only). */
+  coverage?: QueryCoverage
   appVersion: string
   /** Epoch ms. */
   exportedAt: number

@@ -1,2 +1,6 @@
-export { TenantRateLimiter, RateLimiterRegistry, tenantLimiters, type LimiterWait, type TenantRateLimiterOptions } from './tenant-rate-limiter'
-export { parseRetryAfter } from './retry-after'
+export { TenantRateLimiter, RateLimiterRegistry, tenantLimiters, defaultBurst } from './tenant-rate-limiter'
+export { LegacyTenantRateLimiter } from './legacy-limiter'
+export type { LimiterWait, LimiterStatus, RateHint, RequestPacer, TenantRateLimiterOptions } from './pacer'
+export { parseRetryAfter, retryAfterHoldMs, holdCapMs } from './retry-after'
+export { readRateHeaders } from './rate-headers'
+export { AIMD } from './pace-control'

@@ -2,22 +2,10 @@ import { cancelled } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import type { RateLimit } from '../../shared/domain'
-
-export interface LimiterWait {
-  reason: 'limit' | 'retryAfter'
-  ms: number
-}
-
-export interface TenantRateLimiterOptions {
-  clock?: Clock
-  /**
-   * Extra time added to the window. The service counts arrivals, we count departures; a
-   * request that travels slower than the one a window later would otherwise land inside the
-   * service's window and be the one too many.
-   */
-  marginMs?: number
-  onWait?: (w: LimiterWait) => void
-}
+import { PaceControl } from './pace-control'
+import type { LimiterStatus, LimiterWait, RateHint, RequestPacer, TenantRateLimiterOptions } from './pacer'
+import { holdCapMs } from './retry-after'
+import { SlotSchedule } from './slot-schedule'
 
 interface Waiter {
   resolve: () => void
@@ -26,27 +14,41 @@ interface Waiter {
   onAbort: () => void
 }
 
+/** Waits shorter than this are the schedule's ordinary spacing, not news for the progress. */
+const REPORTED_WAIT_MS = 1_000
+
 /**
- * One per tenant. A token bucket of `requests` tokens where each spent token comes back one
- * window (`perSeconds` plus a margin) after it was spent. That is the strict form of the
- * bucket: a plain refill-per-second bucket would allow up to twice the limit inside one
- * sliding window, and the service would answer 429.
- *
- * After a 429 (other workstations of the tenant share the same budget) every waiter pauses
- * for Retry-After and the bucket shrinks to 70% of its size; it grows back by a tenth every
- * two clean windows.
+ * Three requests at once (a sign-in and the first page or two), never more than the limit:
+ * burst × interval stays within the configured window (3 s of it at 60 per 60 s), so the
+ * schedule is safe against any window that long or longer.
  */
-export class TenantRateLimiter {
+export function defaultBurst(limit: RateLimit): number {
+  return Math.max(1, Math.min(3, Math.floor(limit.requests)))
+}
+
+/**
+ * One per tenant: the requests of the app's sync, remote search and export (or of one CLI
+ * run) spend one budget.
+ *
+ * Requests are spread evenly over the window (SlotSchedule): one every (window + margin) /
+ * requests, a small burst after an idle spell, so a single interactive request goes at once.
+ * A 429 holds every request of the tenant for its Retry-After (bounded by holdCapMs), then
+ * the pace drops and climbs back (PaceControl). A 503's Retry-After and a response saying
+ * the service's window is spent (rate-limit headers) hold the requests without a slower pace.
+ * docs/client.md explains the schedule and why.
+ */
+export class TenantRateLimiter implements RequestPacer {
   private limitValue: RateLimit
   private readonly clock: Clock
   private readonly margin: number | undefined
+  private readonly burstOption: number | undefined
   private readonly onWait: ((w: LimiterWait) => void) | undefined
-  private spent: number[] = []
+  private readonly schedule = new SlotSchedule()
+  private readonly control: PaceControl
   private queue: Waiter[] = []
   private pumping = false
   private pausedUntil = 0
-  private paceValue = 1
-  private lastAdjustAt = 0
+  private pauseIsRetryAfter = false
   private grantedCount = 0
   private penaltyCount = 0
 
@@ -54,16 +56,25 @@ export class TenantRateLimiter {
     this.limitValue = { ...limit }
     this.clock = opts.clock ?? systemClock
     this.margin = opts.marginMs
+    this.burstOption = opts.burst
     this.onWait = opts.onWait
+    this.control = new PaceControl(() => this.windowMs)
   }
 
   get limit(): RateLimit {
     return { ...this.limitValue }
   }
 
-  /** The share of the configured limit currently used, 1 when no 429 has been seen lately. */
+  /** The share of the configured limit used now: 1, or less for a while after a 429. */
   get pace(): number {
-    return this.paceValue
+    return this.control.at(this.clock.now())
+  }
+
+  get status(): LimiterStatus {
+    const limitPerMinute = (this.limitValue.requests / this.limitValue.perSeconds) * 60
+    const pace = this.pace
+    const held = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
+    return { perMinute: held ? 0 : limitPerMinute * pace, limitPerMinute, throttled: held || pace < 1 }
   }
 
   get stats(): { granted: number; rateLimited: number; queued: number } {
@@ -74,29 +85,31 @@ export class TenantRateLimiter {
     this.limitValue = { ...limit }
   }
 
-  private get windowMs(): number {
-    const w = this.limitValue.perSeconds * 1000
-    return w + (this.margin ?? Math.min(1000, Math.max(100, w * 0.02)))
+  private get marginMs(): number {
+    return this.margin ?? Math.min(1000, Math.max(100, this.limitValue.perSeconds * 1000 * 0.02))
   }
 
-  private get capacity(): number {
-    return Math.max(1, Math.floor(this.limitValue.requests * this.paceValue))
+  /** The configured window plus the margin for travel time. */
+  private get windowMs(): number {
+    return this.limitValue.perSeconds * 1000 + this.marginMs
+  }
+
+  /** Milliseconds between requests at the current pace. */
+  private interval(now: number): number {
+    return this.windowMs / (this.limitValue.requests * this.control.at(now))
+  }
+
+  private burst(now: number): number {
+    if (this.control.at(now) < 1) return 1
+    return Math.max(1, Math.floor(this.burstOption ?? defaultBurst(this.limitValue)))
   }
 
   /** How long from now until a request may go, 0 when one may go at once. */
   delayMs(): number {
     const now = this.clock.now()
-    const window = this.windowMs
-    this.spent = this.spent.filter((t) => t > now - window)
-    let wait = Math.max(0, this.pausedUntil - now)
-    if (this.spent.length >= this.capacity) {
-      const oldestThatMustExpire = this.spent[this.spent.length - this.capacity]!
-      wait = Math.max(wait, oldestThatMustExpire + window - now)
-    }
-    return wait
+    return Math.max(this.pausedUntil - now, this.schedule.delay(now), 0)
   }
 
-  /** Resolves when a request may be sent; rejects with Cancelled if the signal aborts first. */
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(cancelled('The request'))
     return new Promise<void>((resolve, reject) => {
@@ -115,23 +128,44 @@ export class TenantRateLimiter {
     })
   }
 
-  /** A 429 was received: hold every request for Retry-After, then go slower. */
   penalize(retryAfterMs: number): void {
     const now = this.clock.now()
+    const ms = Math.min(Math.max(0, retryAfterMs), holdCapMs(this.limitValue))
     this.penaltyCount++
-    this.pausedUntil = Math.max(this.pausedUntil, now + Math.max(0, retryAfterMs))
-    this.paceValue = Math.max(1 / this.limitValue.requests, this.paceValue * 0.7)
-    this.lastAdjustAt = now
+    // The 429s of requests already on their way when the first came are one signal, not several.
+    const fresh = !(this.pauseIsRetryAfter && this.pausedUntil > now)
+    this.pause(now + ms, true)
+    if (fresh) this.control.throttled(now, this.pausedUntil, ms)
+  }
+
+  hold(ms: number): void {
+    const now = this.clock.now()
+    this.pause(now + Math.min(Math.max(0, ms), holdCapMs(this.limitValue)), true)
+  }
+
+  learn(hint: RateHint): void {
+    if (hint.remaining === null) return
+    if (hint.remaining <= 1) this.schedule.dropBurst()
+    if (hint.remaining === 0 && hint.resetMs !== null && hint.resetMs > 0) {
+      const now = this.clock.now()
+      this.pause(now + Math.min(hint.resetMs, holdCapMs(this.limitValue)), false)
+    }
+  }
+
+  private pause(until: number, retryAfter: boolean): void {
+    if (until > this.pausedUntil) {
+      this.pausedUntil = until
+      this.pauseIsRetryAfter = retryAfter
+    }
+    this.schedule.holdUntil(this.pausedUntil)
   }
 
   private grant(w: Waiter): void {
     const now = this.clock.now()
-    this.spent.push(now)
+    // A late grant (a timer firing late) keeps the grid up to a tenth of the margin: a window a
+    // sixth of ours (10 of our 60 requests) still has 60 % of its share of the margin left.
+    this.schedule.take(now, this.interval(now), this.burst(now), this.marginMs / 10)
     this.grantedCount++
-    if (this.paceValue < 1 && now - this.lastAdjustAt >= 2 * this.windowMs) {
-      this.paceValue = Math.min(1, this.paceValue + 0.1)
-      this.lastAdjustAt = now
-    }
     w.signal?.removeEventListener('abort', w.onAbort)
     w.resolve()
   }
@@ -146,7 +180,8 @@ export class TenantRateLimiter {
           this.grant(this.queue.shift()!)
           continue
         }
-        this.onWait?.({ reason: this.pausedUntil > this.clock.now() ? 'retryAfter' : 'limit', ms: wait })
+        const retryAfter = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
+        if (retryAfter || wait >= REPORTED_WAIT_MS) this.onWait?.({ reason: retryAfter ? 'retryAfter' : 'limit', ms: wait })
         await this.clock.sleep(wait)
       }
     } finally {

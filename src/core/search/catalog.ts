@@ -1,5 +1,6 @@
 import { AnalysisKeyInfo } from '../../shared/domain'
-import type { AnalysisKeyRow, CatalogReads, DataReads, ScopeRef } from '../cache'
+import { CallTypeNames, type AnalysisKeyRow, type CatalogReads, type DataReads, type ScopeRef } from '../cache'
+import type { CallType } from '../../shared/domain'
 import { prefixesOf, type QueryCatalog } from './compile'
 import { PerVersion, type DataWatch } from './data-watch'
 
@@ -16,6 +17,25 @@ interface Tables {
   keyIds: Map<string, number[]>
   /** Keys with items, for the UI and facets. */
   keys: AnalysisKeyInfo[]
+  /** The call type catalog, with any name a scope was synced with that it lacks. */
+  typeNames: CallTypeNames
+  /** Prefix lengths the index keeps prefix indexes for: such a prefix is one doclist. */
+  indexedPrefixes: Set<number>
+}
+
+/**
+ * The catalog plus the names scopes were synced with that it does not hold (a sync cut off
+ * before it learnt them, an entry deleted in Settings): a scope's own name always finds it.
+ */
+export function typeNamesOf(catalog: readonly CallType[], scopes: readonly ScopeRef[]): CallTypeNames {
+  const names = new CallTypeNames(catalog)
+  const extra: CallType[] = []
+  for (const s of scopes) {
+    for (const n of s.filters.callTypes) {
+      if (names.canonical(n) === null && !extra.some((e) => e.value === n)) extra.push({ value: n, description: '' })
+    }
+  }
+  return extra.length === 0 ? names : new CallTypeNames([...catalog, ...extra])
 }
 
 /** Keys with items, friendly name from the pair with most items, numeric by share of items. */
@@ -52,7 +72,8 @@ export class SearchCatalog {
       const keyIds = new Map<string, number[]>()
       for (const r of rows) keyIds.set(r.key, [...(keyIds.get(r.key) ?? []), Math.trunc(r.id)])
       for (const ids of keyIds.values()) ids.sort((a, b) => a - b)
-      return { scopes: reads.scopes(), keyIds, keys: keyInfos(rows) }
+      const scopes = reads.scopes()
+      return { scopes, keyIds, keys: keyInfos(rows), typeNames: typeNamesOf(reads.callTypes(), scopes), indexedPrefixes: new Set(reads.prefixIndexLengths()) }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
     this.expansions = new PerVersion(watch, () => new Map())
@@ -79,6 +100,10 @@ export class SearchCatalog {
     return this.tables.get().scopes
   }
 
+  typeNames(): CallTypeNames {
+    return this.tables.get().typeNames
+  }
+
   /**
    * The terms under a prefix when there are at most MAX_EXPANSION, else null. Kept per data
    * version: fts5vocab computes each listed term's document count, i.e. reads its whole
@@ -98,7 +123,10 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds } = this.tables.get()
-    return { scopes, keyIds, expansions: new Map(prefixesOf(text).map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    const { scopes, keyIds, keys, typeNames, indexedPrefixes } = this.tables.get()
+    // A prefix the index keeps a prefix index for ("i", "ka" from schema 7) is read as one
+    // doclist: it stays a prefix, cheap to probe, and needs no expansion.
+    const prefixes = prefixesOf(text, keys).filter((p) => !indexedPrefixes.has([...p].length))
+    return { scopes, keyIds, keys, typeNames, expansions: new Map(prefixes.map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
   }
 }

@@ -1,6 +1,13 @@
 import type { SearchQuery } from '../../shared/domain'
+import { foldText } from '../../shared/text/fold'
 import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
-import { parseText, phraseOf, toMatch, type PrefixExpander } from './fts-query'
+import { CallTypeNames } from '../cache'
+import type { QueryError, ResolvedNode } from '../../shared/query/ast'
+import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
+import { CallsightError } from '../errors'
+import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
+import { tokensOf } from '../../shared/query/parse'
+import { describeQueryError } from '../../shared/query/messages'
 import { compileReview } from './review-filter'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
@@ -32,6 +39,8 @@ export interface CompiledQuery {
   candidates: SqlPiece | null
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
+  /** The text's resolved syntax tree: what "matched in" is computed from. */
+  node: ResolvedNode | null
 }
 
 /** What a query is compiled against: read from the cache by the caller (search/catalog.ts). */
@@ -39,13 +48,32 @@ export interface QueryCatalog {
   scopes: readonly ScopeRef[]
   /** Ids of each analysis key's (key, friendly name) pairs. */
   keyIds: ReadonlyMap<string, readonly number[]>
+  /** The analysis keys field terms name (`duygu:olumsuz`, `csat>=4`). */
+  keys: readonly KeyRef[]
   /** The terms each prefix of the text stands for; null when too many to expand. */
   expansions: ReadonlyMap<string, readonly string[] | null>
+  /** The account's call type catalog; without it, names compare by their Turkish-folded spelling. */
+  typeNames?: CallTypeNames
   /** Moves with writes to annotations and review lists: part of the key of a query that filters by them. */
   reviewVersion?: number
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
+
+/** Without a catalog every name stands for itself (its folded spelling) and none is refused. */
+const SPELLING_ONLY = new CallTypeNames([])
+const spelling = (names: CallTypeNames, name: string): string => names.scopeValue(name)
+
+/**
+ * The call type names of a query and of each scope as catalog Values, so a scope synced as
+ * "Şikayet" answers `--types Complaint` and `--types ŞİKAYET`. An unknown query name is an
+ * UnknownCallType error, as the service refuses it (with a catalog; without one, none is).
+ */
+export function resolveTypes(query: SearchQuery, scopes: readonly ScopeRef[], names: CallTypeNames | undefined): { query: string[]; scopes: Map<number, string[]> } {
+  const lookup = names ?? SPELLING_ONLY
+  const wanted = names ? names.resolve(query.callTypes) : [...new Set(query.callTypes.map((n) => spelling(lookup, n)))]
+  return { query: wanted, scopes: new Map(scopes.map((s) => [s.id, s.filters.callTypes.map((n) => spelling(lookup, n))])) }
+}
 
 /**
  * The scopes that vouch for each scope filter. Each filter is a separate fact about a call,
@@ -55,22 +83,53 @@ const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) =
  * hasNewRequest b by a scope with b. One list per active filter; an empty list matches
  * nothing; no lists means no scope filter.
  */
-export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[]): number[][] {
-  const { callTypes, direction, results, hasNewRequest } = query
-  const tests: Array<(f: ScopeFilters) => boolean> = []
-  if (callTypes.length > 0) tests.push((f) => f.callTypes.length > 0 && isSubset(f.callTypes, callTypes))
+export function scopesFor(query: SearchQuery, scopes: readonly ScopeRef[], names?: CallTypeNames): number[][] {
+  const { direction, results, hasNewRequest } = query
+  const types = resolveTypes(query, scopes, names)
+  const callTypes = types.query
+  const tests: Array<(f: ScopeFilters, id: number) => boolean> = []
+  if (callTypes.length > 0) {
+    tests.push((_f, id) => {
+      const own = types.scopes.get(id) ?? []
+      return own.length > 0 && isSubset(own, callTypes)
+    })
+  }
   if (direction !== null) tests.push((f) => f.direction === direction)
   if (results === 'answered') tests.push((f) => f.results === 'answered')
   if (Array.isArray(results)) tests.push((f) => Array.isArray(f.results) && isSubset(f.results, results))
   if (hasNewRequest !== null) tests.push((f) => f.hasNewRequest === hasNewRequest)
-  return tests.map((test) => scopes.filter((s) => test(s.filters)).map((s) => s.id))
+  return tests.map((test) => scopes.filter((s) => test(s.filters, s.id)).map((s) => s.id))
 }
 
 const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
 
+/** The query text's errors, each with the span to underline; none when it can run. */
+export function textErrors(text: string, keys: readonly KeyRef[]): QueryError[] {
+  return analyzeQuery(text, { keys }).errors
+}
+
 /** The prefixes in the text whose terms compileQuery wants in `QueryCatalog.expansions`. */
-export function prefixesOf(text: string): string[] {
-  return parseText(text).elements.filter((e) => e.prefix).map((e) => e.tokens[e.tokens.length - 1]!)
+export function prefixesOf(text: string, keys: readonly KeyRef[] = []): string[] {
+  return prefixesIn(analyzeQuery(text, { keys }).node)
+}
+
+/** A query whose text cannot run: InvalidInput saying what and where (the app underlines it first). */
+function invalidText(text: string, e: QueryError): CallsightError {
+  return new CallsightError('InvalidInput', `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`, {
+    fields: [{ members: ['text'], message: describeQueryError(e) }]
+  })
+}
+
+/** The text's tree ANDed with the analysis filters of the filter bar, for "matched in". */
+function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']): ResolvedNode | null {
+  const span = { start: 0, end: 0 }
+  const extra: ResolvedNode[] = filters.map((f) =>
+    f.kind === 'equals'
+      ? { kind: 'equals', key: f.key, value: f.value, folded: foldText(f.value), span }
+      : { kind: 'range', key: f.key, min: f.min === null ? null : { value: f.min, strict: false }, max: f.max === null ? null : { value: f.max, strict: false }, span }
+  )
+  const items = [...(node ? [node] : []), ...extra]
+  return items.length === 0 ? null : items.length === 1 ? items[0]! : { kind: 'and', items, span }
 }
 
 /** Pure: the same query and catalog always give the same SQL. */
@@ -86,21 +145,21 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where.push('c.call_at < ?')
     params.push(query.to)
   }
-  for (const scopeIds of scopesFor(query, catalog.scopes)) {
+  for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
     if (scopeIds.length === 0) empty = true
     else where.push(`EXISTS (SELECT 1 FROM scope_members m WHERE m.call = c.id AND m.scope IN (${ids(scopeIds)}))`)
   }
 
   // A prefix the catalog could not expand (too many terms) stays a prefix, and a row-by-row
   // probe of it is costly; one it has no entry for stays a prefix too.
-  const expand: PrefixExpander = (prefix) => {
-    const terms = catalog.expansions.get(prefix)
-    return terms === undefined || terms === null ? null : [...terms]
-  }
-  const parsed = parseText(query.text)
-  const costlyProbe = parsed.elements.some((e) => e.prefix && catalog.expansions.get(e.tokens[e.tokens.length - 1]!) === null)
-  const userMatch = toMatch(parsed, null, expand)
-  const matchParts: string[] = userMatch ? [userMatch] : []
+  const expand: PrefixExpander = (prefix) => catalog.expansions.get(prefix)
+  const analyzed = analyzeQuery(query.text, { keys: catalog.keys })
+  if (analyzed.errors.length > 0) throw invalidText(query.text, analyzed.errors[0]!)
+  const text = compileText(analyzed.node, { expand, keyIds: catalog.keyIds })
+  where.push(...text.where)
+  params.push(...text.params)
+  const matchParts: string[] = text.match ? [text.match] : []
+  const costlyProbe = text.costlyProbe
 
   for (const f of query.analysis) {
     const keys = catalog.keyIds.get(f.key)
@@ -109,22 +168,27 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       continue
     }
     if (f.kind === 'equals') {
-      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keys)}) AND a.value = ?)`)
-      params.push(f.value)
-      // The value's words must be in the call's analysis text: lets the index find rare values.
-      const element = phraseOf(f.value)
-      if (element) matchParts.push(toMatch({ elements: [element] }, 'analysis') ?? '')
+      // Case- and diacritic-insensitive, like text; the value's words must be in the call's
+      // analysis text, which lets the index find rare values.
+      const p = analysisExists(keys, FOLDED_EQUALS, [foldText(f.value)])
+      where.push(p.sql)
+      params.push(...p.params)
+      const tokens = tokensOf(f.value)
+      if (tokens.length > 0) matchParts.push(phraseFts(tokens, false, 'analysis', expand).fts)
     } else {
-      const conds = [`a.key_id IN (${ids(keys)})`, 'a.value_num IS NOT NULL']
+      const conds = ['a.value_num IS NOT NULL']
+      const rangeParams: unknown[] = []
       if (f.min !== null) {
         conds.push('a.value_num >= ?')
-        params.push(f.min)
+        rangeParams.push(f.min)
       }
       if (f.max !== null) {
         conds.push('a.value_num <= ?')
-        params.push(f.max)
+        rangeParams.push(f.max)
       }
-      where.push(`EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND ${conds.join(' AND ')})`)
+      const p = analysisExists(keys, conds.join(' AND '), rangeParams)
+      where.push(p.sql)
+      params.push(...p.params)
     }
   }
   const review = compileReview(query.review)
@@ -132,8 +196,8 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where.push(...review.where)
     params.push(...review.params)
   }
-  const match = matchParts.length ? matchParts.join(' AND ') : null
-  const order: ResultOrder = query.sort === 'relevance' ? (userMatch !== null ? 'relevance' : 'date_desc') : query.sort
+  const match = matchParts.length > 1 ? matchParts.map((m) => `(${m})`).join(' AND ') : (matchParts[0] ?? null)
+  const order: ResultOrder = query.sort === 'relevance' ? (text.ranked ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
   return {
     where,
@@ -146,6 +210,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     to: query.to,
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
     candidates: review?.candidates ?? null,
-    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order])
+    key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order]),
+    node: withFilters(analyzed.node, query.analysis)
   }
 }

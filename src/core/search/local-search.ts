@@ -3,34 +3,58 @@ import {
   SearchQuery,
   type AnalysisKeyInfo,
   type CallRecord,
+  type ColumnInfo,
+  type ColumnSort,
   type Facets,
+  type QueryCoverage,
+  type ResultColumn,
   type SearchPage
 } from '../../shared/domain'
-import { createSearchReader, type CallCache, type SearchReader } from '../cache'
+import { createSearchReader, parseNumeric, type CallCache, type SearchReader } from '../cache'
+import { matchedIn, reachesAnalysis } from '../../shared/query'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
 import { CallColumns } from './columns'
 import { compileQuery, type CompiledQuery } from './compile'
+import { queryCoverage } from './coverage'
 import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
-import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, type Estimate, type PlanKind } from './plan'
+import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
 import { idsInRanges } from './selection'
-import { countSql, matchedIds } from './sql'
+import { countSql, matchedAmong, matchedIds } from './sql'
+import { positionAt, ViewColumns } from './view-columns'
 
 export type { ExportIteration } from './export-iteration'
+
+/** Sorted by a column, candidates asked about at once when the query's match list is not read. */
+const PROBE_BATCH = 500
+/** Candidates asked about per page before reading the match list instead (a rare filter). */
+const PROBE_MAX = 10_000
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
 /** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
 const QUERIES_KEPT = 16
 
+/** How the results list shows a page: sorted by a chosen column, with the chosen columns' values. */
+export interface PageView {
+  sortBy?: ColumnSort | null
+  columns?: readonly ResultColumn[]
+}
+
 export interface LocalSearch {
-  page(query: SearchQuery, offset: number, limit: number): SearchPage
+  page(query: SearchQuery, offset: number, limit: number, view?: PageView): SearchPage
+  /** The columns the results list can show and sort by. */
+  resultColumns(): ColumnInfo[]
   count(query: SearchQuery): number
+  /** Which synced scopes answer the query, and what of it none does (docs/cache.md, "Coverage"). */
+  coverage(query: SearchQuery): QueryCoverage
+  /** A call type Value with its Description, for messages: "Refund (İade Talebi)". */
+  describeType(value: string): string
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets
   analysisKeys(): AnalysisKeyInfo[]
   get(callId: string): CallRecord | null
@@ -62,6 +86,7 @@ class SearchOverCache implements LocalSearch {
   private readonly columns: CallColumns
   private readonly facetCounter: FacetCounter
   private readonly pager: Pager
+  private readonly view: ViewColumns
 
   constructor(
     private readonly reader: SearchReader,
@@ -74,6 +99,7 @@ class SearchOverCache implements LocalSearch {
     this.columns = new CallColumns(reader.columns, watch)
     this.facetCounter = new FacetCounter(reader, this.columns, facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
+    this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
   }
 
   private prepare(query: SearchQuery): Prepared {
@@ -89,7 +115,7 @@ class SearchOverCache implements LocalSearch {
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, estimateCap(total))
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, candidateCap(total))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 
@@ -101,6 +127,16 @@ class SearchOverCache implements LocalSearch {
     this.queries.reset()
   }
 
+  coverage(query: SearchQuery): QueryCoverage {
+    const r = SearchQuery.safeParse(query)
+    if (!r.success) throw invalid(r.error)
+    return queryCoverage(r.data, this.catalog.scopes(), this.catalog.typeNames())
+  }
+
+  describeType(value: string): string {
+    return this.catalog.typeNames().describe(value)
+  }
+
   explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number } {
     const { q, estimate } = this.prepare(query)
     const total = this.catalog.totalCalls()
@@ -108,17 +144,96 @@ class SearchOverCache implements LocalSearch {
     return { plan: plan.kind, estimate: estimate.n, total }
   }
 
-  page(query: SearchQuery, offset: number, limit: number): SearchPage {
+  page(query: SearchQuery, offset: number, limit: number, view: PageView = {}): SearchPage {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
+    const page = view.sortBy ? this.columnPage(query, view.sortBy, offset, limit) : this.datePage(query, offset, limit)
+    if (!view.columns || view.columns.length === 0) return page
+    return { ...page, cells: this.view.cells(page.rows, view.columns) }
+  }
+
+  resultColumns(): ColumnInfo[] {
+    return this.view.list()
+  }
+
+  /**
+   * A page in a chosen column's order: positions in the column's sorted ids (view-columns.ts),
+   * the query's matches tested along them through its match bitmap. Keyset paging as for
+   * the date order: the query remembers, per page served, the position in the sorted ids it
+   * ended at, so reading on starts there and a jump starts from the nearest one known.
+   */
+  private columnPage(query: SearchQuery, sortBy: ColumnSort, offset: number, limit: number): SearchPage {
+    const p = this.prepare(query)
+    if (p.q.empty) return { offset, rows: [] }
+    const sorted = this.view.sortedBy(sortBy.column)
+    const total = this.catalog.totalCalls()
+    const ids: number[] = []
+    if (p.q.match === null && p.q.where.length === 0) {
+      for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
+      return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
+    }
+    const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}`)
+    const near = state.nearest(offset)
+    const start = near.key === null ? 0 : near.key[0] + 1
+    const at = (i: number): number => positionAt(sorted, sortBy.dir, i)
+    // Near a known position, with the match list not read (a common word's first pages): ask
+    // SQL about the next candidates in batches, as the walk plan asks FTS5 about each row,
+    // instead of reading every match first. A rare match list is cheap to read: read it.
+    const rare = p.q.match !== null && p.estimate.n <= walkThreshold(total, limit)
+    const far = offset - near.position >= PROBE_MAX / 2
+    const probed = this.matchesOf(p).read || rare || far ? null : this.probe(p.q, at, sorted.order.length, start, offset - near.position, limit)
+    let end: number
+    if (probed !== null) {
+      ids.push(...probed.ids)
+      end = probed.end
+    } else {
+      const bits = this.matchesOf(p).bitmap(total + 1)!
+      let seen = near.position
+      let i = start
+      for (; i < sorted.order.length && ids.length < limit; i++) {
+        const id = at(i)
+        if (bits[id] !== 1) continue
+        if (seen++ >= offset) ids.push(id)
+      }
+      end = i
+    }
+    if (ids.length > 0) state.remember(offset + ids.length, [end - 1, 0])
+    return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
+  }
+
+  /**
+   * Matches along a sorted order from position `start`, skipping `skip` of them, up to
+   * `limit`: candidates asked about PROBE_BATCH at a time. Null when PROBE_MAX candidates
+   * were not enough (a rare filter: its match list is the cheaper way).
+   */
+  private probe(q: CompiledQuery, at: (i: number) => number, length: number, start: number, skip: number, limit: number): { ids: number[]; end: number } | null {
+    const ids: number[] = []
+    let seen = 0
+    let i = start
+    while (i < length && ids.length < limit) {
+      if (i - start >= PROBE_MAX) return null
+      const batch: number[] = []
+      for (let k = i; k < Math.min(length, i + PROBE_BATCH); k++) batch.push(at(k))
+      const hits = new Set(this.reader.matches.idList(matchedAmong(q, JSON.stringify(batch))))
+      for (const id of batch) {
+        i++
+        if (!hits.has(id)) continue
+        if (seen++ >= skip) ids.push(id)
+        if (ids.length === limit) break
+      }
+    }
+    return { ids, end: i }
+  }
+
+  private datePage(query: SearchQuery, offset: number, limit: number): SearchPage {
     const p = this.prepare(query)
     const { q, state, estimate } = p
     if (state.count !== null && offset >= state.count) return { offset, rows: [] }
     const total = this.catalog.totalCalls()
     const gap = offset - state.nearest(offset).position
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap, bitmapRead: state.matches?.read === true, longJump: this.longJump })
-    return this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1)
+    return withMatchedIn(this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1), q, this.reader)
   }
 
   count(query: SearchQuery): number {
@@ -177,6 +292,22 @@ class SearchOverCache implements LocalSearch {
     return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }
+    })
+  }
+}
+
+/**
+ * Each row says which analysis keys the query found it through ("matched in"), when the query
+ * has a term analysis items can hold: one read of the page's items, evaluated in memory.
+ */
+function withMatchedIn(page: SearchPage, q: CompiledQuery, reader: SearchReader): SearchPage {
+  if (!reachesAnalysis(q.node) || page.rows.length === 0) return page
+  const items = reader.rows.items(page.rows.map((r) => r.callId))
+  return {
+    offset: page.offset,
+    rows: page.rows.map((r) => {
+      const names = matchedIn(q.node, items.get(r.callId) ?? [], parseNumeric)
+      return names.length > 0 ? { ...r, matchedIn: names } : r
     })
   }
 }

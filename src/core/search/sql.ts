@@ -73,6 +73,17 @@ export function matchedIds(q: CompiledQuery): SqlPiece | null {
   }
 }
 
+/** Which of the given call ids (a JSON array) the query matches: its filters and text asked per row. */
+export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
+  const where = ['c.id IN (SELECT value FROM json_each(?))', ...q.where]
+  const params: unknown[] = [idsJson, ...q.params]
+  if (q.match !== null) {
+    where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
+    params.push(q.match)
+  }
+  return { sql: `SELECT c.id AS id FROM calls c WHERE ${and(where)}`, params }
+}
+
 /** The `SELECT count(*)` of a count plan that counts in SQL. */
 export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'scan' | 'fts' }>): SqlPiece {
   if (plan.kind === 'scan') return { sql: `SELECT count(*) FROM calls c${q.where.length ? ` WHERE ${and(q.where)}` : ''}`, params: q.params }

@@ -1,5 +1,6 @@
 import { SyncScope, type SyncOrder, type SyncScopeInput } from '../../shared/domain'
 import { maxTake } from '../../shared/service-limits'
+import { CallTypeNames } from '../cache/call-type-names'
 import { CallsightError } from '../errors'
 import { readCheckpoint, type Checkpoint } from './checkpoint'
 import type { SyncStore } from './ports'
@@ -21,7 +22,7 @@ export interface RunPlan {
 }
 
 /**
- * The plan phase: files the scope, puts its call types in the catalog, and decides the
+ * The plan phase: files the scope and decides the
  * window to start from. Continues the stored checkpoint when it is for the same range;
  * otherwise plans a new pass (an incremental one from the look-back before the covered end)
  * and stores its checkpoint, so a kill before the first page resumes the same plan. A stored
@@ -33,7 +34,6 @@ export async function planRun(store: SyncStore, input: SyncScopeInput, mode: Syn
   const filters = scopeFilters(scope)
   const key = scopeKey(filters)
   await store.ensureScope(key, filters)
-  await rememberCallTypes(store, filters.callTypes)
   const plan = { scope, filters, key, pageSize: maxTake(filters.includeAnalysis) }
 
   const stored = readCheckpoint(await store.getCheckpoint(key))
@@ -64,14 +64,16 @@ export function newPass(scope: Pick<SyncScope, 'from' | 'to'>, rangeFrom: number
 }
 
 /**
- * The spec has no catalog endpoint: the catalog holds the names the user synced with. This is
- * the one place they are added, for the app and the CLI alike: with no description (the
- * service gives none; the UI then shows the name alone), never overwriting one already there.
+ * The spec has no catalog endpoint: besides an imported or edited catalog, the catalog learns
+ * the names a sync succeeded with (the service accepted them). This is the one place they
+ * are added, for the app and the CLI alike: a name that is already some entry's Value or
+ * Description, in any case, adds nothing; a new one is its own Value, with no Description
+ * (the service gives none; importing the catalog later files it under its entry).
  */
 export async function rememberCallTypes(store: Pick<SyncStore, 'callTypes' | 'upsertCallTypes'>, callTypes: readonly string[]): Promise<void> {
   if (callTypes.length === 0) return
-  const known = new Set((await store.callTypes()).map((t) => t.value))
-  const fresh = callTypes.filter((t) => !known.has(t))
+  const names = new CallTypeNames(await store.callTypes())
+  const fresh = [...new Set(callTypes.filter((t) => names.canonical(t) === null))]
   if (fresh.length > 0) await store.upsertCallTypes(fresh.map((value) => ({ value, description: '' })))
 }
 

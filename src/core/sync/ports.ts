@@ -1,4 +1,4 @@
-import type { CallRecord, CallType, RateLimit, SyncOutcome } from '../../shared/domain'
+import type { CallRecord, CallType, RateLimit, SyncOutcome, SyncPace } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import type { GetCallsParams } from '../client'
 import type { ScopeFilters, WritePageInput } from '../cache'
@@ -64,4 +64,6 @@ export interface SyncEngineDeps {
   /** Incremental runs re-fetch this much before the covered end; default 48. */
   lookbackHours?: number
   waits?: WaitSource
+  /** The tenant limiter's pace now, for the progress. */
+  pace?: () => SyncPace
 }

@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon'
-import type { RateLimit, SyncPhase, SyncProgress, SyncScope } from '../../shared/domain'
+import type { RateLimit, SyncPace, SyncPhase, SyncProgress, SyncScope } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Logger } from '../platform'
@@ -17,6 +17,8 @@ export interface RunReportOptions {
   rateLimit: RateLimit
   pageSize: number
   logger: Logger
+  /** The tenant limiter's pace now. */
+  pace?: () => SyncPace
   onProgress?: (p: SyncProgress) => void
 }
 
@@ -107,6 +109,7 @@ export class RunReport {
       waitSeconds: this.waitSeconds,
       warnings: [...this.warnings]
     }
+    if (this.opts.pace) p.pace = this.opts.pace()
     if (error) p.error = error
     return p
   }

@@ -3,7 +3,7 @@ import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import type { Checkpoint } from './checkpoint'
 import { FetchPipeline } from './fetch-pipeline'
-import { parseScope, planRun, type RunPlan, type SyncMode } from './plan-window'
+import { parseScope, planRun, rememberCallTypes, type RunPlan, type SyncMode } from './plan-window'
 import type { SyncEngineDeps, SyncPage, SyncPageRequest } from './ports'
 import { denseError, RunReport } from './run-report'
 import { scopeFilters, scopeKey } from './scope-key'
@@ -82,6 +82,7 @@ export class SyncEngine {
       rateLimit: this.deps.rateLimit,
       pageSize,
       logger,
+      pace: this.deps.pace,
       onProgress: opts.onProgress
     })
     const unsubscribe = this.deps.waits?.subscribe((ms) => report.waiting(ms))
@@ -149,6 +150,7 @@ export class SyncEngine {
     // common word checks a row in microseconds instead of half a millisecond.
     if (report.counts.stored > 0) await cache.optimizeIndex()
     await cache.markScopeSuccess(plan.key, clock.now())
+    await rememberCallTypes(cache, plan.filters.callTypes)
     const finding = denseError(cp.pager.dense)?.toInfo()
     await cache.finishRun(runId, 'done', report.counts, finding)
     return report.final('done', cp, finding)

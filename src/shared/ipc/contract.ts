@@ -6,11 +6,15 @@ import {
   CacheInfo,
   CallRecord,
   CallType,
+  QueryCoverage,
+  ColumnInfo,
+  ColumnSort,
   ExportProgress,
   ExportRequest,
   Facets,
   IanaZone,
   RemotePage,
+  ResultColumn,
   SavedSearch,
   ScopeStatus,
   SearchPage,
@@ -46,6 +50,16 @@ export const contract = {
   'settings.update': { request: SettingsPatch, response: Settings },
   'accounts.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: Settings },
   'catalog.callTypes': { request: Empty, response: z.array(CallType) },
+  /** A catalog file's text (JSON or CSV of {Value, Description}), read by the renderer from a file the user picked. */
+  'catalog.import': {
+    request: z.object({ name: z.string().max(260), text: z.string().max(2_000_000) }).strict(),
+    response: z.object({ added: z.number().int(), updated: z.number().int(), merged: z.number().int(), types: z.array(CallType) })
+  },
+  /** Settings' edited catalog, the whole list. */
+  'catalog.save': {
+    request: z.object({ types: z.array(z.object({ value: z.string().trim().min(1).max(200), description: z.string().trim().max(200) })).max(1000) }).strict(),
+    response: z.array(CallType)
+  },
   'sync.start': {
     request: z.object({ scope: SyncScope, mode: z.enum(['full', 'incremental']).default('incremental') }).strict(),
     response: z.object({ runId: z.string() })
@@ -60,12 +74,18 @@ export const contract = {
       .object({
         query: SearchQuery,
         offset: z.number().int().min(0).max(100_000_000),
-        limit: z.number().int().min(1).max(500)
+        limit: z.number().int().min(1).max(500),
+        /** Sort by a chosen column instead of the query's own order. */
+        sortBy: ColumnSort.nullable().default(null),
+        /** The chosen columns whose values the rows should carry. */
+        columns: z.array(ResultColumn).max(30).default([])
       })
       .strict(),
     response: SearchPage
   },
-  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int() }) },
+  /** The total, and whether synced scopes answer the whole query (the banner over the results). */
+  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int(), coverage: QueryCoverage }) },
+  'search.columns': { request: Empty, response: z.array(ColumnInfo) },
   'search.facets': {
     request: z
       .object({ query: SearchQuery, analysisKey: z.string().min(1).max(200).nullable().default(null), zone: IanaZone.optional() })

@@ -100,12 +100,12 @@ describe('application controller', () => {
     const scopes = await call('sync.scopes', {})
     expect(scopes.scopes[0]?.lastSuccessAt).not.toBeNull()
 
-    const upper = await call('search.count', { query: { text: 'İPTAL' } })
-    const lower = await call('search.count', { query: { text: 'iptal' } })
+    const upper = await call('search.count', { query: { results: 'all', text: 'İPTAL' } })
+    const lower = await call('search.count', { query: { results: 'all', text: 'iptal' } })
     expect(lower.total).toBeGreaterThan(0)
     expect(upper.total).toBe(lower.total)
 
-    const page = await call('search.page', { query: { text: 'iptal' }, offset: 0, limit: 20 })
+    const page = await call('search.page', { query: { results: 'all', text: 'iptal' }, offset: 0, limit: 20 })
     expect(page.rows.length).toBeGreaterThan(0)
     const first = await call('calls.get', { callId: page.rows[0]!.callId })
     expect(first?.callId).toBe(page.rows[0]!.callId)
@@ -116,17 +116,17 @@ describe('application controller', () => {
     const keys = await call('search.analysisKeys', {})
     const key = keys.find((k) => !k.numeric)
     expect(key).toBeDefined()
-    const facets = await call('search.facets', { query: {}, analysisKey: key!.key })
+    const facets = await call('search.facets', { query: { results: 'all' }, analysisKey: key!.key })
     expect(facets.total).toBe(3_000)
     const value = facets.perValue[0]!
     const filtered = await call('search.count', {
-      query: { analysis: [{ kind: 'equals', key: key!.key, value: value.value }] }
+      query: { results: 'all', analysis: [{ kind: 'equals', key: key!.key, value: value.value }] }
     })
     expect(filtered.total).toBe(value.count)
   })
 
   it('exports selected calls through the save dialog, with progress, to a file that reads back', async () => {
-    const page = await call('search.page', { query: {}, offset: 0, limit: 5 })
+    const page = await call('search.page', { query: { results: 'all' }, offset: 0, limit: 5 })
     const ids = page.rows.map((r) => r.callId)
     const started = await call('export.start', {
       selection: { kind: 'ids', ids },
@@ -146,7 +146,7 @@ describe('application controller', () => {
   })
 
   it('exports a hand selection sent as offset ranges over the query, walked in core', async () => {
-    const query = { text: 'iptal' }
+    const query = { results: 'all' as const, text: 'iptal' }
     const page = await call('search.page', { query, offset: 0, limit: 10 })
     const want = [0, 1, 2, 7, 8].map((i) => page.rows[i]!.callId)
     const started = await call('export.start', {
@@ -166,7 +166,7 @@ describe('application controller', () => {
 
   it('does nothing when the save dialog is cancelled', async () => {
     app.nextExportFile.value = null
-    const r = await call('export.start', { selection: { kind: 'query', query: {} }, format: 'json', columns: ['callId'], analysisLayout: 'wide' })
+    const r = await call('export.start', { selection: { kind: 'query', query: { results: 'all' } }, format: 'json', columns: ['callId'], analysisLayout: 'wide' })
     expect(r).toEqual({ started: false })
   })
 
@@ -228,7 +228,7 @@ describe('application controller', () => {
     await app.platform.demo!.stop()
     await call('session.signOut', {})
     expect((await call('session.get', {})).status).toBe('signedOut')
-    const count = await call('search.count', { query: { text: 'sikayet' } })
+    const count = await call('search.count', { query: { results: 'all', text: 'sikayet' } })
     expect(count.total).toBeGreaterThan(0)
     const e = await failure(call('sync.start', { scope: { from: 0, to: DAY }, mode: 'full' }))
     expect(e.code).toBe('NotSignedIn')

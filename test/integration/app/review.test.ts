@@ -56,7 +56,7 @@ describe('review through the router', () => {
     await call('session.startDemo', {})
     const p = await sync('full')
     expect(p.phase).toBe('done')
-    ids = (await call('search.page', { query: {}, offset: 0, limit: 50 })).rows.map((r) => r.callId)
+    ids = (await call('search.page', { query: { results: 'all' }, offset: 0, limit: 50 })).rows.map((r) => r.callId)
     expect(ids.length).toBe(50)
   }, 120_000)
   afterAll(async () => {
@@ -132,14 +132,14 @@ describe('review through the router', () => {
     const added = await call('reviewLists.add', { id: manual.id, callIds: [ids[0]!, ids[9]!] })
     expect(added.size).toBe(6)
 
-    const total = (await call('search.count', { query: {} })).total
-    const sampled = await call('reviewLists.create', { name: '%5', source: { kind: 'query', query: {}, sample: { kind: 'percent', percent: 5, seed: 7 } } })
+    const total = (await call('search.count', { query: { results: 'all' } })).total
+    const sampled = await call('reviewLists.create', { name: '%5', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } } })
     expect(sampled.size).toBe(Math.round(total * 0.05))
-    const again = await call('reviewLists.create', { name: '%5 again', source: { kind: 'query', query: {}, sample: { kind: 'percent', percent: 5, seed: 7 } } })
+    const again = await call('reviewLists.create', { name: '%5 again', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } } })
     const items = async (id: string) => (await call('reviewLists.items', { id, offset: 0, limit: 1000 })).items.map((i) => i.callId)
     expect(await items(again.id)).toEqual(await items(sampled.id))
 
-    const perDay = await call('reviewLists.create', { name: '2/day', source: { kind: 'query', query: {}, sample: { kind: 'perDay', perDay: 2, zone: 'Europe/Istanbul', seed: 1 } } })
+    const perDay = await call('reviewLists.create', { name: '2/day', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'perDay', perDay: 2, zone: 'Europe/Istanbul', seed: 1 } } })
     expect(perDay.size).toBeGreaterThan(10)
     expect(perDay.size).toBeLessThanOrEqual(2 * 22)
     expect((await failure(call('reviewLists.items', { id: 'nope', offset: 0, limit: 10 }))).code).toBe('NotFound')

@@ -9,6 +9,7 @@ import { runCli } from './helpers'
 
 // `callsight annotations export|import` between two real cache files, through the built CLI.
 
+// Synced with every result: local search and export ask for every result (their default is answered only).
 const FILTERS = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
 const rec = (i: number): CallRecord => ({
   callId: `call-${i}`,
@@ -29,6 +30,8 @@ function seed(file: string): CallCache {
   const cache = openCache(file)
   cache.ensureScope('all', FILTERS)
   cache.writePage({ scopeKey: 'all', records: [1, 2, 3].map(rec), includeAnalysis: true, checkpoint: null })
+  // The day the scope covered, as a finished sync records it.
+  cache.addCoverage('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3))
   return cache
 }
 
@@ -123,21 +126,21 @@ describe('callsight annotations', () => {
 
   it('search and export take the review filters; export writes the review columns', async () => {
     const json = (r: { stdout: string }) => JSON.parse(r.stdout) as { total: number; items: Array<{ callId: string }> }
-    const reviewed = await runCli(cli, ['search', '--db', a, '--status', 'reviewed', '--json'])
+    const reviewed = await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'reviewed', '--json'])
     expect(reviewed.stderr).toBe('')
     expect(json(reviewed).items.map((i) => i.callId)).toEqual(['call-1'])
-    expect(json(await runCli(cli, ['search', '--db', a, '--status', 'new', '--json'])).items.map((i) => i.callId)).toEqual(['call-3'])
-    expect(json(await runCli(cli, ['search', '--db', a, '--note', 'ESKİ', '--json'])).total).toBe(1)
-    expect(json(await runCli(cli, ['search', '--db', a, '--score', '90..', '--tag', 'iade', '--json'])).total).toBe(1)
-    expect(json(await runCli(cli, ['search', '--db', a, '--tag', 'arşiv', '--json'])).total).toBe(0)
-    expect((await runCli(cli, ['search', '--db', a, '--score', 'high'])).code).toBe(2)
-    expect((await runCli(cli, ['search', '--db', a, '--status', 'done'])).code).toBe(2)
+    expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'new', '--json'])).items.map((i) => i.callId)).toEqual(['call-3'])
+    expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--note', 'ESKİ', '--json'])).total).toBe(1)
+    expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--score', '90..', '--tag', 'iade', '--json'])).total).toBe(1)
+    expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--tag', 'arşiv', '--json'])).total).toBe(0)
+    expect((await runCli(cli, ['search', '--db', a, '--results', 'all', '--score', 'high'])).code).toBe(2)
+    expect((await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'done'])).code).toBe(2)
 
     const out = join(dir, 'review.csv')
-    const r = await runCli(cli, ['export', '--db', a, '--format', 'csv', '--out', out, '--columns', 'callId,review', '--has-note', 'true'])
+    const r = await runCli(cli, ['export', '--db', a, '--results', 'all', '--format', 'csv', '--out', out, '--columns', 'callId,review', '--has-note', 'true'])
     expect(r.stderr).toBe('')
     const lines = readFileSync(out, 'utf8').replace(/^\uFEFF/, '').trim().split('\r\n')
     expect(lines[0]).toBe('Call ID,Review status,Tags,Note,Score,Scorecard,Reviewer,Reviewed at')
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['call-2', 'call-1'])
-  })
+  }, 120_000) // nine CLI processes, one after another: slow on a loaded machine
 })

@@ -61,7 +61,7 @@ describe('callsight CLI', () => {
   })
 
   it('search --json prints the total and items with callId, callDate, title, summary and analysis', async () => {
-    const r = await runCli(cli, ['search', '--db', db, '--limit', '5', '--sort', 'date', '--json'])
+    const r = await runCli(cli, ['search', '--db', db, '--results', 'all', '--limit', '5', '--sort', 'date', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: Array<Record<string, unknown>> }
     const dump = service.admin.dump()
@@ -75,7 +75,7 @@ describe('callsight CLI', () => {
     const dump = service.admin.dump()
     const sample = dump.find((d) => d.analysis.length > 0)!
     const item = sample.analysis[0]!
-    const r = await runCli(cli, ['search', '--db', db, '--where', `${item.key}=${item.value}`, '--limit', '10000', '--json'])
+    const r = await runCli(cli, ['search', '--db', db, '--results', 'all', '--where', `${item.key}=${item.value}`, '--limit', '10000', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: Array<{ callId: string }> }
     const want = dump.filter((d) => d.analysis.some((a) => a.key === item.key && a.value === item.value)).map((d) => d.callId)
@@ -85,7 +85,7 @@ describe('callsight CLI', () => {
 
   it('export writes the file and says where and how many', async () => {
     const out = join(dir, 'calls.ndjson')
-    const r = await runCli(cli, ['export', '--db', db, '--format', 'ndjson', '--out', out, '--from', '2026-03-02T06:00:00Z', '--to', '2026-03-02T09:00:00Z', '--zone', 'Europe/Istanbul'])
+    const r = await runCli(cli, ['export', '--db', db, '--results', 'all', '--format', 'ndjson', '--out', out, '--from', '2026-03-02T06:00:00Z', '--to', '2026-03-02T09:00:00Z', '--zone', 'Europe/Istanbul'])
     expect(r.code, r.stderr).toBe(0)
     const want = service.admin.dump().filter((d) => Date.parse(d.callDate) < Date.parse('2026-03-02T09:00:00Z')).length
     expect(r.stdout).toContain(out)

@@ -90,7 +90,7 @@ describe('the CLI shows control characters from the service, never sends them to
     cache.writePage({ scopeKey: 'other', records: [record], includeAnalysis: false, checkpoint: null })
     cache.close()
     const found = capture()
-    expect(await main(['search', '--db', db, '--zone', 'UTC'], found)).toBe(0)
+    expect(await main(['search', '--db', db, '--results', 'all', '--zone', 'UTC'], found)).toBe(0)
     expect(found.text()).not.toMatch(CONTROL)
     expect(found.stdout()).toContain('Fatura␛]0;pwned␇')
     expect(found.stdout()).toContain('C-2␇  x␛[1Ay')

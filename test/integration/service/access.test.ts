@@ -115,6 +115,27 @@ describe('per-tenant rate limit', () => {
     expect((await getCalls(s.url, o.access_token, {})).status).toBe(200)
   })
 
+  it('counts as a token bucket with --rate-window bucket: the burst at once, then the refill rate', async () => {
+    s = await start({ calls: 20, rateLimit: { requests: 2, perSeconds: 60 }, rateWindow: 'bucket', rateBurst: 2 })
+    const t = await login(s.url) // 1
+    expect((await getCalls(s.url, t.access_token, {})).status).toBe(200) // 2
+    const limited = await getCalls(s.url, t.access_token, {})
+    expect(limited.status).toBe(429)
+    // One token comes back every 30 s.
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(29)
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(30)
+  })
+
+  it('counts as fixed windows with --rate-window fixed: Retry-After runs to the window\'s end', async () => {
+    s = await start({ calls: 20, rateLimit: { requests: 2, perSeconds: 3600 }, rateWindow: 'fixed' })
+    const t = await login(s.url)
+    expect((await getCalls(s.url, t.access_token, {})).status).toBe(200)
+    const limited = await getCalls(s.url, t.access_token, {})
+    expect(limited.status).toBe(429)
+    const toEnd = Math.ceil((3_600_000 - (Date.now() % 3_600_000)) / 1000)
+    expect(Math.abs(Number(limited.headers.get('retry-after')) - toEnd)).toBeLessThanOrEqual(2)
+  })
+
   it('defaults to 60 per 60 s and can be changed while running', async () => {
     s = await start({ calls: 20, rateLimit: undefined })
     const t = await login(s.url)

@@ -61,6 +61,9 @@ describe('npm run service', () => {
     for (const [args, words] of [
       [['--calls', 'many'], '--calls'],
       [['--rate-limit', '60'], 'N/SECONDS'],
+      [['--rate-window', 'round'], '--rate-window'],
+      [['--rate-burst', '3'], '--rate-window bucket'],
+      [['--rate-window', 'bucket', '--rate-burst', '0'], '--rate-burst'],
       [['--envelope', 'xml'], '--envelope'],
       [['--tz', 'Mars/Olympus'], '--tz'],
       [['--nope'], "'--nope'"]

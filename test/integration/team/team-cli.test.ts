@@ -90,7 +90,7 @@ describe('callsight team init, sync --db postgres://, pull', () => {
       } finally {
         cache.close()
       }
-      const search = await runCli(cli, ['search', '--db', file, '--json', '--limit', '3'])
+      const search = await runCli(cli, ['search', '--db', file, '--results', 'all', '--json', '--limit', '3'])
       expect(JSON.parse(search.stdout).total).toBe(3000)
     }
     // The pulled file says where it came from, without a password.

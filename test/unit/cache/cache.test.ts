@@ -9,7 +9,7 @@ import { parseNumeric } from '../../../src/core/cache/numeric'
 import { CallsightError } from '../../../src/core/errors'
 import type { Clock } from '../../../src/core/platform'
 import type { CallRecord } from '../../../src/shared/domain'
-import { callsBeforeVersion5 } from './old-layouts'
+import { callsBeforeVersion5, callTypesBeforeVersion8 } from './old-layouts'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -132,6 +132,23 @@ describe('migration 3: analysis clustered by call', () => {
   })
 })
 
+describe('migration 8: where each call type came from', () => {
+  it('marks rows with a Description imported and the rest learnt, and keeps every row', () => {
+    cache.upsertCallTypes([{ value: 'Complaint', description: 'Şikayet' }, { value: 'İptal', description: '' }])
+    cache.close()
+    const raw = new Database(file)
+    callTypesBeforeVersion8(raw)
+    raw.pragma('user_version = 7')
+    raw.close()
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(8)
+    expect(cache.callTypeEntries()).toEqual([
+      { value: 'Complaint', description: 'Şikayet', source: 'import' },
+      { value: 'İptal', description: '', source: 'sync' }
+    ])
+  })
+})
+
 describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', () => {
   const columns = (): string[] => cache.db.prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
 
@@ -171,6 +188,44 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
     expect(cache.getCall('call-3')!.analysis).toEqual(rec(3).analysis)
     expect(count("SELECT analysis_known FROM calls WHERE call_id = 'call-3'")).toBe(1)
     expect(ftsHits('olumlu')).toBe(2)
+  })
+})
+
+describe('migration 7: the index rebuilt with prefix indexes', () => {
+  const vocab = (): unknown[] => cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw(true).all()
+
+  it('indexes every call again as ingest did, now with one- and two-letter prefix indexes (migration 7)', () => {
+    cache.close()
+    rmSync(file, { force: true })
+    // A version 6 cache: calls with and without analysis, one changed later.
+    cache = openCache(file, { clock, schemaVersion: 6 })
+    cache.ensureScope('all', FILTERS)
+    cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
+    cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2), rec(3, { title: 'İPTAL ışık' })], includeAnalysis: true, checkpoint: null })
+    cache.writePage({ scopeKey: 'typed', records: [rec(4), rec(5)], includeAnalysis: false, checkpoint: null })
+    cache.writePage({ scopeKey: 'all', records: [rec(2, { summary: 'kargo gecikti' })], includeAnalysis: true, checkpoint: null })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(6)
+    const before = vocab()
+    const hits = ['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)
+    cache.close()
+
+    cache = openCache(file, { clock })
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(cache.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get()).toMatch(/prefix='1 2'/)
+    expect(vocab()).toEqual(before)
+    expect(['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)).toEqual(hits)
+    // Prefix queries answer from the prefix index the same as from the terms.
+    for (const p of ['f', 'ka', 'o', 'ol', 'i']) {
+      const terms = (before as Array<[string]>).map(([t]) => t).filter((t) => t.startsWith(p))
+      expect(terms.length).toBeGreaterThan(0)
+      const either = terms.map((t) => `"${t}"`).join(' OR ')
+      expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', `"${p}"*`), p).toBe(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', either))
+    }
+    expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', '"ka"*')).toBe(1)
+    expect(count('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', '"o"*')).toBe(5)
+    // Later writes index as before.
+    cache.writePage({ scopeKey: 'all', records: [rec(4)], includeAnalysis: true, checkpoint: null })
+    expect(ftsHits('olumsuz')).toBe(2)
   })
 })
 

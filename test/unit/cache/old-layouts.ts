@@ -29,4 +29,11 @@ export function callsBeforeVersion5(db: Database.Database, hashes: ReadonlyMap<s
   `)
   const put = db.prepare('UPDATE calls SET base_hash = ?, analysis_hash = ? WHERE call_id = ?')
   for (const [callId, h] of hashes) put.run(h.base, h.analysis, callId)
+  // Every layout before version 5 is also before version 8.
+  callTypesBeforeVersion8(db)
+}
+
+/** Puts `call_types` back into its version 1–7 layout (no source), which migration 8 extended. */
+export function callTypesBeforeVersion8(db: Database.Database): void {
+  db.exec('ALTER TABLE call_types DROP COLUMN source')
 }

@@ -33,7 +33,7 @@ describe('export from a real SQLite cache', () => {
   })
 
   it('streams a query from the cache to CSV, row for row as the cache holds the calls', async () => {
-    const selection = { kind: 'query' as const, query: SearchQuery.parse({}) }
+    const selection = { kind: 'query' as const, query: SearchQuery.parse({ results: 'all' }) }
     const source = search.iterate(selection)
     expect(source.total).toBe(CALLS)
     const file = join(tmp.dir, 'calls.csv')

@@ -44,7 +44,9 @@ describe('JSON and NDJSON export', () => {
       columns: ALL_COLUMNS,
       total: 500,
       query: baseMeta.query,
-      scope: baseMeta.scope
+      scope: baseMeta.scope,
+      // Given for a query selection only (search.coverage); none here.
+      coverage: null
     })
     expect(doc.calls).toEqual(records.map((r) => expectedJson(r, zone)))
     // Texts are not neutralized in JSON: no spreadsheet evaluates them.

@@ -27,7 +27,7 @@ beforeAll(() => {
   ctx = { cache, search: createSearch(cache), author: 'ayşe', now: () => t++, zone: 'Europe/Istanbul' }
   const v1 = saveScorecard(ctx, { name: 'Kalite: formu/2026', criteria: [{ id: 'greet', name: 'Selam', weight: 1, scale: 'yes_no', critical: false }] })
   cardId = v1.id
-  const rows = ctx.search.page(SearchQuery.parse({}), 0, 5).rows.map((r) => r.callId)
+  const rows = ctx.search.page(SearchQuery.parse({ results: 'all' }), 0, 5).rows.map((r) => r.callId)
   saveAnnotation(ctx, { callId: rows[0]!, status: 'reviewed', tags: ['iade', 'kvkk'], note: '=1+1 arayan 0532 123 45 67', score: { scorecardId: cardId, answers: { greet: 1 } } })
   saveScorecard(ctx, { name: 'Kalite: formu/2026', criteria: [{ id: 'greet', name: 'Selamlama', weight: 1, scale: 'yes_no', critical: false }, { id: 'close', name: 'Kapanış', weight: 1, scale: '0_10', critical: false }] }, cardId)
   saveAnnotation(ctx, { callId: rows[1]!, status: 'follow_up', score: { scorecardId: cardId, answers: { greet: 0, close: 8 } } })
@@ -39,7 +39,7 @@ afterAll(() => {
   tmp.remove()
 })
 
-const source = (query = {}) => ({ ...ctx.search.iterate({ kind: 'query', query: SearchQuery.parse(query) }), review: reviewLookup(cache) })
+const source = (query = {}) => ({ ...ctx.search.iterate({ kind: 'query', query: SearchQuery.parse({ results: 'all', ...query }) }), review: reviewLookup(cache) })
 const meta = { ...baseMeta, exportedAt: 0 }
 
 describe('review in exports', () => {

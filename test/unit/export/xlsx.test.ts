@@ -158,7 +158,7 @@ describe('XLSX export', () => {
     expect(sheet.autoFilter).toBe('A1:F1')
     const labels: string[] = []
     book.getWorksheet('Dışa aktarım')!.eachRow((row) => labels.push(String(row.getCell(1).value)))
-    expect(labels).toEqual(['Alan', 'Çağrı sayısı', 'Satır sayısı', 'Dışa aktarım zamanı', 'Saat dilimi', 'Uygulama sürümü', 'Sütunlar', 'Analiz düzeni', 'Sorgu', 'Kapsam'])
+    expect(labels).toEqual(['Alan', 'Çağrı sayısı', 'Satır sayısı', 'Dışa aktarım zamanı', 'Saat dilimi', 'Uygulama sürümü', 'Sütunlar', 'Analiz düzeni', 'Sorgu', 'Kapsam', 'Eşitleme kapsamı'])
   })
 
   it('puts an autofilter on the English header row too', async () => {

@@ -175,7 +175,7 @@ describe('IPC router', () => {
 
   it('answers Internal when a handler returns something outside the contract', async () => {
     const { ipc, handlers, logger } = setup()
-    handlers['search.count'] = async () => ({ total: 'many' }) as unknown as { total: number }
+    handlers['search.count'] = async () => ({ total: 'many' }) as unknown as Awaited<ReturnType<(typeof handlers)['search.count']>>
     const reply = (await ipc.invoke(ipcChannel('search.count'), mainFrame(), { query: {} })) as Result<unknown>
     expect(reply.ok === false && reply.error.code).toBe('Internal')
     expect(logger.lines.some((l) => l.message === 'IPC reply does not fit the contract')).toBe(true)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { SUMMARY_PREVIEW_CHARS, SearchQuery, CallRow, type CallRecord } from '../../../src/shared/domain'
+import { DEFAULT_RESULTS as SHARED_DEFAULT_RESULTS, SUMMARY_PREVIEW_CHARS, SearchQuery, SyncScope, CallRow, type CallRecord } from '../../../src/shared/domain'
 import {
+  DEFAULT_RESULTS,
   PREVIEW_CHARS,
   buildQuery,
   completeAnalysis,
@@ -12,6 +13,13 @@ import {
 } from '../../../src/renderer/src/lib/query'
 
 describe('query building', () => {
+  it('one default for results: the app, local search and sync all take the service\'s (answered only)', () => {
+    expect(DEFAULT_RESULTS).toBe(SHARED_DEFAULT_RESULTS)
+    expect(emptyFilters().results).toBe('answered')
+    expect(SearchQuery.parse({}).results).toBe('answered')
+    expect(SyncScope.parse({ from: 0, to: 1 }).results).toBe('answered')
+  })
+
   it('the default filters make a query the contract accepts unchanged', () => {
     const q = buildQuery(emptyFilters())
     expect(SearchQuery.parse(q)).toEqual(q)

@@ -3,7 +3,8 @@ import type { ScopeRef } from '../../../src/core/cache'
 import { compileQuery, prefixesOf, type QueryCatalog } from '../../../src/core/search/compile'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 
-const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
+// These caches were synced with all results; 'all' is no filter (the default is answered only).
+const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse({ results: 'all', ...input })
 const any = { direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
 const SCOPES: ScopeRef[] = [
   { id: 1, filters: { ...any, callTypes: ['Fatura'] } },
@@ -16,6 +17,10 @@ const catalog = (over: Partial<QueryCatalog> = {}): QueryCatalog => ({
     ['sentiment', [3, 9]],
     ['score', [4]]
   ]),
+  keys: [
+    { key: 'sentiment', friendlyName: 'Duygu', numeric: false },
+    { key: 'score', friendlyName: 'Skor', numeric: true }
+  ],
   expansions: new Map(),
   ...over
 })
@@ -50,25 +55,24 @@ describe('compileQuery (pure)', () => {
 
   it('narrows key = value through the analysis column of the index, with every id of the key', () => {
     const c = compileQuery(Q({ analysis: [{ kind: 'equals', key: 'sentiment', value: 'Çok İyi' }] }), catalog())
-    expect(c.where).toEqual(['EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (3,9) AND a.value = ?)'])
-    expect(c.params).toEqual(['Çok İyi'])
+    expect(c.where).toEqual(['EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (3,9) AND fold_text(a.value) = ?)'])
+    expect(c.params).toEqual(['cok iyi'])
     expect(c.match).toBe('analysis : "cok iyi"')
     expect(c.order).toBe('date_desc')
   })
 
   it('expands a prefix into the terms the catalog lists, keeps it when there are too many (a costly probe)', () => {
-    expect(prefixesOf('iade fatur')).toEqual(['fatur'])
-    expect(prefixesOf('iade fatur ')).toEqual([])
-    expect(prefixesOf('"kargo gec" fat* x')).toEqual(['fat', 'x'])
+    expect(prefixesOf('iade fatur')).toEqual(['iade', 'fatur'])
+    expect(prefixesOf('"kargo gec" fat* -x')).toEqual(['fat', 'x'])
     const expanded = compileQuery(Q({ text: 'iade fatur' }), catalog({ expansions: new Map([['fatur', ['fatura', 'faturalar']]]) }))
-    expect(expanded.match).toBe('"iade" AND ("fatura" OR "faturalar")')
+    expect(expanded.match).toBe('"iade"* AND ("fatura" OR "faturalar")')
     expect(expanded.costlyProbe).toBe(false)
     const wide = compileQuery(Q({ text: 'iade fatur' }), catalog({ expansions: new Map([['fatur', null]]) }))
-    expect(wide.match).toBe('"iade" AND "fatur"*')
+    expect(wide.match).toBe('"iade"* AND "fatur"*')
     expect(wide.costlyProbe).toBe(true)
     // Not looked up: stays a prefix, not known to be costly.
     const unknown = compileQuery(Q({ text: 'iade fatur' }), catalog())
-    expect([unknown.match, unknown.costlyProbe]).toEqual(['"iade" AND "fatur"*', false])
+    expect([unknown.match, unknown.costlyProbe]).toEqual(['"iade"* AND "fatur"*', false])
   })
 
   it('orders by relevance only when there is user text to rank', () => {

@@ -6,9 +6,10 @@ import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 const CATALOG: QueryCatalog = {
   scopes: [{ id: 1, filters: { callTypes: [], direction: 1, results: 'all', hasNewRequest: null, includeAnalysis: true } }],
   keyIds: new Map([['score', [1]]]),
+  keys: [{ key: 'score', friendlyName: 'Skor', numeric: true }],
   expansions: new Map([['fatur', ['fatura']], ['f', null]])
 }
-const compile = (input: SearchQueryInput): CompiledQuery => compileQuery(SearchQuery.parse(input), CATALOG)
+const compile = (input: SearchQueryInput): CompiledQuery => compileQuery(SearchQuery.parse({ results: 'all', ...input }), CATALOG)
 
 const N = 1_000_000
 const T = walkThreshold(N, 100)

@@ -69,7 +69,7 @@ function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?:
 function all(query: SearchQueryInput): string[] {
   const out: string[] = []
   for (let offset = 0; ; offset += 500) {
-    const rows = search.page(query as never, offset, 500).rows
+    const rows = search.page({ results: 'all', ...query } as never, offset, 500).rows
     out.push(...rows.map((r) => r.callId))
     if (rows.length < 500) return out
   }
@@ -80,7 +80,8 @@ describe('review filters in local search', () => {
     ['status reviewed', { statuses: ['reviewed'] }],
     ['status new (never annotated too)', { statuses: ['new'] }],
     ['status new or follow-up', { statuses: ['new', 'follow_up'] }],
-    ['a rare tag', { tags: ['kvkk'] }],
+    ['a tag', { tags: ['kvkk'] }],
+    ['a rare score', { scoreMin: 100 }],
     ['two tags', { tags: ['iade', 'şikayet'] }],
     ['has a note', { hasNote: true }],
     ['has no note', { hasNote: false }],
@@ -95,14 +96,14 @@ describe('review filters in local search', () => {
       const expected = brute(f)
       expect(expected.length).toBeGreaterThan(0)
       expect(all({ review: f })).toEqual(expected)
-      expect(search.count({ review: f } as never)).toBe(expected.length)
-      const second = search.page({ review: f } as never, 20, 10).rows.map((r) => r.callId)
+      expect(search.count({ results: 'all', review: f } as never)).toBe(expected.length)
+      const second = search.page({ results: 'all', review: f } as never, 20, 10).rows.map((r) => r.callId)
       expect(second).toEqual(expected.slice(20, 30))
     })
   }
 
   it('uses the candidates for a rare filter and the scan for a common one', () => {
-    expect(search.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('fts')
+    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
     expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('scan')
   })
 
@@ -116,14 +117,14 @@ describe('review filters in local search', () => {
     const picked = fx.records.filter((_, i) => i % 97 === 0).map((r) => r.callId)
     const list = fx.cache.reviewLists.create('L', picked, { kind: 'manual' }, 'x', 1)
     expect(all({ review: { listId: list.id } })).toEqual(brute({}, undefined, new Set(picked)))
-    const before = search.count({ review: { statuses: ['follow_up'], listId: list.id } } as never)
+    const before = search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)
     const target = picked.find((id) => fx.cache.annotations.get(id)?.status !== 'follow_up')!
     fx.cache.annotations.write(target, { status: 'follow_up' }, { author: 'x', at: 20, history: true })
-    expect(search.count({ review: { statuses: ['follow_up'], listId: list.id } } as never)).toBe(before + 1)
+    expect(search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)).toBe(before + 1)
   })
 
   it('shows status, tags and score on the rows of annotated calls only', () => {
-    const rows = search.page({} as never, 0, 200).rows
+    const rows = search.page({ results: 'all' } as never, 0, 200).rows
     const annotated = rows.find((r) => r.review)!
     const a = fx.cache.annotations.get(annotated.callId)!
     expect(annotated.review).toEqual({ status: a.status, tags: a.tags, total: a.score?.total ?? null })

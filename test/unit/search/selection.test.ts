@@ -41,7 +41,7 @@ describe('selections resolved in core', () => {
   })
 
   it('exports exactly the rows at the selected offsets, in result order, across walk steps', () => {
-    for (const query of [SearchQuery.parse({}), SearchQuery.parse({ sort: 'date_asc' }), SearchQuery.parse({ text: 'fatura' })]) {
+    for (const query of [SearchQuery.parse({ results: 'all' }), SearchQuery.parse({ results: 'all', sort: 'date_asc' }), SearchQuery.parse({ results: 'all', text: 'fatura' })]) {
       const total = search.count(query)
       expect(total).toBeGreaterThan(20)
       const last = total - 1
@@ -59,7 +59,7 @@ describe('selections resolved in core', () => {
     const ids = idsInRanges(
       (offset, limit) => {
         pages.push([offset, limit])
-        return search.page(SearchQuery.parse({}), offset, limit)
+        return search.page(SearchQuery.parse({ results: 'all' }), offset, limit)
       },
       [[CALLS - 2, CALLS + 5_000], [CALLS + 10_000, CALLS + 20_000]]
     )
@@ -68,6 +68,6 @@ describe('selections resolved in core', () => {
   })
 
   it('refuses a range that ends before it starts', () => {
-    expect(() => search.iterate({ kind: 'ranges', query: SearchQuery.parse({}), ranges: [[5, 2]] })).toThrow(expect.objectContaining({ code: 'InvalidInput' }))
+    expect(() => search.iterate({ kind: 'ranges', query: SearchQuery.parse({ results: 'all' }), ranges: [[5, 2]] })).toThrow(expect.objectContaining({ code: 'InvalidInput' }))
   })
 })

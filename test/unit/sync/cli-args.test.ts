@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { parseRateLimit, parseResults, parseWhere } from '../../../src/cli/args'
+import { parseFlags, parseRateLimit, parseResults, parseWhere } from '../../../src/cli/args'
+import { buildQuery, QUERY_OPTIONS } from '../../../src/cli/commands/query-flags'
 import { parseIsoArg } from '../../../src/cli/dates'
 import { exitCodeFor } from '../../../src/cli/exit-codes'
 import { ERROR_CODES } from '../../../src/shared/errors'
@@ -14,6 +15,24 @@ describe('CLI argument parsing', () => {
     expect(() => parseWhere(['score>=x'])).toThrow(/not a number/)
     expect(() => parseWhere(['score>=9', 'score<=1'])).toThrow(/empty/)
     expect(() => parseWhere(['=3'])).toThrow(/key=value/)
+  })
+
+  it('takes values that start with a dash as people type them (--sort -date)', () => {
+    const opts = { ...QUERY_OPTIONS, json: { type: 'boolean' }, limit: { type: 'string', short: 'n' } } as const
+    const { values, positionals } = parseFlags(['fatura', '--sort', '-date', '--direction', '-1', '--json', '--where', '-x=1', '--', '--sort'], opts, true)
+    expect(values).toMatchObject({ sort: '-date', direction: '-1', json: true, where: ['-x=1'] })
+    expect(positionals).toEqual(['fatura', '--sort'])
+    expect(parseFlags(['--sort=-date'], opts).values.sort).toBe('-date')
+    // A flag after a string option is still a flag (its value is missing), not its value.
+    expect(() => parseFlags(['--sort', '--json'], opts)).toThrow(/--sort/)
+    expect(() => parseFlags(['--sort', '-n', '5'], opts)).toThrow(/--sort/)
+    expect(buildQuery(parseFlags(['--sort', '-date'], opts).values, [], 'UTC').sort).toBe('date_desc')
+    expect(buildQuery(parseFlags(['--sort', 'date'], opts).values, [], 'UTC').sort).toBe('date_asc')
+  })
+
+  it('defaults --results to answered only, as the service, sync and the app do', () => {
+    expect(buildQuery({}, [], 'UTC').results).toBe('answered')
+    expect(buildQuery({ results: 'all' }, [], 'UTC').results).toBe('all')
   })
 
   it('reads --results as answered, all or a list of numbers', () => {

@@ -38,4 +38,11 @@ describe('the sync progress line', () => {
     expect(progressLine({ ...base, phase: 'waiting', waitSeconds: 12.4 })).toContain('waiting 12s')
     expect(progressLine({ ...base, etaSeconds: null })).toContain('ETA --')
   })
+
+  it('shows the pace against the configured limit, and when the service slowed us down', () => {
+    expect(progressLine({ ...base, pace: { perMinute: 60, limitPerMinute: 60, throttled: false } })).toContain('(pace 60 of 60/min)')
+    const slowed = progressLine({ ...base, pace: { perMinute: 42.4, limitPerMinute: 60, throttled: true } })
+    expect(slowed).toContain('(pace 42 of 60/min, slowed by the service)')
+    expect(progressLine(base)).not.toContain('pace')
+  })
 })

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache, type WritePageInput } from '../../../src/core/cache'
 import { silentLogger, systemClock } from '../../../src/core/platform/node'
 import { readCheckpoint, SyncEngine, WaitFeed, type SyncEngineDeps, type SyncStore } from '../../../src/core/sync'
-import type { CallRecord, SyncOrder, SyncProgress, SyncScopeInput } from '../../../src/shared/domain'
+import { TenantRateLimiter } from '../../../src/core/ratelimit'
+import { SyncProgress, type CallRecord, type SyncOrder, type SyncScopeInput } from '../../../src/shared/domain'
 import { SERVICE_WINDOW } from '../../../src/shared/service-limits'
 import { prng } from '../../support/prng'
 import { failures, generateCalls, record, ScriptedSource, serviceOrder, type Step } from '../../support/scripted-source'
@@ -211,6 +212,19 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     const after = progress[progress.indexOf(waiting[0]!) + 1]
     expect(after?.waitSeconds ?? null).toBeNull()
     expectExactSet(data.records)
+  })
+
+  it("carries the limiter's pace against the configured limit, and says when the service slowed us down", async () => {
+    const data = generateCalls(22, { from: FROM, to: TO, spread: 600 })
+    const limiter = new TenantRateLimiter({ requests: 60, perSeconds: 60 })
+    limiter.penalize(1_000)
+    const progress: SyncProgress[] = []
+    const final = await engine(new ScriptedSource({ records: data.records }), { pace: () => limiter.status }).run(scope, { mode: 'full', onProgress: (p) => progress.push(p) })
+    expect(progress[0]!.pace).toEqual({ perMinute: 0, limitPerMinute: 60, throttled: true })
+    expect(SyncProgress.parse(final).pace?.limitPerMinute).toBe(60)
+    // Without a pace source (a team pull) the field is absent.
+    const plain = await engine(new ScriptedSource({ records: data.records })).run(scope, { mode: 'full' })
+    expect(plain.pace).toBeUndefined()
   })
 
   it('cancelled at seeded moments, mid-request included, resumes each time and ends with the exact set', async () => {

@@ -57,6 +57,7 @@ export function accountHandlers(state: AppState): AccountHandlers {
       export: { ...s.export, ...patch.export }
     }
     if (patch.account) next.accounts = editAccount(s.accounts, patch.account)
+    if (patch.resultColumns) next.resultColumns = { ...s.resultColumns, [patch.resultColumns.accountId]: patch.resultColumns.columns }
     if (patch.theme) platform.setThemeSource(patch.theme)
     return state.saveSettings(next)
   }

@@ -32,6 +32,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
           meta: {
             query: selectionMeta(req.selection, source.total),
             scope: rt.account.label,
+            ...(req.selection.kind === 'ids' ? {} : { coverage: reader.search.coverage(req.selection.query) }),
             appVersion: platform.appVersion,
             exportedAt: platform.clock.now()
           },

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { foldTypeName, parseCallTypeFile } from '../../cache'
 import { remoteSearch } from '../../client'
+import { CallsightError } from '../../errors'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
 
@@ -9,8 +11,11 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'search.columns'
   | 'calls.get'
   | 'catalog.callTypes'
+  | 'catalog.import'
+  | 'catalog.save'
   | 'remote.search'
   | 'savedSearches.save'
   | 'savedSearches.remove'
@@ -23,13 +28,34 @@ export type SearchHandlers = Pick<
 export function searchHandlers(state: AppState): SearchHandlers {
   const search = () => state.runtime?.search ?? null
   return {
-    'search.page': async ({ query, offset, limit }) => search()?.page(query, offset, limit) ?? { offset, rows: [] },
-    'search.count': async ({ query }) => ({ total: search()?.count(query) ?? 0 }),
+    'search.count': async ({ query }) => {
+      const s = search()
+      // No account open: an empty answer that claims nothing is missing (there is nothing to sync into).
+      if (s === null) return { total: 0, coverage: { complete: true, from: query.from, to: query.to, missing: [] } }
+      return { total: s.count(query), coverage: s.coverage(query) }
+    },
+    'search.page': async ({ query, offset, limit, sortBy, columns }) => search()?.page(query, offset, limit, { sortBy, columns }) ?? { offset, rows: [] },
+    'search.columns': async () => search()?.resultColumns() ?? [],
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
+    'catalog.import': async ({ name, text }) => {
+      const cache = state.requireRuntime().cache
+      const r = cache.importCallTypes(parseCallTypeFile(text, name), 'import')
+      return { ...r, types: cache.callTypes() }
+    },
+    'catalog.save': async ({ types }) => {
+      const cache = state.requireRuntime().cache
+      const seen = new Set<string>()
+      for (const t of types) {
+        if (seen.has(foldTypeName(t.value))) throw new CallsightError('InvalidInput', `The call type "${t.value}" is listed twice.`)
+        seen.add(foldTypeName(t.value))
+      }
+      cache.importCallTypes(types, 'edit')
+      return cache.callTypes()
+    },
 
     'remote.search': async ({ query, skip, take, includeAnalysis }) => {
       const rt = state.requireSignedIn()

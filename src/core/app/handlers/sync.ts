@@ -23,7 +23,8 @@ export function syncHandlers(state: AppState): SyncHandlers {
         logger: platform.logger,
         rateLimit: rt.account.rateLimit,
         lookbackHours: state.settings().sync.lookbackHours,
-        waits: state.waits
+        waits: state.waits,
+        pace: () => rt.limiter.status
       })
       const publish = (p: SyncProgress): void => {
         const task = syncs.get(runId)

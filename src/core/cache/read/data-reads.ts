@@ -1,3 +1,4 @@
+import type { CallType } from '../../../shared/domain'
 import type Database from 'better-sqlite3'
 import type { CallCache } from '../call-cache'
 import type { ChangeSet } from '../change-journal'
@@ -36,7 +37,11 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 
   scopes(): ScopeRef[] {
-    return this.cache.scopes().map((s) => ({ id: s.id, filters: s.filters }))
+    return this.cache.scopes().map((s) => ({ id: s.id, filters: s.filters, coverage: s.coverage }))
+  }
+
+  callTypes(): CallType[] {
+    return this.cache.callTypes()
   }
 
   analysisKeys(): AnalysisKeyRow[] {
@@ -44,6 +49,13 @@ export class SqliteDataReads implements DataReads, CatalogReads {
       .get('SELECT id, key, friendly_name, items, numeric_items FROM analysis_keys ORDER BY key, items DESC, id', 'raw')
       .all() as Array<[number, string, string, number, number]>
     return rows.map(([id, key, friendlyName, items, numericItems]) => ({ id, key, friendlyName, items, numericItems }))
+  }
+
+  prefixIndexLengths(): number[] {
+    // FTS5 keeps its options only in the CREATE statement (schema 6 on: prefix='1 2').
+    const sql = (this.statements.get("SELECT sql FROM sqlite_schema WHERE name = 'calls_fts'", 'pluck').get() as string | undefined) ?? ''
+    const m = /prefix\s*=\s*'([\d\s]+)'/i.exec(sql)
+    return m ? m[1]!.trim().split(/\s+/).map(Number) : []
   }
 
   prefixTerms(prefix: string, limit: number): string[] {

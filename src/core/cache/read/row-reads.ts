@@ -1,5 +1,6 @@
 import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
 import type { CallCache } from '../call-cache'
+import type { NamedItem } from '../../../shared/query'
 import type { CallRowDb } from '../records'
 import type { StatementCache } from './statements'
 import type { KeyedRow, RowReads, SortKey, SqlPiece } from './types'
@@ -75,6 +76,23 @@ export class SqliteRowReads implements RowReads {
       .prepare(`SELECT DISTINCT k.key FROM (${calls.sql}) x JOIN analysis a ON a.call = x.id JOIN analysis_keys k ON k.id = a.key_id`)
       .pluck()
       .all(...calls.params) as string[]
+  }
+
+  items(callIds: readonly string[]): Map<string, NamedItem[]> {
+    const rows = this.statements
+      .get(
+        `SELECT c.call_id, k.key, k.friendly_name, a.value FROM calls c JOIN analysis a ON a.call = c.id JOIN analysis_keys k ON k.id = a.key_id
+         WHERE c.call_id IN (SELECT value FROM json_each(?)) ORDER BY a.call, a.ord`,
+        'raw'
+      )
+      .all(JSON.stringify(callIds)) as Array<[string, string, string, string]>
+    const out = new Map<string, NamedItem[]>()
+    for (const [callId, key, friendlyName, value] of rows) {
+      let list = out.get(callId)
+      if (!list) out.set(callId, (list = []))
+      list.push({ key, friendlyName, value })
+    }
+    return out
   }
 
   record(callId: string): CallRecord | null {

@@ -1,4 +1,6 @@
+import type { CallType } from '../../../shared/domain'
 import type { CallRecord, CallRow } from '../../../shared/domain'
+import type { NamedItem } from '../../../shared/query'
 import type { ChangeSet } from '../change-journal'
 import type { ScopeFilters } from '../sync-scopes'
 
@@ -16,6 +18,7 @@ export interface SearchReader {
   readonly columns: ColumnReads
   readonly totals: TotalsReads
   readonly facetSql: FacetSqlReads
+  readonly view: ViewReads
 }
 
 /** SQL text and its parameters, in order. */
@@ -56,6 +59,8 @@ export interface DataReads {
 export interface ScopeRef {
   id: number
   filters: ScopeFilters
+  /** The merged [from, to) intervals the scope's finished passes covered. */
+  coverage?: ReadonlyArray<readonly [number, number]>
 }
 
 /** One (key, friendly name) pair of `analysis_keys`, with its item counters. */
@@ -69,10 +74,14 @@ export interface AnalysisKeyRow {
 
 export interface CatalogReads {
   scopes(): ScopeRef[]
+  /** The account's call type catalog (Value, Description). */
+  callTypes(): CallType[]
   /** Every (key, friendly name) pair, by key, then most items first, then id. */
   analysisKeys(): AnalysisKeyRow[]
   /** Up to `limit` indexed terms starting with `prefix`, in binary order. */
   prefixTerms(prefix: string, limit: number): string[]
+  /** The prefix lengths (in characters) the full-text index keeps prefix indexes for. */
+  prefixIndexLengths(): number[]
 }
 
 export interface MatchReads {
@@ -112,6 +121,8 @@ export interface RowReads {
   /** The analysis keys the calls of a SELECT of `c.*` rows hold. */
   keysIn(calls: SqlPiece): string[]
   record(callId: string): CallRecord | null
+  /** The analysis items of these calls (by callId), in item order, with their keys' names. */
+  items(callIds: readonly string[]): Map<string, NamedItem[]>
 }
 
 /** Calls added from `from` on, and the `touched` ones: what a column reads after a write. */
@@ -133,6 +144,23 @@ export interface ColumnReads {
   textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] }
   /** The same with numeric values, NaN where a value is not a number. */
   numericItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; nums: Float64Array }
+}
+
+/** The results list's chosen columns (search/view-columns.ts). */
+export interface ViewReads {
+  /** The extra fields (scalars) the newest `sample` calls carry, and whether every value was a number. */
+  extraFields(sample: number): Array<{ field: string; numeric: boolean }>
+  /** One extra field of every call that has it (not empty), as text. */
+  extraColumn(field: string): { calls: Int32Array; values: string[] }
+  /**
+   * For the calls of a page: their ids and extra fields (in the order asked), their items of
+   * these key ids (call, key id, value, numeric value; in item order), their scope memberships.
+   */
+  cells(
+    callIds: readonly string[],
+    extraFields: readonly string[],
+    keyIds: readonly number[]
+  ): { calls: Array<{ id: number; callId: string; extra: unknown[] }>; items: Array<[number, number, string, number | null]>; members: Array<[number, number]> }
 }
 
 export interface TotalsReads {

@@ -55,6 +55,7 @@ export const en = {
     RateLimited: 'The service is limiting requests. Wait {seconds} seconds, then try again.',
     Validation: 'The service rejected the request: {fields}',
     UnknownCallType: 'The service does not know the call type “{callType}”. Refresh the call types and pick again.',
+    UnknownCallTypeLocal: 'No synced or imported call type is called “{callType}”. Known: {known}. Import the call type catalog in Settings, or sync that type.',
     Unauthorized: 'The service did not accept the session. Sign in again.',
     ServerError: 'The service had an internal error (HTTP {status}). Try again later; if it persists, tell the service operators.',
     Network: 'The service is unreachable. Check the address and your network connection.',
@@ -69,6 +70,12 @@ export const en = {
     Storage: 'The local cache could not be read or written.',
     Forbidden: 'That action is not allowed.',
     Internal: 'Something went wrong inside the app.'
+  },
+  columns: {
+    choose: 'Columns',
+    chooseHint: 'Columns to show',
+    sortBy: 'Sort by {column}',
+    none: 'No extra columns'
   },
   common: {
     justNow: 'just now',
@@ -90,6 +97,20 @@ export const en = {
     never: 'never',
     calls: '{count} calls',
     error: 'Error'
+  },
+  catalog: {
+    title: 'Call types',
+    about: 'A call type filter finds a type by its Value or its Description, in any case (Turkish rules). The catalog learns the names syncs succeed with; import the tenant\'s catalog (JSON or CSV of Value, Description) or edit it here.',
+    value: 'Value',
+    description: 'Description',
+    remove: 'Remove',
+    removeType: 'Remove the call type {name}',
+    empty: 'No call types yet: sync with a call type, or import the catalog.',
+    add: 'Add a call type',
+    save: 'Save call types',
+    saved: 'Call types saved',
+    import: 'Import from a file…',
+    imported: 'Catalog imported: {added} added, {updated} updated, {merged} learnt names filed under their type'
   },
   filters: {
     dateRange: 'Date range',
@@ -116,6 +137,7 @@ export const en = {
     directionOption: 'Code {code}'
   },
   search: {
+    matchedIn: 'Matched in: {fields}',
     placeholder: 'Search titles and summaries  (press / to focus)',
     queryLabel: 'Search text',
     modeLocal: 'Local',
@@ -147,6 +169,20 @@ export const en = {
     empty: 'No calls match these filters.',
     emptyCache: 'The cache is empty. Sync some calls first.',
     goSync: 'Go to Sync',
+    coverage: {
+      notSynced: 'Not synced: {what}, {range}. Results may be incomplete.',
+      more: '(and {count} more)',
+      callType: 'call type {names}',
+      direction: 'direction {direction}',
+      answered: 'answered only',
+      allResults: 'all results',
+      resultList: 'results {list}',
+      newRequests: 'new requests',
+      noNewRequests: 'no new requests',
+      nothingSynced: 'nothing synced yet',
+      syncThis: 'Sync this',
+      searchService: 'Search the service'
+    },
     results: 'Results',
     serviceWindow: 'Service window: results {from}–{to} of at most 10,000',
     serviceTotal: 'The service reports {count} matches',
@@ -246,6 +282,9 @@ export const en = {
     eta: 'ETA',
     etaUnknown: 'estimating…',
     waiting: 'waiting {seconds}',
+    pace: 'Pace',
+    paceValue: '{perMinute} of {limit} req/min',
+    throttled: "The service asked us to slow down; another workstation may be using the tenant's limit.",
     position: 'Reached {date}',
     scopes: 'Synced scopes',
     noScopes: 'Nothing synced yet.',
@@ -277,7 +316,23 @@ export const en = {
     perType: 'Calls per type',
     total: '{count} calls in the current result set',
     count: 'Calls',
-    localOnly: 'Insight is computed from the local cache.'
+    localOnly: 'Insight is computed from the local cache.',
+    activeFilters: 'Active filters',
+    noFilters: 'No filters: every cached call',
+    removeChip: 'Remove the filter {name}',
+    chipText: 'Text',
+    chipDates: 'Dates',
+    chipType: 'Call type',
+    chipDirection: 'Direction',
+    chipAnalysis: '{name}',
+    drillHint: 'Click a day or a bar to search those calls.',
+    savePng: 'Save the chart as PNG',
+    saveCsv: 'Save the chart data as CSV',
+    compare: 'Compare with another period',
+    compareTotal: '{count} calls in the comparison period',
+    dayN: 'Day {n}',
+    day: 'Day',
+    dayNumber: 'Day number'
   },
   export: {
     title: 'Export calls',
@@ -353,6 +408,33 @@ export const en = {
     tokensNotPersisted: 'Tokens are kept in memory only on this computer; you will sign in again after a restart.',
     about: 'About',
     version: 'Version {version}'
+  },
+  queryError: {
+    unbalancedOpen: 'This “(” is never closed.',
+    unbalancedClose: 'This “)” closes nothing.',
+    emptyGroup: 'Empty parentheses.',
+    danglingOperator: '{subject} needs a term on each side.',
+    danglingNot: '{subject} needs a term after it.',
+    missingValue: '{subject}: needs a value.',
+    notANumber: '“{subject}” is not a number (a range is written 300..600).',
+    badRange: 'The range {subject} starts after it ends.',
+    unknownField: 'No field or analysis key is called “{subject}”. Put the text in quotes to search for it.',
+    fieldUnavailable: '{subject}: is not available in this cache.',
+    tooDeep: 'Too many nested parentheses.',
+    notComparable: '{subject} is text: compare it with “:” only.'
+  },
+  queryHelp: {
+    title: 'Search language',
+    words: 'Words match by their beginning: fatur finds fatura and faturası',
+    phrase: 'These words in this order, exactly',
+    or: 'Either word',
+    not: 'Without this word',
+    group: 'Groups terms',
+    field: 'Only in the title (summary: for the summary)',
+    equals: 'An analysis value, by key or by its name; case and accents do not matter',
+    compare: 'A number of at least 4 (also >, <, <=)',
+    range: 'A number from 300 to 600',
+    folding: 'Turkish letters fold: istanbul finds İSTANBUL, sikayet finds şikayet.'
   },
   shortcuts: {
     title: 'Keyboard shortcuts',

@@ -54,6 +54,7 @@ export const tr: Messages = {
     RateLimited: 'Servis istekleri sınırlıyor. {seconds} saniye bekleyip yeniden deneyin.',
     Validation: 'Servis isteği reddetti: {fields}',
     UnknownCallType: 'Servis “{callType}” çağrı türünü tanımıyor. Çağrı türlerini yenileyip yeniden seçin.',
+    UnknownCallTypeLocal: '“{callType}” adında eşitlenmiş ya da içe aktarılmış bir çağrı türü yok. Bilinenler: {known}. Ayarlar’dan çağrı türü kataloğunu içe aktarın ya da bu türü eşitleyin.',
     Unauthorized: 'Servis oturumu kabul etmedi. Yeniden oturum açın.',
     ServerError: 'Serviste iç hata oluştu (HTTP {status}). Daha sonra yeniden deneyin; sürerse servis operatörlerine bildirin.',
     Network: 'Servise ulaşılamıyor. Adresi ve ağ bağlantınızı kontrol edin.',
@@ -68,6 +69,12 @@ export const tr: Messages = {
     Storage: 'Yerel önbellek okunamadı veya yazılamadı.',
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
+  },
+  columns: {
+    choose: 'Sütunlar',
+    chooseHint: 'Gösterilecek sütunlar',
+    sortBy: '{column} sütununa göre sırala',
+    none: 'Ek sütun yok'
   },
   common: {
     justNow: 'az önce',
@@ -89,6 +96,20 @@ export const tr: Messages = {
     never: 'hiç',
     calls: '{count} çağrı',
     error: 'Hata'
+  },
+  catalog: {
+    title: 'Çağrı türleri',
+    about: 'Çağrı türü filtresi bir türü Değeri ya da Açıklaması ile, büyük/küçük harf fark etmeksizin (Türkçe kurallarıyla) bulur. Katalog, başarılı eşitlemelerde kullanılan adları öğrenir; kiracının kataloğunu (Value, Description içeren JSON ya da CSV) içe aktarın ya da burada düzenleyin.',
+    value: 'Değer',
+    description: 'Açıklama',
+    remove: 'Kaldır',
+    removeType: '{name} çağrı türünü kaldır',
+    empty: 'Henüz çağrı türü yok: bir çağrı türüyle eşitleyin ya da kataloğu içe aktarın.',
+    add: 'Çağrı türü ekle',
+    save: 'Çağrı türlerini kaydet',
+    saved: 'Çağrı türleri kaydedildi',
+    import: 'Dosyadan içe aktar…',
+    imported: 'Katalog içe aktarıldı: {added} eklendi, {updated} güncellendi, öğrenilen {merged} ad türüne bağlandı'
   },
   filters: {
     dateRange: 'Tarih aralığı',
@@ -115,6 +136,7 @@ export const tr: Messages = {
     directionOption: 'Kod {code}'
   },
   search: {
+    matchedIn: 'Eşleşen alan: {fields}',
     placeholder: 'Başlık ve özetlerde ara  (odaklamak için / tuşu)',
     queryLabel: 'Arama metni',
     modeLocal: 'Yerel',
@@ -146,6 +168,20 @@ export const tr: Messages = {
     empty: 'Bu filtrelere uyan çağrı yok.',
     emptyCache: 'Önbellek boş. Önce birkaç çağrı eşitleyin.',
     goSync: 'Eşitlemeye git',
+    coverage: {
+      notSynced: 'Eşitlenmedi: {what}, {range}. Sonuçlar eksik olabilir.',
+      more: '(ve {count} tane daha)',
+      callType: 'çağrı türü {names}',
+      direction: 'yön {direction}',
+      answered: 'yalnızca yanıtlanan',
+      allResults: 'tüm sonuçlar',
+      resultList: 'sonuçlar {list}',
+      newRequests: 'yeni talepler',
+      noNewRequests: 'yeni talep olmayanlar',
+      nothingSynced: 'henüz hiçbir şey eşitlenmedi',
+      syncThis: 'Bunu eşitle',
+      searchService: 'Serviste ara'
+    },
     results: 'Sonuçlar',
     serviceWindow: 'Servis penceresi: en fazla 10.000 sonuçtan {from}–{to} arası',
     serviceTotal: 'Servis {count} eşleşme bildiriyor',
@@ -245,6 +281,9 @@ export const tr: Messages = {
     eta: 'Kalan süre',
     etaUnknown: 'hesaplanıyor…',
     waiting: '{seconds} bekleniyor',
+    pace: 'Tempo',
+    paceValue: 'dakikada {perMinute} / {limit} istek',
+    throttled: 'Servis yavaşlamamızı istedi; kiracının istek sınırını başka bir iş istasyonu kullanıyor olabilir.',
     position: '{date} tarihine ulaşıldı',
     scopes: 'Eşitlenen kapsamlar',
     noScopes: 'Henüz bir şey eşitlenmedi.',
@@ -276,7 +315,23 @@ export const tr: Messages = {
     perType: 'Türe göre çağrılar',
     total: 'Geçerli sonuç kümesinde {count} çağrı',
     count: 'Çağrı',
-    localOnly: 'Analiz yerel önbellekten hesaplanır.'
+    localOnly: 'Analiz yerel önbellekten hesaplanır.',
+    activeFilters: 'Etkin filtreler',
+    noFilters: 'Filtre yok: önbellekteki tüm çağrılar',
+    removeChip: '{name} filtresini kaldır',
+    chipText: 'Metin',
+    chipDates: 'Tarihler',
+    chipType: 'Çağrı türü',
+    chipDirection: 'Yön',
+    chipAnalysis: '{name}',
+    drillHint: 'O çağrıları aramak için bir güne veya bir çubuğa tıklayın.',
+    savePng: 'Grafiği PNG olarak kaydet',
+    saveCsv: 'Grafiğin verisini CSV olarak kaydet',
+    compare: 'Başka bir dönemle karşılaştır',
+    compareTotal: 'Karşılaştırma döneminde {count} çağrı',
+    dayN: '{n}. gün',
+    day: 'Gün',
+    dayNumber: 'Gün sırası'
   },
   export: {
     title: 'Çağrıları dışa aktar',
@@ -352,6 +407,33 @@ export const tr: Messages = {
     tokensNotPersisted: 'Bu bilgisayarda belirteçler yalnızca bellekte tutulur; yeniden başlatmadan sonra tekrar oturum açarsınız.',
     about: 'Hakkında',
     version: 'Sürüm {version}'
+  },
+  queryError: {
+    unbalancedOpen: 'Bu “(” hiç kapanmıyor.',
+    unbalancedClose: 'Bu “)” hiçbir şeyi kapatmıyor.',
+    emptyGroup: 'Boş parantez.',
+    danglingOperator: '{subject} iki yanında da bir terim ister.',
+    danglingNot: '{subject} ardından bir terim ister.',
+    missingValue: '{subject}: bir değer ister.',
+    notANumber: '“{subject}” bir sayı değil (aralık 300..600 diye yazılır).',
+    badRange: '{subject} aralığı bittiği yerden sonra başlıyor.',
+    unknownField: '“{subject}” adında bir alan ya da analiz anahtarı yok. Bu metni aramak için tırnak içine alın.',
+    fieldUnavailable: '{subject}: bu önbellekte kullanılamıyor.',
+    tooDeep: 'Çok fazla iç içe parantez.',
+    notComparable: '{subject} bir metin: yalnızca “:” ile karşılaştırılır.'
+  },
+  queryHelp: {
+    title: 'Arama dili',
+    words: 'Kelimeler başlarından eşleşir: fatur, fatura ve faturası kelimelerini bulur',
+    phrase: 'Bu kelimeler bu sırayla, tam olarak',
+    or: 'Kelimelerden biri',
+    not: 'Bu kelime olmadan',
+    group: 'Terimleri gruplar',
+    field: 'Yalnızca başlıkta (özet için summary:)',
+    equals: 'Bir analiz değeri, anahtarıyla ya da adıyla; büyük küçük harf ve aksanlar fark etmez',
+    compare: 'En az 4 olan bir sayı (ayrıca >, <, <=)',
+    range: '300 ile 600 arasında bir sayı',
+    folding: 'Türkçe harfler eşlenir: istanbul İSTANBUL yazılanı, sikayet şikayet yazılanı bulur.'
   },
   shortcuts: {
     title: 'Klavye kısayolları',

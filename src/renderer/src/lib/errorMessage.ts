@@ -3,7 +3,7 @@ import type { AppErrorInfo, ErrorCode } from '../../../shared/errors'
 /** What to show for an error: a message key with its parameters, and optional detail lines. */
 export interface ErrorText {
   /** A key under `errors.` in the message files. */
-  key: `errors.${ErrorCode}`
+  key: `errors.${ErrorCode}` | 'errors.UnknownCallTypeLocal'
   params: Record<string, string | number>
   /** The core's own sentence, shown under ours when ours is generic. */
   detail: string | null
@@ -57,6 +57,8 @@ export function describeError(error: AppErrorInfo): ErrorText {
       break
     case 'UnknownCallType':
       params.callType = error.callType ?? '?'
+      // Refused by the cache's catalog rather than the service: offer the names it knows.
+      if (error.knownCallTypes !== undefined) params.known = error.knownCallTypes.length > 0 ? error.knownCallTypes.join(', ') : '—'
       break
     case 'ServerError':
       params.status = error.status ?? 500
@@ -69,7 +71,8 @@ export function describeError(error: AppErrorInfo): ErrorText {
   // A self-explanatory code already says what to do, in the user's language; the core's
   // (English) hint would only repeat it.
   const hint = selfExplanatory ? null : error.hint?.trim() || null
-  return { key: `errors.${error.code}`, params, detail, hint }
+  const key = error.code === 'UnknownCallType' && params.known !== undefined ? 'errors.UnknownCallTypeLocal' : (`errors.${error.code}` as const)
+  return { key, params, detail, hint }
 }
 
 /** Turns a thrown value into the taxonomy; anything unexpected is Internal. */

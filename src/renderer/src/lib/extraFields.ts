@@ -19,6 +19,12 @@ const KNOWN: Record<string, { label: string; kind: 'duration' | 'language' | 'te
   type: { label: 'callType', kind: 'text' }
 }
 
+/** A known field's message key (`fields.*`) and how its value reads; null for a field the app has no name for. */
+export function knownField(key: string): { labelKey: string; kind: 'duration' | 'language' | 'text' } | null {
+  const known = KNOWN[key.toLowerCase()]
+  return known ? { labelKey: `fields.${known.label}`, kind: known.kind } : null
+}
+
 export interface ExtraEntry {
   /** The raw key, always shown on hover so the field can be found in exports. */
   key: string

@@ -20,8 +20,11 @@ export interface SearchFilters {
   relativeDays: number | null
 }
 
+/** shared/domain's DEFAULT_RESULTS, restated like PREVIEW_CHARS (a unit test keeps them equal). */
+export const DEFAULT_RESULTS = 'answered' as const
+
 export function emptyFilters(): SearchFilters {
-  return { text: '', from: null, to: null, callTypes: [], direction: null, results: 'all', analysis: [], sort: 'date_desc', relativeDays: null }
+  return { text: '', from: null, to: null, callTypes: [], direction: null, results: DEFAULT_RESULTS, analysis: [], sort: 'date_desc', relativeDays: null }
 }
 
 /** Relevance only means something with text; without it the list falls back to newest first. */

@@ -1,15 +1,17 @@
 import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
-import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
+import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, QueryCoverage, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
 import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
+import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
+import { useColumnsStore } from './columns'
 
 export type SearchMode = 'local' | 'service'
 export const PAGE_SIZE = 100
@@ -24,6 +26,10 @@ export const useSearchStore = defineStore('search', () => {
   const activeQuery = shallowRef<SearchQuery>(buildQuery(filters))
 
   const total = ref<number | null>(null)
+  /** Whether synced scopes answer the shown local query; null until counted, and in service mode. */
+  const coverage = shallowRef<QueryCoverage | null>(null)
+  /** The cache's last sync when the shown local results were read: a later sync makes them stale. */
+  const readAtSync = ref<number | null>(null)
   const loading = ref(false)
   const error = ref<AppErrorInfo | null>(null)
   /** Bumped when a page lands; rows are read through rowAt, which depends on it. */
@@ -38,7 +44,24 @@ export const useSearchStore = defineStore('search', () => {
   const remotePage = shallowRef<RemotePage | null>(null)
 
   const analysisKeys = ref<AnalysisKeyInfo[]>([])
+  const keysLoaded = ref(false)
   const callTypes = ref<CallType[]>([])
+
+  /**
+   * What is wrong with the typed text, each with the span to underline (checked here, as
+   * core checks it, so a bad query is shown at once and never sent). Until the keys are
+   * known, an unknown field name is left for core to judge.
+   */
+  const textErrors = computed<QueryError[]>(() => {
+    if (mode.value !== 'local') return []
+    const errors = analyzeQuery(filters.text, { keys: analysisKeys.value }).errors
+    return keysLoaded.value ? errors : errors.filter((e) => e.code !== 'unknownField')
+  })
+
+  /** The folded terms the shown results matched by: words not under a NOT, analysis values asked for. */
+  /** The shown results' query as a resolved tree (null when it has no text or does not resolve). */
+  const activeNode = computed(() => analyzeQuery(activeQuery.value.text, { keys: analysisKeys.value }).node)
+  const highlightTerms = computed<string[]>(() => positiveTerms(activeNode.value))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
   cache.onChange = () => version.value++
@@ -68,13 +91,40 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   async function loadLookups(): Promise<void> {
-    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {})])
-    if (keys.status === 'fulfilled') analysisKeys.value = keys.value
+    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {}), useColumnsStore().load()])
+    if (keys.status === 'fulfilled') {
+      analysisKeys.value = keys.value
+      keysLoaded.value = true
+    }
     if (types.status === 'fulfilled') callTypes.value = types.value
+  }
+
+  /** Pages of a query in the list's order (a chosen column's, else the query's), with the chosen columns' values. */
+  function pageFetcher(q: SearchQuery): (offset: number, limit: number) => Promise<CallRow[]> {
+    const columns = useColumnsStore()
+    const sortBy = columns.sortBy
+    const chosen = [...columns.chosen]
+    return async (offset, limit) => {
+      const page = await call('search.page', { query: q, offset, limit, sortBy, columns: chosen })
+      columns.remember(page.cells)
+      return page.rows
+    }
+  }
+
+  /**
+   * The same result set read again (another column chosen): the count, the selection and the
+   * cursor stay, since the rows and their order do not change.
+   */
+  function refreshRows(): void {
+    if (mode.value !== 'local') return
+    cache.reset(pageFetcher(activeQuery.value))
+    version.value++
   }
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
   async function run(): Promise<void> {
+    // A text that cannot run keeps the results of the last one that could; the bar says why.
+    if (textErrors.value.length > 0) return
     const token = ++requestToken
     const q = query.value
     activeQuery.value = q
@@ -84,13 +134,16 @@ export const useSearchStore = defineStore('search', () => {
     loading.value = true
     const started = Date.now()
     try {
+      coverage.value = null
       if (mode.value === 'local') {
         total.value = null
-        cache.reset((offset, limit) => call('search.page', { query: q, offset, limit }).then((p) => p.rows))
+        readAtSync.value = useAppStore().cache?.lastSyncAt ?? null
+        cache.reset(pageFetcher(q))
         version.value++
         const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
         if (token !== requestToken) return
         total.value = count.total
+        coverage.value = count.coverage
       } else {
         remoteSkip.value = 0
         await fetchRemote(token, q)
@@ -134,6 +187,7 @@ export const useSearchStore = defineStore('search', () => {
     if (mode.value === m) return
     mode.value = m
     remotePage.value = null
+    coverage.value = null
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
       const range = presetRange(SERVICE_DEFAULT_DAYS, useAppStore().zone, Date.now())
@@ -147,6 +201,11 @@ export const useSearchStore = defineStore('search', () => {
   function click(offset: number, mods: ClickModifiers): void {
     selection.value = clickRow(selection.value, offset, mods, shownTotal.value)
     cursor.value = offset
+  }
+
+  /** Puts back a selection a gesture replaced (the first click of a double-click that opens a call). */
+  function restoreSelection(sel: Selection): void {
+    selection.value = sel
   }
 
   function selectAll(): void {
@@ -217,6 +276,8 @@ export const useSearchStore = defineStore('search', () => {
     query,
     activeQuery,
     total,
+    coverage,
+    readAtSync,
     loading,
     error,
     version,
@@ -227,6 +288,10 @@ export const useSearchStore = defineStore('search', () => {
     remoteSkip,
     remotePage,
     analysisKeys,
+    keysLoaded,
+    textErrors,
+    highlightTerms,
+    activeNode,
     callTypes,
     shownTotal,
     selectedTotal,
@@ -240,6 +305,8 @@ export const useSearchStore = defineStore('search', () => {
     setMode,
     click,
     selectAll,
+    restoreSelection,
+    refreshRows,
     clearSelection,
     exportSelection,
     resetFilters,

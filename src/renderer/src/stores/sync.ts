@@ -17,6 +17,8 @@ export const useSyncStore = defineStore('sync', () => {
   const runId = ref<string | null>(null)
   const error = ref<AppErrorInfo | null>(null)
   const starting = ref(false)
+  /** A scope another screen asked to sync ("Sync this" on the coverage banner); the sync screen takes it once. */
+  const prefill = ref<SyncScopeInput | null>(null)
   /** Called when a run finishes, so the shell can toast it. */
   let onFinished: (p: SyncProgress) => void = () => {}
   let unlisten: (() => void) | null = null
@@ -93,5 +95,11 @@ export const useSyncStore = defineStore('sync', () => {
     }
   }
 
-  return { scopes, progress, runId, error, starting, subscribe, refresh, start, cancel }
+  function takePrefill(): SyncScopeInput | null {
+    const p = prefill.value
+    prefill.value = null
+    return p
+  }
+
+  return { prefill, takePrefill, scopes, progress, runId, error, starting, subscribe, refresh, start, cancel }
 })

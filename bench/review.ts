@@ -1,0 +1,160 @@
+/**
+ * Review (issue 15): saving an annotation, and first pages with review filters, over n
+ * synthetic calls (bench/search-data.ts) of which a tenth are annotated. Each filtered page
+ * is compared with the same page without the review filter, in the same run; a save with a
+ * bare single-row upsert of the same table.
+ */
+import { join } from 'node:path'
+import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
+import { reviewLookup, saveAnnotation, saveScorecard, type ReviewContext } from '../src/core/review/review-service'
+import { createSearch } from '../src/core/search'
+import { SearchQuery, type CallRecord, type ReviewStatus, type SearchQueryInput } from '../src/shared/domain'
+import { COMMON_TERM, makeCall, prng } from './search-data'
+import { percentile, type BenchFn, type BenchRow } from './types'
+
+const SCOPE = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
+const TAGS = ['iade', 'şikayet', 'kvkk', 'fatura itirazı', 'geri arama', 'memnun', 'eskalasyon', 'eğitim', 'örnek', 'kalite']
+
+function timeIt(iterations: number, budgetMs: number, f: (i: number) => unknown): number[] {
+  const out: number[] = []
+  const started = performance.now()
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now()
+    f(i)
+    out.push(performance.now() - t)
+    if (performance.now() - started > budgetMs) break
+  }
+  return out
+}
+
+function ingest(cache: CallCache, n: number, log: (l: string) => void): void {
+  cache.ensureScope('all', SCOPE)
+  const rnd = prng(42)
+  let held: WritePageInput[] = []
+  for (let i = 0; i < n; i += 100) {
+    const page: CallRecord[] = []
+    for (let k = i; k < Math.min(n, i + 100); k++) page.push(makeCall(k, n, rnd).record)
+    held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: null })
+    if (held.length >= 20) {
+      cache.writePages(held)
+      held = []
+    }
+    if (i % 200_000 === 0 && i > 0) log(`ingested ${i.toLocaleString('en')} calls`)
+  }
+  cache.writePages(held)
+  cache.optimizeIndex()
+}
+
+/** Every tenth call annotated: statuses 20/50/20/10 % in review/reviewed/follow-up/new, tags Zipf-like, half scored. */
+function annotate(cache: CallCache, n: number, cardId: string): void {
+  const rnd = prng(5)
+  const items: Parameters<CallCache['annotations']['writeMany']>[0][number][] = []
+  const flush = (): void => {
+    cache.annotations.writeMany(items.splice(0))
+  }
+  for (let i = 0; i < n; i += 10) {
+    const r = rnd()
+    const status: ReviewStatus = r < 0.2 ? 'in_review' : r < 0.7 ? 'reviewed' : r < 0.9 ? 'follow_up' : 'new'
+    const tags = TAGS.filter((_, k) => rnd() < 0.4 / (k + 1))
+    const answer = 1 + Math.floor(rnd() * 5)
+    items.push({
+      callId: `C${String(i).padStart(8, '0')}`,
+      changes: {
+        status,
+        tags,
+        note: rnd() < 0.3 ? 'Müşteri İSTANBUL şubesine yönlendirildi' : '',
+        ...(rnd() < 0.5 ? { score: { scorecardId: cardId, version: 1, answers: { q: answer }, total: (answer - 1) * 25, failed: false } } : {})
+      },
+      opts: { author: rnd() < 0.5 ? 'ayse' : 'mehmet', at: 1_000 + i, history: false }
+    })
+    if (items.length >= 5_000) flush()
+  }
+  flush()
+}
+
+export const run: BenchFn = async (ctx) => {
+  const n = ctx.quick ? 100_000 : 1_000_000
+  const iters = ctx.quick ? 15 : 30
+  const rows: BenchRow[] = []
+  const cache = openCache(join(ctx.workDir, 'review-bench.db'))
+  try {
+    ctx.log(`ingesting ${n.toLocaleString('en')} calls`)
+    ingest(cache, n, ctx.log)
+    const search = createSearch(cache)
+    let clock = 10_000_000
+    const rctx: ReviewContext = { cache, search, author: 'bench', now: () => clock++, zone: 'Europe/Istanbul' }
+    const card = saveScorecard(rctx, { name: 'Form', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '1_5', critical: false }] })
+    ctx.log(`annotating ${(n / 10).toLocaleString('en')} calls`)
+    annotate(cache, n, card.id)
+
+    // Saving through the handler's own path: PII guard on the note, score computed from the
+    // scorecard, one transaction with history. Baseline: a bare upsert of one row.
+    const rnd = prng(9)
+    const callOf = (): string => `C${String(Math.floor(rnd() * n)).padStart(8, '0')}`
+    const saves = timeIt(iters * 10, 10_000, (i) =>
+      saveAnnotation(rctx, {
+        callId: callOf(),
+        ...(i % 3 === 0 ? { status: 'reviewed' as const } : i % 3 === 1 ? { note: `Not ${i}: 0532 123 45 67 aradı` } : { score: { scorecardId: card.id, answers: { q: 1 + (i % 5) } } })
+      })
+    )
+    const upsert = cache.db.prepare(
+      `INSERT INTO annotations (call_id, id, author, created_at, status, status_at, tags_at, note_at, score_at, updated_at, updated_by)
+       VALUES (?, ?, 'b', 0, 'reviewed', 0, 0, 0, 0, 0, 'b') ON CONFLICT (call_id) DO UPDATE SET status_at = status_at + 1`
+    )
+    const bare = timeIt(iters * 10, 5_000, (i) => cache.db.transaction(() => upsert.run(callOf(), `bench-${i}`)).immediate())
+    rows.push({
+      metric: 'save an annotation (status | note | score, one each in turn) through the handler path',
+      value: percentile(saves, 95),
+      unit: 'ms p95',
+      baseline: percentile(bare, 95),
+      ratio: percentile(saves, 95) / percentile(bare, 95),
+      target: 5,
+      targetKind: 'max',
+      note: `p50 ${percentile(saves, 50).toFixed(2)} ms; baseline: a bare one-row upsert in its own transaction; ratio = ours / baseline`
+    })
+
+    const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
+    const cases: Array<[string, SearchQuery, SearchQuery]> = [
+      ['status reviewed (~5%)', Q({ review: { statuses: ['reviewed'] } }), Q({})],
+      ['status follow-up (~2%)', Q({ review: { statuses: ['follow_up'] } }), Q({})],
+      ['tag "eğitim" (~0.5%)', Q({ review: { tags: ['eğitim'] } }), Q({})],
+      ['score 75..100 (~2%)', Q({ review: { scoreMin: 75, scoreMax: 100 } }), Q({})],
+      ['note has "istanbul" (~3%)', Q({ review: { noteText: 'istanbul' } }), Q({})],
+      ['status new (unannotated too, ~91%)', Q({ review: { statuses: ['new'] } }), Q({})],
+      [`text common "${COMMON_TERM}" + status reviewed`, Q({ text: COMMON_TERM, review: { statuses: ['reviewed'] } }), Q({ text: COMMON_TERM })],
+      ['text 1% "iptal" + status reviewed', Q({ text: 'iptal', review: { statuses: ['reviewed'] } }), Q({ text: 'iptal' })],
+      ['text 1% "iptal" + tag "iade"', Q({ text: 'iptal', review: { tags: ['iade'] } }), Q({ text: 'iptal' })]
+    ]
+    for (const [label, q, base] of cases) {
+      const plan = search.explain(q, 100).plan
+      const ours = timeIt(iters, 8_000, () => {
+        search.resetCaches()
+        search.page(q, 0, 100)
+      })
+      const theirs = timeIt(iters, 8_000, () => {
+        search.resetCaches()
+        search.page(base, 0, 100)
+      })
+      const p95 = percentile(ours, 95)
+      const b95 = percentile(theirs, 95)
+      rows.push({
+        metric: `first page, cold: ${label} [${plan}]`,
+        value: p95,
+        unit: 'ms p95',
+        baseline: b95,
+        ratio: p95 / b95,
+        target: 25,
+        targetKind: 'max',
+        note: `baseline: the same page without the review filter; ratio = ours / baseline; ${search.count(q).toLocaleString('en')} matches`
+      })
+    }
+
+    // Export reads each call's annotation by id: the lookup's cost per call.
+    const lookup = reviewLookup(cache)
+    const reads = timeIt(2_000, 3_000, () => lookup.annotation(callOf()))
+    rows.push({ metric: 'annotation read per exported call', value: percentile(reads, 50) * 1000, unit: 'µs p50' })
+  } finally {
+    cache.close()
+  }
+  return { name: 'review', rows }
+}

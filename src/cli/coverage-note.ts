@@ -1,0 +1,41 @@
+import { DateTime } from 'luxon'
+import type { CoverageGap, QueryCoverage } from '../shared/domain'
+import { terminalLine } from './terminal-text'
+
+const iso = (ms: number, zone: string): string => DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString()
+
+/** "call type Refund, direction 1, answered only" — what a gap's sync would fetch. */
+export function describeGap(g: CoverageGap, describeType: (value: string) => string = (v) => v): string {
+  const parts: string[] = []
+  if (g.callTypes.length > 0) parts.push(`call type ${g.callTypes.map(describeType).join(', ')}`)
+  if (g.direction !== null) parts.push(`direction ${g.direction}`)
+  parts.push(g.results === 'answered' ? 'answered only' : g.results === 'all' ? 'all results' : `results ${g.results.join(',')}`)
+  if (g.hasNewRequest !== null) parts.push(g.hasNewRequest ? 'new requests' : 'no new requests')
+  return parts.join(', ')
+}
+
+/** The sync that fills a gap; the server and user are the caller's. */
+export function syncCommandFor(g: CoverageGap, db: string, zone: string): string {
+  const words = ['callsight sync --server URL --user NAME', `--db ${db}`]
+  if (g.from !== null && g.to !== null) words.push(`--from ${iso(g.from, zone)} --to ${iso(g.to, zone)}`)
+  else words.push('--from ISO --to ISO')
+  if (g.callTypes.length > 0) words.push(`--types ${g.callTypes.join(',')}`)
+  if (g.direction !== null) words.push(`--direction ${g.direction}`)
+  if (g.results !== 'answered') words.push(`--results ${g.results === 'all' ? 'all' : g.results.join(',')}`)
+  if (g.hasNewRequest !== null) words.push(`--has-new-request ${g.hasNewRequest}`)
+  return words.join(' ')
+}
+
+/**
+ * One line for stderr when a local answer is not the whole answer: what is not synced, over
+ * which range, and the command that syncs it (the first gap; the count of the others).
+ */
+export function coverageWarning(command: string, c: QueryCoverage, db: string, zone: string, describeType?: (value: string) => string): string | null {
+  const first = c.missing[0]
+  if (c.complete || first === undefined) return null
+  const range = first.from !== null && first.to !== null ? `${iso(first.from, zone)} – ${iso(first.to, zone)}` : 'nothing synced yet'
+  const more = c.missing.length > 1 ? ` (and ${c.missing.length - 1} more gap(s): --json lists them)` : ''
+  return terminalLine(
+    `callsight ${command}: warning: not synced: ${describeGap(first, describeType)}, ${range}${more}. Results may be incomplete. Sync it: ${syncCommandFor(first, db, zone)}`
+  )
+}

@@ -1,0 +1,61 @@
+import { parseIntList } from './int-list'
+import type { StatementCache } from './statements'
+import type { ViewReads } from './types'
+
+const idList = (ids: readonly number[]): string => ids.map((n) => String(Math.trunc(n))).join(',')
+
+/** A JSON path to a top-level member: the name is quoted, so any field name the column allows is taken literally. */
+const memberPath = (field: string): string => `$."${field.replace(/["\\]/g, '')}"`
+
+/** Reads for the results list's chosen columns: their values per page, and whole columns to sort by. */
+export class SqliteViewReads implements ViewReads {
+  constructor(private readonly statements: StatementCache) {}
+
+  extraFields(sample: number): Array<{ field: string; numeric: boolean }> {
+    // The newest calls stand for the rest: the fields a service sends do not change per call.
+    const rows = this.statements
+      .get(
+        `SELECT j.key, min(j.type IN ('integer', 'real')) FROM (SELECT extra FROM calls ORDER BY id DESC LIMIT ?) c, json_each(c.extra) j WHERE j.type IN ('integer', 'real', 'text') GROUP BY j.key ORDER BY j.key`,
+        'raw'
+      )
+      .all(Math.max(1, Math.trunc(sample))) as Array<[string, number]>
+    return rows.map(([field, numeric]) => ({ field, numeric: numeric === 1 }))
+  }
+
+  extraColumn(field: string): { calls: Int32Array; values: string[] } {
+    // One group_concat string each, as the facet columns are read (column-reads.ts): a million
+    // values leave SQLite as one string far faster than as rows.
+    const path = memberPath(field)
+    const row = this.statements
+      .get(`SELECT group_concat(id), group_concat(v, char(31)) FROM (SELECT id, json_extract(extra, ?) AS v FROM calls) WHERE v IS NOT NULL AND v <> ''`, 'raw')
+      .get(path) as [string | null, string | null]
+    const calls = parseIntList(row[0])
+    const values = row[1] === null ? [] : row[1].split('\u001f')
+    if (values.length === calls.length) return { calls, values }
+    const rows = this.statements.get(`SELECT id, json_extract(extra, ?) AS v FROM calls WHERE v IS NOT NULL AND v <> ''`, 'raw').all(path) as Array<[number, unknown]>
+    return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => String(r[1])) }
+  }
+
+  cells(
+    callIds: readonly string[],
+    extraFields: readonly string[],
+    keyIds: readonly number[]
+  ): { calls: Array<{ id: number; callId: string; extra: unknown[] }>; items: Array<[number, number, string, number | null]>; members: Array<[number, number]> } {
+    const json = JSON.stringify(callIds)
+    const extraCols = extraFields.map((_, i) => `, json_extract(c.extra, ?) AS x${i}`).join('')
+    const calls = (
+      this.statements
+        .get(`SELECT c.id, c.call_id${extraCols} FROM calls c WHERE c.call_id IN (SELECT value FROM json_each(?))`, 'raw')
+        .all(...extraFields.map(memberPath), json) as unknown[][]
+    ).map((r) => ({ id: r[0] as number, callId: r[1] as string, extra: r.slice(2) }))
+    const ids = JSON.stringify(calls.map((c) => c.id))
+    const items =
+      keyIds.length === 0
+        ? []
+        : (this.statements
+            .get(`SELECT call, key_id, value, value_num FROM analysis WHERE call IN (SELECT value FROM json_each(?)) AND key_id IN (${idList(keyIds)}) ORDER BY call, ord`, 'raw')
+            .all(ids) as Array<[number, number, string, number | null]>)
+    const members = this.statements.get('SELECT call, scope FROM scope_members WHERE call IN (SELECT value FROM json_each(?))', 'raw').all(ids) as Array<[number, number]>
+    return { calls, items, members }
+  }
+}

@@ -1,0 +1,230 @@
+import type { CallRow, CellValue, ColumnInfo, ResultColumn, RowCells } from '../../shared/domain'
+import type { ScopeRef, ViewReads } from '../cache'
+import type { SearchCatalog } from './catalog'
+import { MAX_MASK_TYPES, type CallColumns } from './columns'
+import { PerVersion, type DataWatch } from './data-watch'
+
+/**
+ * Every call in a column's order: `order[0, valued)` by value (ties in date order), then the
+ * calls without a value in date order. Ascending reads it forwards; descending reads the
+ * valued part backwards and keeps the calls without a value last.
+ */
+export interface SortedColumn {
+  order: Int32Array
+  valued: number
+}
+
+/** The call at position `i` of a sorted column in a direction. */
+export function positionAt(s: SortedColumn, dir: 'asc' | 'desc', i: number): number {
+  return dir === 'asc' || i >= s.valued ? s.order[i]! : s.order[s.valued - 1 - i]!
+}
+
+/** Newest calls read for the extra fields a service sends. */
+const EXTRA_SAMPLE = 500
+/** Sorted columns kept at once (each is 4 bytes a call). */
+const SORTED_KEPT = 4
+
+/**
+ * Turkish collation for text columns: "Çağrı" after "Cem", "İ" with "i", numbers inside
+ * text by value; case and accents second.
+ */
+const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
+
+type Parsed = { kind: 'callType' } | { kind: 'extra'; field: string } | { kind: 'analysis'; key: string }
+
+function parse(column: ResultColumn): Parsed {
+  if (column === 'callType') return { kind: 'callType' }
+  if (column.startsWith('extra:')) return { kind: 'extra', field: column.slice(6) }
+  return { kind: 'analysis', key: column.slice(9) }
+}
+
+/**
+ * A rank per call id (−1: no value) into an order: a counting sort over the calls in date
+ * order, so equal values keep date order and the whole sort is two passes over the calls
+ * once the distinct values are ranked. At 1,000,000 calls that is a few milliseconds where a
+ * comparison sort of the calls would take a second.
+ */
+export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: number): SortedColumn {
+  const starts = new Int32Array(ranks + 2)
+  const rank = (id: number): number => {
+    const r = id < rankOf.length ? rankOf[id]! : -1
+    return r < 0 ? ranks : r
+  }
+  for (let i = 0; i < byDate.length; i++) starts[rank(byDate[i]!) + 1]!++
+  for (let r = 1; r < starts.length; r++) starts[r]! += starts[r - 1]!
+  const valued = starts[ranks]!
+  const order = new Int32Array(byDate.length)
+  for (let i = 0; i < byDate.length; i++) {
+    const id = byDate[i]!
+    order[starts[rank(id)]!++] = id
+  }
+  return { order, valued }
+}
+
+/** Ranks of distinct values: numbers numerically, text in Turkish collation. */
+function rankText(values: Iterable<string>): Map<string, number> {
+  const distinct = [...new Set(values)].sort(collator.compare)
+  return new Map(distinct.map((v, i) => [v, i]))
+}
+
+function rankNumbers(values: Iterable<number>): Map<number, number> {
+  const distinct = [...new Set(values)].sort((a, b) => a - b)
+  return new Map(distinct.map((v, i) => [v, i]))
+}
+
+/** The type of each single-type scope, types in collation order. */
+function typeScopes(scopes: readonly ScopeRef[]): Array<{ type: string; scopes: number[] }> {
+  const byType = new Map<string, number[]>()
+  for (const s of scopes) if (s.filters.callTypes.length === 1) byType.set(s.filters.callTypes[0]!, [...(byType.get(s.filters.callTypes[0]!) ?? []), s.id])
+  return [...byType.entries()].sort((a, b) => collator.compare(a[0], b[0])).map(([type, ids]) => ({ type, scopes: ids }))
+}
+
+/**
+ * The results list's chosen columns: which can be chosen, each call's value in a page, and
+ * whole columns in sorted order for sorting by them. Sorted orders are built once per data
+ * version from the in-memory facet columns (analysis keys, call types) or one read of an
+ * extra field, and paged through by position (local-search.ts), so a sort at 1,000,000
+ * calls costs its first build and then what a date-ordered page costs.
+ */
+export class ViewColumns {
+  private readonly sorted: PerVersion<Map<string, SortedColumn>>
+  private readonly extras: PerVersion<Array<{ field: string; numeric: boolean }>>
+
+  constructor(
+    private readonly reads: ViewReads,
+    private readonly columns: CallColumns,
+    private readonly catalog: SearchCatalog,
+    watch: DataWatch
+  ) {
+    this.sorted = new PerVersion(watch, () => new Map())
+    this.extras = new PerVersion(watch, () => reads.extraFields(EXTRA_SAMPLE))
+  }
+
+  /** What the chooser offers: the call type (when a scope was synced by one), extra fields, analysis keys. */
+  list(): ColumnInfo[] {
+    const out: ColumnInfo[] = []
+    if (typeScopes(this.catalog.scopes()).length > 0) out.push({ column: 'callType', label: 'callType', numeric: false })
+    for (const e of this.extras.get()) if (/^[A-Za-z0-9_]{1,100}$/.test(e.field)) out.push({ column: `extra:${e.field}`, label: e.field, numeric: e.numeric })
+    for (const k of this.catalog.analysisKeys()) out.push({ column: `analysis:${k.key}`, label: k.friendlyName, numeric: k.numeric })
+    return out
+  }
+
+  /** Every call in the column's order (built once per data version, a few kept). */
+  sortedBy(column: ResultColumn): SortedColumn {
+    const kept = this.sorted.get()
+    let s = kept.get(column)
+    if (s) {
+      kept.delete(column)
+    } else {
+      s = this.build(parse(column))
+      if (kept.size >= SORTED_KEPT) kept.delete(kept.keys().next().value!)
+    }
+    kept.set(column, s)
+    return s
+  }
+
+  private build(c: Parsed): SortedColumn {
+    const byDate = this.columns.byDate()
+    let size = 0
+    for (let i = 0; i < byDate.length; i++) size = Math.max(size, byDate[i]! + 1)
+    const rankOf = new Int32Array(size).fill(-1)
+    let ranks = 0
+    if (c.kind === 'callType') {
+      const types = typeScopes(this.catalog.scopes()).slice(0, MAX_MASK_TYPES)
+      const masks = this.columns.typeMasks(types.map((t) => t.scopes))
+      for (let id = 0; id < size && id < masks.length; id++) {
+        const m = masks[id]!
+        if (m !== 0) rankOf[id] = 31 - Math.clz32(m & -m)
+      }
+      ranks = types.length
+    } else if (c.kind === 'extra') {
+      const { calls, values } = this.reads.extraColumn(c.field)
+      const numeric = values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))
+      if (numeric) {
+        const nums = values.map(Number)
+        const rank = rankNumbers(nums)
+        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
+        ranks = rank.size
+      } else {
+        const rank = rankText(values)
+        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(values[i]!)!
+        ranks = rank.size
+      }
+    } else {
+      const info = this.catalog.keyInfo(c.key)
+      if (info) {
+        const col = this.columns.values(this.catalog.keyIds(c.key), info.numeric)
+        if (col.nums) {
+          const rank = rankNumbers(Array.from(col.nums.subarray(0, col.length)).filter((n) => !Number.isNaN(n)))
+          // A call's first item of the key decides; calls -1 are items a write removed.
+          for (let i = 0; i < col.length; i++) {
+            const call = col.calls[i]!
+            const n = col.nums[i]!
+            if (call >= 0 && call < size && rankOf[call] === -1 && !Number.isNaN(n)) rankOf[call] = rank.get(n)!
+          }
+          ranks = rank.size
+        } else if (col.codes) {
+          const rank = rankText(col.dict)
+          const codeRank = Int32Array.from(col.dict, (v) => rank.get(v)!)
+          for (let i = 0; i < col.length; i++) {
+            const call = col.calls[i]!
+            if (call >= 0 && call < size && rankOf[call] === -1) rankOf[call] = codeRank[col.codes[i]!]!
+          }
+          ranks = rank.size
+        }
+      }
+    }
+    return orderByRank(byDate, rankOf, ranks)
+  }
+
+  /** The chosen columns' values for a page's rows. */
+  cells(rows: readonly CallRow[], columns: readonly ResultColumn[]): RowCells {
+    if (rows.length === 0 || columns.length === 0) return {}
+    const parsed = columns.map((c) => ({ column: c, p: parse(c) }))
+    const fields = [...new Set(parsed.flatMap((c) => (c.p.kind === 'extra' ? [c.p.field] : [])))]
+    const keyOfId = new Map<number, string>()
+    const numericKey = new Set<string>()
+    for (const c of parsed) {
+      if (c.p.kind !== 'analysis') continue
+      for (const id of this.catalog.keyIds(c.p.key)) keyOfId.set(id, c.p.key)
+      if (this.catalog.keyInfo(c.p.key)?.numeric) numericKey.add(c.p.key)
+    }
+    const read = this.reads.cells(
+      rows.map((r) => r.callId),
+      fields,
+      [...keyOfId.keys()]
+    )
+    const typeOfScope = new Map<number, string>()
+    for (const s of this.catalog.scopes()) if (s.filters.callTypes.length === 1) typeOfScope.set(s.id, s.filters.callTypes[0]!)
+    const types = new Map<number, Set<string>>()
+    for (const [call, scope] of read.members) {
+      const t = typeOfScope.get(scope)
+      if (t !== undefined) types.set(call, (types.get(call) ?? new Set()).add(t))
+    }
+    const items = new Map<number, Map<string, CellValue>>()
+    for (const [call, keyId, value, num] of read.items) {
+      const key = keyOfId.get(keyId)
+      if (key === undefined) continue
+      const mine = items.get(call) ?? new Map<string, CellValue>()
+      if (!mine.has(key)) mine.set(key, numericKey.has(key) && num !== null ? num : value)
+      items.set(call, mine)
+    }
+    const out: RowCells = {}
+    for (const call of read.calls) {
+      const cell: Record<string, CellValue> = {}
+      for (const { column, p } of parsed) {
+        if (p.kind === 'callType') cell[column] = types.has(call.id) ? [...types.get(call.id)!].sort(collator.compare).join(', ') : null
+        else if (p.kind === 'extra') cell[column] = scalar(call.extra[fields.indexOf(p.field)])
+        else cell[column] = items.get(call.id)?.get(p.key) ?? null
+      }
+      out[call.callId] = cell
+    }
+    return out
+  }
+}
+
+function scalar(v: unknown): CellValue {
+  if (typeof v === 'number' && Number.isFinite(v)) return v
+  if (typeof v === 'string') return v
+  return null
+}

@@ -1,0 +1,22 @@
+import type { CellValue, ColumnInfo, ResultColumn } from '../../../shared/domain'
+import { formatClockDuration, knownField, languageName } from './extraFields'
+
+/** A column's header in the UI language: the call type and known fields by message key, analysis keys by their friendly name. */
+export function columnLabel(info: Pick<ColumnInfo, 'column' | 'label'>, t: (key: string) => string): string {
+  if (info.column === 'callType') return t('fields.callType')
+  if (info.column.startsWith('extra:')) {
+    const known = knownField(info.column.slice(6))
+    return known ? t(known.labelKey) : info.label
+  }
+  return info.label
+}
+
+/** A cell as text: known fields as "Other fields" reads them (durations as m:ss), numbers in the UI language's digits, nothing as empty. */
+export function formatCell(column: ResultColumn, value: CellValue | undefined, locale: string): string {
+  if (value === null || value === undefined) return ''
+  const known = column.startsWith('extra:') ? knownField(column.slice(6)) : null
+  if (known?.kind === 'duration' && typeof value === 'number') return formatClockDuration(value)
+  if (known?.kind === 'language' && typeof value === 'string') return languageName(value, locale)
+  if (typeof value === 'number') return new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(value)
+  return value
+}

@@ -1,0 +1,74 @@
+import { defineStore } from 'pinia'
+import { computed, ref, shallowRef } from 'vue'
+import type { CellValue, ColumnInfo, ColumnSort, ResultColumn, RowCells } from '../../../shared/domain'
+import { call } from '../api'
+import { useAppStore } from './app'
+
+/** Cells kept for rows shown recently; the page cache keeps 30 pages of 100. */
+const CELLS_KEPT = 4000
+
+/**
+ * The results list's chosen columns (kept per account in the settings), the column it is
+ * sorted by, and the chosen columns' values of the rows fetched so far.
+ */
+export const useColumnsStore = defineStore('columns', () => {
+  const app = useAppStore()
+  /** What can be chosen, for the account's cache. */
+  const available = ref<ColumnInfo[]>([])
+  /** Sorting by a chosen column; null: the query's own order (date or relevance). */
+  const sortBy = ref<ColumnSort | null>(null)
+  const cells = shallowRef(new Map<string, Record<string, CellValue>>())
+
+  const chosen = computed<ResultColumn[]>(() => {
+    const id = app.account?.id
+    return (id ? app.settings?.resultColumns?.[id] : undefined) ?? []
+  })
+
+  async function load(): Promise<void> {
+    try {
+      available.value = await call('search.columns', {})
+    } catch {
+      available.value = []
+    }
+  }
+
+  async function choose(columns: ResultColumn[]): Promise<void> {
+    const id = app.account?.id
+    if (!id) return
+    // A column no longer shown cannot stay the sort.
+    if (sortBy.value && !columns.includes(sortBy.value.column)) sortBy.value = null
+    await app.updateSettings({ resultColumns: { accountId: id, columns } })
+  }
+
+  /** Sort by a column: first descending for numbers, ascending for text; again: the other way. */
+  function toggleSort(column: ResultColumn): void {
+    const numeric = available.value.find((c) => c.column === column)?.numeric ?? false
+    const current = sortBy.value
+    if (current?.column === column) sortBy.value = { column, dir: current.dir === 'asc' ? 'desc' : 'asc' }
+    else sortBy.value = { column, dir: numeric ? 'desc' : 'asc' }
+  }
+
+  function clearSort(): void {
+    sortBy.value = null
+  }
+
+  function remember(page: RowCells | undefined): void {
+    if (!page) return
+    const next = cells.value.size > CELLS_KEPT ? new Map<string, Record<string, CellValue>>() : new Map(cells.value)
+    for (const [callId, cell] of Object.entries(page)) next.set(callId, cell)
+    cells.value = next
+  }
+
+  function cellOf(callId: string, column: ResultColumn): CellValue | undefined {
+    return cells.value.get(callId)?.[column]
+  }
+
+  /** A new account: its own columns, no sort, no cells. */
+  function reset(): void {
+    sortBy.value = null
+    cells.value = new Map()
+    available.value = []
+  }
+
+  return { available, sortBy, chosen, cells, load, choose, toggleSort, clearSort, remember, cellOf, reset }
+})

@@ -1,0 +1,121 @@
+import { foldText } from '../text/fold'
+import type { Bound, QueryError, QueryNode, ResolvedNode, TextField } from './ast'
+import { numberOf, parseQuery, tokensOf } from './parse'
+
+/** An analysis key as the cache knows it (shared/domain's AnalysisKeyInfo, without zod). */
+export interface KeyRef {
+  key: string
+  friendlyName: string
+  numeric: boolean
+}
+
+export interface ResolveContext {
+  keys: readonly KeyRef[]
+  /** Text fields this cache can search besides title and summary (`note` once annotations exist). */
+  extraFields?: readonly TextField[]
+}
+
+/** Names a field can be written as, in either language; folded, so `Başlık:` works too. */
+const TEXT_FIELDS: ReadonlyArray<[TextField, readonly string[]]> = [
+  ['title', ['title', 'baslik']],
+  ['summary', ['summary', 'ozet']],
+  ['note', ['note', 'not', 'notes', 'notlar']]
+]
+
+/** A field name as compared: folded, letters and digits only ("Anahtar Kelimeler" → "anahtarkelimeler"). */
+export function fieldName(name: string): string {
+  return tokensOf(name.replace(/_/g, ' ')).join('')
+}
+
+export interface Resolved {
+  node: ResolvedNode | null
+  errors: QueryError[]
+}
+
+/** A key by its key or friendly name, as written in a field term. */
+export function keyByName(keys: readonly KeyRef[], name: string): KeyRef | undefined {
+  const n = fieldName(name)
+  return keys.find((k) => fieldName(k.key) === n) ?? keys.find((k) => fieldName(k.friendlyName) === n)
+}
+
+/**
+ * Gives every field term its meaning: a text column, or an analysis key by its key or
+ * friendly name (Turkish folding, so `duygu:` finds "Duygu" and `anahtar_kelimeler:` finds
+ * "Anahtar Kelimeler"). A numeric key compared to a number compares numbers.
+ */
+export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resolved {
+  const errors: QueryError[] = []
+  const available = new Set<TextField>(['title', 'summary', ...(ctx.extraFields ?? [])])
+
+  const bound = (value: number, strict: boolean): Bound => ({ value, strict })
+
+  const walk = (n: QueryNode): ResolvedNode | null => {
+    switch (n.kind) {
+      case 'text':
+        return { kind: 'text', field: null, tokens: n.tokens, prefix: n.prefix, span: n.span }
+      case 'not': {
+        const item = walk(n.item)
+        return item ? { kind: 'not', item, span: n.span } : null
+      }
+      case 'and':
+      case 'or': {
+        const items = n.items.map(walk).filter((x): x is ResolvedNode => x !== null)
+        return items.length === n.items.length ? { kind: n.kind, items, span: n.span } : null
+      }
+      case 'field':
+        break
+    }
+    const name = fieldName(n.name)
+    const text = TEXT_FIELDS.find(([, names]) => names.includes(name))
+    if (text) {
+      const [field] = text
+      if (!available.has(field)) {
+        errors.push({ code: 'fieldUnavailable', span: n.nameSpan, subject: n.name })
+        return null
+      }
+      if (n.value.kind === 'range' || (n.op !== ':' && n.op !== '=')) {
+        errors.push({ code: 'notComparable', span: n.span, subject: n.name })
+        return null
+      }
+      const tokens = tokensOf(n.value.raw)
+      if (tokens.length === 0) {
+        errors.push({ code: 'missingValue', span: n.span, subject: n.name })
+        return null
+      }
+      return { kind: 'text', field, tokens, prefix: n.value.kind === 'word', span: n.span }
+    }
+    const key = keyByName(ctx.keys, n.name)
+    if (!key) {
+      errors.push({ code: 'unknownField', span: n.nameSpan, subject: n.name })
+      return null
+    }
+    const v = n.value
+    if (v.kind === 'range') {
+      return { kind: 'range', key: key.key, min: v.min === null ? null : bound(v.min, false), max: v.max === null ? null : bound(v.max, false), span: n.span }
+    }
+    const num = numberOf(v.raw)
+    switch (n.op) {
+      case '>':
+      case '>=':
+        return { kind: 'range', key: key.key, min: bound(num!, n.op === '>'), max: null, span: n.span }
+      case '<':
+      case '<=':
+        return { kind: 'range', key: key.key, min: null, max: bound(num!, n.op === '<'), span: n.span }
+      default:
+        if (key.numeric && num !== null && v.kind === 'word') {
+          return { kind: 'range', key: key.key, min: bound(num, false), max: bound(num, false), span: n.span }
+        }
+        return { kind: 'equals', key: key.key, value: v.raw, folded: foldText(v.raw), span: n.span }
+    }
+  }
+
+  return { node: node ? walk(node) : null, errors }
+}
+
+/** Parse and resolve in one step; the errors of both, in text order. */
+export function analyzeQuery(text: string, ctx: ResolveContext): Resolved {
+  const parsed = parseQuery(text)
+  const resolved = resolveQuery(parsed.node, ctx)
+  const errors = [...parsed.errors, ...resolved.errors].sort((a, b) => a.span.start - b.span.start)
+  return { node: errors.length ? null : resolved.node, errors }
+}

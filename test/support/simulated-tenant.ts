@@ -1,0 +1,85 @@
+import type { ManualClock } from '../../src/core/platform/manual-clock'
+import type { RequestPacer } from '../../src/core/ratelimit'
+import type { ServiceWindow } from './service-windows'
+
+export interface ClientRun {
+  /** Arrival times of admitted requests. */
+  admitted: number[]
+  rejected: number
+  /** When the client's last request was admitted. */
+  finishedAt: number
+}
+
+export interface TenantRun {
+  clients: ClientRun[]
+  start: number
+  end: number
+}
+
+/**
+ * Workstations of one tenant, each with its own limiter, each sending `requests` one after
+ * another (as a sync does) against one service window on a manual clock. A request takes
+ * `latencyMs` to arrive; a refusal's Retry-After is rounded up to whole seconds when
+ * `wholeSeconds` (as the reference service and most real ones send it) and goes to the
+ * client's limiter, and the request is sent again.
+ */
+export async function simulateTenant(opts: {
+  clock: ManualClock
+  window: ServiceWindow
+  limiters: RequestPacer[]
+  requests: number
+  latencyMs?: number
+  /** Each request's travel time varies by up to this much (seeded, so runs repeat). */
+  jitterMs?: number
+  /** Client i starts this many ms after the first. */
+  staggerMs?: number
+  wholeSeconds?: boolean
+  stepMs?: number
+}): Promise<TenantRun> {
+  const { clock, window } = opts
+  const start = clock.now()
+  const latency = opts.latencyMs ?? 0
+  const clients: ClientRun[] = opts.limiters.map(() => ({ admitted: [], rejected: 0, finishedAt: start }))
+  let seed = 12345
+  const random = (): number => {
+    // mulberry32: a fixed sequence, so a failing run can be replayed
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const work = opts.limiters.map(async (limiter, i) => {
+    const c = clients[i]!
+    if (opts.staggerMs) await clock.sleep(i * opts.staggerMs)
+    while (c.admitted.length < opts.requests) {
+      await limiter.acquire()
+      const travel = latency + Math.round(random() * (opts.jitterMs ?? 0))
+      if (travel > 0) await clock.sleep(travel)
+      const retry = window.admit(clock.now())
+      if (retry === null) {
+        c.admitted.push(clock.now())
+        c.finishedAt = clock.now()
+      } else {
+        c.rejected++
+        limiter.penalize(opts.wholeSeconds ? Math.max(1, Math.ceil(retry / 1000)) * 1000 : retry)
+      }
+    }
+  })
+  let done = false
+  const all = Promise.all(work).then(() => (done = true))
+  let guard = 0
+  while (!done && guard++ < 2_000_000) await clock.advance(opts.stepMs ?? 10)
+  await all
+  return { clients, start, end: Math.max(...clients.map((c) => c.finishedAt)) }
+}
+
+/**
+ * Admitted requests per second against the ceiling's, after the first window (a window's
+ * worth may go at once at the start, which would flatter a short run) up to the last arrival.
+ */
+export function shareOfCeiling(run: TenantRun, requests: number, perMs: number): number {
+  const all = run.clients.flatMap((c) => c.admitted).sort((a, b) => a - b)
+  const from = all[0]! + perMs
+  const counted = all.filter((t) => t >= from).length
+  return counted / ((all[all.length - 1]! - from) / perMs) / requests
+}
