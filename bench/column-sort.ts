@@ -33,7 +33,12 @@ export const run: BenchFn = async (ctx) => {
       ['text key agent (Turkish collation)', text]
     ] as const) {
       const builds = timeIt(ctx.quick ? 3 : 5, 20_000, () => createSearch(cache).page(Q({}), 0, 100, { sortBy: sort }))
-      rows.push({ metric: `sort by ${label}: first page on a cold search (builds the sorted order) p50`, value: percentile(builds, 50), unit: 'ms', note: 'once per data version' })
+      rows.push({
+        metric: `sort by ${label}: first page on a cold search (builds the sorted order) p50`,
+        value: percentile(builds, 50),
+        unit: 'ms',
+        note: 'once per data version'
+      })
     }
 
     const search = createSearch(cache)
@@ -65,7 +70,14 @@ export const run: BenchFn = async (ctx) => {
           })
           const p50 = percentile(ours, 50)
           const p95 = percentile(ours, 95)
-          rows.push({ metric: `${what}, sorted by ${sortLabel}: ${label} p50`, value: p50, unit: 'ms', baseline: b50, ratio: b50 / p50, note: 'baseline: the same page in date order, same run; ratio = baseline / ours' })
+          rows.push({
+            metric: `${what}, sorted by ${sortLabel}: ${label} p50`,
+            value: p50,
+            unit: 'ms',
+            baseline: b50,
+            ratio: b50 / p50,
+            note: 'baseline: the same page in date order, same run; ratio = baseline / ours'
+          })
           rows.push({
             metric: `${what}, sorted by ${sortLabel}: ${label} p95`,
             value: p95,
@@ -89,7 +101,13 @@ export const run: BenchFn = async (ctx) => {
       search.page(q, deep + i * 100, 100, { sortBy: numeric })
       seq.push(performance.now() - t0)
     }
-    rows.push({ metric: `next page after a deep one, sorted by numeric key score: text common p95`, value: percentile(seq, 95), unit: 'ms', target: 25, targetKind: 'max' })
+    rows.push({
+      metric: `next page after a deep one, sorted by numeric key score: text common p95`,
+      value: percentile(seq, 95),
+      unit: 'ms',
+      target: 25,
+      targetKind: 'max'
+    })
     return { name: 'column-sort', rows }
   } finally {
     cache.close()

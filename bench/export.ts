@@ -55,11 +55,17 @@ export function* calls(count: number): Generator<CallRecord> {
         key,
         friendlyName,
         value:
-          k === 1 ? String(30 + Math.floor(random() * 900))
-          : k === 2 ? (random() * 20 - 10).toFixed(2)
-          : k === 3 ? (i % 5 === 0 ? '-5 TL' : (random() * 1000).toFixed(2))
-          : k === 6 ? random().toFixed(3)
-          : ['Olumlu', 'Fatura', 'Çağla Öztürk', 'Hayır', 'Fiber 100', 'Geri aranacak'][(i + k) % 6]!
+          k === 1
+            ? String(30 + Math.floor(random() * 900))
+            : k === 2
+              ? (random() * 20 - 10).toFixed(2)
+              : k === 3
+                ? i % 5 === 0
+                  ? '-5 TL'
+                  : (random() * 1000).toFixed(2)
+                : k === 6
+                  ? random().toFixed(3)
+                  : ['Olumlu', 'Fatura', 'Çağla Öztürk', 'Hayır', 'Fiber 100', 'Geri aranacak'][(i + k) % 6]!
       })),
       extra: {}
     }
@@ -124,7 +130,13 @@ function naiveRows(count: number): Array<Array<string | number | DateTime>> {
 async function naiveCsv(file: string, count: number): Promise<{ ms: number; riseMb: number }> {
   return measured(async () => {
     const rows = naiveRows(count).map((row) => row.map((c) => (c instanceof DateTime ? c.toISO({ suppressMilliseconds: true }) : c)))
-    writeFileSync(file, stringify([['Call ID', 'Call date', 'Title', 'Summary', ...KEYS.map(([, n]) => n)], ...rows], { bom: true, record_delimiter: 'windows' }))
+    writeFileSync(
+      file,
+      stringify([['Call ID', 'Call date', 'Title', 'Summary', ...KEYS.map(([, n]) => n)], ...rows], {
+        bom: true,
+        record_delimiter: 'windows'
+      })
+    )
   })
 }
 
@@ -178,7 +190,14 @@ export const run: BenchFn = async (ctx) => {
     rows: [
       row(`CSV, ${label} calls × 10 analysis items`, csvMs, csvNaive.ms, 'ms', 3_000, 'median of 3'),
       row('CSV, RSS rise', Math.max(...csv.map((r) => r.riseMb)), csvNaive.riseMb, 'MB', 150, 'worst of 3'),
-      row(`XLSX, ${label} calls × 10 analysis items`, xlsxMs, xlsxNaive.ms, 'ms', 20_000, `median of ${xlsxRuns}; baseline: exceljs non-streaming Workbook`),
+      row(
+        `XLSX, ${label} calls × 10 analysis items`,
+        xlsxMs,
+        xlsxNaive.ms,
+        'ms',
+        20_000,
+        `median of ${xlsxRuns}; baseline: exceljs non-streaming Workbook`
+      ),
       row('XLSX, RSS rise', Math.max(...xlsx.map((r) => r.riseMb)), xlsxNaive.riseMb, 'MB', 150, `worst of ${xlsxRuns}`),
       { metric: 'CSV throughput', value: count / (csvMs / 1000), unit: 'calls/s', note: 'from the median' }
     ]

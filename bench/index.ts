@@ -65,7 +65,9 @@ async function main(): Promise<void> {
   writeFileSync(values.out, JSON.stringify({ at: new Date().toISOString(), quick: values.quick, machine, results }, null, 2))
   const missed = results.flatMap((s) => s.rows.filter((r) => verdict(r) === 'MISSED').map((r) => `${s.name}: ${r.metric}`))
   const failed = results.filter((s) => s.error).map((s) => s.name)
-  console.log(`\nwrote ${values.out}; ${missed.length} target(s) missed${missed.length ? `: ${missed.join('; ')}` : ''}${failed.length ? `; failed sections: ${failed.join(', ')}` : ''}`)
+  console.log(
+    `\nwrote ${values.out}; ${missed.length} target(s) missed${missed.length ? `: ${missed.join('; ')}` : ''}${failed.length ? `; failed sections: ${failed.join(', ')}` : ''}`
+  )
   process.exit(failed.length ? 1 : 0)
 }
 

@@ -110,7 +110,8 @@ async function stampingProxy(target: string): Promise<{ url: string; stamps: Sta
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
       const headers: Record<string, string> = {}
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'host' && k !== 'content-length' && k !== 'connection') headers[k] = v
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined
       fetch(target + req.url, { method: req.method, headers, body })
         .then(async (r) => {
@@ -154,10 +155,13 @@ function runStation(cli: string, args: string[], legacy: boolean, start: number,
   const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
-  const stop = setTimeout(() => {
-    child.kill('SIGINT')
-    setTimeout(() => child.kill('SIGKILL'), 5_000).unref()
-  }, Math.max(0, deadline - performance.now()))
+  const stop = setTimeout(
+    () => {
+      child.kill('SIGINT')
+      setTimeout(() => child.kill('SIGKILL'), 5_000).unref()
+    },
+    Math.max(0, deadline - performance.now())
+  )
   return new Promise((resolve) =>
     child.on('close', (code) => {
       clearTimeout(stop)
@@ -167,7 +171,10 @@ function runStation(cli: string, args: string[], legacy: boolean, start: number,
 }
 
 function shareOf(stamps: Stamp[], limit: RateLimit): number {
-  const ok = stamps.filter((s) => s.status === 200).map((s) => s.at).sort((a, b) => a - b)
+  const ok = stamps
+    .filter((s) => s.status === 200)
+    .map((s) => s.at)
+    .sort((a, b) => a - b)
   const windowMs = limit.perSeconds * 1000
   if (ok.length < 2) return 0
   const from = ok[0]! + windowMs
@@ -198,7 +205,28 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
       dbs.map((db) =>
         runStation(
           cli,
-          ['sync', '--server', proxy.url, '--user', 'demo', '--db', db, '--from', FROM, '--to', TO, '--zone', ZONE, '--results', 'all', '--analysis', '--mode', 'full', '--rate-limit', `${c.client.requests}/${c.client.perSeconds}`],
+          [
+            'sync',
+            '--server',
+            proxy.url,
+            '--user',
+            'demo',
+            '--db',
+            db,
+            '--from',
+            FROM,
+            '--to',
+            TO,
+            '--zone',
+            ZONE,
+            '--results',
+            'all',
+            '--analysis',
+            '--mode',
+            'full',
+            '--rate-limit',
+            `${c.client.requests}/${c.client.perSeconds}`
+          ],
           legacy,
           start,
           deadline
@@ -206,7 +234,8 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
       )
     )
     const timedOut = stations.some((s) => s.code !== 0)
-    for (const s of stations) if (s.code !== 0 && s.code !== 130) ctx.log(`  a station exited ${s.code}: ${s.stderr.trim().split('\n').pop() ?? ''}`)
+    for (const s of stations)
+      if (s.code !== 0 && s.code !== 130) ctx.log(`  a station exited ${s.code}: ${s.stderr.trim().split('\n').pop() ?? ''}`)
     const exact = dbs.every((db) => storedCalls(db) === c.calls)
     const status429 = proxy.stamps.filter((s) => s.status === 429).length
     const admitted = proxy.stamps.filter((s) => s.status === 200).length
@@ -239,7 +268,10 @@ export const run: BenchFn = async (ctx) => {
     ctx.log(`${c.title}: ${c.stations} station(s), ${c.calls} calls each, at most ${limitMs / 1000} s a run`)
     const ours = await runCase(c, false, ctx, cli, limitMs)
     const old = await runCase(c, true, ctx, cli, limitMs)
-    for (const [who, o] of [['new', ours], ['old', old]] as const) {
+    for (const [who, o] of [
+      ['new', ours],
+      ['old', old]
+    ] as const) {
       ctx.log(
         `  ${who}: ${pct(o.share)} % of the ceiling, ${o.status429} x 429 in ${o.admitted + o.status429} (${pct(o.ratio429)} %), ` +
           `finish ratio ${o.finishRatio.toFixed(2)}, ${o.exact ? 'exact sets' : 'NOT exact'}${o.timedOut ? ', cut at the time limit' : ''}, ${o.seconds.toFixed(1)} s`

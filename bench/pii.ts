@@ -64,7 +64,9 @@ export const run: BenchFn = async ({ quick, log }) => {
 
   // Ordinary text: what normalization costs where nothing is hostile.
   const plain = SENTENCE.repeat(Math.ceil(SIZE / SENTENCE.length)).slice(0, SIZE)
-  const withPii = plain.replace(/temsilci/g, (_, at: number) => (at % 3 === 0 ? '0532 123 45 67' : at % 3 === 1 ? 'ayse.yilmaz@example.com' : 'temsilci'))
+  const withPii = plain.replace(/temsilci/g, (_, at: number) =>
+    at % 3 === 0 ? '0532 123 45 67' : at % 3 === 1 ? 'ayse.yilmaz@example.com' : 'temsilci'
+  )
   for (const [name, text] of [
     ['Turkish prose, no personal data', plain],
     ['Turkish prose with phones and e-mails', withPii]
@@ -82,7 +84,10 @@ export const run: BenchFn = async ({ quick, log }) => {
   }
 
   // Many short texts, as the sync and the export feed it: a summary of ~300 characters.
-  const summaries = Array.from({ length: 20_000 }, (_, i) => `${SENTENCE}${SENTENCE}${i % 4 === 0 ? `Arayan 0532 ${String(100 + (i % 900))} 45 67.` : 'Kayıt güncellendi.'}`)
+  const summaries = Array.from(
+    { length: 20_000 },
+    (_, i) => `${SENTENCE}${SENTENCE}${i % 4 === 0 ? `Arayan 0532 ${String(100 + (i % 900))} 45 67.` : 'Kayıt güncellendi.'}`
+  )
   const perText = (fn: (t: string) => string): number[] =>
     Array.from({ length: quick ? 3 : 7 }, () => {
       const t = performance.now()

@@ -54,7 +54,18 @@ async function runClient(kind: 'limited' | 'naive', durationMs: number): Promise
       while (performance.now() - start < durationMs) {
         try {
           await client.getCalls(
-            { from: to - 30 * 86_400_000, to, skip: ok % 100, take: 1, ascending: false, callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: false },
+            {
+              from: to - 30 * 86_400_000,
+              to,
+              skip: ok % 100,
+              take: 1,
+              ascending: false,
+              callTypes: [],
+              direction: null,
+              results: 'all',
+              hasNewRequest: null,
+              includeAnalysis: false
+            },
             tokens.accessToken
           )
           if (performance.now() - start < durationMs) ok++
@@ -70,7 +81,6 @@ async function runClient(kind: 'limited' | 'naive', durationMs: number): Promise
     await svc.stop()
   }
 }
-
 
 function perWindow(times: number[], windowMs: number, durationMs: number): number[] {
   const n = Math.floor(durationMs / windowMs)

@@ -14,7 +14,16 @@ import { chromium } from 'playwright-core'
 import { median, type BenchFn, type BenchRow } from './types'
 
 const CHROMIUM = process.env['CALLSIGHT_CHROMIUM'] ?? '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync'
+]
 const TYPES: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' }
 
 /** The JavaScript a cold start must load before the app can run: entry + modulepreloads. */
@@ -108,7 +117,14 @@ export const run: BenchFn = async (ctx) => {
   const rows: BenchRow[] = []
   const scripts = initialScripts(readFileSync(indexFile, 'utf8'))
   const initialBytes = scripts.reduce((n, f) => n + statSync(join(root, f)).size, 0)
-  rows.push({ metric: 'initial JavaScript', value: Math.round(initialBytes / 1000), unit: 'kB', target: 1500, targetKind: 'max', note: scripts.join(', ') })
+  rows.push({
+    metric: 'initial JavaScript',
+    value: Math.round(initialBytes / 1000),
+    unit: 'kB',
+    target: 1500,
+    targetKind: 'max',
+    note: scripts.join(', ')
+  })
 
   const total = ctx.quick ? 200_000 : 1_000_000
   const { server, url } = await serve(root)
@@ -139,18 +155,37 @@ export const run: BenchFn = async (ctx) => {
     if (paint.some((p) => p < 0)) throw new Error('The results never painted for a query.')
     const p50 = median(paint)
     const base = median(floor)
-    rows.push({ metric: 'first rows painted after the reply (p50)', value: +p50.toFixed(1), unit: 'ms', baseline: +base.toFixed(1), ratio: +(p50 / base).toFixed(2), target: 150, targetKind: 'max', note: `${paint.length} queries; baseline = two empty frames; ratio = value / baseline` })
-    rows.push({ metric: 'first rows painted after the reply (max)', value: +Math.max(...paint).toFixed(1), unit: 'ms', target: 150, targetKind: 'max' })
+    rows.push({
+      metric: 'first rows painted after the reply (p50)',
+      value: +p50.toFixed(1),
+      unit: 'ms',
+      baseline: +base.toFixed(1),
+      ratio: +(p50 / base).toFixed(2),
+      target: 150,
+      targetKind: 'max',
+      note: `${paint.length} queries; baseline = two empty frames; ratio = value / baseline`
+    })
+    rows.push({
+      metric: 'first rows painted after the reply (max)',
+      value: +Math.max(...paint).toFixed(1),
+      unit: 'ms',
+      target: 150,
+      targetKind: 'max'
+    })
 
     await page.evaluate(`(${PAINT_AFTER_REPLY})('')`)
     const before = await heapMb()
     const jumps = ctx.quick ? 60 : 400
     const began = performance.now()
     for (let i = 0; i <= jumps; i++) {
-      await page.$eval('[data-testid=results-grid]', (el, f) => {
-        const e = el as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number }
-        e.scrollTop = (e.scrollHeight - e.clientHeight) * f
-      }, i / jumps)
+      await page.$eval(
+        '[data-testid=results-grid]',
+        (el, f) => {
+          const e = el as unknown as { scrollTop: number; scrollHeight: number; clientHeight: number }
+          e.scrollTop = (e.scrollHeight - e.clientHeight) * f
+        },
+        i / jumps
+      )
       await page.waitForTimeout(16)
       if (i % 40 === 0) {
         await page.mouse.move(700, 500)
@@ -161,7 +196,16 @@ export const run: BenchFn = async (ctx) => {
     await page.waitForSelector(`[data-testid=row-${total - 1}][data-call-id]`, { timeout: 10_000 })
     const after = await heapMb()
     const domRows = await page.$$eval('.results-row', (r) => r.length)
-    rows.push({ metric: `renderer JS heap after scrolling ${total.toLocaleString('en')} results`, value: +after.toFixed(1), unit: 'MB', baseline: +before.toFixed(1), ratio: +(after / before).toFixed(2), target: 300, targetKind: 'max', note: `baseline = heap at the top of the list; ${jumps} jumps + wheel in ${scrollSeconds.toFixed(1)} s` })
+    rows.push({
+      metric: `renderer JS heap after scrolling ${total.toLocaleString('en')} results`,
+      value: +after.toFixed(1),
+      unit: 'MB',
+      baseline: +before.toFixed(1),
+      ratio: +(after / before).toFixed(2),
+      target: 300,
+      targetKind: 'max',
+      note: `baseline = heap at the top of the list; ${jumps} jumps + wheel in ${scrollSeconds.toFixed(1)} s`
+    })
     rows.push({ metric: 'result rows in the DOM at the end', value: domRows, unit: 'rows' })
     if (errors.length > 0) throw new Error(`Page errors: ${errors.join('; ')}`)
     ctx.log(`paint p50 ${p50.toFixed(1)} ms, heap ${before.toFixed(1)} → ${after.toFixed(1)} MB, ${domRows} rows in the DOM`)

@@ -63,7 +63,9 @@ function annotate(cache: CallCache, n: number, cardId: string): void {
         status,
         tags,
         note: rnd() < 0.3 ? 'Müşteri İSTANBUL şubesine yönlendirildi' : '',
-        ...(rnd() < 0.5 ? { score: { scorecardId: cardId, version: 1, answers: { q: answer }, total: (answer - 1) * 25, failed: false } } : {})
+        ...(rnd() < 0.5
+          ? { score: { scorecardId: cardId, version: 1, answers: { q: answer }, total: (answer - 1) * 25, failed: false } }
+          : {})
       },
       opts: { author: rnd() < 0.5 ? 'ayse' : 'mehmet', at: 1_000 + i, history: false }
     })
@@ -94,7 +96,11 @@ export const run: BenchFn = async (ctx) => {
     const saves = timeIt(iters * 10, 10_000, (i) =>
       saveAnnotation(rctx, {
         callId: callOf(),
-        ...(i % 3 === 0 ? { status: 'reviewed' as const } : i % 3 === 1 ? { note: `Not ${i}: 0532 123 45 67 aradı` } : { score: { scorecardId: card.id, answers: { q: 1 + (i % 5) } } })
+        ...(i % 3 === 0
+          ? { status: 'reviewed' as const }
+          : i % 3 === 1
+            ? { note: `Not ${i}: 0532 123 45 67 aradı` }
+            : { score: { scorecardId: card.id, answers: { q: 1 + (i % 5) } } })
       })
     )
     const upsert = cache.db.prepare(
@@ -121,7 +127,11 @@ export const run: BenchFn = async (ctx) => {
       ['score 75..100 (~2%)', Q({ review: { scoreMin: 75, scoreMax: 100 } }), Q({})],
       ['note has "istanbul" (~3%)', Q({ review: { noteText: 'istanbul' } }), Q({})],
       ['status new (unannotated too, ~91%)', Q({ review: { statuses: ['new'] } }), Q({})],
-      [`text common "${COMMON_TERM}" + status reviewed`, Q({ text: COMMON_TERM, review: { statuses: ['reviewed'] } }), Q({ text: COMMON_TERM })],
+      [
+        `text common "${COMMON_TERM}" + status reviewed`,
+        Q({ text: COMMON_TERM, review: { statuses: ['reviewed'] } }),
+        Q({ text: COMMON_TERM })
+      ],
       ['text 1% "iptal" + status reviewed', Q({ text: 'iptal', review: { statuses: ['reviewed'] } }), Q({ text: 'iptal' })],
       ['text 1% "iptal" + tag "iade"', Q({ text: 'iptal', review: { tags: ['iade'] } }), Q({ text: 'iptal' })]
     ]

@@ -17,10 +17,30 @@ export { prng }
 export const START_MS = Date.UTC(2025, 0, 1)
 const SPAN_MS = 365 * 24 * 3600 * 1000
 
-
 const SYLLABLES = ['ka', 'le', 'mi', 'şo', 'tu', 'ra', 'nü', 'gö', 'çe', 'bı', 'da', 'si', 'yo', 'ze', 'pa', 'ğa', 'lu', 'me', 'ti', 'vo']
 const ENGLISH = ['call', 'customer', 'refund', 'order', 'delivery', 'late', 'agent', 'payment', 'card', 'account', 'thanks', 'issue']
-const TOPICS = ['fatura', 'kargo', 'iade', 'kampanya', 'tarife', 'internet', 'modem', 'borç', 'taahhüt', 'numara taşıma', 'roaming', 'ödeme', 'şikayet', 'öneri', 'teşekkür', 'arıza', 'kurulum', 'ışık', 'sözleşme', 'abonelik']
+const TOPICS = [
+  'fatura',
+  'kargo',
+  'iade',
+  'kampanya',
+  'tarife',
+  'internet',
+  'modem',
+  'borç',
+  'taahhüt',
+  'numara taşıma',
+  'roaming',
+  'ödeme',
+  'şikayet',
+  'öneri',
+  'teşekkür',
+  'arıza',
+  'kurulum',
+  'ışık',
+  'sözleşme',
+  'abonelik'
+]
 
 function vocabulary(size: number): string[] {
   const rnd = prng(7)
@@ -47,7 +67,7 @@ export interface GeneratedCall {
  * Two calls share a second now and then, so ties by callId are exercised.
  */
 export function makeCall(i: number, n: number, rnd: () => number): GeneratedCall {
-  const at = START_MS + Math.floor((i / n) * SPAN_MS / 1000) * 1000
+  const at = START_MS + Math.floor(((i / n) * SPAN_MS) / 1000) * 1000
   const topic = Math.floor(rnd() * rnd() * TOPICS.length)
   const words: string[] = []
   const len = 18 + Math.floor(rnd() * 20)

@@ -31,7 +31,12 @@ export function timeIt(iterations: number, budgetMs: number, f: () => unknown): 
  * Writes n generated calls in pages of 100 (as synced with analysis), `group` pages per
  * transaction: the sync engine stores pages that arrived together in one (up to 20).
  */
-export function ingest(cache: CallCache, n: number, group: number, log: (l: string) => void): { callsPerSec: number; medianPerSec: number; cpuPerSec: number; seconds: number } {
+export function ingest(
+  cache: CallCache,
+  n: number,
+  group: number,
+  log: (l: string) => void
+): { callsPerSec: number; medianPerSec: number; cpuPerSec: number; seconds: number } {
   cache.ensureScope('all', ALL_SCOPE)
   cache.ensureScope('type:Fatura', TYPE_SCOPE)
   const rnd = prng(42)
@@ -70,14 +75,20 @@ export function ingest(cache: CallCache, n: number, group: number, log: (l: stri
     }
     held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
     // A second, narrower scope returns some of the same calls (without analysis).
-    if (faturaPage.length >= 500) held.push({ scopeKey: 'type:Fatura', records: faturaPage.splice(0), includeAnalysis: false, checkpoint: { next: i } })
+    if (faturaPage.length >= 500)
+      held.push({ scopeKey: 'type:Fatura', records: faturaPage.splice(0), includeAnalysis: false, checkpoint: { next: i } })
     if (held.length >= group) store()
     if (i % 200_000 === 0 && i > 0) log(`ingested ${i.toLocaleString('en')} calls`)
   }
   if (faturaPage.length) held.push({ scopeKey: 'type:Fatura', records: faturaPage, includeAnalysis: false, checkpoint: null })
   store()
   if (blockCalls > 0 && blockMs > 0) blockRates.push(blockCalls / (blockMs / 1000))
-  return { callsPerSec: n / (writeMs / 1000), medianPerSec: percentile(blockRates, 50), cpuPerSec: n / (cpuUs / 1e6), seconds: writeMs / 1000 }
+  return {
+    callsPerSec: n / (writeMs / 1000),
+    medianPerSec: percentile(blockRates, 50),
+    cpuPerSec: n / (cpuUs / 1e6),
+    seconds: writeMs / 1000
+  }
 }
 
 /** The same questions in naive SQL: LIKE on raw text (which cannot even fold Turkish), OFFSET paging. */
@@ -101,10 +112,14 @@ class LikeBaseline {
     }
     for (const f of q.analysis) {
       if (f.kind === 'equals') {
-        conds.push('EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = ? AND a.value = ?)')
+        conds.push(
+          'EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = ? AND a.value = ?)'
+        )
         params.push(f.key, f.value)
       } else {
-        conds.push('EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = ? AND a.value_num BETWEEN ? AND ?)')
+        conds.push(
+          'EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = ? AND a.value_num BETWEEN ? AND ?)'
+        )
         params.push(f.key, f.min ?? -1e308, f.max ?? 1e308)
       }
     }
@@ -114,20 +129,29 @@ class LikeBaseline {
   page(q: SearchQuery, offset: number, limit: number): unknown[] {
     const w = this.where(q)
     return this.db
-      .prepare(`SELECT c.call_id, c.call_at, c.call_date, c.title, substr(c.summary, 1, 240), c.analysis_count FROM calls c ${w.sql} ORDER BY c.call_at DESC, c.call_id DESC LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT c.call_id, c.call_at, c.call_date, c.title, substr(c.summary, 1, 240), c.analysis_count FROM calls c ${w.sql} ORDER BY c.call_at DESC, c.call_id DESC LIMIT ? OFFSET ?`
+      )
       .all(...w.params, limit, offset)
   }
 
   count(q: SearchQuery): number {
     const w = this.where(q)
-    return this.db.prepare(`SELECT count(*) FROM calls c ${w.sql}`).pluck().get(...w.params) as number
+    return this.db
+      .prepare(`SELECT count(*) FROM calls c ${w.sql}`)
+      .pluck()
+      .get(...w.params) as number
   }
 
   facets(q: SearchQuery, key: string): unknown {
     const w = this.where(q)
-    const days = this.db.prepare(`SELECT date(c.call_at / 1000 + 10800, 'unixepoch') AS d, count(*) FROM calls c ${w.sql} GROUP BY d`).all(...w.params)
+    const days = this.db
+      .prepare(`SELECT date(c.call_at / 1000 + 10800, 'unixepoch') AS d, count(*) FROM calls c ${w.sql} GROUP BY d`)
+      .all(...w.params)
     const values = this.db
-      .prepare(`SELECT a.value, count(*) FROM calls c JOIN analysis a ON a.call = c.id JOIN analysis_keys k ON k.id = a.key_id AND k.key = ? ${w.sql ? w.sql.replace('WHERE', 'WHERE') : ''} GROUP BY a.value`)
+      .prepare(
+        `SELECT a.value, count(*) FROM calls c JOIN analysis a ON a.call = c.id JOIN analysis_keys k ON k.id = a.key_id AND k.key = ? ${w.sql ? w.sql.replace('WHERE', 'WHERE') : ''} GROUP BY a.value`
+      )
       .all(key, ...w.params)
     const types = this.db
       .prepare(`SELECT m.scope, count(*) FROM calls c JOIN scope_members m ON m.call = c.id ${w.sql} GROUP BY m.scope`)
@@ -171,7 +195,12 @@ export const run: BenchFn = async (ctx) => {
     const t = performance.now()
     cache.optimizeIndex()
     const optimizeS = (performance.now() - t) / 1000
-    rows.push({ metric: 'FTS optimize after ingest', value: optimizeS, unit: 's', note: `once per sync run; ingest incl. this: ${Math.round(n / (ing.seconds + optimizeS))} calls/s` })
+    rows.push({
+      metric: 'FTS optimize after ingest',
+      value: optimizeS,
+      unit: 's',
+      note: `once per sync run; ingest incl. this: ${Math.round(n / (ing.seconds + optimizeS))} calls/s`
+    })
 
     const search: LocalSearch = createSearch(cache)
     const like = new LikeBaseline(cache.db)
@@ -200,7 +229,14 @@ export const run: BenchFn = async (ctx) => {
       const p95 = percentile(ours, 95)
       const b50 = theirs.length ? percentile(theirs, 50) : undefined
       const b95 = theirs.length ? percentile(theirs, 95) : undefined
-      rows.push({ metric: `${label} p50`, value: p50, unit: 'ms', baseline: b50, ratio: b50 === undefined ? undefined : b50 / p50, note: 'ratio = baseline / ours' })
+      rows.push({
+        metric: `${label} p50`,
+        value: p50,
+        unit: 'ms',
+        baseline: b50,
+        ratio: b50 === undefined ? undefined : b50 / p50,
+        note: 'ratio = baseline / ours'
+      })
       rows.push({
         metric: `${label} p95`,
         value: p95,
@@ -214,13 +250,23 @@ export const run: BenchFn = async (ctx) => {
     }
     for (const [label, q] of firstPages) {
       const plan = search.explain(q, 100).plan
-      measure(`first page: ${label} [${plan}]`, () => search.page(q, 0, 100), q.sort === 'relevance' ? null : () => like.page(q, 0, 100), 25)
+      measure(
+        `first page: ${label} [${plan}]`,
+        () => search.page(q, 0, 100),
+        q.sort === 'relevance' ? null : () => like.page(q, 0, 100),
+        25
+      )
     }
     for (const [label, q] of [
       ['no filter', Q({})],
       [`text common "${COMMON_TERM}"`, Q({ text: COMMON_TERM })]
     ] as Array<[string, SearchQuery]>) {
-      measure(`page ${deep.toLocaleString('en')} deep, cold: ${label}`, () => search.page(q, deep, 100), () => like.page(q, deep, 100), 25)
+      measure(
+        `page ${deep.toLocaleString('en')} deep, cold: ${label}`,
+        () => search.page(q, deep, 100),
+        () => like.page(q, deep, 100),
+        25
+      )
       // What the app does: the count comes with the first page, then the user drags the scrollbar.
       const afterCount: number[] = []
       for (let i = 0; i < iters; i++) {
@@ -240,14 +286,26 @@ export const run: BenchFn = async (ctx) => {
       search.resetCaches()
       search.page(q, deep, 100)
       const warm = timeIt(iters, 10_000, () => search.page(q, deep + 100 + Math.floor(Math.random() * 50_000), 100))
-      rows.push({ metric: `random page up to 50,000 rows past a visited deep page: ${label} p95`, value: percentile(warm, 95), unit: 'ms', target: 25, targetKind: 'max' })
+      rows.push({
+        metric: `random page up to 50,000 rows past a visited deep page: ${label} p95`,
+        value: percentile(warm, 95),
+        unit: 'ms',
+        target: 25,
+        targetKind: 'max'
+      })
       const seq: number[] = []
       for (let i = 1; i <= iters; i++) {
         const t0 = performance.now()
         search.page(q, deep + i * 100, 100)
         seq.push(performance.now() - t0)
       }
-      rows.push({ metric: `next page after a deep one (sequential): ${label} p95`, value: percentile(seq, 95), unit: 'ms', target: 25, targetKind: 'max' })
+      rows.push({
+        metric: `next page after a deep one (sequential): ${label} p95`,
+        value: percentile(seq, 95),
+        unit: 'ms',
+        target: 25,
+        targetKind: 'max'
+      })
     }
     for (const [label, q] of [
       ['no filter', Q({})],
@@ -256,7 +314,11 @@ export const run: BenchFn = async (ctx) => {
       ['text 1% + 30 days', Q({ text: 'iptal', ...month })],
       ['analysis sentiment = olumsuz', Q({ analysis: [{ kind: 'equals', key: 'sentiment', value: 'olumsuz' }] })]
     ] as Array<[string, SearchQuery]>) {
-      measure(`count: ${label}`, () => search.count(q), () => like.count(q))
+      measure(
+        `count: ${label}`,
+        () => search.count(q),
+        () => like.count(q)
+      )
     }
     for (const [label, q, key] of [
       ['no filter, key score (numeric)', Q({}), 'score'],
@@ -265,7 +327,12 @@ export const run: BenchFn = async (ctx) => {
       [`text common "${COMMON_TERM}", key score (numeric)`, Q({ text: COMMON_TERM }), 'score'],
       ['30 days, key agent', Q({ ...month }), 'agent']
     ] as Array<[string, SearchQuery, string]>) {
-      measure(`facets: ${label}`, () => search.facets(q, key, 'Europe/Istanbul'), () => like.facets(q, key), 300)
+      measure(
+        `facets: ${label}`,
+        () => search.facets(q, key, 'Europe/Istanbul'),
+        () => like.facets(q, key),
+        300
+      )
     }
     // During a sync, facets follow each stored page: the in-memory columns read again only
     // the calls the page added or changed (the cache's change journal).

@@ -40,7 +40,11 @@ export const run: BenchFn = async (ctx) => {
     }
   ]
   try {
-    const login = await fetch(`${svc.url}/api/public/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"demo","password":"demo"}' })
+    const login = await fetch(`${svc.url}/api/public/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"username":"demo","password":"demo"}'
+    })
     const { access_token: token } = (await login.json()) as { access_token: string }
     const query = async (body: Record<string, unknown>): Promise<number> => {
       const start = performance.now()
@@ -79,11 +83,26 @@ export const run: BenchFn = async (ctx) => {
       const floor = await measure({ ...body, take: 0, sortColumn: 'start_time_dt' })
       const p50 = median(times)
       const base = median(floor)
-      rows.push({ metric: `page of 500, ${name}, p50`, value: p50, unit: 'ms', baseline: base, ratio: p50 / base, target: 20, targetKind: 'max', note: 'ratio = value / take-0 baseline' })
+      rows.push({
+        metric: `page of 500, ${name}, p50`,
+        value: p50,
+        unit: 'ms',
+        baseline: base,
+        ratio: p50 / base,
+        target: 20,
+        targetKind: 'max',
+        note: 'ratio = value / take-0 baseline'
+      })
       rows.push({ metric: `page of 500, ${name}, p95`, value: percentile(times, 95), unit: 'ms', target: 20, targetKind: 'max' })
     }
     const withAnalysis = await measure({ ...late, skip: lateDeep, take: 100, includeAnalysis: true, results: null })
-    rows.push({ metric: `page of 100 with analysis, last week, skip ${lateDeep}, p50`, value: median(withAnalysis), unit: 'ms', target: 20, targetKind: 'max' })
+    rows.push({
+      metric: `page of 100 with analysis, last week, skip ${lateDeep}, p50`,
+      value: median(withAnalysis),
+      unit: 'ms',
+      target: 20,
+      targetKind: 'max'
+    })
   } finally {
     await svc.stop()
   }

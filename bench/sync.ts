@@ -56,10 +56,35 @@ export interface Service {
  */
 export async function startBenchService(calls: number, LIMIT: RateLimit, window?: BenchWindow): Promise<Service> {
   const bundle = process.env.CALLSIGHT_SERVICE_BUNDLE ?? join(process.cwd(), 'out', 'node', 'service.mjs')
-  const args = ['--calls', String(calls), '--seed', '9', '--from', FROM, '--to', TO, '--tz', ZONE, '--rate-limit', `${LIMIT.requests}/${LIMIT.perSeconds}`, '--quiet']
+  const args = [
+    '--calls',
+    String(calls),
+    '--seed',
+    '9',
+    '--from',
+    FROM,
+    '--to',
+    TO,
+    '--tz',
+    ZONE,
+    '--rate-limit',
+    `${LIMIT.requests}/${LIMIT.perSeconds}`,
+    '--quiet'
+  ]
   if (window) args.push('--rate-window', window.kind, ...(window.burst ? ['--rate-burst', String(window.burst)] : []))
   if (!existsSync(bundle)) {
-    const svc = await startService({ port: 0, calls, seed: 9, from: FROM, to: TO, tz: ZONE, rateLimit: LIMIT, rateWindow: window?.kind, rateBurst: window?.burst, quiet: true })
+    const svc = await startService({
+      port: 0,
+      calls,
+      seed: 9,
+      from: FROM,
+      to: TO,
+      tz: ZONE,
+      rateLimit: LIMIT,
+      rateWindow: window?.kind,
+      rateBurst: window?.burst,
+      quiet: true
+    })
     return { url: svc.url, where: 'in-process', stop: () => svc.stop() }
   }
   const child: ChildProcess = spawn(process.execPath, [bundle, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -129,13 +154,23 @@ export async function runEngine(calls: number, workDir: string, LIMIT: RateLimit
     try {
       const engine = new SyncEngine({ source, cache: target.store, clock: systemClock, logger: silentLogger, rateLimit: LIMIT })
       const started = performance.now()
-      const final = await engine.run({ from: Date.parse(FROM), to: Date.parse(TO) + 1000, results: 'all', includeAnalysis: false }, { mode: 'full' })
+      const final = await engine.run(
+        { from: Date.parse(FROM), to: Date.parse(TO) + 1000, results: 'all', includeAnalysis: false },
+        { mode: 'full' }
+      )
       const seconds = (performance.now() - started) / 1000
       if (final.error) throw new Error(`sync failed: ${final.error.code} ${final.error.message}`)
       const stored = await target.count()
       if (stored !== calls) throw new Error(`sync stored ${stored} of ${calls} calls`)
       arrivals.sort((x, y) => x - y)
-      return { seconds, stored, requests: final.requests, rate: sustainedRate(arrivals, LIMIT.requests), status429: counter.status429(), where: svc.where }
+      return {
+        seconds,
+        stored,
+        requests: final.requests,
+        rate: sustainedRate(arrivals, LIMIT.requests),
+        status429: counter.status429(),
+        where: svc.where
+      }
     } finally {
       await target.close()
     }
@@ -171,7 +206,18 @@ async function runNaive(durationMs: number, LIMIT: RateLimit) {
     const started = performance.now()
     while (performance.now() - started < durationMs) {
       const page = await client.getCalls(
-        { from: Date.parse(FROM), to: Date.parse(TO) + 1000, skip, take: 100, ascending: true, callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: false },
+        {
+          from: Date.parse(FROM),
+          to: Date.parse(TO) + 1000,
+          skip,
+          take: 100,
+          ascending: true,
+          callTypes: [],
+          direction: null,
+          results: 'all',
+          hasNewRequest: null,
+          includeAnalysis: false
+        },
         tokens.accessToken
       )
       if (performance.now() - started <= durationMs) records += page.records.length
@@ -192,7 +238,9 @@ export const run: BenchFn = async (ctx) => {
   const ceiling = (LIMIT.requests / LIMIT.perSeconds) * MAX_TAKE
   ctx.log(`limit ${LIMIT.requests} requests per ${LIMIT.perSeconds} s: ceiling ${ceiling} records/s at take ${MAX_TAKE}`)
   const ours = await runEngine(calls, ctx.workDir, LIMIT)
-  ctx.log(`engine: ${ours.stored} calls in ${ours.seconds.toFixed(1)} s, ${ours.requests} requests, ${ours.status429} × 429 (service ${ours.where})`)
+  ctx.log(
+    `engine: ${ours.stored} calls in ${ours.seconds.toFixed(1)} s, ${ours.requests} requests, ${ours.status429} × 429 (service ${ours.where})`
+  )
   const naive = await runNaive(ctx.quick ? 6_000 : 20_000, LIMIT)
   ctx.log(`naive: ${naive.recordsPerSecond.toFixed(0)} records/s, ${naive.status429} × 429`)
 
@@ -210,7 +258,14 @@ export const run: BenchFn = async (ctx) => {
       targetKind: 'min',
       note: `${ours.rate === null ? 'run too short for whole windows; whole-run rate' : 'whole windows after the first burst'}; service ${ours.where}; baseline: naive take-100 client`
     },
-    { metric: '429 responses during the sync', value: ours.status429, unit: 'count', baseline: naive.status429, target: 0, targetKind: 'max' },
+    {
+      metric: '429 responses during the sync',
+      value: ours.status429,
+      unit: 'count',
+      baseline: naive.status429,
+      target: 0,
+      targetKind: 'max'
+    },
     {
       metric: `wall time to sync ${calls} calls`,
       value: ours.seconds,

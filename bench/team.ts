@@ -68,7 +68,9 @@ function peakRss(pid: number): number {
 
 async function pullInChild(cli: string, url: string, file: string): Promise<{ seconds: number; rss: number; calls: number }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json'], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let out = ''
   let err = ''
   let rss = 0
@@ -89,7 +91,9 @@ async function pullInChild(cli: string, url: string, file: string): Promise<{ se
 export const run: BenchFn = async (ctx) => {
   const bin = findPgBin()
   if (!bin) {
-    ctx.log('team: skipped: no PostgreSQL server binaries found (install Debian\'s postgresql package; CALLSIGHT_PG_BIN names another folder)')
+    ctx.log(
+      "team: skipped: no PostgreSQL server binaries found (install Debian's postgresql package; CALLSIGHT_PG_BIN names another folder)"
+    )
     return { name: 'team', rows: [] }
   }
   const rows: BenchRow[] = []
@@ -113,10 +117,28 @@ export const run: BenchFn = async (ctx) => {
         }
       })
       const share = (r: typeof direct): number => (((r.rate ?? r.requests / r.seconds) * 500) / ceiling) * 100
-      ctx.log(`worker sync: PostgreSQL ${share(team).toFixed(1)}% (${team.status429} × 429), SQLite ${share(direct).toFixed(1)}% (${direct.status429} × 429)`)
+      ctx.log(
+        `worker sync: PostgreSQL ${share(team).toFixed(1)}% (${team.status429} × 429), SQLite ${share(direct).toFixed(1)}% (${direct.status429} × 429)`
+      )
       rows.push(
-        { metric: `worker sync of ${calls.toLocaleString('en')} calls into PostgreSQL: share of the ceiling`, value: share(team), unit: '%', baseline: share(direct), ratio: share(team) / share(direct), target: 97, targetKind: 'min', note: 'baseline: the same sync into SQLite, same run' },
-        { metric: 'worker sync into PostgreSQL: 429 responses', value: team.status429, unit: 'count', baseline: direct.status429, target: 0, targetKind: 'max' }
+        {
+          metric: `worker sync of ${calls.toLocaleString('en')} calls into PostgreSQL: share of the ceiling`,
+          value: share(team),
+          unit: '%',
+          baseline: share(direct),
+          ratio: share(team) / share(direct),
+          target: 97,
+          targetKind: 'min',
+          note: 'baseline: the same sync into SQLite, same run'
+        },
+        {
+          metric: 'worker sync into PostgreSQL: 429 responses',
+          value: team.status429,
+          unit: 'count',
+          baseline: direct.status429,
+          target: 0,
+          targetKind: 'max'
+        }
       )
     }
 
@@ -166,7 +188,9 @@ export const run: BenchFn = async (ctx) => {
       }
       const pgRate = median(pgRates)
       const sqRate = median(sqRates)
-      ctx.log(`bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`)
+      ctx.log(
+        `bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`
+      )
       rows.push({
         metric: 'PostgreSQL write throughput, bulk sync (pages of 100 calls + 10 items, 20 per transaction), median of blocks',
         value: pgRate,
@@ -185,11 +209,19 @@ export const run: BenchFn = async (ctx) => {
         `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
          LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE ns.nspname = 'bench' AND c.relkind = 'r'`
       )
-      const cnt = async (t: string): Promise<number> => Number((await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM bench.${t}`)).rows[0]!.n)
+      const cnt = async (t: string): Promise<number> =>
+        Number((await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM bench.${t}`)).rows[0]!.n)
       const pgBytes = sizes.rows.reduce((s, r: { bytes: string }) => s + Number(r.bytes), 0)
       const memberRows = await cnt('scope_members')
-      ctx.log(`PostgreSQL sizes: ${sizes.rows.map((r: { name: string; bytes: string }) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`)
-      rows.push({ metric: `team cache size per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls, ${memberRows.toLocaleString('en')} memberships)`, value: (pgBytes / n) * 1e6 / 2 ** 20, unit: 'MiB', note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST` })
+      ctx.log(
+        `PostgreSQL sizes: ${sizes.rows.map((r: { name: string; bytes: string }) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`
+      )
+      rows.push({
+        metric: `team cache size per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls, ${memberRows.toLocaleString('en')} memberships)`,
+        value: ((pgBytes / n) * 1e6) / 2 ** 20,
+        unit: 'MiB',
+        note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST`
+      })
 
       // 3. Pull everything into an empty local cache, in its own process.
       const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
@@ -201,17 +233,33 @@ export const run: BenchFn = async (ctx) => {
         const cache = openCache(file)
         const t = performance.now()
         const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
-        pull = { seconds: (performance.now() - t) / 1000, rss: process.memoryUsage().rss, calls: r.calls, where: 'in-process (no CLI bundle)' }
+        pull = {
+          seconds: (performance.now() - t) / 1000,
+          rss: process.memoryUsage().rss,
+          calls: r.calls,
+          where: 'in-process (no CLI bundle)'
+        }
         cache.close()
         await pool.end()
       }
       if (pull.calls !== n) throw new Error(`the pull applied ${pull.calls} of ${n} calls`)
       const rate = n / pull.seconds
-      ctx.log(`pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`)
+      ctx.log(
+        `pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`
+      )
       rows.push(
-        { metric: `pull of ${n.toLocaleString('en')} calls with analysis into an empty cache, end to end`, value: rate, unit: 'calls/s', baseline: direct, ratio: rate / direct, target: 15_000, targetKind: 'min', note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run` },
+        {
+          metric: `pull of ${n.toLocaleString('en')} calls with analysis into an empty cache, end to end`,
+          value: rate,
+          unit: 'calls/s',
+          baseline: direct,
+          ratio: rate / direct,
+          target: 15_000,
+          targetKind: 'min',
+          note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run`
+        },
         { metric: 'pull: peak resident memory', value: pull.rss / 2 ** 20, unit: 'MiB', target: 300, targetKind: 'max', note: pull.where },
-        { metric: 'pulled SQLite file per 1,000,000 calls', value: (statSync(file).size / n) * 1e6 / 2 ** 20, unit: 'MiB' }
+        { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
       )
 
       // 4. Incremental pulls of 1,000 changed calls.
@@ -240,7 +288,14 @@ export const run: BenchFn = async (ctx) => {
         await pool.end()
         if (r.calls !== 1000) throw new Error(`the incremental pull applied ${r.calls} calls, not 1000`)
       }
-      rows.push({ metric: 'incremental pull of 1,000 changed calls (p50)', value: percentile(times, 50), unit: 'ms', target: 1000, targetKind: 'max', note: `p95 ${percentile(times, 95).toFixed(0)} ms over ${times.length}; includes connecting` })
+      rows.push({
+        metric: 'incremental pull of 1,000 changed calls (p50)',
+        value: percentile(times, 50),
+        unit: 'ms',
+        target: 1000,
+        targetKind: 'max',
+        note: `p95 ${percentile(times, 95).toFixed(0)} ms over ${times.length}; includes connecting`
+      })
     } finally {
       sqlite.close()
       await store.close()
@@ -248,12 +303,29 @@ export const run: BenchFn = async (ctx) => {
 
     // 5. Ten workstations pull what the worker synced: requests to the service.
     {
-      const svc = await startService({ port: 0, calls: ctx.quick ? 5000 : 20_000, seed: 3, from: '2026-01-01T00:00:00Z', to: '2026-01-08T00:00:00Z', rateLimit: { requests: 1000, perSeconds: 1 }, quiet: true })
+      const svc = await startService({
+        port: 0,
+        calls: ctx.quick ? 5000 : 20_000,
+        seed: 3,
+        from: '2026-01-01T00:00:00Z',
+        to: '2026-01-08T00:00:00Z',
+        rateLimit: { requests: 1000, perSeconds: 1 },
+        quiet: true
+      })
       try {
         const { session } = await signedInSession(svc, { requests: 1000, perSeconds: 1 })
         const ten = await PgSyncStore.open({ url, schema: 'ten', migrate: true })
-        const engine = new SyncEngine({ source: session, cache: ten, clock: systemClock, logger: silentLogger, rateLimit: { requests: 1000, perSeconds: 1 } })
-        const synced = await engine.run({ from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-08T00:00:01Z'), results: 'all', includeAnalysis: true }, { mode: 'full' })
+        const engine = new SyncEngine({
+          source: session,
+          cache: ten,
+          clock: systemClock,
+          logger: silentLogger,
+          rateLimit: { requests: 1000, perSeconds: 1 }
+        })
+        const synced = await engine.run(
+          { from: Date.parse('2026-01-01T00:00:00Z'), to: Date.parse('2026-01-08T00:00:01Z'), results: 'all', includeAnalysis: true },
+          { mode: 'full' }
+        )
         await ten.close()
         svc.admin.resetStats()
         const t = performance.now()
@@ -272,7 +344,15 @@ export const run: BenchFn = async (ctx) => {
         const seconds = (performance.now() - t) / 1000
         if (results.some((r) => r.calls !== synced.stored)) throw new Error('a workstation did not pull every call')
         const requests = svc.admin.stats().requests
-        rows.push({ metric: `ten workstations pull ${synced.stored.toLocaleString('en')} calls: requests to the service`, value: requests, unit: 'count', baseline: synced.requests * 10, target: 0, targetKind: 'max', note: `baseline: ten direct syncs would send ${synced.requests} requests each; the ten pulls took ${seconds.toFixed(1)} s together` })
+        rows.push({
+          metric: `ten workstations pull ${synced.stored.toLocaleString('en')} calls: requests to the service`,
+          value: requests,
+          unit: 'count',
+          baseline: synced.requests * 10,
+          target: 0,
+          targetKind: 'max',
+          note: `baseline: ten direct syncs would send ${synced.requests} requests each; the ten pulls took ${seconds.toFixed(1)} s together`
+        })
       } finally {
         await svc.stop()
       }

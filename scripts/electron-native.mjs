@@ -55,27 +55,44 @@ try {
   const prebuild = join(root, 'node_modules/prebuild-install/bin.js')
   let built = false
   if (existsSync(prebuild)) {
-    const r = spawnSync(process.execPath, [prebuild, '--runtime', 'electron', '--target', electronVersion, '--arch', arch], { cwd: copy, env, stdio: 'inherit' })
+    const r = spawnSync(process.execPath, [prebuild, '--runtime', 'electron', '--target', electronVersion, '--arch', arch], {
+      cwd: copy,
+      env,
+      stdio: 'inherit'
+    })
     built = r.status === 0
   }
   if (!built) {
     const gyp = join(root, 'node_modules/node-gyp/bin/node-gyp.js')
     const r = spawnSync(
       process.execPath,
-      [gyp, 'rebuild', '--release', '--runtime=electron', `--target=${electronVersion}`, `--arch=${arch}`, '--dist-url=https://electronjs.org/headers', '--nodedir='],
+      [
+        gyp,
+        'rebuild',
+        '--release',
+        '--runtime=electron',
+        `--target=${electronVersion}`,
+        `--arch=${arch}`,
+        '--dist-url=https://electronjs.org/headers',
+        '--nodedir='
+      ],
       { cwd: copy, env, stdio: 'inherit' }
     )
     built = r.status === 0
   }
   const produced = join(copy, 'build/Release/better_sqlite3.node')
-  if (!built || !existsSync(produced)) fail(`could not build better-sqlite3 for Electron ${electronVersion} (no prebuilt binary and no Electron headers reachable).`)
+  if (!built || !existsSync(produced))
+    fail(`could not build better-sqlite3 for Electron ${electronVersion} (no prebuilt binary and no Electron headers reachable).`)
 
   // Proof of ABI: Node must refuse an Electron-ABI addon, naming Electron's module version.
   try {
     createRequire(import.meta.url)(produced)
-    fail(`the build of better-sqlite3 loads under Node ${process.version}: it targets Node's ABI, not Electron's ${abi}. Not installing it.`)
+    fail(
+      `the build of better-sqlite3 loads under Node ${process.version}: it targets Node's ABI, not Electron's ${abi}. Not installing it.`
+    )
   } catch (e) {
-    if (!String(e && e.message).includes(`NODE_MODULE_VERSION ${abi}`)) fail(`unexpected result checking the Electron build's ABI: ${String(e && e.message).split('\n')[0]}`)
+    if (!String(e && e.message).includes(`NODE_MODULE_VERSION ${abi}`))
+      fail(`unexpected result checking the Electron build's ABI: ${String(e && e.message).split('\n')[0]}`)
   }
   mkdirSync(outDir, { recursive: true })
   copyFileSync(produced, target)

@@ -34,8 +34,12 @@ if (!binary() && !process.env.ELECTRON_SKIP_BINARY_DOWNLOAD && !process.env.ELEC
 }
 const electron = binary()
 if (!electron) {
-  say("Electron's binary is not installed and could not be downloaded here, so Callsight runs in your browser instead (callsight serve); for the desktop window, get Electron on a machine that reaches github.com with `npx install-electron` (or set ELECTRON_MIRROR).")
-  const cli = run([join(root, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.node.config.mts', '--logLevel', 'warn'], { stdio: ['ignore', 'inherit', 'inherit'] })
+  say(
+    "Electron's binary is not installed and could not be downloaded here, so Callsight runs in your browser instead (callsight serve); for the desktop window, get Electron on a machine that reaches github.com with `npx install-electron` (or set ELECTRON_MIRROR)."
+  )
+  const cli = run([join(root, 'node_modules/vite/bin/vite.js'), 'build', '-c', 'vite.node.config.mts', '--logLevel', 'warn'], {
+    stdio: ['ignore', 'inherit', 'inherit']
+  })
   if (cli.status !== 0) process.exit(cli.status ?? 1)
   // serve prints the address first and opens the browser itself (not where there is no display).
   const child = spawn(process.execPath, [join(root, 'out/node/cli.mjs'), 'serve', ...args], { cwd: root, stdio: 'inherit' })

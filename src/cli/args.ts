@@ -4,7 +4,9 @@ import { IanaZone, RateLimit, ResultsFilter, type AnalysisFilter } from '../shar
 import { CallsightError } from '../core/errors'
 
 type Options = NonNullable<ParseArgsConfig['options']>
-export type ParsedFlags<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: boolean; strict: true }>>
+export type ParsedFlags<O extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: boolean; strict: true }>
+>
 
 /** node:util parseArgs, with its errors turned into one line a person can act on. */
 export function parseFlags<O extends Options>(argv: string[], options: O, allowPositionals = false): ParsedFlags<O> {
@@ -60,7 +62,11 @@ export function required(value: string | undefined, flag: string): string {
   return value
 }
 
-const IntString = z.string().trim().regex(/^-?\d+$/, 'expected a whole number').transform(Number)
+const IntString = z
+  .string()
+  .trim()
+  .regex(/^-?\d+$/, 'expected a whole number')
+  .transform(Number)
 
 export const parseIntFlag = (raw: string | undefined, flag: string, min: number, max: number): number | undefined =>
   raw === undefined ? undefined : check(IntString.pipe(z.number().int().min(min).max(max)), raw, flag)
@@ -124,7 +130,8 @@ export function parseWhere(list: readonly string[]): AnalysisFilter[] {
     ranges.set(key, range)
   }
   for (const r of ranges.values()) {
-    if (r.min !== null && r.max !== null && r.min > r.max) throw new CallsightError('InvalidInput', `--where: the range on "${r.key}" is empty.`)
+    if (r.min !== null && r.max !== null && r.min > r.max)
+      throw new CallsightError('InvalidInput', `--where: the range on "${r.key}" is empty.`)
     out.push(r)
   }
   return out

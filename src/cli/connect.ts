@@ -51,7 +51,11 @@ export async function connect(opts: {
     logger: opts.logger,
     onWait: waits.emit
   })
-  const session = new Session({ client, vault: new TokenVault(new MemoryStore(), memoryOnly, baseUrl, { insecure: 'memoryOnly' }), logger: opts.logger })
+  const session = new Session({
+    client,
+    vault: new TokenVault(new MemoryStore(), memoryOnly, baseUrl, { insecure: 'memoryOnly' }),
+    logger: opts.logger
+  })
   const password = await readPassword()
   await session.login(opts.user.trim(), password, opts.signal)
   return { session, limiter, waits, rateLimit, baseUrl }

@@ -2,7 +2,8 @@ import { DateTime } from 'luxon'
 import type { CoverageGap, QueryCoverage } from '../shared/domain'
 import { terminalLine } from './terminal-text'
 
-const iso = (ms: number, zone: string): string => DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString()
+const iso = (ms: number, zone: string): string =>
+  DateTime.fromMillis(ms, { zone }).toISO({ suppressMilliseconds: true }) ?? new Date(ms).toISOString()
 
 /** "call type Refund, direction 1, answered only" — what a gap's sync would fetch. */
 export function describeGap(g: CoverageGap, describeType: (value: string) => string = (v) => v): string {
@@ -30,7 +31,13 @@ export function syncCommandFor(g: CoverageGap, db: string, zone: string): string
  * One line for stderr when a local answer is not the whole answer: what is not synced, over
  * which range, and the command that syncs it (the first gap; the count of the others).
  */
-export function coverageWarning(command: string, c: QueryCoverage, db: string, zone: string, describeType?: (value: string) => string): string | null {
+export function coverageWarning(
+  command: string,
+  c: QueryCoverage,
+  db: string,
+  zone: string,
+  describeType?: (value: string) => string
+): string | null {
   const first = c.missing[0]
   if (c.complete || first === undefined) return null
   const range = first.from !== null && first.to !== null ? `${iso(first.from, zone)} – ${iso(first.to, zone)}` : 'nothing synced yet'

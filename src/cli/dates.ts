@@ -10,7 +10,8 @@ const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
  */
 export function parseIsoArg(raw: string, zone: string, flag: string, end = false): number {
   const dt = DateTime.fromISO(raw.trim(), { zone, setZone: true })
-  if (!dt.isValid) throw new CallsightError('InvalidInput', `${flag}: "${raw}" is not an ISO date or date-time (e.g. 2026-01-31 or 2026-01-31T08:00:00).`)
+  if (!dt.isValid)
+    throw new CallsightError('InvalidInput', `${flag}: "${raw}" is not an ISO date or date-time (e.g. 2026-01-31 or 2026-01-31T08:00:00).`)
   const instant = end && DATE_ONLY.test(raw.trim()) ? dt.plus({ days: 1 }) : dt
   return instant.toMillis()
 }

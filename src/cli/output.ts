@@ -53,7 +53,6 @@ function paceText(p: SyncProgress): string {
 /** Said once when a run was throttled: why it went slower than the configured limit. */
 export const THROTTLED_NOTE = "the service asked us to slow down; another workstation may be using the tenant's limit"
 
-
 export class ProgressBar {
   private lastDraw = 0
   private drawn = false

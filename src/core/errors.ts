@@ -59,8 +59,7 @@ export function isAbortError(e: unknown): boolean {
   )
 }
 
-export const cancelled = (what = 'The operation'): CallsightError =>
-  new CallsightError('Cancelled', `${what} was cancelled.`)
+export const cancelled = (what = 'The operation'): CallsightError => new CallsightError('Cancelled', `${what} was cancelled.`)
 
 /** Any thrown value as something safe to show. Unknown errors never leak their message. */
 export function toErrorInfo(e: unknown): AppErrorInfo {

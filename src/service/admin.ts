@@ -28,7 +28,8 @@ export function createAdmin(ctx: ServiceContext): ServiceAdmin {
     setFaults: (f: Faults) => ctx.faults.set(f),
     clearFaults: () => ctx.faults.clear(),
     setRateLimit(limit: RateLimit, tenant?: string) {
-      if (!(Number.isInteger(limit.requests) && limit.requests > 0 && limit.perSeconds > 0)) throw new Error('Rate limit needs requests >= 1 and perSeconds > 0')
+      if (!(Number.isInteger(limit.requests) && limit.requests > 0 && limit.perSeconds > 0))
+        throw new Error('Rate limit needs requests >= 1 and perSeconds > 0')
       tenantOf(ctx, tenant).limiter.reset(limit)
     },
     setAllowList: (list: string[] | null, tenant?: string) => tenantOf(ctx, tenant).setAllowList(list),
@@ -51,7 +52,8 @@ export function createAdmin(ctx: ServiceContext): ServiceAdmin {
       const type = call.type === undefined ? 0 : t.typeIndex(call.type)
       if (type === undefined) throw new Error(`Unknown call type "${call.type}"`)
       if (call.direction !== undefined && ![1, 2, 3].includes(call.direction)) throw new Error('direction must be 1, 2 or 3')
-      if (call.result !== undefined && !(Number.isInteger(call.result) && call.result >= 1 && call.result <= 5)) throw new Error('result must be 1 to 5')
+      if (call.result !== undefined && !(Number.isInteger(call.result) && call.result >= 1 && call.result <= 5))
+        throw new Error('result must be 1 to 5')
       return t.addRawCall(parseInstant(call.at, 'at'), call.title, call.summary, {
         type,
         direction: call.direction ?? 1,

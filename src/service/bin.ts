@@ -15,16 +15,29 @@ const USAGE =
   '[--malformed-rate R] [--truncate-rate R] [--quiet]'
 
 const wholeNumber = (name: string, min = 0) =>
-  z.string().regex(/^\d+$/, `--${name} must be a whole number`).transform(Number).refine((n) => n >= min, `--${name} must be at least ${min}`)
+  z
+    .string()
+    .regex(/^\d+$/, `--${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= min, `--${name} must be at least ${min}`)
 const share = (name: string) =>
-  z.string().regex(/^(0(\.\d+)?|1(\.0+)?)$/, `--${name} must be a number from 0 to 1`).transform(Number)
+  z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, `--${name} must be a number from 0 to 1`)
+    .transform(Number)
 const instant = (name: string) => z.string().refine((s) => !Number.isNaN(Date.parse(s)), `--${name} must be an ISO instant`)
 
 const flagsSchema = z.object({
   host: z.string().min(1).default('127.0.0.1'),
-  port: wholeNumber('port').refine((n) => n <= 65535, '--port must be at most 65535').default(0),
+  port: wholeNumber('port')
+    .refine((n) => n <= 65535, '--port must be at most 65535')
+    .default(0),
   calls: wholeNumber('calls').optional(),
-  seed: z.string().regex(/^-?\d+$/, '--seed must be an integer').transform(Number).optional(),
+  seed: z
+    .string()
+    .regex(/^-?\d+$/, '--seed must be an integer')
+    .transform(Number)
+    .optional(),
   from: instant('from').optional(),
   to: instant('to').optional(),
   'rate-limit': z
@@ -42,7 +55,12 @@ const flagsSchema = z.object({
   'refresh-ttl': wholeNumber('refresh-ttl').optional(),
   'allow-ip': z
     .string()
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    )
     .optional(),
   envelope: z.enum(['paged', 'array', 'wrapped'], { message: '--envelope must be paged, array or wrapped' }).optional(),
   'date-format': z.enum(['offset', 'utc', 'naive'], { message: '--date-format must be offset, utc or naive' }).optional(),

@@ -42,7 +42,10 @@ function scramble(ordinal: number, salt: number): number {
 }
 
 function hex(n: number, width: number): string {
-  return (n >>> 0).toString(16).padStart(8, '0').slice(8 - width)
+  return (n >>> 0)
+    .toString(16)
+    .padStart(8, '0')
+    .slice(8 - width)
 }
 
 export class CallStore {
@@ -156,7 +159,8 @@ export class CallStore {
     let j = 0
     for (let out = 0; out < n; out++) {
       const fromOld =
-        j >= m || (i < this.n && (this.time[i]! < times[order[j]!]! || (this.time[i] === times[order[j]!] && this.key[i]! < keys[order[j]!]!)))
+        j >= m ||
+        (i < this.n && (this.time[i]! < times[order[j]!]! || (this.time[i] === times[order[j]!] && this.key[i]! < keys[order[j]!]!)))
       if (fromOld) {
         time[out] = this.time[i]!
         key[out] = this.key[i]!
@@ -217,7 +221,8 @@ export class CallStore {
       return { total, positions }
     }
     const { types, direction, results } = f
-    if (results !== null && types === null && direction === null && f.hasNewRequest === null) return this.scanByResult(lo, hi, results, skip, take, ascending)
+    if (results !== null && types === null && direction === null && f.hasNewRequest === null)
+      return this.scanByResult(lo, hi, results, skip, take, ascending)
     const fresh = f.hasNewRequest === null ? -1 : f.hasNewRequest ? 1 : 0
     const T = this.type
     const D = this.dir

@@ -40,7 +40,11 @@ const tenantSchema = z.object({
   users: z.array(userSchema).min(1),
   allowIps: z.array(z.string()).nullable().optional(),
   rateLimit: rateLimit.optional(),
-  callTypes: z.array(z.object({ Value: z.string().min(1), Description: z.string().min(1) })).min(1).max(255).optional(),
+  callTypes: z
+    .array(z.object({ Value: z.string().min(1), Description: z.string().min(1) }))
+    .min(1)
+    .max(255)
+    .optional(),
   calls: z.number().int().min(0).optional(),
   seed: z.number().int().optional()
 })

@@ -38,7 +38,11 @@ export function publicRoute(ctx: ServiceContext, path: string, handler: (req: Fa
 /** The tenant's IP allow list; null when the caller may go on. */
 export function refuseAddress(tenant: Tenant, ip: string): Outcome | null {
   if (tenant.allow && !tenant.allow(ip)) {
-    return { status: 403, body: abpError('Service:IpNotAllowed', 'Your IP address is not allowed to access this service.'), headers: ABP_HEADERS }
+    return {
+      status: 403,
+      body: abpError('Service:IpNotAllowed', 'Your IP address is not allowed to access this service.'),
+      headers: ABP_HEADERS
+    }
   }
   return null
 }

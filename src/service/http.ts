@@ -17,7 +17,7 @@ export const abpError = (code: string | null, message: string, extra?: { details
   error: { code, message, details: extra?.details ?? null, data: {}, validationErrors: extra?.validationErrors ?? null }
 })
 
-export const ABP_HEADERS = { '_AbpErrorFormat': 'true' }
+export const ABP_HEADERS = { _AbpErrorFormat: 'true' }
 
 export function send(req: FastifyRequest, reply: FastifyReply, path: string, out: Outcome, faults: FaultState, stats: Stats): void {
   let payload = ''
@@ -57,5 +57,9 @@ export function drop(req: FastifyRequest, reply: FastifyReply, path: string, sta
 export function faultResponse(status: number): Outcome {
   if (status === 500) return { status, body: abpError(null, 'An internal error occurred during your request!'), headers: ABP_HEADERS }
   const reason = status === 502 ? 'Bad Gateway' : status === 503 ? 'Service Unavailable' : status === 504 ? 'Gateway Timeout' : 'Error'
-  return { status, body: `<html><head><title>${status} ${reason}</title></head><body><h1>${status} ${reason}</h1></body></html>`, contentType: 'text/html' }
+  return {
+    status,
+    body: `<html><head><title>${status} ${reason}</title></head><body><h1>${status} ${reason}</h1></body></html>`,
+    contentType: 'text/html'
+  }
 }

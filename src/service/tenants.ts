@@ -108,7 +108,12 @@ function fold(s: string): string {
   return s.trim().toLocaleLowerCase('tr-TR')
 }
 
-export async function buildTenant(cfg: TenantConfig, dateFormat: DateFormat, range: TimeRange, dense: Array<{ at: number; count: number }>): Promise<Tenant> {
+export async function buildTenant(
+  cfg: TenantConfig,
+  dateFormat: DateFormat,
+  range: TimeRange,
+  dense: Array<{ at: number; count: number }>
+): Promise<Tenant> {
   const users = await Promise.all(
     cfg.users.map(async (u) => ({
       username: u.username,
@@ -118,7 +123,16 @@ export async function buildTenant(cfg: TenantConfig, dateFormat: DateFormat, ran
       formatter: new ZoneFormatter(u.zone, dateFormat)
     }))
   )
-  const tenant = new Tenant(cfg.name, users, cfg.callTypes, mix(cfg.seed, hashString(cfg.name)), cfg.rateLimit, cfg.allowIps, range, cfg.rateWindow)
+  const tenant = new Tenant(
+    cfg.name,
+    users,
+    cfg.callTypes,
+    mix(cfg.seed, hashString(cfg.name)),
+    cfg.rateLimit,
+    cfg.allowIps,
+    range,
+    cfg.rateWindow
+  )
   tenant.generate(cfg.calls, range, dense)
   return tenant
 }

@@ -10,11 +10,67 @@ type Lang = 'tr' | 'en'
 type Theme = 'billing' | 'cancel' | 'complaint' | 'tech' | 'refund' | 'info' | 'sales' | 'address' | 'campaign' | 'payment'
 const THEMES: Theme[] = ['billing', 'cancel', 'complaint', 'tech', 'refund', 'info', 'sales', 'address', 'campaign', 'payment']
 
-const FIRST = ['Ayşe', 'Mehmet', 'Ömer', 'Çağla', 'Gülşen', 'İbrahim', 'Şule', 'Uğur', 'Işıl', 'Emre', 'Zeynep', 'Burak', 'Özge', 'Barış', 'Elif', 'Can']
-const LAST = ['Yılmaz', 'Kaya', 'Demir', 'Çelik', 'Şahin', 'Öztürk', 'Aydın', 'Arslan', 'Doğan', 'Kılıç', 'Güneş', 'Özdemir', 'Koç', 'Erdoğdu']
-const CITIES = ['İstanbul', 'İzmir', 'Ankara', 'Eskişehir', 'Muğla', 'Çanakkale', 'Şanlıurfa', 'Diyarbakır', 'Iğdır', 'Ağrı', 'Bursa', 'Gümüşhane']
+const FIRST = [
+  'Ayşe',
+  'Mehmet',
+  'Ömer',
+  'Çağla',
+  'Gülşen',
+  'İbrahim',
+  'Şule',
+  'Uğur',
+  'Işıl',
+  'Emre',
+  'Zeynep',
+  'Burak',
+  'Özge',
+  'Barış',
+  'Elif',
+  'Can'
+]
+const LAST = [
+  'Yılmaz',
+  'Kaya',
+  'Demir',
+  'Çelik',
+  'Şahin',
+  'Öztürk',
+  'Aydın',
+  'Arslan',
+  'Doğan',
+  'Kılıç',
+  'Güneş',
+  'Özdemir',
+  'Koç',
+  'Erdoğdu'
+]
+const CITIES = [
+  'İstanbul',
+  'İzmir',
+  'Ankara',
+  'Eskişehir',
+  'Muğla',
+  'Çanakkale',
+  'Şanlıurfa',
+  'Diyarbakır',
+  'Iğdır',
+  'Ağrı',
+  'Bursa',
+  'Gümüşhane'
+]
 const DOMAINS = ['gmail.com', 'hotmail.com', 'outlook.com.tr', 'firma.com.tr', 'yahoo.com', 'example.org']
-export const AGENTS = ['Derya Aksoy', 'Serkan Uçar', 'Gökhan Işık', 'Nilüfer Şen', 'Tuğba Ören', 'Hakan Çınar', 'Selin Ağaoğlu', 'Okan Yücel', 'Merve İnce', 'Kerem Gündüz']
+export const AGENTS = [
+  'Derya Aksoy',
+  'Serkan Uçar',
+  'Gökhan Işık',
+  'Nilüfer Şen',
+  'Tuğba Ören',
+  'Hakan Çınar',
+  'Selin Ağaoğlu',
+  'Okan Yücel',
+  'Merve İnce',
+  'Kerem Gündüz'
+]
 
 const TITLES: Record<Lang, Record<Theme, string[]>> = {
   tr: {
@@ -71,8 +127,18 @@ const MIDDLES: Record<Lang, Record<Theme, string>> = {
 }
 
 const OPENINGS: Record<Lang, string[]> = {
-  tr: ['Müşteri {name}, {city} ilinden aradı.', 'Arayan kişi kendini {name} olarak tanıttı.', '{name} isimli müşteri ile görüşüldü.', 'Müşteri {city} şubesi üzerinden yönlendirildi.'],
-  en: ['{name} called from {city}.', 'The caller introduced themselves as {name}.', 'Spoke with customer {name}.', 'The customer was transferred from the {city} branch.']
+  tr: [
+    'Müşteri {name}, {city} ilinden aradı.',
+    'Arayan kişi kendini {name} olarak tanıttı.',
+    '{name} isimli müşteri ile görüşüldü.',
+    'Müşteri {city} şubesi üzerinden yönlendirildi.'
+  ],
+  en: [
+    '{name} called from {city}.',
+    'The caller introduced themselves as {name}.',
+    'Spoke with customer {name}.',
+    'The customer was transferred from the {city} branch.'
+  ]
 }
 
 const PERSONAL: Record<Lang, string[]> = {
@@ -95,8 +161,20 @@ const PERSONAL: Record<Lang, string[]> = {
 }
 
 const CLOSINGS: Record<Lang, string[]> = {
-  tr: ['Talep kaydı oluşturuldu.', 'Müşteri bilgilendirildi, görüşme olumlu sonlandı.', 'Konu ilgili birime aktarıldı.', 'Müşteri memnun kalmadı, şikayet kaydı açıldı.', 'İade süreci hakkında bilgi verildi.'],
-  en: ['A request was created.', 'The customer was informed and the call ended positively.', 'The case was passed to the responsible team.', 'The customer was not satisfied; a complaint was opened.', 'The refund process was explained.']
+  tr: [
+    'Talep kaydı oluşturuldu.',
+    'Müşteri bilgilendirildi, görüşme olumlu sonlandı.',
+    'Konu ilgili birime aktarıldı.',
+    'Müşteri memnun kalmadı, şikayet kaydı açıldı.',
+    'İade süreci hakkında bilgi verildi.'
+  ],
+  en: [
+    'A request was created.',
+    'The customer was informed and the call ended positively.',
+    'The case was passed to the responsible team.',
+    'The customer was not satisfied; a complaint was opened.',
+    'The refund process was explained.'
+  ]
 }
 
 const TOPICS: Record<Theme, string> = {
@@ -131,7 +209,21 @@ const PHONE_FORMATS: Array<(r: Rng) => string> = [
   (r) => `+49 151 ${r.digits(8)}`
 ]
 
-const ASCII: Record<string, string> = { ç: 'c', ğ: 'g', ı: 'i', İ: 'i', ö: 'o', ş: 's', ü: 'u', Ç: 'c', Ğ: 'g', Ö: 'o', Ş: 's', Ü: 'u', I: 'i' }
+const ASCII: Record<string, string> = {
+  ç: 'c',
+  ğ: 'g',
+  ı: 'i',
+  İ: 'i',
+  ö: 'o',
+  ş: 's',
+  ü: 'u',
+  Ç: 'c',
+  Ğ: 'g',
+  Ö: 'o',
+  Ş: 's',
+  Ü: 'u',
+  I: 'i'
+}
 const asciiCache = new Map<string, string>()
 function ascii(s: string): string {
   let a = asciiCache.get(s)
@@ -159,7 +251,10 @@ const compiled = new Map<string, Part[]>()
 function compile(template: string): Part[] {
   let parts = compiled.get(template)
   if (!parts) {
-    parts = template.split(/(\{\w+\})/).filter(Boolean).map((p) => (p.startsWith('{') && p.endsWith('}') ? { slot: p.slice(1, -1) } : p))
+    parts = template
+      .split(/(\{\w+\})/)
+      .filter(Boolean)
+      .map((p) => (p.startsWith('{') && p.endsWith('}') ? { slot: p.slice(1, -1) } : p))
     compiled.set(template, parts)
   }
   return parts
@@ -210,7 +305,8 @@ export function callTexts(seed: number, key: number, version: number, typeIndex:
   const theme = THEMES[typeIndex % THEMES.length]!
   const name = `${base.pick(FIRST)} ${base.pick(LAST)}`
   let title = fill(base.pick(TITLES[lang][theme]), base, name)
-  if (base.chance(0.2)) title += lang === 'tr' ? ` - geri arama ${fill('{phone}', base, name)}` : ` - call back ${fill('{phone}', base, name)}`
+  if (base.chance(0.2))
+    title += lang === 'tr' ? ` - geri arama ${fill('{phone}', base, name)}` : ` - call back ${fill('{phone}', base, name)}`
   const agentName = base.pick(AGENTS)
   const durationSeconds = answered ? 30 + Math.floor(base.next() ** 2 * 1500) : base.int(0, 45)
   // Summary and analysis change with the version (late analysis); the title does not.
@@ -219,7 +315,10 @@ export function callTexts(seed: number, key: number, version: number, typeIndex:
   const personal = r.int(1, 3)
   for (let i = 0; i < personal; i++) parts.push(fill(r.pick(PERSONAL[lang]), r, name))
   parts.push(r.pick(CLOSINGS[lang]))
-  if (version > 0) parts.push(lang === 'tr' ? `Sonradan yapılan analizle güncellendi (sürüm ${version}).` : `Updated by a later analysis (revision ${version}).`)
+  if (version > 0)
+    parts.push(
+      lang === 'tr' ? `Sonradan yapılan analizle güncellendi (sürüm ${version}).` : `Updated by a later analysis (revision ${version}).`
+    )
   return { title, summary: parts.join(' '), language: lang === 'tr' ? 'tr-TR' : 'en-US', agentName, durationSeconds }
 }
 
@@ -239,7 +338,11 @@ const ANALYSIS: Array<[string, string, (r: Rng, theme: Theme, lang: string) => s
   ['speechRateWpm', 'Konuşma Hızı (kelime/dk)', (r) => String(r.int(100, 190))],
   ['churnRisk', 'Kayıp Riski', (r) => ratio(r)],
   ['resolution', 'Çözüm Durumu', (r) => r.pick(['Çözüldü', 'Çözülmedi', 'Üst birime aktarıldı'])],
-  ['keywords', 'Anahtar Kelimeler', (r, theme) => [TOPICS[theme].toLocaleLowerCase('tr-TR'), r.pick(['şikayet', 'iade', 'fatura', 'iptal', 'ışık', 'ödeme'])].join(', ')],
+  [
+    'keywords',
+    'Anahtar Kelimeler',
+    (r, theme) => [TOPICS[theme].toLocaleLowerCase('tr-TR'), r.pick(['şikayet', 'iade', 'fatura', 'iptal', 'ışık', 'ödeme'])].join(', ')
+  ],
   ['language', 'Dil', (_r, _t, lang) => lang],
   ['firstCallResolution', 'İlk Temasta Çözüm', (r) => String(r.chance(0.6))]
 ]

@@ -29,9 +29,7 @@ interface RefreshRecord {
   redeemedAt?: number
 }
 
-export type RedeemResult =
-  | { ok: true; principal: Principal; family: string }
-  | { ok: false; description: string; tenant?: string }
+export type RedeemResult = { ok: true; principal: Principal; family: string } | { ok: false; description: string; tenant?: string }
 
 const digest = (token: string): string => createHash('sha256').update(token).digest('base64url')
 

@@ -144,7 +144,10 @@ export const ReviewFilter = z
     reviewer: z.string().min(1).max(320).nullable().default(null),
     noteText: z.string().max(200).default('')
   })
-  .refine((f) => f.scoreMin === null || f.scoreMax === null || f.scoreMin <= f.scoreMax, { message: 'min must not exceed max', path: ['scoreMin'] })
+  .refine((f) => f.scoreMin === null || f.scoreMax === null || f.scoreMin <= f.scoreMax, {
+    message: 'min must not exceed max',
+    path: ['scoreMin']
+  })
 export type ReviewFilter = z.infer<typeof ReviewFilter>
 export type ReviewFilterInput = z.input<typeof ReviewFilter>
 
@@ -224,9 +227,7 @@ export const Facets = z.object({
   /** Day in the requested zone, YYYY-MM-DD. */
   perDay: z.array(z.object({ day: z.string(), count: z.number().int() })),
   /** Per value of the chosen analysis key; numeric keys come as ranges. */
-  perValue: z.array(
-    z.object({ value: z.string(), min: z.number().nullable(), max: z.number().nullable(), count: z.number().int() })
-  )
+  perValue: z.array(z.object({ value: z.string(), min: z.number().nullable(), max: z.number().nullable(), count: z.number().int() }))
 })
 export type Facets = z.infer<typeof Facets>
 
@@ -439,7 +440,12 @@ export const Settings = z.object({
   theme: z.enum(['system', 'light', 'dark']).default('system'),
   sync: z
     .object({
-      lookbackHours: z.number().int().min(0).max(24 * 60).default(48),
+      lookbackHours: z
+        .number()
+        .int()
+        .min(0)
+        .max(24 * 60)
+        .default(48),
       includeAnalysis: z.boolean().default(true),
       results: z.enum(['answered', 'all']).default('answered'),
       presetDays: z.number().int().min(1).max(3660).default(30),
@@ -455,7 +461,12 @@ export const Settings = z.object({
       /** Write headers in English whatever the UI language, for tools that match them by name. */
       englishHeaders: z.boolean().default(false)
     })
-    .default({ format: 'xlsx', columns: ['callId', 'callDate', 'title', 'summary', 'analysis'], analysisLayout: 'wide', englishHeaders: false }),
+    .default({
+      format: 'xlsx',
+      columns: ['callId', 'callDate', 'title', 'summary', 'analysis'],
+      analysisLayout: 'wide',
+      englishHeaders: false
+    }),
   savedSearches: z.array(SavedSearch).max(500).default([]),
   /** The results list's chosen columns, per account id. */
   resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({})

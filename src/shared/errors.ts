@@ -63,8 +63,5 @@ export type AppErrorInfo = z.infer<typeof AppErrorInfo>
 export type Result<T> = { ok: true; value: T } | { ok: false; error: AppErrorInfo }
 
 export function resultSchema<T extends z.ZodType>(value: T) {
-  return z.discriminatedUnion('ok', [
-    z.object({ ok: z.literal(true), value }),
-    z.object({ ok: z.literal(false), error: AppErrorInfo })
-  ])
+  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), value }), z.object({ ok: z.literal(false), error: AppErrorInfo })])
 }

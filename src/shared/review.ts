@@ -135,7 +135,12 @@ export type ReviewListInfo = z.infer<typeof ReviewListInfo>
 /** QA sampling: a share of the matches, or N random calls per day (in a zone), seeded. */
 export const Sampling = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('percent'), percent: z.number().gt(0).max(100), seed: z.number().int().default(1) }),
-  z.object({ kind: z.literal('perDay'), perDay: z.number().int().min(1).max(10_000), zone: IanaZone.optional(), seed: z.number().int().default(1) })
+  z.object({
+    kind: z.literal('perDay'),
+    perDay: z.number().int().min(1).max(10_000),
+    zone: IanaZone.optional(),
+    seed: z.number().int().default(1)
+  })
 ])
 export type Sampling = z.infer<typeof Sampling>
 

@@ -99,7 +99,9 @@ describe('coverage over local results', () => {
     await expect.poll(() => fillPercent(page), { timeout: 5_000 }).toBeGreaterThan(99.5)
     await page.getByTestId('nav-search').click()
     // The results read before this sync are read again: now they hold the synced type.
-    await expect.poll(async () => Number(await page.getByTestId('result-count').getAttribute('data-total')), { timeout: 15_000 }).toBeGreaterThan(0)
+    await expect
+      .poll(async () => Number(await page.getByTestId('result-count').getAttribute('data-total')), { timeout: 15_000 })
+      .toBeGreaterThan(0)
     await expect.poll(() => page.getByTestId('coverage-banner').count(), { timeout: 10_000 }).toBe(0)
   })
 
@@ -110,9 +112,17 @@ describe('coverage over local results', () => {
     await panel.waitFor()
     await expect.poll(() => page.getByTestId('catalog-value-0').inputValue()).not.toBe('')
     const before = await panel.locator('tbody tr').count()
-    await page.getByTestId('catalog-file').setInputFiles({ name: 'catalog.csv', mimeType: 'text/csv', buffer: Buffer.from('Value;Description\nShipping;Kargo Takibi\nRefund;İade Talebi\n') })
+    await page
+      .getByTestId('catalog-file')
+      .setInputFiles({
+        name: 'catalog.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from('Value;Description\nShipping;Kargo Takibi\nRefund;İade Talebi\n')
+      })
     await expect.poll(() => panel.locator('tbody tr').count()).toBe(before + 1)
-    const shipping = await panel.locator('tbody tr').evaluateAll((trs) => trs.findIndex((tr) => (tr.querySelector('input') as HTMLInputElement).value === 'Shipping'))
+    const shipping = await panel
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.findIndex((tr) => (tr.querySelector('input') as HTMLInputElement).value === 'Shipping'))
     expect(shipping).toBeGreaterThanOrEqual(0)
     // Edited by hand and saved: the new Description is what the filter offers.
     await page.getByTestId(`catalog-description-${shipping}`).fill('Kargo Takip')

@@ -54,7 +54,11 @@ describe('Insight', () => {
 
     const csv = await download(page, 'perday-csv')
     expect(csv.name).toBe('calls-per-day.csv')
-    const lines = csv.bytes.toString('utf8').replace(/^\uFEFF/, '').trim().split('\r\n')
+    const lines = csv.bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
     expect(lines[0]).toBe('Day,Calls')
     const counts = lines.slice(1).map((l) => Number(l.split(',')[1]))
     expect(counts.reduce((a, b) => a + b, 0)).toBe(all)
@@ -69,7 +73,12 @@ describe('Insight', () => {
   it('drills into Search from a bar, and shows the analysis filter it added as a chip', async () => {
     const { page } = app
     const dist = await download(page, 'dist-csv')
-    const rows = dist.bytes.toString('utf8').replace(/^\uFEFF/, '').trim().split('\r\n').slice(1)
+    const rows = dist.bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
+      .slice(1)
     const firstCount = Number(rows[0]!.split(',').at(-1))
     await clickColumn(page.getByTestId('dist-canvas'), 0, rows.length, { left: 56, right: 16, top: 16, bottom: 72 })
     await page.getByTestId('results-grid').waitFor()
@@ -88,7 +97,12 @@ describe('Insight', () => {
     await page.locator('[data-testid^="chip-remove-analysis:"]').click()
     await expect.poll(() => insightTotal(page)).toBe(all)
     const csv = await download(page, 'perday-csv')
-    const rows = csv.bytes.toString('utf8').replace(/^\uFEFF/, '').trim().split('\r\n').slice(1)
+    const rows = csv.bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
+      .slice(1)
     const last = rows.length - 1
     const [day, count] = rows[last]!.split(',')
     await clickColumn(page.getByTestId('perday-canvas'), last, rows.length)
@@ -116,7 +130,10 @@ describe('Insight', () => {
     await expect.poll(async () => Number(await other.getAttribute('data-total'))).toBe(all)
     await app.screenshot('54-insight-compare')
     const csv = await download(page, 'dist-csv')
-    const header = csv.bytes.toString('utf8').replace(/^\uFEFF/, '').split('\r\n')[0]!
+    const header = csv.bytes
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')[0]!
     expect(header.split(',')).toHaveLength(3)
     expect(app.pageErrors).toEqual([])
   })

@@ -135,7 +135,10 @@ describe('review mode', () => {
     await wb.xlsx.load(readFileSync(await download.path()) as unknown as ArrayBuffer)
     expect(wb.worksheets.map((w) => w.name)).toEqual(['Calls', 'Kalite formu', 'Export'])
     const sheet = wb.getWorksheet('Kalite formu')!
-    const rows = sheet.getSheetValues().slice(1).map((r) => (r as unknown[]).slice(1))
+    const rows = sheet
+      .getSheetValues()
+      .slice(1)
+      .map((r) => (r as unknown[]).slice(1))
     expect(rows[0]).toEqual(['Call ID', expect.stringMatching(/^Call date/), 'Version', 'Total', 'Critical failed', 'Selamlama', 'KVKK'])
     expect(rows.length - 1).toBe(5)
     expect(rows.slice(1).map((r) => r[6])).toEqual([1, 1, 1, 1, 1])

@@ -19,11 +19,14 @@ interface Reply {
 function raw(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<Reply> {
   return new Promise((resolve, reject) => {
     // node:http, not fetch: fetch will not send a Host of our choosing.
-    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers ?? {} }, (res) => {
-      let body = ''
-      res.setEncoding('utf8').on('data', (d: string) => (body += d))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-    })
+    const req = request(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers ?? {} },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8').on('data', (d: string) => (body += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      }
+    )
     req.on('error', reject)
     req.end(opts.body)
   })
@@ -61,7 +64,12 @@ describe('browser mode security', () => {
   })
 
   const invoke = (headers: Record<string, string>, hostHeader = host): Promise<Reply> =>
-    raw(serve.port, { method: 'POST', path: '/invoke/app.info', headers: { Host: hostHeader, 'Content-Type': 'application/json', ...headers }, body: '{}' })
+    raw(serve.port, {
+      method: 'POST',
+      path: '/invoke/app.info',
+      headers: { Host: hostHeader, 'Content-Type': 'application/json', ...headers },
+      body: '{}'
+    })
 
   it('trades the launch key for an HttpOnly, SameSite=Strict cookie and moves on to the bare URL', async () => {
     const reply = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
@@ -139,13 +147,22 @@ describe('browser mode security', () => {
       invoke({ Cookie: cookie }),
       raw(serve.port, { path: '/callsight-api.js', headers: { Host: host, Cookie: cookie, 'Sec-Fetch-Site': 'same-site' } }),
       raw(serve.port, { path: '/callsight-api.js', headers: { Host: host, Cookie: cookie, 'Sec-Fetch-Site': 'cross-site' } }),
-      raw(serve.port, { method: 'OPTIONS', path: '/invoke/app.info', headers: { Host: host, Origin: 'https://attacker.example', 'Access-Control-Request-Method': 'POST' } }),
+      raw(serve.port, {
+        method: 'OPTIONS',
+        path: '/invoke/app.info',
+        headers: { Host: host, Origin: 'https://attacker.example', 'Access-Control-Request-Method': 'POST' }
+      }),
       raw(serve.port, { method: 'PUT', path: '/invoke/app.info', headers: { Host: host, Cookie: cookie, Origin: origin } })
     ])
     expect(replies.map((r) => r.status)).toEqual([403, 403, 403, 403, 403])
     expect(replies.every((r) => r.headers['access-control-allow-origin'] === undefined)).toBe(true)
     // A simple (no-preflight) cross-origin POST is refused for its Origin, and for its type.
-    const textPlain = await raw(serve.port, { method: 'POST', path: '/invoke/app.info', headers: { Host: host, Cookie: cookie, Origin: origin, 'Content-Type': 'text/plain' }, body: '{}' })
+    const textPlain = await raw(serve.port, {
+      method: 'POST',
+      path: '/invoke/app.info',
+      headers: { Host: host, Cookie: cookie, Origin: origin, 'Content-Type': 'text/plain' },
+      body: '{}'
+    })
     expect(textPlain.status).toBe(415)
   })
 
@@ -160,7 +177,9 @@ describe('browser mode security', () => {
       await page.click('#open')
       await page.waitForURL(`${serve.origin}/#/signin`)
       await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
-      expect((await browser.context.cookies(serve.origin)).map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([[`callsight-${serve.port}`, true, 'Strict']])
+      expect((await browser.context.cookies(serve.origin)).map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+        [`callsight-${serve.port}`, true, 'Strict']
+      ])
       expect(errors).toEqual([])
 
       await page.goto(foreign.url)
@@ -171,8 +190,19 @@ describe('browser mode security', () => {
             (v) => void tries.push(`${what}: ${String(v)}`),
             () => void tries.push(`${what}: failed`)
           )
-        await note('fetch', fetch(`${target}/invoke/app.info`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', credentials: 'include' }).then((r) => r.status))
-        await note('no-cors', fetch(`${target}/invoke/app.info`, { method: 'POST', mode: 'no-cors', body: '{}', credentials: 'include' }).then((r) => r.type))
+        await note(
+          'fetch',
+          fetch(`${target}/invoke/app.info`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+            credentials: 'include'
+          }).then((r) => r.status)
+        )
+        await note(
+          'no-cors',
+          fetch(`${target}/invoke/app.info`, { method: 'POST', mode: 'no-cors', body: '{}', credentials: 'include' }).then((r) => r.type)
+        )
         await note(
           'socket',
           new Promise((resolve, reject) => {

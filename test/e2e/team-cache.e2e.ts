@@ -17,9 +17,19 @@ describe('team cache in the app', () => {
     ;[cluster, service] = await Promise.all([startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 1200 })])
     await cluster.sql('CREATE DATABASE team')
     const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
-    await teamInit({ pool, schema: 'acme', writerRole: 'acme_writer', readerRole: 'acme_reader', writerPassword: 'w-pw', readerPassword: 'reader-pw-1' })
+    await teamInit({
+      pool,
+      schema: 'acme',
+      writerRole: 'acme_writer',
+      readerRole: 'acme_reader',
+      writerPassword: 'w-pw',
+      readerPassword: 'reader-pw-1'
+    })
     await pool.end()
-    const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
+    const store = await PgSyncStore.open({
+      url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }),
+      schema: 'acme'
+    })
     const { session } = await signedInSession(service)
     await engineFor(session, store).run({ from: FROM_MS, to: TO_MS, results: 'all', includeAnalysis: true }, { mode: 'full' })
     await store.close()

@@ -118,7 +118,9 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await page.getByTestId('sync-date-90').click()
     await page.getByTestId('sync-start').click()
     const progress = page.getByTestId('sync-progress')
-    await expect.poll(async () => Number((await page.getByTestId('sync-stored').textContent())?.replace(/\D/g, '') || '0'), { timeout: 60_000 }).toBeGreaterThan(0)
+    await expect
+      .poll(async () => Number((await page.getByTestId('sync-stored').textContent())?.replace(/\D/g, '') || '0'), { timeout: 60_000 })
+      .toBeGreaterThan(0)
     await page.getByTestId('sync-cancel').click()
     await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 30_000 }).toBe('cancelled')
     await page.getByTestId('sync-cancelled-note').waitFor()
@@ -126,8 +128,16 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await app.screenshot(`18a-${lang}-sync-cancelled`)
 
     // The newest call of the service is in the cache; the oldest of the range is not.
-    const newestFirst = await invoke<{ rows: Array<{ callAt: number }> }>(page, 'search.page', { query: { sort: 'date_desc' }, offset: 0, limit: 1 })
-    const oldestFirst = await invoke<{ rows: Array<{ callAt: number }> }>(page, 'search.page', { query: { sort: 'date_asc' }, offset: 0, limit: 1 })
+    const newestFirst = await invoke<{ rows: Array<{ callAt: number }> }>(page, 'search.page', {
+      query: { sort: 'date_desc' },
+      offset: 0,
+      limit: 1
+    })
+    const oldestFirst = await invoke<{ rows: Array<{ callAt: number }> }>(page, 'search.page', {
+      query: { sort: 'date_asc' },
+      offset: 0,
+      limit: 1
+    })
     const answered = service.admin.dump().filter((d) => d.result === 1 && Date.parse(d.callDate) < Date.now())
     const times = answered.map((d) => Date.parse(d.callDate)).sort((a, b) => a - b)
     expect(newestFirst.rows[0]!.callAt).toBe(times[times.length - 1])
@@ -169,7 +179,8 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
   /** The text of one chosen column's cells in the first `n` rows. */
   async function columnTexts(page: Page, column: string, n: number): Promise<string[]> {
     const out: string[] = []
-    for (let i = 0; i < n; i++) out.push(((await page.getByTestId(`row-${i}`).locator(`[data-col="${column}"]`).textContent()) ?? '').trim())
+    for (let i = 0; i < n; i++)
+      out.push(((await page.getByTestId(`row-${i}`).locator(`[data-col="${column}"]`).textContent()) ?? '').trim())
     return out
   }
 
@@ -182,7 +193,9 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await page.keyboard.press('Escape')
     const score = 'analysis:agentScore'
     await page.getByTestId(`sort-col-${score}`).waitFor()
-    await expect.poll(async () => (await columnTexts(page, 'extra:durationSeconds', 3)).every((d) => /^\d+:\d\d$/.test(d)), { timeout: 10_000 }).toBe(true)
+    await expect
+      .poll(async () => (await columnTexts(page, 'extra:durationSeconds', 3)).every((d) => /^\d+:\d\d$/.test(d)), { timeout: 10_000 })
+      .toBe(true)
 
     // A number column sorts numerically, largest first.
     await page.getByTestId(`sort-col-${score}`).click()
@@ -195,10 +208,15 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await page.getByTestId('sort-col-extra:agentName').click()
     await expect.poll(() => page.getByTestId('sort-col-extra:agentName').getAttribute('aria-sort'), { timeout: 10_000 }).toBe('ascending')
     const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
-    await expect.poll(async () => {
-      const names = await columnTexts(page, 'extra:agentName', 20)
-      return names.every((n) => n !== '') && names.every((n, i) => i === 0 || collator.compare(names[i - 1]!, n) <= 0)
-    }, { timeout: 10_000 }).toBe(true)
+    await expect
+      .poll(
+        async () => {
+          const names = await columnTexts(page, 'extra:agentName', 20)
+          return names.every((n) => n !== '') && names.every((n, i) => i === 0 || collator.compare(names[i - 1]!, n) <= 0)
+        },
+        { timeout: 10_000 }
+      )
+      .toBe(true)
     await app.screenshot(`18a-${lang}-list-columns`)
 
     // Kept for the account: a reload shows the same columns.

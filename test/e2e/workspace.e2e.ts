@@ -32,7 +32,13 @@ describe('analyst workspace', () => {
   let service: RunningService
 
   beforeAll(async () => {
-    service = await startService({ calls: 3_000, seed: 1, tz: 'Europe/Istanbul', rateLimit: { requests: 6_000, perSeconds: 60 }, quiet: true })
+    service = await startService({
+      calls: 3_000,
+      seed: 1,
+      tz: 'Europe/Istanbul',
+      rateLimit: { requests: 6_000, perSeconds: 60 },
+      quiet: true
+    })
     app = await launchApp({ viewport: { width: 1440, height: 900 } })
   })
   afterAll(async () => {

@@ -93,7 +93,7 @@ export interface StartPgOptions {
 
 export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgCluster> {
   const bin = findPgBin()
-  if (!bin) throw new Error('PostgreSQL server binaries were not found (install Debian\'s postgresql package)')
+  if (!bin) throw new Error("PostgreSQL server binaries were not found (install Debian's postgresql package)")
   const owner = serverUser()
   const dir = mkdtempSync(join(tmpdir(), 'callsight-pg-'))
   const data = join(dir, 'data')
@@ -108,7 +108,20 @@ export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgClust
     spawnSync('mkdir', ['-m', '700', sock], { ...spawnOpts })
     const init = spawnSync(
       join(bin, 'initdb'),
-      ['-D', data, '-U', PG_SUPERUSER, '--pwfile', pwfile, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      [
+        '-D',
+        data,
+        '-U',
+        PG_SUPERUSER,
+        '--pwfile',
+        pwfile,
+        '--auth-local=trust',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+        '--no-sync'
+      ],
       { ...spawnOpts, encoding: 'utf8', cwd: dir }
     )
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`)

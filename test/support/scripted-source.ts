@@ -45,12 +45,18 @@ export interface GeneratedCalls {
  * `crowdSize` calls each (dense seconds that straddle the 10,000 window's edge), all from one
  * seed. Ids are unique and carry no order of their own, so ties really sort by callId.
  */
-export function generateCalls(seed: number, opts: { from: number; to: number; spread: number; crowds?: number; crowdSize?: [number, number] }): GeneratedCalls {
+export function generateCalls(
+  seed: number,
+  opts: { from: number; to: number; spread: number; crowds?: number; crowdSize?: [number, number] }
+): GeneratedCalls {
   const random = prng(seed)
   const seconds = Math.floor((opts.to - opts.from) / 1000)
   const records: CallRecord[] = []
   let n = 0
-  const id = (): string => `${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}-${n++}`
+  const id = (): string =>
+    `${Math.floor(random() * 0xffffff)
+      .toString(16)
+      .padStart(6, '0')}-${n++}`
   for (let i = 0; i < opts.spread; i++) records.push(record(id(), opts.from + Math.floor(random() * seconds) * 1000, random))
   const crowded: number[] = []
   const [lo, hi] = opts.crowdSize ?? [450, 1300]

@@ -62,8 +62,11 @@ export async function annotationsCommand(argv: string[], io: Io): Promise<number
     const report = importAnnotations(cache, incoming)
     if (values.json) io.out(`${jsonLine(report)}\n`)
     else {
-      io.out(`Imported: ${report.added} new, ${report.updated} updated, ${report.unchanged} unchanged; ${report.conflicts.length} conflict(s).\n`)
-      for (const c of report.conflicts) io.out(`  conflict ${terminalLine(c.callId)} ${c.field}: kept ${c.kept === 'local' ? 'this cache' : 'the file'}'s (later) value\n`)
+      io.out(
+        `Imported: ${report.added} new, ${report.updated} updated, ${report.unchanged} unchanged; ${report.conflicts.length} conflict(s).\n`
+      )
+      for (const c of report.conflicts)
+        io.out(`  conflict ${terminalLine(c.callId)} ${c.field}: kept ${c.kept === 'local' ? 'this cache' : 'the file'}'s (later) value\n`)
     }
     return EXIT.ok
   } finally {

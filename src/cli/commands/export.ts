@@ -52,7 +52,11 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const zone = parseZone(values.zone, systemZone())
   const format = check(ExportFormat, required(values.format, '--format'), '--format')
   const out = resolve(required(values.out, '--out'))
-  const columns = check(z.array(ExportColumn).min(1), values.columns === undefined ? ExportColumn.options.filter((c) => c !== 'review') : parseList(values.columns), '--columns')
+  const columns = check(
+    z.array(ExportColumn).min(1),
+    values.columns === undefined ? ExportColumn.options.filter((c) => c !== 'review') : parseList(values.columns),
+    '--columns'
+  )
   const analysisLayout = check(AnalysisLayout, values.analysis ?? 'wide', '--analysis')
   const ids = parseList(values.ids)
   const query = buildQuery(values, positionals, zone)

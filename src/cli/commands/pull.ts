@@ -45,16 +45,29 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     if (now - lastDraw < 100 && p.phase === 'pulling') return
     lastDraw = now
     if (values.json) io.out(`${jsonLine(p)}\n`)
-    else if (io.tty) io.err(`\r\x1b[2K${p.calls} of ${p.totalCalls} calls, ${p.members} memberships, ${p.batches} batches, ${p.callsPerSecond.toFixed(0)} calls/s`)
+    else if (io.tty)
+      io.err(
+        `\r\x1b[2K${p.calls} of ${p.totalCalls} calls, ${p.members} memberships, ${p.batches} batches, ${p.callsPerSecond.toFixed(0)} calls/s`
+      )
   }
   try {
-    const final = await pullTeamCache({ pool, schema: opts.schema, sourceLabel: redactUrl(url), cache, batchSize, signal, startOver: values['start-over'], onProgress })
+    const final = await pullTeamCache({
+      pool,
+      schema: opts.schema,
+      sourceLabel: redactUrl(url),
+      cache,
+      batchSize,
+      signal,
+      startOver: values['start-over'],
+      onProgress
+    })
     if (values.json) io.out(`${jsonLine(final)}\n`)
     else {
       if (io.tty) io.err('\n')
       const what = final.phase === 'done' ? 'Pull done' : final.phase === 'cancelled' ? 'Pull cancelled' : 'Pull failed'
       io.out(`${what}: ${final.calls} calls and ${final.members} memberships in ${final.batches} batches; at change ${final.cursor}.\n`)
-      if (final.error && final.phase !== 'cancelled') io.err(`${terminalLine(final.error.message)}${final.error.hint ? `\n${terminalLine(final.error.hint)}` : ''}\n`)
+      if (final.error && final.phase !== 'cancelled')
+        io.err(`${terminalLine(final.error.message)}${final.error.hint ? `\n${terminalLine(final.error.hint)}` : ''}\n`)
     }
     return final.error ? exitCodeFor(final.error.code) : EXIT.ok
   } finally {

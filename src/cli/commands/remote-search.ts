@@ -62,15 +62,26 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
   const skip = parseIntFlag(values.skip, '--skip', 0, 1_000_000) ?? 0
   const take = parseIntFlag(values.take, '--take', 1, 1_000_000) ?? Math.min(20, maxTake(values.analysis))
   const logger = cliLogger(io, values.verbose)
-  const conn = await connect({ server: required(values.server, '--server'), user: required(values.user, '--user'), zone, rateLimit: parseRateLimit(values['rate-limit']), logger, signal })
+  const conn = await connect({
+    server: required(values.server, '--server'),
+    user: required(values.user, '--user'),
+    zone,
+    rateLimit: parseRateLimit(values['rate-limit']),
+    logger,
+    signal
+  })
   const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)
   if (values.json) {
-    io.out(`${jsonLine({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`)
+    io.out(
+      `${jsonLine({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`
+    )
     return EXIT.ok
   }
   for (const r of page.records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
   const total = page.totalCount === null ? '' : ` of ${page.totalCount}`
-  io.out(`${page.records.length} call(s)${total} from position ${page.skip}${page.loweredByCap ? '; the service stops at 10,000 — narrow the range to see more' : ''}.\n`)
+  io.out(
+    `${page.records.length} call(s)${total} from position ${page.skip}${page.loweredByCap ? '; the service stops at 10,000 — narrow the range to see more' : ''}.\n`
+  )
   return EXIT.ok
 }
 

@@ -37,7 +37,8 @@ export interface ReviewFlagValues {
 function parseScore(raw: string | undefined): { scoreMin: number | null; scoreMax: number | null } {
   if (raw === undefined) return { scoreMin: null, scoreMax: null }
   const m = /^\s*(-?\d+(?:\.\d+)?)?\s*\.\.\s*(-?\d+(?:\.\d+)?)?\s*$/.exec(raw)
-  if (!m || (m[1] === undefined && m[2] === undefined)) throw new CallsightError('InvalidInput', '--score: expected MIN..MAX, e.g. 60..100 or ..50.')
+  if (!m || (m[1] === undefined && m[2] === undefined))
+    throw new CallsightError('InvalidInput', '--score: expected MIN..MAX, e.g. 60..100 or ..50.')
   return { scoreMin: m[1] === undefined ? null : Number(m[1]), scoreMax: m[2] === undefined ? null : Number(m[2]) }
 }
 

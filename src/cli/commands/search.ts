@@ -34,7 +34,14 @@ Examples:
 export async function searchCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { db: { type: 'string' }, limit: { type: 'string' }, offset: { type: 'string' }, json: { type: 'boolean', default: false }, strict: { type: 'boolean', default: false }, ...QUERY_OPTIONS },
+    {
+      db: { type: 'string' },
+      limit: { type: 'string' },
+      offset: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
+      ...QUERY_OPTIONS
+    },
     true
   )
   const zone = parseZone(values.zone, systemZone())
@@ -50,7 +57,7 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
     const total = search.count(query)
     const records: CallRecord[] = []
     // The search pages at most PAGE_LIMIT rows at a time; deeper pages stay fast (keyset).
-    for (let at = offset; records.length < limit; ) {
+    for (let at = offset; records.length < limit;) {
       const rows = search.page(query, at, Math.min(PAGE_LIMIT, limit - records.length)).rows
       for (const row of rows) {
         const r = search.get(row.callId)

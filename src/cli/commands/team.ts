@@ -41,7 +41,8 @@ async function init(argv: string[], io: Io): Promise<number> {
   if (writerRole === readerRole) throw new CallsightError('InvalidInput', '--writer and --reader must be two roles.')
   const pool = openTeamPool(opts, 1)
   try {
-    const exists = async (role: string): Promise<boolean> => ((await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount ?? 0) > 0
+    const exists = async (role: string): Promise<boolean> =>
+      ((await pool.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [role])).rowCount ?? 0) > 0
     // New roles need a password; existing ones keep theirs unless the variable is set.
     const secret = async (role: string, env: string): Promise<string | undefined> =>
       (await exists(role)) && !process.env[env] ? undefined : readSecret(env, `Password for the new role ${role}: `)
@@ -64,12 +65,17 @@ async function status(argv: string[], io: Io): Promise<number> {
   const pool = openTeamPool(opts, 1)
   try {
     const version = await schemaVersion(pool, opts.schema).catch(() => 0)
-    if (version === 0) throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, { hint: 'Run callsight team init first.' })
+    if (version === 0)
+      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
+        hint: 'Run callsight team init first.'
+      })
     const workers = await readWorkerState(pool, opts.schema)
     const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
     const seq = Number((await pool.query<{ s: string | null }>(`SELECT max(seq) AS s FROM ${q(opts.schema)}.calls`)).rows[0]?.s ?? 0)
     if (values.json) {
-      io.out(`${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`)
+      io.out(
+        `${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`
+      )
       return EXIT.ok
     }
     io.out(`Team cache "${opts.schema}" (schema version ${version}): ${calls} calls, last change number ${seq}.\n`)
@@ -78,7 +84,9 @@ async function status(argv: string[], io: Io): Promise<number> {
     for (const w of workers) {
       const state = w.running ? `running since ${when(w.run_started_at)}` : `idle, last run ${w.last_outcome ?? 'none'}`
       // Names and messages come from the database: shown, never obeyed, by the terminal.
-      io.out(`- ${terminalLine(w.name)}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${terminalLine(w.worker)})\n`)
+      io.out(
+        `- ${terminalLine(w.name)}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${terminalLine(w.worker)})\n`
+      )
       if (w.last_error_code) io.out(`    last error ${terminalLine(w.last_error_code)}: ${terminalLine(w.last_error_message ?? '')}\n`)
     }
     return EXIT.ok

@@ -44,7 +44,8 @@ export async function typesCommand(argv: string[], io: Io): Promise<number> {
   }
   if (sub === 'import') {
     const file = positionals[0]
-    if (file === undefined || positionals.length > 1) throw new CallsightError('InvalidInput', 'types import: name one catalog file (JSON or CSV).')
+    if (file === undefined || positionals.length > 1)
+      throw new CallsightError('InvalidInput', 'types import: name one catalog file (JSON or CSV).')
     let text: string
     try {
       text = readFileSync(file, 'utf8')
@@ -55,7 +56,9 @@ export async function typesCommand(argv: string[], io: Io): Promise<number> {
     const cache = openCache(db)
     try {
       const r = cache.importCallTypes(list, 'import')
-      io.out(`${r.added} added, ${r.updated} updated, ${r.merged} learnt name(s) filed under their entry; ${cache.callTypes().length} call type(s) in the catalog.\n`)
+      io.out(
+        `${r.added} added, ${r.updated} updated, ${r.merged} learnt name(s) filed under their entry; ${cache.callTypes().length} call type(s) in the catalog.\n`
+      )
       return EXIT.ok
     } finally {
       cache.close()

@@ -64,8 +64,21 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal)
   signal.addEventListener('abort', onAbort, { once: true })
   let store: PgSyncStore | null = null
   try {
-    store = await PgSyncStore.open({ url: cfg.db, schema: cfg.schema, sslMode: cfg.sslMode, sslRootCert: cfg.sslRootCert, applicationName: 'callsight-worker' })
-    const conn = await connect({ server: cfg.server, user: cfg.user, zone: cfg.zone, rateLimit: cfg.rateLimit, logger, signal: stop.signal })
+    store = await PgSyncStore.open({
+      url: cfg.db,
+      schema: cfg.schema,
+      sslMode: cfg.sslMode,
+      sslRootCert: cfg.sslRootCert,
+      applicationName: 'callsight-worker'
+    })
+    const conn = await connect({
+      server: cfg.server,
+      user: cfg.user,
+      zone: cfg.zone,
+      rateLimit: cfg.rateLimit,
+      logger,
+      signal: stop.signal
+    })
     const worker = new TeamWorker({
       store,
       source: conn.session,

@@ -30,7 +30,9 @@ export class AppState {
 
   constructor(readonly platform: PlatformServices) {
     this.limiters = new RateLimiterRegistry({ clock: platform.clock, onWait: this.waits.emit })
-    this.connectivity = new Connectivity((online) => platform.events.emit('connectivity.changed', { online, checkedAt: platform.clock.now() }))
+    this.connectivity = new Connectivity((online) =>
+      platform.events.emit('connectivity.changed', { online, checkedAt: platform.clock.now() })
+    )
     this.migrateSettings()
   }
 
@@ -42,7 +44,9 @@ export class AppState {
     try {
       this.saveSettings(migrated)
     } catch (e) {
-      this.platform.logger.log('warn', 'Saved searches could not be migrated to relative ranges', { error: e instanceof Error ? e.message : String(e) })
+      this.platform.logger.log('warn', 'Saved searches could not be migrated to relative ranges', {
+        error: e instanceof Error ? e.message : String(e)
+      })
     }
   }
 

@@ -308,14 +308,16 @@ export class CallCache {
       this.reviewLists.deleteAll()
     }
     this.requireWriter().reset()
-    this.db.transaction(() => {
-      this.db.exec(`
+    this.db
+      .transaction(() => {
+        this.db.exec(`
         DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
         DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
       `)
-    }).immediate()
+      })
+      .immediate()
     this.scopeRows.forget()
     this.writes++
     this.journal.restart(this.writes)

@@ -38,9 +38,11 @@ export class CallTypeCatalog {
       `INSERT INTO call_types (value, description, source) VALUES (?, ?, ?)
        ON CONFLICT (value) DO UPDATE SET description = excluded.description, source = excluded.source`
     )
-    this.db.transaction(() => {
-      for (const t of rows) put.run(t.value, t.description, source ?? (t.description === '' ? 'sync' : 'import'))
-    }).immediate()
+    this.db
+      .transaction(() => {
+        for (const t of rows) put.run(t.value, t.description, source ?? (t.description === '' ? 'sync' : 'import'))
+      })
+      .immediate()
   }
 
   /**
@@ -51,38 +53,40 @@ export class CallTypeCatalog {
    */
   import(list: readonly CallType[], source: 'import' | 'edit', replace = false): CatalogImport {
     const rows = z.array(CallType).parse(list)
-    return this.db.transaction((): CatalogImport => {
-      const before = new Map(this.list().map((t) => [t.value, t.description]))
-      let added = 0
-      let updated = 0
-      for (const t of rows) {
-        const old = before.get(t.value)
-        if (old === undefined) added++
-        else if (old !== t.description) updated++
-      }
-      if (replace) {
-        const keep = new Set(rows.map((t) => t.value))
-        const drop = this.db.prepare('DELETE FROM call_types WHERE value = ?')
-        for (const value of before.keys()) if (!keep.has(value)) drop.run(value)
-      }
-      const put = this.db.prepare(
-        `INSERT INTO call_types (value, description, source) VALUES (?, ?, ?)
+    return this.db
+      .transaction((): CatalogImport => {
+        const before = new Map(this.list().map((t) => [t.value, t.description]))
+        let added = 0
+        let updated = 0
+        for (const t of rows) {
+          const old = before.get(t.value)
+          if (old === undefined) added++
+          else if (old !== t.description) updated++
+        }
+        if (replace) {
+          const keep = new Set(rows.map((t) => t.value))
+          const drop = this.db.prepare('DELETE FROM call_types WHERE value = ?')
+          for (const value of before.keys()) if (!keep.has(value)) drop.run(value)
+        }
+        const put = this.db.prepare(
+          `INSERT INTO call_types (value, description, source) VALUES (?, ?, ?)
          ON CONFLICT (value) DO UPDATE SET description = excluded.description,
            source = CASE WHEN call_types.description = excluded.description THEN call_types.source ELSE excluded.source END`
-      )
-      for (const t of rows) put.run(t.value, t.description, source)
-      const names = new CallTypeNames(rows)
-      const learnt = this.db.prepare("SELECT value FROM call_types WHERE source = 'sync'").pluck().all() as string[]
-      const drop = this.db.prepare('DELETE FROM call_types WHERE value = ?')
-      let merged = 0
-      for (const value of learnt) {
-        const owner = names.canonical(value)
-        if (owner !== null && owner !== value) {
-          drop.run(value)
-          merged++
+        )
+        for (const t of rows) put.run(t.value, t.description, source)
+        const names = new CallTypeNames(rows)
+        const learnt = this.db.prepare("SELECT value FROM call_types WHERE source = 'sync'").pluck().all() as string[]
+        const drop = this.db.prepare('DELETE FROM call_types WHERE value = ?')
+        let merged = 0
+        for (const value of learnt) {
+          const owner = names.canonical(value)
+          if (owner !== null && owner !== value) {
+            drop.run(value)
+            merged++
+          }
         }
-      }
-      return { added, updated, merged }
-    }).immediate()
+        return { added, updated, merged }
+      })
+      .immediate()
   }
 }

@@ -52,7 +52,11 @@ function fromJson(body: string, name: string): CallType[] {
     throw new CallsightError('InvalidInput', `${name}: not valid JSON.`)
   }
   const r = JsonCatalog.safeParse(raw)
-  if (!r.success) throw new CallsightError('InvalidInput', `${name}: expected a list of {Value, Description} (${r.error.issues[0]?.message ?? 'not valid'}).`)
+  if (!r.success)
+    throw new CallsightError(
+      'InvalidInput',
+      `${name}: expected a list of {Value, Description} (${r.error.issues[0]?.message ?? 'not valid'}).`
+    )
   return r.data
 }
 

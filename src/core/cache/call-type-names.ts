@@ -23,7 +23,8 @@ export class CallTypeNames {
   constructor(readonly catalog: readonly CallType[]) {
     for (const t of catalog) if (!this.byName.has(foldTypeName(t.value))) this.byName.set(foldTypeName(t.value), t.value)
     for (const t of catalog) {
-      if (t.description.trim() !== '' && !this.byName.has(foldTypeName(t.description))) this.byName.set(foldTypeName(t.description), t.value)
+      if (t.description.trim() !== '' && !this.byName.has(foldTypeName(t.description)))
+        this.byName.set(foldTypeName(t.description), t.value)
     }
   }
 
@@ -68,7 +69,7 @@ export function unknownCallType(name: string, catalog: readonly CallType[]): Cal
     {
       callType: name,
       knownCallTypes: catalog.map((t) => t.value),
-      hint: 'Import the account\'s call type catalog (callsight types import FILE, or Settings), or sync that type (callsight sync … --types NAME).'
+      hint: "Import the account's call type catalog (callsight types import FILE, or Settings), or sync that type (callsight sync … --types NAME)."
     }
   )
 }

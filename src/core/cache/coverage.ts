@@ -27,7 +27,7 @@ export function unionIntervals(lists: ReadonlyArray<ReadonlyArray<Interval>>): A
 /** The intersection of two sorted, disjoint lists. */
 export function intersectIntervals(a: ReadonlyArray<Interval>, b: ReadonlyArray<Interval>): Array<[number, number]> {
   const out: Array<[number, number]> = []
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     const lo = Math.max(a[i]![0], b[j]![0])
     const hi = Math.min(a[i]![1], b[j]![1])
     if (lo < hi) out.push([lo, hi])

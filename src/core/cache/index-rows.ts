@@ -23,7 +23,7 @@ export class IndexRows {
     this.remove = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
     // One statement per transaction whatever its size: rows as one JSON array.
     this.insert = db.prepare<[string]>(
-      "INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)"
+      'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
     )
   }
 

@@ -155,7 +155,19 @@ export class RecordWriter {
         })
         this.totals.call(hourOf(r.callAt), 1)
         newInPage.add(r.callId)
-        callValues.push(id, r.callId, r.callAt, r.callDate, r.title, r.summary, extra, includeAnalysis ? r.analysis.length : 0, analysisKnown, now, now)
+        callValues.push(
+          id,
+          r.callId,
+          r.callAt,
+          r.callDate,
+          r.title,
+          r.summary,
+          extra,
+          includeAnalysis ? r.analysis.length : 0,
+          analysisKnown,
+          now,
+          now
+        )
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
         this.index.add(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? foldedAnalysis(r) : ''])
         counts.inserted++
@@ -166,15 +178,15 @@ export class RecordWriter {
         if (this.update(old, r, extra, includeAnalysis, now)) {
           counts.updated++
           if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
-        }
-        else counts.unchanged++
+        } else counts.unchanged++
       }
       memberValues.push(id, scopeId)
       pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
     if (scopeId === null) {
-      for (const [id, c] of pageCalls) this.unscoped.set(c.call_id, { id, call_at: c.call_at, fresh: this.newFrom !== null && id >= this.newFrom })
+      for (const [id, c] of pageCalls)
+        this.unscoped.set(c.call_id, { id, call_at: c.call_at, fresh: this.newFrom !== null && id >= this.newFrom })
       return counts
     }
     this.countNewMembers(pageCalls, newInPage, scopeId)
@@ -266,7 +278,11 @@ export class RecordWriter {
    * Adds the page's new memberships to the per-(scope, hour) totals, before they are
    * inserted: calls new in this page are new members; known calls are looked up.
    */
-  private countNewMembers(pageCalls: ReadonlyMap<number, Pick<KnownCall, 'call_id' | 'call_at'>>, newInPage: ReadonlySet<string>, scopeId: number): void {
+  private countNewMembers(
+    pageCalls: ReadonlyMap<number, Pick<KnownCall, 'call_id' | 'call_at'>>,
+    newInPage: ReadonlySet<string>,
+    scopeId: number
+  ): void {
     const knownIds: number[] = []
     for (const [id, c] of pageCalls) {
       if (newInPage.has(c.call_id)) this.totals.member(scopeId, hourOf(c.call_at), 1)

@@ -107,7 +107,9 @@ export class KnownCalls {
       const chunk = ids.slice(i, i + LOOKUP_CHUNK)
       let stmt = this.memberChecks.get(chunk.length)
       if (!stmt) {
-        stmt = this.db.prepare<unknown[], number>(`SELECT call FROM scope_members WHERE scope = ? AND call IN (${placeholders(chunk.length)})`).pluck()
+        stmt = this.db
+          .prepare<unknown[], number>(`SELECT call FROM scope_members WHERE scope = ? AND call IN (${placeholders(chunk.length)})`)
+          .pluck()
         this.memberChecks.set(chunk.length, stmt)
       }
       for (const id of stmt.all(scopeId, ...chunk)) out.add(id)

@@ -51,7 +51,9 @@ export function applyPulled(db: Database.Database, writer: RecordWriter, batch: 
     'INSERT INTO sync_scopes (scope_key, filters) VALUES (?, ?) ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters'
   )
   const readCoverage = db.prepare<[string], string>('SELECT coverage FROM sync_scopes WHERE scope_key = ?').pluck()
-  const setScope = db.prepare('UPDATE sync_scopes SET coverage = ?, last_success_at = max(coalesce(last_success_at, 0), ?) WHERE scope_key = ?')
+  const setScope = db.prepare(
+    'UPDATE sync_scopes SET coverage = ?, last_success_at = max(coalesce(last_success_at, 0), ?) WHERE scope_key = ?'
+  )
   for (const s of batch.scopes) {
     upsertScope.run(s.scopeKey, JSON.stringify(s.filters))
     let merged = Intervals.parse(JSON.parse(readCoverage.get(s.scopeKey) ?? '[]'))
@@ -59,7 +61,9 @@ export function applyPulled(db: Database.Database, writer: RecordWriter, batch: 
     setScope.run(JSON.stringify(merged), s.lastSuccessAt ?? 0, s.scopeKey)
   }
   if (batch.callTypes.length > 0) {
-    const put = db.prepare('INSERT INTO call_types (value, description) VALUES (?, ?) ON CONFLICT (value) DO UPDATE SET description = excluded.description')
+    const put = db.prepare(
+      'INSERT INTO call_types (value, description) VALUES (?, ?) ON CONFLICT (value) DO UPDATE SET description = excluded.description'
+    )
     for (const t of batch.callTypes) put.run(t.value, t.description)
   }
   writer.begin()

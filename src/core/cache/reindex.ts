@@ -10,17 +10,23 @@ const BATCH = 5000
  * into one segment. For migrations that must recreate the contentless index.
  */
 export function reindexAll(db: Database.Database): void {
-  const read = db.prepare<[number, number]>(
-    `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
+  const read = db
+    .prepare<[number, number]>(
+      `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
      FROM calls c WHERE c.id > ? ORDER BY c.id LIMIT ?`
-  ).raw()
+    )
+    .raw()
   const insert = db.prepare<[string]>(
     'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
   )
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = read.all(after, BATCH) as Array<[number, string, string, string | null]>
     if (rows.length === 0) break
-    insert.run(JSON.stringify(rows.map(([id, title, summary, analysis]) => [id, foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')])))
+    insert.run(
+      JSON.stringify(
+        rows.map(([id, title, summary, analysis]) => [id, foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')])
+      )
+    )
     after = rows[rows.length - 1]![0]
   }
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")

@@ -50,9 +50,17 @@ export class SyncRuns {
     this.db.prepare('UPDATE sync_runs SET stored = ?, requests = ? WHERE id = ?').run(counts.stored, counts.requests, runId)
   }
 
-  finish(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error: AppErrorInfo | undefined, now: number): void {
+  finish(
+    runId: string,
+    outcome: SyncOutcome,
+    counts: { stored: number; requests: number },
+    error: AppErrorInfo | undefined,
+    now: number
+  ): void {
     this.db
-      .prepare('UPDATE sync_runs SET outcome = ?, finished_at = ?, stored = ?, requests = ?, error_code = ?, error_message = ? WHERE id = ?')
+      .prepare(
+        'UPDATE sync_runs SET outcome = ?, finished_at = ?, stored = ?, requests = ?, error_code = ?, error_message = ? WHERE id = ?'
+      )
       .run(SyncOutcome.parse(outcome), now, counts.stored, counts.requests, error?.code ?? null, error?.message ?? null, runId)
   }
 

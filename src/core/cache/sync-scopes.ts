@@ -17,7 +17,8 @@ interface ScopeRowDb {
 const FiltersJson = ScopeStatus.shape.filters
 
 const parseJson = (text: string): unknown => JSON.parse(text) as unknown
-const checkpointJson = (checkpoint: unknown): string | null => (checkpoint === null || checkpoint === undefined ? null : JSON.stringify(checkpoint))
+const checkpointJson = (checkpoint: unknown): string | null =>
+  checkpoint === null || checkpoint === undefined ? null : JSON.stringify(checkpoint)
 
 /** The `sync_scopes` table: each scope's filters, checkpoint, coverage and last success. */
 export class SyncScopes {
@@ -44,7 +45,9 @@ export class SyncScopes {
   ensure(scopeKey: string, filters: ScopeFilters): void {
     const json = JSON.stringify(FiltersJson.parse(filters))
     this.db
-      .prepare('INSERT INTO sync_scopes (scope_key, filters) VALUES (?, ?) ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters')
+      .prepare(
+        'INSERT INTO sync_scopes (scope_key, filters) VALUES (?, ?) ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters'
+      )
       .run(scopeKey, json)
   }
 
@@ -59,11 +62,13 @@ export class SyncScopes {
 
   addCoverage(scopeKey: string, from: number, to: number): void {
     const id = this.id(scopeKey)
-    this.db.transaction(() => {
-      const raw = this.db.prepare('SELECT coverage FROM sync_scopes WHERE id = ?').pluck().get(id) as string
-      const merged = mergeInterval(Intervals.parse(parseJson(raw)), [from, to])
-      this.db.prepare('UPDATE sync_scopes SET coverage = ? WHERE id = ?').run(JSON.stringify(merged), id)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        const raw = this.db.prepare('SELECT coverage FROM sync_scopes WHERE id = ?').pluck().get(id) as string
+        const merged = mergeInterval(Intervals.parse(parseJson(raw)), [from, to])
+        this.db.prepare('UPDATE sync_scopes SET coverage = ? WHERE id = ?').run(JSON.stringify(merged), id)
+      })
+      .immediate()
   }
 
   coverage(scopeKey: string): Array<[number, number]> {
@@ -87,7 +92,9 @@ export class SyncScopes {
 
   statuses(): ScopeStatus[] {
     const rows = this.db.prepare('SELECT * FROM sync_scopes ORDER BY id').all() as ScopeRowDb[]
-    const lastOutcome = this.db.prepare('SELECT outcome FROM sync_runs WHERE scope_key = ? ORDER BY started_at DESC, rowid DESC LIMIT 1').pluck()
+    const lastOutcome = this.db
+      .prepare('SELECT outcome FROM sync_runs WHERE scope_key = ? ORDER BY started_at DESC, rowid DESC LIMIT 1')
+      .pluck()
     const members = this.db.prepare('SELECT count(*) FROM scope_members WHERE scope = ?').pluck()
     return rows.map((r) => {
       const cov = Intervals.parse(parseJson(r.coverage))

@@ -26,8 +26,20 @@ export class FacetTotals {
 
   constructor(db: Database.Database) {
     this.hoursUp = new BulkInsert(db, 'INSERT INTO agg_hours (hour, n)', 2, 200, 'ON CONFLICT (hour) DO UPDATE SET n = n + excluded.n')
-    this.scopeHoursUp = new BulkInsert(db, 'INSERT INTO agg_scope_hours (scope, hour, n)', 3, 200, 'ON CONFLICT (scope, hour) DO UPDATE SET n = n + excluded.n')
-    this.valuesUp = new BulkInsert(db, 'INSERT INTO agg_values (key_id, value, value_num, n)', 4, 200, 'ON CONFLICT (key_id, value) DO UPDATE SET n = n + excluded.n')
+    this.scopeHoursUp = new BulkInsert(
+      db,
+      'INSERT INTO agg_scope_hours (scope, hour, n)',
+      3,
+      200,
+      'ON CONFLICT (scope, hour) DO UPDATE SET n = n + excluded.n'
+    )
+    this.valuesUp = new BulkInsert(
+      db,
+      'INSERT INTO agg_values (key_id, value, value_num, n)',
+      4,
+      200,
+      'ON CONFLICT (key_id, value) DO UPDATE SET n = n + excluded.n'
+    )
   }
 
   call(hour: number, delta: number): void {

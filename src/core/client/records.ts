@@ -104,7 +104,8 @@ export function toCallRecord(raw: unknown, zone: string): RecordResult {
   // A value nested thousands deep would fail every later step (the guard, the cache's JSON)
   // on every retry of the page: such a record is malformed, and the page goes on without it.
   const texts = [member(raw, 'title'), member(raw, 'summary')].filter((v) => typeof v === 'object' && v !== null)
-  const unbounded = unboundedReason("the record's unknown fields", extra) ?? unboundedReason("the record's title and summary objects", texts)
+  const unbounded =
+    unboundedReason("the record's unknown fields", extra) ?? unboundedReason("the record's title and summary objects", texts)
   if (unbounded !== null) return { ok: false, reason: unbounded }
   return {
     ok: true,

@@ -228,7 +228,11 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     async login(username, password, signal) {
       const res = await send(
         'login',
-        { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ username, password }) },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ username, password })
+        },
         signal,
         TOKEN_LIMIT
       )
@@ -238,7 +242,11 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
       const form = new URLSearchParams({ grant_type: 'refresh_token', client_id: CLIENT_ID, refresh_token: refreshToken })
       const res = await send(
         'refresh',
-        { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+          body: form.toString()
+        },
         signal,
         TOKEN_LIMIT
       )

@@ -105,7 +105,12 @@ function describeCoverage(c: QueryCoverage | undefined, clock: ZoneClock): strin
   if (c === undefined) return '—'
   if (c.complete) return 'Complete: synced scopes answer the whole query.'
   const gaps = c.missing.map((g) => {
-    const what = [g.callTypes.length > 0 ? `call type ${g.callTypes.join(', ')}` : null, g.direction !== null ? `direction ${g.direction}` : null, `results ${Array.isArray(g.results) ? g.results.join(',') : g.results}`, g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null]
+    const what = [
+      g.callTypes.length > 0 ? `call type ${g.callTypes.join(', ')}` : null,
+      g.direction !== null ? `direction ${g.direction}` : null,
+      `results ${Array.isArray(g.results) ? g.results.join(',') : g.results}`,
+      g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null
+    ]
     const range = g.from !== null && g.to !== null ? `${clock.iso(g.from)} – ${clock.iso(g.to)}` : 'nothing synced'
     return `${what.filter((w) => w !== null).join(', ')}: ${range}`
   })

@@ -67,7 +67,11 @@ function jsonRecord(r: CallRecord, job: JsonJob): Record<string, unknown> {
   if (has('title')) out.title = text.mask(r.title)
   if (has('summary')) out.summary = text.mask(r.summary)
   if (has('analysis')) {
-    out.analysis = r.analysis.map((item) => ({ key: text.mask(item.key), friendlyName: text.mask(item.friendlyName), value: text.mask(item.value) }))
+    out.analysis = r.analysis.map((item) => ({
+      key: text.mask(item.key),
+      friendlyName: text.mask(item.friendlyName),
+      value: text.mask(item.value)
+    }))
   }
   if (job.review) out.review = reviewJson(job.review, text, r)
   // Fields the app does not know may hold anything, personal data included.

@@ -14,11 +14,7 @@ export interface ReviewLookup {
 const number = (n: number): NumberCell => new NumberCell(String(n), n)
 
 /** CSV/XLSX: status, tags, note, score, scorecard, reviewer, reviewed at. */
-export function reviewPart(
-  lookup: ReviewLookup,
-  text: TextGuard,
-  columns: TabularColumn[]
-): (row: Cell[], record: CallRecord) => void {
+export function reviewPart(lookup: ReviewLookup, text: TextGuard, columns: TabularColumn[]): (row: Cell[], record: CallRecord) => void {
   columns.push(
     { header: 'Review status', kind: 'text' },
     { header: 'Tags', kind: 'text' },
@@ -128,7 +124,14 @@ export class ScorecardSheets {
       const newest = [...(this.cards.get(id) ?? [])].sort((a, b) => b.version - a.version)[0]
       return {
         name: sheetName(newest?.name ?? id, taken),
-        header: ['Call ID', `Call date (${zone})`, 'Version', 'Total', 'Critical failed', ...this.criteriaOf(id).map((c) => this.text.text(c.name))],
+        header: [
+          'Call ID',
+          `Call date (${zone})`,
+          'Version',
+          'Total',
+          'Critical failed',
+          ...this.criteriaOf(id).map((c) => this.text.text(c.name))
+        ],
         rows
       }
     })

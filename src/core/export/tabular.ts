@@ -67,7 +67,11 @@ export function planTabular(input: TabularInput): TabularPlan {
       case 'analysis':
         if (input.layout === 'long') {
           long = true
-          columns.push({ header: labels.parameter, kind: 'text' }, { header: labels.parameterKey, kind: 'text' }, { header: labels.value, kind: 'value' })
+          columns.push(
+            { header: labels.parameter, kind: 'text' },
+            { header: labels.parameterKey, kind: 'text' },
+            { header: labels.value, kind: 'value' }
+          )
           parts.push((row, _r, item) => {
             if (item === null) row.push('', '', '')
             else row.push(text.text(item.friendlyName), text.text(item.key), text.value(item.value))

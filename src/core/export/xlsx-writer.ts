@@ -54,11 +54,7 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
     if (plan.columns.length > 0) sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: plan.columns.length } }
 
     const toValue = (cell: Cell): string | number | Date =>
-      typeof cell === 'string'
-        ? xlsxText(cell)
-        : cell instanceof NumberCell
-          ? cell.value
-          : clock.wallClock((cell as DateCell).at)
+      typeof cell === 'string' ? xlsxText(cell) : cell instanceof NumberCell ? cell.value : clock.wallClock((cell as DateCell).at)
 
     let rows = 0
     const count = await pump(job.records, signal, job.progress, (record) => {
@@ -75,7 +71,10 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
 
     for (const card of job.scorecards?.sheets(job.zone ?? 'UTC') ?? []) {
       const ws = workbook.addWorksheet(card.name, { views: [{ state: 'frozen', ySplit: 1 }] })
-      ws.columns = card.header.map((_, i) => ({ width: i === 0 ? WIDTHS.id : i === 1 ? WIDTHS.date : 14, ...(i === 1 ? { style: { numFmt: DATE_FORMAT } } : {}) }))
+      ws.columns = card.header.map((_, i) => ({
+        width: i === 0 ? WIDTHS.id : i === 1 ? WIDTHS.date : 14,
+        ...(i === 1 ? { style: { numFmt: DATE_FORMAT } } : {})
+      }))
       const head = ws.addRow(card.header.map(xlsxText))
       head.font = { bold: true }
       head.commit()
@@ -90,7 +89,10 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
     aboutHeader.commit()
     const aboutRows: Array<[string, string | number | DateCell]> = [[labels.calls, count], [labels.rows, rows], ...job.about]
     for (const [label, value] of aboutRows) {
-      const r = about.addRow([label, typeof value === 'string' ? xlsxText(value) : value instanceof DateCell ? clock.wallClock(value.at) : value])
+      const r = about.addRow([
+        label,
+        typeof value === 'string' ? xlsxText(value) : value instanceof DateCell ? clock.wallClock(value.at) : value
+      ])
       if (value instanceof DateCell) r.getCell(2).numFmt = DATE_FORMAT
       r.commit()
     }

@@ -85,7 +85,8 @@ export class PaceControl {
       : Math.min(AIMD.fastGrowth, this.startGrowth * 2)
     this.lastLossAt = now
     const overload = Math.max(0, 1 - retryAfterMs / this.windowMs())
-    const factor = sinceLast < 1 ? AIMD.steepDecrease : !crowded && retryAfterMs <= this.windowMs() / 10 ? AIMD.gentleDecrease : AIMD.decrease
+    const factor =
+      sinceLast < 1 ? AIMD.steepDecrease : !crowded && retryAfterMs <= this.windowMs() / 10 ? AIMD.gentleDecrease : AIMD.decrease
     this.floorPace = Math.max(AIMD.minPace, p * Math.min(factor, overload))
     this.climbFrom = resumeAt
   }

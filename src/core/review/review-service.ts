@@ -78,15 +78,25 @@ export function resolveSource(ctx: ReviewContext, source: ListSource): string[] 
   const count = ctx.search.count(source.query)
   if (source.sample === null) {
     if (count > LIST_MAX) {
-      throw new CallsightError('InvalidInput', `The search finds ${count.toLocaleString('en')} calls; a list holds at most ${LIST_MAX.toLocaleString('en')}. Sample it or narrow it.`)
+      throw new CallsightError(
+        'InvalidInput',
+        `The search finds ${count.toLocaleString('en')} calls; a list holds at most ${LIST_MAX.toLocaleString('en')}. Sample it or narrow it.`
+      )
     }
     return candidatesOf(ctx.search, source.query, LIST_MAX).map((c) => c.callId)
   }
   if (count > SAMPLE_POOL_MAX) {
-    throw new CallsightError('InvalidInput', `The search finds ${count.toLocaleString('en')} calls; sampling reads at most ${SAMPLE_POOL_MAX.toLocaleString('en')}. Narrow it first.`)
+    throw new CallsightError(
+      'InvalidInput',
+      `The search finds ${count.toLocaleString('en')} calls; sampling reads at most ${SAMPLE_POOL_MAX.toLocaleString('en')}. Narrow it first.`
+    )
   }
   const picked = sample(candidatesOf(ctx.search, source.query, SAMPLE_POOL_MAX), source.sample, ctx.zone)
-  if (picked.length > LIST_MAX) throw new CallsightError('InvalidInput', `The sample holds ${picked.length.toLocaleString('en')} calls; a list holds at most ${LIST_MAX.toLocaleString('en')}.`)
+  if (picked.length > LIST_MAX)
+    throw new CallsightError(
+      'InvalidInput',
+      `The sample holds ${picked.length.toLocaleString('en')} calls; a list holds at most ${LIST_MAX.toLocaleString('en')}.`
+    )
   return picked
 }
 
@@ -119,11 +129,15 @@ export function reviewStats(cache: CallCache, zone: string): ReviewStats {
     d.count++
     days.set(day, d)
   }
-  const statuses = cache.db.prepare('SELECT status, count(*) AS count FROM annotations GROUP BY status ORDER BY status').all() as ReviewStats['statuses']
+  const statuses = cache.db
+    .prepare('SELECT status, count(*) AS count FROM annotations GROUP BY status ORDER BY status')
+    .all() as ReviewStats['statuses']
   return {
     lists: cache.reviewLists.list(),
     scoreBuckets: buckets,
-    scoreByDay: [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, d]) => ({ day, mean: Math.round((d.sum / d.count) * 10) / 10, count: d.count })),
+    scoreByDay: [...days]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([day, d]) => ({ day, mean: Math.round((d.sum / d.count) * 10) / 10, count: d.count })),
     tags: cache.annotations.tagCounts(),
     statuses
   }

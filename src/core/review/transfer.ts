@@ -1,15 +1,7 @@
 import { parse } from 'csv-parse/sync'
 import { stringify } from 'csv-stringify/sync'
 import { z } from 'zod'
-import {
-  Annotation,
-  AnnotationField,
-  Answers,
-  ReviewStatus,
-  Scorecard,
-  type ImportReport,
-  type Score
-} from '../../shared/review'
+import { Annotation, AnnotationField, Answers, ReviewStatus, Scorecard, type ImportReport, type Score } from '../../shared/review'
 import type { CallCache } from '../cache'
 import { fieldAt, fieldOf } from '../cache/review/annotation-rows'
 import type { FieldChanges, WriteOptions } from '../cache/review/annotation-store'
@@ -71,7 +63,13 @@ function guarded(a: Annotation): Stored {
 export function exportAnnotations(cache: CallCache, format: TransferFormat, now: number): { text: string; count: number } {
   const list = [...cache.annotations.all()].map(guarded)
   if (format === 'json') {
-    const file: AnnotationsFile = { format: 'callsight-annotations', version: 1, exportedAt: now, scorecards: cache.scorecards.allVersions(), annotations: list }
+    const file: AnnotationsFile = {
+      format: 'callsight-annotations',
+      version: 1,
+      exportedAt: now,
+      scorecards: cache.scorecards.allVersions(),
+      annotations: list
+    }
     return { text: `${JSON.stringify(file, null, 2)}\n`, count: list.length }
   }
   const rows = list.map((a) => [
@@ -108,7 +106,9 @@ const int = z.coerce.number().int()
 function fromCsv(text: string): { annotations: Stored[]; scorecards: Scorecard[] } {
   let records: Array<Record<string, string>>
   try {
-    records = parse(text.replace(/^\uFEFF/, ''), { columns: true, skip_empty_lines: true, relax_column_count: false }) as Array<Record<string, string>>
+    records = parse(text.replace(/^\uFEFF/, ''), { columns: true, skip_empty_lines: true, relax_column_count: false }) as Array<
+      Record<string, string>
+    >
   } catch (e) {
     throw new CallsightError('InvalidInput', 'The file is not a CSV of annotations.', { cause: e })
   }
@@ -136,7 +136,11 @@ function fromCsv(text: string): { annotations: Stored[]; scorecards: Scorecard[]
         updatedBy: z.string()
       })
       .safeParse(r)
-    if (!parsed.success) throw new CallsightError('InvalidInput', `Row ${i + 2} of the CSV is not an annotation: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim())
+    if (!parsed.success)
+      throw new CallsightError(
+        'InvalidInput',
+        `Row ${i + 2} of the CSV is not an annotation: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim()
+      )
     const p = parsed.data
     const score: Score | null =
       p.scorecardId === ''
@@ -165,7 +169,11 @@ export function parseJson(text: string): unknown {
 export function parseAnnotations(text: string, format: TransferFormat): { annotations: Stored[]; scorecards: Scorecard[] } {
   if (format === 'csv') return fromCsv(text)
   const r = AnnotationsFile.safeParse(parseJson(text))
-  if (!r.success) throw new CallsightError('InvalidInput', `The file is not an annotations export: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim())
+  if (!r.success)
+    throw new CallsightError(
+      'InvalidInput',
+      `The file is not an annotations export: ${r.error.issues[0]?.path.join('.') ?? ''} ${r.error.issues[0]?.message ?? ''}`.trim()
+    )
   return r.data
 }
 
@@ -199,7 +207,11 @@ export function importAnnotations(cache: CallCache, incoming: { annotations: Sto
         if (mineAt > 0) report.conflicts.push({ callId: theirs.callId, field, kept })
         if (kept === 'local') continue
       }
-      writes.push({ callId: theirs.callId, changes: { [field]: value } as FieldChanges, opts: { author: theirs.updatedBy, at: incomingAt, history: false, identity } })
+      writes.push({
+        callId: theirs.callId,
+        changes: { [field]: value } as FieldChanges,
+        opts: { author: theirs.updatedBy, at: incomingAt, history: false, identity }
+      })
       changed = true
     }
     if (!mine) report.added++

@@ -44,7 +44,8 @@ function keyInfos(rows: readonly AnalysisKeyRow[]): AnalysisKeyInfo[] {
   for (const r of rows) {
     if (r.items <= 0) continue
     const cur = out.get(r.key)
-    if (!cur) out.set(r.key, { info: { key: r.key, friendlyName: r.friendlyName, numeric: false, calls: r.items }, numeric: r.numericItems })
+    if (!cur)
+      out.set(r.key, { info: { key: r.key, friendlyName: r.friendlyName, numeric: false, calls: r.items }, numeric: r.numericItems })
     else {
       cur.info.calls += r.items
       cur.numeric += r.numericItems
@@ -73,7 +74,13 @@ export class SearchCatalog {
       for (const r of rows) keyIds.set(r.key, [...(keyIds.get(r.key) ?? []), Math.trunc(r.id)])
       for (const ids of keyIds.values()) ids.sort((a, b) => a - b)
       const scopes = reads.scopes()
-      return { scopes, keyIds, keys: keyInfos(rows), typeNames: typeNamesOf(reads.callTypes(), scopes), indexedPrefixes: new Set(reads.prefixIndexLengths()) }
+      return {
+        scopes,
+        keyIds,
+        keys: keyInfos(rows),
+        typeNames: typeNamesOf(reads.callTypes(), scopes),
+        indexedPrefixes: new Set(reads.prefixIndexLengths())
+      }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
     this.expansions = new PerVersion(watch, () => new Map())
@@ -127,6 +134,13 @@ export class SearchCatalog {
     // A prefix the index keeps a prefix index for ("i", "ka" from schema 7) is read as one
     // doclist: it stays a prefix, cheap to probe, and needs no expansion.
     const prefixes = prefixesOf(text, keys).filter((p) => !indexedPrefixes.has([...p].length))
-    return { scopes, keyIds, keys, typeNames, expansions: new Map(prefixes.map((p) => [p, this.expand(p)])), reviewVersion: this.data.reviewVersion() }
+    return {
+      scopes,
+      keyIds,
+      keys,
+      typeNames,
+      expansions: new Map(prefixes.map((p) => [p, this.expand(p)])),
+      reviewVersion: this.data.reviewVersion()
+    }
   }
 }

@@ -182,7 +182,14 @@ export class CallColumns {
     const cacheKey = `${numeric ? 'n' : 't'}${keyList(keyIds)}`
     const cached = this.valueColumns.get(cacheKey)
     if (cached) return cached.col
-    const col: ValueColumn = { length: 0, calls: new Int32Array(0), codes: numeric ? null : new Int32Array(0), dict: [], nums: numeric ? new Float64Array(0) : null, holes: 0 }
+    const col: ValueColumn = {
+      length: 0,
+      calls: new Int32Array(0),
+      codes: numeric ? null : new Int32Array(0),
+      dict: [],
+      nums: numeric ? new Float64Array(0) : null,
+      holes: 0
+    }
     this.readItems(keyIds, numeric, null, col)
     this.valueColumns.set(cacheKey, { keyIds: [...keyIds], numeric, col })
     return col

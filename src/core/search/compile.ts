@@ -69,7 +69,11 @@ const spelling = (names: CallTypeNames, name: string): string => names.scopeValu
  * "Şikayet" answers `--types Complaint` and `--types ŞİKAYET`. An unknown query name is an
  * UnknownCallType error, as the service refuses it (with a catalog; without one, none is).
  */
-export function resolveTypes(query: SearchQuery, scopes: readonly ScopeRef[], names: CallTypeNames | undefined): { query: string[]; scopes: Map<number, string[]> } {
+export function resolveTypes(
+  query: SearchQuery,
+  scopes: readonly ScopeRef[],
+  names: CallTypeNames | undefined
+): { query: string[]; scopes: Map<number, string[]> } {
   const lookup = names ?? SPELLING_ONLY
   const wanted = names ? names.resolve(query.callTypes) : [...new Set(query.callTypes.map((n) => spelling(lookup, n)))]
   return { query: wanted, scopes: new Map(scopes.map((s) => [s.id, s.filters.callTypes.map((n) => spelling(lookup, n))])) }
@@ -115,9 +119,13 @@ export function prefixesOf(text: string, keys: readonly KeyRef[] = []): string[]
 
 /** A query whose text cannot run: InvalidInput saying what and where (the app underlines it first). */
 function invalidText(text: string, e: QueryError): CallsightError {
-  return new CallsightError('InvalidInput', `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`, {
-    fields: [{ members: ['text'], message: describeQueryError(e) }]
-  })
+  return new CallsightError(
+    'InvalidInput',
+    `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`,
+    {
+      fields: [{ members: ['text'], message: describeQueryError(e) }]
+    }
+  )
 }
 
 /** The text's tree ANDed with the analysis filters of the filter bar, for "matched in". */
@@ -126,7 +134,13 @@ function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']
   const extra: ResolvedNode[] = filters.map((f) =>
     f.kind === 'equals'
       ? { kind: 'equals', key: f.key, value: f.value, folded: foldText(f.value), span }
-      : { kind: 'range', key: f.key, min: f.min === null ? null : { value: f.min, strict: false }, max: f.max === null ? null : { value: f.max, strict: false }, span }
+      : {
+          kind: 'range',
+          key: f.key,
+          min: f.min === null ? null : { value: f.min, strict: false },
+          max: f.max === null ? null : { value: f.max, strict: false },
+          span
+        }
   )
   const items = [...(node ? [node] : []), ...extra]
   return items.length === 0 ? null : items.length === 1 ? items[0]! : { kind: 'and', items, span }

@@ -1,5 +1,13 @@
 import type { CoverageGap, QueryCoverage, ResultsFilter, SearchQuery } from '../../shared/domain'
-import { intersectIntervals, unionIntervals, uncovered, type CallTypeNames, type Interval, type ScopeFilters, type ScopeRef } from '../cache'
+import {
+  intersectIntervals,
+  unionIntervals,
+  uncovered,
+  type CallTypeNames,
+  type Interval,
+  type ScopeFilters,
+  type ScopeRef
+} from '../cache'
 
 /**
  * Which synced scopes answer a local query, and over what part of its range.
@@ -58,8 +66,11 @@ function attesters(query: SearchQuery, types: readonly string[]): Attest[] {
 
 function cellsOf(query: SearchQuery, types: readonly string[]): Cell[] {
   const typeValues: Array<string | null> = types.length > 0 ? [...types] : [ANY]
-  const resultValues: Array<'answered' | number | null> = query.results === 'all' ? [ANY] : query.results === 'answered' ? ['answered'] : [...new Set(query.results)]
-  return typeValues.flatMap((type) => resultValues.map((result) => ({ type, direction: query.direction, result, fresh: query.hasNewRequest })))
+  const resultValues: Array<'answered' | number | null> =
+    query.results === 'all' ? [ANY] : query.results === 'answered' ? ['answered'] : [...new Set(query.results)]
+  return typeValues.flatMap((type) =>
+    resultValues.map((result) => ({ type, direction: query.direction, result, fresh: query.hasNewRequest }))
+  )
 }
 
 const resultsOf = (r: Cell['result']): ResultsFilter => (r === ANY ? 'all' : r === 'answered' ? 'answered' : [r])
@@ -80,7 +91,11 @@ function grouped(gaps: ReadonlyArray<{ cell: Cell; from: number | null; to: numb
 /** Pure. Throws UnknownCallType for a type name the catalog does not know, as search does. */
 export function queryCoverage(query: SearchQuery, scopes: readonly ScopeRef[], names: CallTypeNames): QueryCoverage {
   const types = names.resolve(query.callTypes)
-  const resolved: ResolvedScope[] = scopes.map((s) => ({ types: s.filters.callTypes.map((n) => names.scopeValue(n)), filters: s.filters, coverage: s.coverage ?? [] }))
+  const resolved: ResolvedScope[] = scopes.map((s) => ({
+    types: s.filters.callTypes.map((n) => names.scopeValue(n)),
+    filters: s.filters,
+    coverage: s.coverage ?? []
+  }))
   // An open start is measured from the first covered instant ("everything the cache has").
   // The end stops at the cache's horizon, the newest instant any scope covers: past it the
   // cache claims nothing either way (the status bar says when it last synced), so a range

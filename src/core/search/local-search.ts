@@ -182,7 +182,8 @@ class SearchOverCache implements LocalSearch {
     // instead of reading every match first. A rare match list is cheap to read: read it.
     const rare = p.q.match !== null && p.estimate.n <= walkThreshold(total, limit)
     const far = offset - near.position >= PROBE_MAX / 2
-    const probed = this.matchesOf(p).read || rare || far ? null : this.probe(p.q, at, sorted.order.length, start, offset - near.position, limit)
+    const probed =
+      this.matchesOf(p).read || rare || far ? null : this.probe(p.q, at, sorted.order.length, start, offset - near.position, limit)
     let end: number
     if (probed !== null) {
       ids.push(...probed.ids)
@@ -207,7 +208,14 @@ class SearchOverCache implements LocalSearch {
    * `limit`: candidates asked about PROBE_BATCH at a time. Null when PROBE_MAX candidates
    * were not enough (a rare filter: its match list is the cheaper way).
    */
-  private probe(q: CompiledQuery, at: (i: number) => number, length: number, start: number, skip: number, limit: number): { ids: number[]; end: number } | null {
+  private probe(
+    q: CompiledQuery,
+    at: (i: number) => number,
+    length: number,
+    start: number,
+    skip: number,
+    limit: number
+  ): { ids: number[]; end: number } | null {
     const ids: number[] = []
     let seen = 0
     let i = start
@@ -232,8 +240,18 @@ class SearchOverCache implements LocalSearch {
     if (state.count !== null && offset >= state.count) return { offset, rows: [] }
     const total = this.catalog.totalCalls()
     const gap = offset - state.nearest(offset).position
-    const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap, bitmapRead: state.matches?.read === true, longJump: this.longJump })
-    return withMatchedIn(this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1), q, this.reader)
+    const plan = choosePlan(q, estimate, total, {
+      for: 'page',
+      limit,
+      gap,
+      bitmapRead: state.matches?.read === true,
+      longJump: this.longJump
+    })
+    return withMatchedIn(
+      this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1),
+      q,
+      this.reader
+    )
   }
 
   count(query: SearchQuery): number {
@@ -288,7 +306,9 @@ class SearchOverCache implements LocalSearch {
     // Offset ranges picked by hand become the ids of the rows the user saw, walked through
     // the same search that showed them.
     const sel =
-      given.kind === 'ranges' ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) } : given
+      given.kind === 'ranges'
+        ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) }
+        : given
     return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }

@@ -18,7 +18,15 @@ export class Pager {
   ) {}
 
   /** `matches`: the query's match set (kept with its state); `idLimit`: ids below it can match. */
-  page(q: CompiledQuery, state: QueryState, plan: PagePlan, offset: number, limit: number, matches: () => MatchSet, idLimit: number): SearchPage {
+  page(
+    q: CompiledQuery,
+    state: QueryState,
+    plan: PagePlan,
+    offset: number,
+    limit: number,
+    matches: () => MatchSet,
+    idLimit: number
+  ): SearchPage {
     switch (plan.kind) {
       case 'nothing':
         return { offset, rows: [] }

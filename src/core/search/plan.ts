@@ -38,9 +38,7 @@ export type SelectPlan = Of<'scan' | 'walk' | 'fts' | 'relevance'>
 
 /** What the plan is for. A page also says how far it is from the nearest known position. */
 export type Purpose =
-  | { for: 'page'; limit: number; gap: number; bitmapRead: boolean; longJump: number }
-  | { for: 'count' }
-  | { for: 'export' }
+  { for: 'page'; limit: number; gap: number; bitmapRead: boolean; longJump: number } | { for: 'count' } | { for: 'export' }
 
 /** Matches of a MATCH expression counted up to a cap; `ids` (a JSON array) when all were counted. */
 export interface Estimate {

@@ -42,7 +42,12 @@ function toSql(p: Part): { sql: string; params: unknown[] } {
 }
 
 /** Tokens never hold a double quote (the token class excludes it), so quoting needs no escaping. */
-export function phraseFts(tokens: readonly string[], prefix: boolean, column: string | null, expand: PrefixExpander): { fts: string; costly: boolean } {
+export function phraseFts(
+  tokens: readonly string[],
+  prefix: boolean,
+  column: string | null,
+  expand: PrefixExpander
+): { fts: string; costly: boolean } {
   let body = `"${tokens.join(' ')}"${prefix ? '*' : ''}`
   let costly = false
   if (prefix) {
@@ -115,7 +120,10 @@ function compileNode(n: ResolvedNode, ctx: QuerySqlContext): Part {
 type FtsPart = { fts: string; costly: boolean }
 
 /** An AND's terms: positive text, negated text, and the rest (predicates). */
-function splitAnd(items: readonly ResolvedNode[], ctx: QuerySqlContext): { pos: FtsPart[]; neg: FtsPart[]; other: Array<{ node: ResolvedNode; part: Part }> } {
+function splitAnd(
+  items: readonly ResolvedNode[],
+  ctx: QuerySqlContext
+): { pos: FtsPart[]; neg: FtsPart[]; other: Array<{ node: ResolvedNode; part: Part }> } {
   const pos: FtsPart[] = []
   const neg: FtsPart[] = []
   const other: Array<{ node: ResolvedNode; part: Part }> = []

@@ -18,7 +18,10 @@ export interface CompiledReview {
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(',')
 
 /** The words of a note search, folded as notes are (note_folded). */
-export const noteWords = (text: string): string[] => foldText(text).split(/\s+/).filter((w) => w !== '')
+export const noteWords = (text: string): string[] =>
+  foldText(text)
+    .split(/\s+/)
+    .filter((w) => w !== '')
 
 /** Pure. Null when the filter sets nothing. */
 export function compileReview(f: ReviewFilter | undefined): CompiledReview | null {
@@ -79,11 +82,20 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
   // The narrowest driver there is: a list, a tag, or the annotations row's conditions.
   let candidates: SqlPiece | null = null
   if (f.listId !== null) {
-    candidates = { sql: 'SELECT c.id AS id FROM review_list_items li CROSS JOIN calls c ON c.call_id = li.call_id WHERE li.list_id = ?', params: [f.listId] }
+    candidates = {
+      sql: 'SELECT c.id AS id FROM review_list_items li CROSS JOIN calls c ON c.call_id = li.call_id WHERE li.list_id = ?',
+      params: [f.listId]
+    }
   } else if (tags.length > 0) {
-    candidates = { sql: 'SELECT c.id AS id FROM annotation_tags t CROSS JOIN calls c ON c.call_id = t.call_id WHERE t.tag = ?', params: [tags[0]] }
+    candidates = {
+      sql: 'SELECT c.id AS id FROM annotation_tags t CROSS JOIN calls c ON c.call_id = t.call_id WHERE t.tag = ?',
+      params: [tags[0]]
+    }
   } else if (conds.length > 0) {
-    candidates = { sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${conds.join(' AND ')}`, params: condParams }
+    candidates = {
+      sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${conds.join(' AND ')}`,
+      params: condParams
+    }
   }
   return { where, params, candidates }
 }

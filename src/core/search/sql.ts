@@ -86,20 +86,30 @@ export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
 
 /** The `SELECT count(*)` of a count plan that counts in SQL. */
 export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'scan' | 'fts' }>): SqlPiece {
-  if (plan.kind === 'scan') return { sql: `SELECT count(*) FROM calls c${q.where.length ? ` WHERE ${and(q.where)}` : ''}`, params: q.params }
+  if (plan.kind === 'scan')
+    return { sql: `SELECT count(*) FROM calls c${q.where.length ? ` WHERE ${and(q.where)}` : ''}`, params: q.params }
   if (q.match === null) {
     // Review candidates listed by the estimate (choosePlan gives fts only with ids then).
-    return { sql: `SELECT count(*) FROM calls c WHERE ${and(['c.id IN (SELECT value FROM json_each(?))', ...q.where])}`, params: [plan.ids, ...q.params] }
+    return {
+      sql: `SELECT count(*) FROM calls c WHERE ${and(['c.id IN (SELECT value FROM json_each(?))', ...q.where])}`,
+      params: [plan.ids, ...q.params]
+    }
   }
   if (q.where.length === 0) return { sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [q.match] }
   // Few matches (many are counted from the match list): start from them.
-  return { sql: `SELECT count(*) FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE calls_fts MATCH ? AND ${and(q.where)}`, params: [q.match, ...q.params] }
+  return {
+    sql: `SELECT count(*) FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE calls_fts MATCH ? AND ${and(q.where)}`,
+    params: [q.match, ...q.params]
+  }
 }
 
 /** The calls of a hand-picked id list (a JSON array of callIds), in the order given, each once. */
 export function callsByIds(idsJson: string): { rows: SqlPiece; count: SqlPiece } {
   const from = 'FROM (SELECT value AS call_id, min(key) AS pos FROM json_each(?) GROUP BY value) j JOIN calls c ON c.call_id = j.call_id'
-  return { rows: { sql: `SELECT c.* ${from} ORDER BY j.pos`, params: [idsJson] }, count: { sql: `SELECT count(*) ${from}`, params: [idsJson] } }
+  return {
+    rows: { sql: `SELECT c.* ${from} ORDER BY j.pos`, params: [idsJson] },
+    count: { sql: `SELECT count(*) ${from}`, params: [idsJson] }
+  }
 }
 
 /** Selects no call (an export of a query that can match nothing). */

@@ -75,7 +75,8 @@ function rankNumbers(values: Iterable<number>): Map<number, number> {
 /** The type of each single-type scope, types in collation order. */
 function typeScopes(scopes: readonly ScopeRef[]): Array<{ type: string; scopes: number[] }> {
   const byType = new Map<string, number[]>()
-  for (const s of scopes) if (s.filters.callTypes.length === 1) byType.set(s.filters.callTypes[0]!, [...(byType.get(s.filters.callTypes[0]!) ?? []), s.id])
+  for (const s of scopes)
+    if (s.filters.callTypes.length === 1) byType.set(s.filters.callTypes[0]!, [...(byType.get(s.filters.callTypes[0]!) ?? []), s.id])
   return [...byType.entries()].sort((a, b) => collator.compare(a[0], b[0])).map(([type, ids]) => ({ type, scopes: ids }))
 }
 
@@ -104,7 +105,8 @@ export class ViewColumns {
   list(): ColumnInfo[] {
     const out: ColumnInfo[] = []
     if (typeScopes(this.catalog.scopes()).length > 0) out.push({ column: 'callType', label: 'callType', numeric: false })
-    for (const e of this.extras.get()) if (/^[A-Za-z0-9_]{1,100}$/.test(e.field)) out.push({ column: `extra:${e.field}`, label: e.field, numeric: e.numeric })
+    for (const e of this.extras.get())
+      if (/^[A-Za-z0-9_]{1,100}$/.test(e.field)) out.push({ column: `extra:${e.field}`, label: e.field, numeric: e.numeric })
     for (const k of this.catalog.analysisKeys()) out.push({ column: `analysis:${k.key}`, label: k.friendlyName, numeric: k.numeric })
     return out
   }

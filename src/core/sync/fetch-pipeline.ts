@@ -53,10 +53,15 @@ export function pageRequest(slice: Slice, rangeTo: number, filters: ScopeFilters
 }
 
 const sameSlice = (a: SyncPageRequest, b: Slice): boolean =>
-  a.from === b.from && a.skip === b.skip && a.take === b.take && a.ascending === (b.to === undefined) && (b.to === undefined || a.to === b.to)
+  a.from === b.from &&
+  a.skip === b.skip &&
+  a.take === b.take &&
+  a.ascending === (b.to === undefined) &&
+  (b.to === undefined || a.to === b.to)
 
 /** The slice a request was made for (the inverse of pageRequest). */
-const sliceOf = (p: SyncPageRequest): Slice => (p.ascending ? { from: p.from, skip: p.skip, take: p.take } : { from: p.from, to: p.to, skip: p.skip, take: p.take })
+const sliceOf = (p: SyncPageRequest): Slice =>
+  p.ascending ? { from: p.from, skip: p.skip, take: p.take } : { from: p.from, to: p.to, skip: p.skip, take: p.take }
 
 /**
  * The fetch phase: keeps up to `depth` pages in flight and hands them over in order. The

@@ -29,7 +29,13 @@ export interface RunPlan {
  * pass continues in the order it was started in, whatever `order` says: switching mid-pass
  * would lose the proof of what is already stored.
  */
-export async function planRun(store: SyncStore, input: SyncScopeInput, mode: SyncMode, lookbackMs: number, order: SyncOrder = 'newest'): Promise<RunPlan> {
+export async function planRun(
+  store: SyncStore,
+  input: SyncScopeInput,
+  mode: SyncMode,
+  lookbackMs: number,
+  order: SyncOrder = 'newest'
+): Promise<RunPlan> {
   const scope = parseScope(input)
   const filters = scopeFilters(scope)
   const key = scopeKey(filters)
@@ -51,7 +57,11 @@ export async function planRun(store: SyncStore, input: SyncScopeInput, mode: Syn
  * `from` (late calls and late analysis land there), never before `from`; `from` itself when
  * nothing covers it.
  */
-export function passStart(coverage: ReadonlyArray<readonly [number, number]>, scope: Pick<SyncScope, 'from' | 'to'>, lookbackMs: number): number {
+export function passStart(
+  coverage: ReadonlyArray<readonly [number, number]>,
+  scope: Pick<SyncScope, 'from' | 'to'>,
+  lookbackMs: number
+): number {
   const covering = coverage.find(([a, b]) => a <= scope.from && scope.from <= b)
   return covering ? Math.max(scope.from, Math.min(covering[1], scope.to) - lookbackMs) : scope.from
 }
@@ -70,7 +80,10 @@ export function newPass(scope: Pick<SyncScope, 'from' | 'to'>, rangeFrom: number
  * Description, in any case, adds nothing; a new one is its own Value, with no Description
  * (the service gives none; importing the catalog later files it under its entry).
  */
-export async function rememberCallTypes(store: Pick<SyncStore, 'callTypes' | 'upsertCallTypes'>, callTypes: readonly string[]): Promise<void> {
+export async function rememberCallTypes(
+  store: Pick<SyncStore, 'callTypes' | 'upsertCallTypes'>,
+  callTypes: readonly string[]
+): Promise<void> {
   if (callTypes.length === 0) return
   const names = new CallTypeNames(await store.callTypes())
   const fresh = [...new Set(callTypes.filter((t) => names.canonical(t) === null))]

@@ -66,9 +66,12 @@ export class RunReport {
   pageApplied(page: SyncPage, outcome: PageOutcome, before: Pick<Checkpoint, 'rangeFrom' | 'rangeTo' | 'pager'>, stored: number): void {
     const { logger } = this.opts
     this.meter.addRequest()
-    if (outcome.reread) logger.log('info', 'Calls changed at a window boundary; re-reading that window', { at: this.checkpoint.pager.windowStart })
+    if (outcome.reread)
+      logger.log('info', 'Calls changed at a window boundary; re-reading that window', { at: this.checkpoint.pager.windowStart })
     if (page.malformed.length > 0) {
-      this.warnings.push(`${page.malformed.length} record(s) the service sent could not be used and were skipped (${page.malformed[0]!.reason}).`)
+      this.warnings.push(
+        `${page.malformed.length} record(s) the service sent could not be used and were skipped (${page.malformed[0]!.reason}).`
+      )
     }
     if (outcome.dense) {
       this.warnings.push(denseWarning(outcome.dense))
@@ -76,7 +79,11 @@ export class RunReport {
     }
     const last = page.records[page.records.length - 1]
     // The span of the range read so far, from whichever end the pass started at.
-    if (last) this.meter.observe(page.records.length, Math.max(1, isNewestFirst(before.pager) ? before.rangeTo - last.callAt : last.callAt - before.rangeFrom))
+    if (last)
+      this.meter.observe(
+        page.records.length,
+        Math.max(1, isNewestFirst(before.pager) ? before.rangeTo - last.callAt : last.callAt - before.rangeFrom)
+      )
     this.remainingInWindow = page.totalCount === null ? null : Math.max(0, page.totalCount - outcome.next.skip)
     this.meter.addStored(stored)
   }
@@ -105,7 +112,9 @@ export class RunReport {
       order: newest ? 'newest' : 'oldest',
       requestsPerMinute: this.meter.requestsPerMinute,
       recordsPerSecond: this.meter.recordsPerSecond,
-      etaSeconds: pager.done ? 0 : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())),
+      etaSeconds: pager.done
+        ? 0
+        : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())),
       waitSeconds: this.waitSeconds,
       warnings: [...this.warnings]
     }

@@ -20,12 +20,6 @@ export function scopeFilters(scope: SyncScope): ScopeFilters {
  * runs with the same filters share membership, coverage and checkpoint.
  */
 export function scopeKey(filters: ScopeFilters): string {
-  const canonical = JSON.stringify([
-    filters.callTypes,
-    filters.direction,
-    filters.results,
-    filters.hasNewRequest,
-    filters.includeAnalysis
-  ])
+  const canonical = JSON.stringify([filters.callTypes, filters.direction, filters.results, filters.hasNewRequest, filters.includeAnalysis])
   return `s1-${createHash('sha256').update(canonical).digest('hex').slice(0, 20)}`
 }

@@ -109,7 +109,14 @@ export class SyncEngine {
    * group is stored before the engine waits on the network, so no page waits for another.
    * `at` follows the checkpoint of the last page applied, for the report of a failure.
    */
-  private async fetchAndStore(plan: RunPlan, runId: string, pipeline: FetchPipeline, group: StoreGroup, report: RunReport, at: { checkpoint: Checkpoint }): Promise<void> {
+  private async fetchAndStore(
+    plan: RunPlan,
+    runId: string,
+    pipeline: FetchPipeline,
+    group: StoreGroup,
+    report: RunReport,
+    at: { checkpoint: Checkpoint }
+  ): Promise<void> {
     report.fetching(at.checkpoint)
     pipeline.fill(at.checkpoint.pager)
     while (pipeline.size > 0) {
@@ -160,7 +167,9 @@ export class SyncEngine {
   private async fail(e: unknown, signalled: boolean, runId: string, cp: Checkpoint, report: RunReport): Promise<SyncProgress> {
     const { cache, logger } = this.deps
     const cancelled = isAbortError(e) || signalled
-    const info: AppErrorInfo = cancelled ? { code: 'Cancelled', message: 'The sync was cancelled; the next run continues where it stopped.' } : toErrorInfo(e)
+    const info: AppErrorInfo = cancelled
+      ? { code: 'Cancelled', message: 'The sync was cancelled; the next run continues where it stopped.' }
+      : toErrorInfo(e)
     if (!cancelled && !(e instanceof CallsightError)) logger.log('error', 'Sync failed unexpectedly', { error: String(e) })
     try {
       await cache.finishRun(runId, cancelled ? 'cancelled' : 'failed', report.counts, info)

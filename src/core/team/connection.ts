@@ -30,7 +30,9 @@ export type SslMode = z.infer<typeof SslMode>
 export const SchemaName = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,47}$/, 'a schema name is lower-case letters, digits and _ (starting with a letter, at most 48)')
-export const RoleName = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'a role name is lower-case letters, digits and _ (starting with a letter)')
+export const RoleName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a role name is lower-case letters, digits and _ (starting with a letter)')
 
 /** A connection string with its password (if any) replaced, for logs and messages. */
 export function redactUrl(url: string): string {
@@ -133,7 +135,10 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
     })
   }
   if (['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE'].includes(code) || code.startsWith('08')) {
-    return new CallsightError('Network', `${what} could not be reached.`, { cause: e, hint: 'Check the host, the port and that PostgreSQL is running.' })
+    return new CallsightError('Network', `${what} could not be reached.`, {
+      cause: e,
+      hint: 'Check the host, the port and that PostgreSQL is running.'
+    })
   }
   const msg = typeof err?.message === 'string' ? err.message : ''
   if (/certificate|self.signed|SSL|TLS/i.test(msg)) {

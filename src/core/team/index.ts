@@ -1,7 +1,26 @@
-export { createPool, isPostgresUrl, mapPgError, poolConfig, redactUrl, RoleName, SchemaName, SslMode, SSL_MODES, type TeamDbOptions } from './connection'
+export {
+  createPool,
+  isPostgresUrl,
+  mapPgError,
+  poolConfig,
+  redactUrl,
+  RoleName,
+  SchemaName,
+  SslMode,
+  SSL_MODES,
+  type TeamDbOptions
+} from './connection'
 export { checkPgSchema, lockKey, migratePg, PG_SCHEMA_VERSION, pgMigrations, schemaVersion, type PgMigration } from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
-export { pullTeamCache, readWorkerState, WorkerScopeRow, type PullOptions, type PullPhase, type PullProgress, type WorkerScopeState } from './pull'
+export {
+  pullTeamCache,
+  readWorkerState,
+  WorkerScopeRow,
+  type PullOptions,
+  type PullPhase,
+  type PullProgress,
+  type WorkerScopeState
+} from './pull'
 export { scramVerifier, teamInit, type TeamInitOptions, type TeamInitResult } from './roles'
 export { scopeAt, TeamWorker, WorkerConfig, WorkerScopeConfig, type WorkerDeps } from './worker'
 export { TeamPasswordVault } from './password-vault'

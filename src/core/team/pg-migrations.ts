@@ -196,7 +196,9 @@ export async function checkPgSchema(db: pg.Pool, schema: string): Promise<void> 
   if (current < PG_SCHEMA_VERSION) {
     throw new CallsightError(
       'Storage',
-      current === 0 ? `The team cache schema "${schema}" is not set up in this database.` : `The team cache schema "${schema}" needs an upgrade (version ${current} of ${PG_SCHEMA_VERSION}).`,
+      current === 0
+        ? `The team cache schema "${schema}" is not set up in this database.`
+        : `The team cache schema "${schema}" needs an upgrade (version ${current} of ${PG_SCHEMA_VERSION}).`,
       { hint: `Run callsight team init --db … --schema ${schema} as the database owner.` }
     )
   }

@@ -117,7 +117,9 @@ export class PgSyncStore implements SyncStore {
       throw mapPgError(e)
     }
     try {
-      const r = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${lockKey(`callsight-scope:${this.schema}:${scopeKey}`)}) AS ok`)
+      const r = await c.query<{ ok: boolean }>(
+        `SELECT pg_try_advisory_lock(${lockKey(`callsight-scope:${this.schema}:${scopeKey}`)}) AS ok`
+      )
       if (r.rows[0]?.ok) {
         this.scopeLocks.set(scopeKey, c)
         return true
@@ -248,7 +250,15 @@ export class PgSyncStore implements SyncStore {
       // The guard runs in the service client already; the team cache is shared, so the
       // records are checked again right before they leave this computer.
       const r = guardRecord(raw)
-      rows.push([r.callId, r.callAt, r.callDate, r.title, r.summary, r.extra, withAnalysis ? r.analysis.map((a) => [a.key, a.friendlyName, a.value]) : null])
+      rows.push([
+        r.callId,
+        r.callAt,
+        r.callDate,
+        r.title,
+        r.summary,
+        r.extra,
+        withAnalysis ? r.analysis.map((a) => [a.key, a.friendlyName, a.value]) : null
+      ])
       pageOf.set(r.callId, page)
     }
     const res = await c.query<{ call_id: string; inserted: boolean }>(
@@ -301,7 +311,10 @@ export class PgSyncStore implements SyncStore {
 
   async markScopeSuccess(scopeKey: string, at: number): Promise<void> {
     await this.writeTx(async (c) => {
-      await c.query(`UPDATE ${this.s}.scopes SET last_success_at = $1, seq = nextval('${this.schema}.changes') WHERE scope_key = $2`, [at, scopeKey])
+      await c.query(`UPDATE ${this.s}.scopes SET last_success_at = $1, seq = nextval('${this.schema}.changes') WHERE scope_key = $2`, [
+        at,
+        scopeKey
+      ])
     })
   }
 
@@ -334,16 +347,26 @@ export class PgSyncStore implements SyncStore {
     )
   }
 
-  async recentRuns(limit: number): Promise<Array<{ runId: string; scopeKey: string; outcome: SyncOutcome; stored: number; requests: number }>> {
+  async recentRuns(
+    limit: number
+  ): Promise<Array<{ runId: string; scopeKey: string; outcome: SyncOutcome; stored: number; requests: number }>> {
     const rows = await this.read<{ id: string; scope_key: string; outcome: string; stored: number; requests: number }>(
       `SELECT id, scope_key, outcome, stored, requests FROM ${this.s}.sync_runs ORDER BY started_at DESC LIMIT $1`,
       [Math.max(0, Math.floor(limit))]
     )
-    return rows.map((r) => ({ runId: r.id, scopeKey: r.scope_key, outcome: SyncOutcome.parse(r.outcome), stored: r.stored, requests: r.requests }))
+    return rows.map((r) => ({
+      runId: r.id,
+      scopeKey: r.scope_key,
+      outcome: SyncOutcome.parse(r.outcome),
+      stored: r.stored,
+      requests: r.requests
+    }))
   }
 
   async callTypes(): Promise<CallType[]> {
-    const rows = await this.read<{ value: string; description: string }>(`SELECT value, description FROM ${this.s}.call_types ORDER BY value`)
+    const rows = await this.read<{ value: string; description: string }>(
+      `SELECT value, description FROM ${this.s}.call_types ORDER BY value`
+    )
     return z.array(CallType).parse(rows)
   }
 

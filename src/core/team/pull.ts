@@ -70,7 +70,13 @@ const CallRow = z.object({
 })
 const Items = z.array(z.tuple([z.string(), z.string(), z.string()]))
 const Extra = z.record(z.string(), z.unknown())
-const ScopeRow = z.object({ scope_key: z.string(), filters: z.string(), coverage: z.string(), last_success_at: Int8.nullable(), whole: z.union([z.boolean(), z.literal('t'), z.literal('f')]).transform((v) => v === true || v === 't') })
+const ScopeRow = z.object({
+  scope_key: z.string(),
+  filters: z.string(),
+  coverage: z.string(),
+  last_success_at: Int8.nullable(),
+  whole: z.union([z.boolean(), z.literal('t'), z.literal('f')]).transform((v) => v === true || v === 't')
+})
 const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
 const MetaRow = z.object({ cache_id: z.string().min(1) })
 
@@ -231,7 +237,9 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
   } catch (e) {
     const cancelled = isAbortError(e) || opts.signal?.aborted === true
     progress.phase = cancelled ? 'cancelled' : 'failed'
-    progress.error = cancelled ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' } : toErrorInfo(mapPgError(e))
+    progress.error = cancelled
+      ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' }
+      : toErrorInfo(mapPgError(e))
   }
   emit()
   return { ...progress }

@@ -49,8 +49,17 @@ export const WorkerConfig = z
     sslMode: SslMode.optional(),
     sslRootCert: z.string().optional(),
     rateLimit: RateLimit.default({ requests: 60, perSeconds: 60 }),
-    intervalMinutes: z.number().min(0.01).max(24 * 60).default(15),
-    lookbackHours: z.number().int().min(0).max(24 * 366).default(48),
+    intervalMinutes: z
+      .number()
+      .min(0.01)
+      .max(24 * 60)
+      .default(15),
+    lookbackHours: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 366)
+      .default(48),
     scopes: z.array(WorkerScopeConfig).min(1).max(50)
   })
   .strict()
@@ -147,13 +156,25 @@ export class TeamWorker {
       if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
       const startedAt = clock.now()
       await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
-      logger.log('info', 'sync started', { scope: cfg.name, scopeKey: key, from: new Date(scope.from).toISOString(), to: new Date(scope.to).toISOString(), resumed: cp !== null && !cp.pager.done })
+      logger.log('info', 'sync started', {
+        scope: cfg.name,
+        scopeKey: key,
+        from: new Date(scope.from).toISOString(),
+        to: new Date(scope.to).toISOString(),
+        resumed: cp !== null && !cp.pager.done
+      })
       let lastLog = startedAt
       const onProgress = (p: SyncProgress): void => {
         const now = clock.now()
         if (now - lastLog < 10_000) return
         lastLog = now
-        logger.log('info', 'sync progress', { scope: cfg.name, stored: p.stored, requests: p.requests, requestsPerMinute: Math.round(p.requestsPerMinute), etaSeconds: p.etaSeconds })
+        logger.log('info', 'sync progress', {
+          scope: cfg.name,
+          stored: p.stored,
+          requests: p.requests,
+          requestsPerMinute: Math.round(p.requestsPerMinute),
+          etaSeconds: p.etaSeconds
+        })
       }
       const engine = new SyncEngine({
         source: this.deps.source,
@@ -195,7 +216,12 @@ export class TeamWorker {
     } catch (e) {
       if (isAbortError(e)) return true
       logger.log('error', 'sync could not run', { scope: cfg.name, error: toErrorInfo(e) })
-      await this.putState(key, cfg.name, { running: false, last_outcome: 'failed', last_finished_at: clock.now(), ...errorFields(e) }).catch(() => undefined)
+      await this.putState(key, cfg.name, {
+        running: false,
+        last_outcome: 'failed',
+        last_finished_at: clock.now(),
+        ...errorFields(e)
+      }).catch(() => undefined)
       return false
     } finally {
       await store.unlockScope(key)
@@ -209,7 +235,12 @@ export class TeamWorker {
     const now = this.deps.clock.now()
     const insertCols = ['scope_key', 'name', 'worker', 'updated_at', ...cols]
     const params = [key, name, this.deps.workerName, now, ...values]
-    const sets = ['name = excluded.name', 'worker = excluded.worker', 'updated_at = excluded.updated_at', ...cols.map((c) => `${c} = excluded.${c}`)]
+    const sets = [
+      'name = excluded.name',
+      'worker = excluded.worker',
+      'updated_at = excluded.updated_at',
+      ...cols.map((c) => `${c} = excluded.${c}`)
+    ]
     await store.pool.query(
       `INSERT INTO ${q(store.schema)}.worker_scopes (${insertCols.join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})
        ON CONFLICT (scope_key) DO UPDATE SET ${sets.join(', ')}`,
@@ -219,11 +250,10 @@ export class TeamWorker {
 
   private async setNextRun(at: number): Promise<void> {
     try {
-      await this.deps.store.pool.query(`UPDATE ${q(this.deps.store.schema)}.worker_scopes SET next_run_at = $1, updated_at = $2 WHERE worker = $3`, [
-        at,
-        this.deps.clock.now(),
-        this.deps.workerName
-      ])
+      await this.deps.store.pool.query(
+        `UPDATE ${q(this.deps.store.schema)}.worker_scopes SET next_run_at = $1, updated_at = $2 WHERE worker = $3`,
+        [at, this.deps.clock.now(), this.deps.workerName]
+      )
     } catch (e) {
       this.deps.logger.log('warn', 'the worker state could not be written', { error: toErrorInfo(e) })
     }

@@ -14,7 +14,10 @@ const TEXT_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   // JWTs anywhere: three base64url parts, the first starting like a JSON header.
   [/\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, REDACTED],
   // key=value and "key": "value" for secret-sounding keys in URLs, forms and JSON text.
-  [/((?:access_token|refresh_token|id_token|token|password|passwd|secret|client_secret|api_key)\s*["']?\s*[=:]\s*["']?)[^"'&\s,}]+/gi, `$1${REDACTED}`]
+  [
+    /((?:access_token|refresh_token|id_token|token|password|passwd|secret|client_secret|api_key)\s*["']?\s*[=:]\s*["']?)[^"'&\s,}]+/gi,
+    `$1${REDACTED}`
+  ]
 ]
 
 export function redactText(text: string): string {

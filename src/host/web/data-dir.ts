@@ -11,7 +11,11 @@ export const PRODUCT_NAME = 'Callsight'
  * the same accounts, settings and caches: ~/.config/Callsight on Linux (or $XDG_CONFIG_HOME),
  * ~/Library/Application Support/Callsight on macOS, %APPDATA%\Callsight on Windows.
  */
-export function defaultDataDir(platform: string = process.platform, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+export function defaultDataDir(
+  platform: string = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir()
+): string {
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', PRODUCT_NAME)
   if (platform === 'win32') return join(env['APPDATA'] || join(home, 'AppData', 'Roaming'), PRODUCT_NAME)
   return join(env['XDG_CONFIG_HOME'] || join(home, '.config'), PRODUCT_NAME)

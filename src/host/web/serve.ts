@@ -46,7 +46,12 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     })
   }
   const lock = lockDataDir(opts.dataDir)
-  const logger = createFileLogger({ dir: join(opts.dataDir, 'logs'), name: 'serve', level: opts.verbose ? 'debug' : 'info', echo: opts.verbose === true })
+  const logger = createFileLogger({
+    dir: join(opts.dataDir, 'logs'),
+    name: 'serve',
+    level: opts.verbose ? 'debug' : 'info',
+    echo: opts.verbose === true
+  })
   logger.log('info', 'Callsight starting in browser mode', { version: opts.appVersion, node: process.version, platform: process.platform })
   const downloads = createDownloadStaging()
   // The controller is made before the server, which owns the tabs' sockets: events go

@@ -125,7 +125,12 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return void res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end()
     }
     if (verdict.kind === 'exchange') {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Set-Cookie': gate.sessionCookie(), 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(EXCHANGE_PAGE.length) })
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Set-Cookie': gate.sessionCookie(),
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': String(EXCHANGE_PAGE.length)
+      })
       return void res.end(EXCHANGE_PAGE)
     }
     const { pathname } = verdict
@@ -137,7 +142,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return void res.end(head ? undefined : script)
     }
     if (pathname === '/' || pathname === '/index.html') {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(files.indexHtml.length) })
+      res.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': String(files.indexHtml.length)
+      })
       return void res.end(head ? undefined : files.indexHtml)
     }
     const file = await files.resolve(pathname)
@@ -149,7 +158,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   async function invoke(req: IncomingMessage, res: ServerResponse, rawChannel: string, requestOrigin: string): Promise<void> {
     if (req.method !== 'POST') return void res.writeHead(405, SECURITY_HEADERS).end()
     // JSON only: a cross-origin page cannot send it without a preflight, which the gate refuses.
-    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) return void res.writeHead(415, SECURITY_HEADERS).end()
+    if (!(req.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+      return void res.writeHead(415, SECURITY_HEADERS).end()
     let channel: string
     try {
       channel = decodeURIComponent(rawChannel)
@@ -239,7 +249,11 @@ function listen(server: ReturnType<typeof createServer>, port: number): Promise<
   return new Promise((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EADDRINUSE') {
-        reject(new CallsightError('InvalidInput', `Port ${port} on 127.0.0.1 is in use.`, { hint: 'Choose another with --port, or leave --port out for a free one.' }))
+        reject(
+          new CallsightError('InvalidInput', `Port ${port} on 127.0.0.1 is in use.`, {
+            hint: 'Choose another with --port, or leave --port out for a free one.'
+          })
+        )
       } else reject(e)
     })
     // Loopback only: nothing on the network can reach the app.

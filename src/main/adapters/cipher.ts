@@ -20,7 +20,10 @@ export interface SafeStorageCipher extends Cipher {
  * persisted, the cipher refuses both directions, so that even a caller that ignores
  * `secure` can never write weak ciphertext, or trust some left from an earlier run.
  */
-export async function createSafeStorageCipher(safeStorage: SafeStorageLike, platform: NodeJS.Platform | string): Promise<SafeStorageCipher> {
+export async function createSafeStorageCipher(
+  safeStorage: SafeStorageLike,
+  platform: NodeJS.Platform | string
+): Promise<SafeStorageCipher> {
   let available = false
   try {
     available = await safeStorage.isAsyncEncryptionAvailable()

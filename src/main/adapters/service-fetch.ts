@@ -112,7 +112,9 @@ export function createServiceFetch(request: NetRequest): FetchLike {
                   quietly(() => controller.close())
                 })
                 res.on('error', (e) => quietly(() => controller.error(e)))
-                res.on('aborted', () => quietly(() => controller.error(new Error('The connection was closed before the response was complete.'))))
+                res.on('aborted', () =>
+                  quietly(() => controller.error(new Error('The connection was closed before the response was complete.')))
+                )
               },
               // The reader stopped (a body past its size limit): stop downloading it.
               cancel() {

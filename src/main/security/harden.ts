@@ -62,7 +62,12 @@ export interface SessionLike {
     ) => void
   ): void
   setPermissionCheckHandler(
-    handler: (webContents: unknown, permission: string, requestingOrigin: string, details: { requestingUrl?: string; isMainFrame: boolean }) => boolean
+    handler: (
+      webContents: unknown,
+      permission: string,
+      requestingOrigin: string,
+      details: { requestingUrl?: string; isMainFrame: boolean }
+    ) => boolean
   ): void
 }
 

@@ -21,7 +21,12 @@ const schemas = {
   rateLimit: z.object({ requests: z.number().int().positive(), perSeconds: z.number().positive(), ...tenantField }),
   allowList: z.object({ list: z.array(z.string()).nullable(), ...tenantField }),
   tokenTtl: z.object({ seconds: z.number().int().min(0) }),
-  addCalls: z.object({ count: z.number().int().min(1).max(5_000_000), from: z.string().optional(), to: z.string().optional(), ...tenantField }),
+  addCalls: z.object({
+    count: z.number().int().min(1).max(5_000_000),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    ...tenantField
+  }),
   updateCalls: z.object({ count: z.number().int().min(1), ...tenantField })
 }
 
@@ -47,7 +52,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext, a
         }
       }
       const parsed = schema ? schema.safeParse(body) : { success: true as const, data: body as T }
-      if (!parsed.success) return void reply.code(400).send({ error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') })
+      if (!parsed.success)
+        return void reply.code(400).send({ error: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') })
       try {
         const result = run(parsed.data, req)
         reply.code(200).send(result ?? { ok: true })
@@ -56,15 +62,42 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: ServiceContext, a
       }
     }
 
-  app.get('/__admin/stats', guarded(null, () => admin.stats()))
-  app.post('/__admin/stats/reset', guarded(null, () => admin.resetStats()))
-  app.post('/__admin/faults', guarded(faultsSchema, (f) => admin.setFaults(f)))
-  app.delete('/__admin/faults', guarded(null, () => admin.clearFaults()))
-  app.post('/__admin/rate-limit', guarded(schemas.rateLimit, (b) => admin.setRateLimit({ requests: b.requests, perSeconds: b.perSeconds }, b.tenant)))
-  app.post('/__admin/allow-list', guarded(schemas.allowList, (b) => admin.setAllowList(b.list, b.tenant)))
-  app.post('/__admin/token-ttl', guarded(schemas.tokenTtl, (b) => admin.setTokenTtl(b.seconds)))
-  app.post('/__admin/calls', guarded(schemas.addCalls, (b) => ({ total: admin.addCalls(b.count, b) })))
-  app.post('/__admin/calls/update', guarded(schemas.updateCalls, (b) => ({ callIds: admin.updateCalls(b.count, b) })))
+  app.get(
+    '/__admin/stats',
+    guarded(null, () => admin.stats())
+  )
+  app.post(
+    '/__admin/stats/reset',
+    guarded(null, () => admin.resetStats())
+  )
+  app.post(
+    '/__admin/faults',
+    guarded(faultsSchema, (f) => admin.setFaults(f))
+  )
+  app.delete(
+    '/__admin/faults',
+    guarded(null, () => admin.clearFaults())
+  )
+  app.post(
+    '/__admin/rate-limit',
+    guarded(schemas.rateLimit, (b) => admin.setRateLimit({ requests: b.requests, perSeconds: b.perSeconds }, b.tenant))
+  )
+  app.post(
+    '/__admin/allow-list',
+    guarded(schemas.allowList, (b) => admin.setAllowList(b.list, b.tenant))
+  )
+  app.post(
+    '/__admin/token-ttl',
+    guarded(schemas.tokenTtl, (b) => admin.setTokenTtl(b.seconds))
+  )
+  app.post(
+    '/__admin/calls',
+    guarded(schemas.addCalls, (b) => ({ total: admin.addCalls(b.count, b) }))
+  )
+  app.post(
+    '/__admin/calls/update',
+    guarded(schemas.updateCalls, (b) => ({ callIds: admin.updateCalls(b.count, b) }))
+  )
   app.get(
     '/__admin/dump',
     guarded(null, (_b, req) => {

@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import {
-
   AnalysisKeyInfo,
   AppInfo,
   CacheInfo,
@@ -29,7 +28,16 @@ import {
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
 import { TeamCacheSource, TeamPullProgress, TeamStatus } from '../team'
-import { Annotation, AnnotationPatch, ListSource, ReviewListInfo, ReviewListItem, ReviewStats, Scorecard, ScorecardDefinition } from '../review'
+import {
+  Annotation,
+  AnnotationPatch,
+  ListSource,
+  ReviewListInfo,
+  ReviewListItem,
+  ReviewStats,
+  Scorecard,
+  ScorecardDefinition
+} from '../review'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
@@ -57,7 +65,9 @@ export const contract = {
   },
   /** Settings' edited catalog, the whole list. */
   'catalog.save': {
-    request: z.object({ types: z.array(z.object({ value: z.string().trim().min(1).max(200), description: z.string().trim().max(200) })).max(1000) }).strict(),
+    request: z
+      .object({ types: z.array(z.object({ value: z.string().trim().min(1).max(200), description: z.string().trim().max(200) })).max(1000) })
+      .strict(),
     response: z.array(CallType)
   },
   'sync.start': {
@@ -84,7 +94,10 @@ export const contract = {
     response: SearchPage
   },
   /** The total, and whether synced scopes answer the whole query (the banner over the results). */
-  'search.count': { request: z.object({ query: SearchQuery }).strict(), response: z.object({ total: z.number().int(), coverage: QueryCoverage }) },
+  'search.count': {
+    request: z.object({ query: SearchQuery }).strict(),
+    response: z.object({ total: z.number().int(), coverage: QueryCoverage })
+  },
   'search.columns': { request: Empty, response: z.array(ColumnInfo) },
   'search.facets': {
     request: z
@@ -106,7 +119,14 @@ export const contract = {
     response: RemotePage
   },
   'savedSearches.save': {
-    request: z.object({ name: z.string().trim().min(1).max(200), query: SearchQuery, relativeDays: z.number().int().min(1).max(3660).optional(), id: z.string().optional() }).strict(),
+    request: z
+      .object({
+        name: z.string().trim().min(1).max(200),
+        query: SearchQuery,
+        relativeDays: z.number().int().min(1).max(3660).optional(),
+        id: z.string().optional()
+      })
+      .strict(),
     response: z.array(SavedSearch)
   },
   'savedSearches.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: z.array(SavedSearch) },
@@ -207,4 +227,3 @@ export type CallsightApi = {
   invoke<C extends ChannelName>(channel: C, request: Request<C>): Promise<Result<Response<C>>>
   on<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void
 }
-

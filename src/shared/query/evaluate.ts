@@ -51,7 +51,12 @@ export class CallText {
   column(field: TextField | 'analysis'): string[] {
     let c = this.columns.get(field)
     if (!c) {
-      const raw = field === 'analysis' ? this.call.analysis.map((a) => a.value).join(' ') : field === 'note' ? (this.call.extra?.note ?? '') : this.call[field]
+      const raw =
+        field === 'analysis'
+          ? this.call.analysis.map((a) => a.value).join(' ')
+          : field === 'note'
+            ? (this.call.extra?.note ?? '')
+            : this.call[field]
       c = tokensOf(raw)
       this.columns.set(field, c)
     }

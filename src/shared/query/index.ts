@@ -1,5 +1,15 @@
 export type { FieldOp, FieldValue, QueryError, QueryErrorCode, QueryNode, ResolvedNode, Span, TextField } from './ast'
 export { numberOf, parseQuery, tokensOf } from './parse'
 export { analyzeQuery, fieldName, keyByName, resolveQuery, type KeyRef, type ResolveContext } from './resolve'
-export { CallText, evaluate, matchedIn, matchedItems, positiveTerms, reachesAnalysis, type EvalCall, type NamedItem, type NumberReader } from './evaluate'
+export {
+  CallText,
+  evaluate,
+  matchedIn,
+  matchedItems,
+  positiveTerms,
+  reachesAnalysis,
+  type EvalCall,
+  type NamedItem,
+  type NumberReader
+} from './evaluate'
 export { describeQueryError, underline } from './messages'

@@ -91,7 +91,13 @@ export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resol
     }
     const v = n.value
     if (v.kind === 'range') {
-      return { kind: 'range', key: key.key, min: v.min === null ? null : bound(v.min, false), max: v.max === null ? null : bound(v.max, false), span: n.span }
+      return {
+        kind: 'range',
+        key: key.key,
+        min: v.min === null ? null : bound(v.min, false),
+        max: v.max === null ? null : bound(v.max, false),
+        span: n.span
+      }
     }
     const num = numberOf(v.raw)
     switch (n.op) {

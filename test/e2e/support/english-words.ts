@@ -69,7 +69,8 @@ export const DATA_REGIONS = [
 export async function visibleTexts(page: Page): Promise<string[]> {
   return page.evaluate((dataRegions) => {
     const out: string[] = []
-    const visible = (el: Element): boolean => (el as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true }) ?? true
+    const visible = (el: Element): boolean =>
+      (el as HTMLElement).checkVisibility?.({ checkOpacity: true, checkVisibilityCSS: true }) ?? true
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT | NodeFilter.SHOW_ELEMENT)
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
       if (n.nodeType === Node.ELEMENT_NODE) {

@@ -48,7 +48,9 @@ export interface LaunchedApp {
   close(): Promise<void>
 }
 
-export async function openBrowser(opts: Pick<LaunchOptions, 'locale' | 'timezoneId' | 'colorScheme' | 'viewport'> = {}): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+export async function openBrowser(
+  opts: Pick<LaunchOptions, 'locale' | 'timezoneId' | 'colorScheme' | 'viewport'> = {}
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`)
   const userDataDir = mkdtempSync(join(tmpdir(), 'callsight-e2e-profile-'))
   try {
@@ -131,7 +133,11 @@ export async function launchApp(opts: LaunchOptions = {}): Promise<LaunchedApp> 
 export async function invokeInPage<T>(page: Page, channel: string, request: unknown): Promise<T> {
   return page.evaluate(
     async ([c, r]) => {
-      const api = (globalThis as unknown as { api: { invoke(c: string, r: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }> } }).api
+      const api = (
+        globalThis as unknown as {
+          api: { invoke(c: string, r: unknown): Promise<{ ok: boolean; value?: unknown; error?: { message: string } }> }
+        }
+      ).api
       const res = await api.invoke(c, r)
       if (!res.ok) throw new Error(res.error?.message)
       return res.value

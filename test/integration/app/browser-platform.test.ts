@@ -18,7 +18,11 @@ import { createBrowserPlatform, NOTICE_BROWSER_MODE } from '../../../src/host/we
 
 // The desktop app's sealed tokens for the very account browser mode signs in to: a vault over
 // this file would drop them on sign-in (memory-only saves clear the stored copy).
-const DESKTOP_VAULT = JSON.stringify({ 'tokens:demo': { v: 1, backend: 'electron-safestorage:gnome_libsecret', data: 'c2VhbGVk' } }, null, '\t')
+const DESKTOP_VAULT = JSON.stringify(
+  { 'tokens:demo': { v: 1, backend: 'electron-safestorage:gnome_libsecret', data: 'c2VhbGVk' } },
+  null,
+  '\t'
+)
 
 let dataDir = ''
 let staging: DownloadStaging
@@ -39,7 +43,10 @@ async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
 }
 
 const progress = <T>(event: EventName, pick: (p: T) => boolean): T | undefined =>
-  events.filter((e) => e.event === event).map((e) => e.payload as T).find(pick)
+  events
+    .filter((e) => e.event === event)
+    .map((e) => e.payload as T)
+    .find(pick)
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'callsight-browser-platform-'))
@@ -78,14 +85,29 @@ describe('the controller in browser mode', () => {
   it('offers a finished export as a one-time download from its staging folder', async () => {
     const now = Date.now()
     const { runId } = await call('sync.start', { scope: { from: now - 90 * 86_400_000, to: now }, mode: 'full' })
-    const synced = await until(() => progress<SyncProgress>('sync.progress', (p) => p.runId === runId && p.phase !== 'fetching' && p.phase !== 'planning' && p.phase !== 'waiting'))
+    const synced = await until(() =>
+      progress<SyncProgress>(
+        'sync.progress',
+        (p) => p.runId === runId && p.phase !== 'fetching' && p.phase !== 'planning' && p.phase !== 'waiting'
+      )
+    )
     expect(synced.phase).toBe('done')
 
-    const started = await call('export.start', { selection: { kind: 'query', query: {} }, format: 'csv', columns: ['callId'], analysisLayout: 'wide' })
+    const started = await call('export.start', {
+      selection: { kind: 'query', query: {} },
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide'
+    })
     if (!started.started) throw new Error('the browser mode has no dialog to cancel')
     expect(started.file.startsWith(staging.root)).toBe(true)
-    const done = await until(() => progress<ExportProgress>('export.progress', (p) => p.exportId === started.exportId && p.phase !== 'writing'))
-    expect(done).toMatchObject({ phase: 'done', download: { url: expect.stringMatching(/^\/downloads\/[\w-]{32}$/), name: expect.stringMatching(/^callsight-.*\.csv$/) } })
+    const done = await until(() =>
+      progress<ExportProgress>('export.progress', (p) => p.exportId === started.exportId && p.phase !== 'writing')
+    )
+    expect(done).toMatchObject({
+      phase: 'done',
+      download: { url: expect.stringMatching(/^\/downloads\/[\w-]{32}$/), name: expect.stringMatching(/^callsight-.*\.csv$/) }
+    })
     const entry = staging.take(done.download!.url.slice('/downloads/'.length))
     expect(entry?.file).toBe(started.file)
     expect(readFileSync(entry!.file, 'utf8').split('\n').length).toBeGreaterThan(100)

@@ -140,7 +140,12 @@ describe('application controller', () => {
     expect(done.phase).toBe('done')
     expect(done.file).toBe(started.file)
     const rows = parse(readFileSync(started.file, 'utf8'), { bom: true }) as string[][]
-    expect(rows.slice(1).map((r) => r[0]).sort()).toEqual([...ids].sort())
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r[0])
+        .sort()
+    ).toEqual([...ids].sort())
     // The choice is remembered.
     expect((await call('settings.get', {})).export).toMatchObject({ format: 'csv', columns: ['callId', 'title'] })
   })
@@ -150,7 +155,14 @@ describe('application controller', () => {
     const page = await call('search.page', { query, offset: 0, limit: 10 })
     const want = [0, 1, 2, 7, 8].map((i) => page.rows[i]!.callId)
     const started = await call('export.start', {
-      selection: { kind: 'ranges', query, ranges: [[7, 8], [0, 2]] },
+      selection: {
+        kind: 'ranges',
+        query,
+        ranges: [
+          [7, 8],
+          [0, 2]
+        ]
+      },
       format: 'csv',
       columns: ['callId'],
       analysisLayout: 'wide'
@@ -166,7 +178,12 @@ describe('application controller', () => {
 
   it('does nothing when the save dialog is cancelled', async () => {
     app.nextExportFile.value = null
-    const r = await call('export.start', { selection: { kind: 'query', query: { results: 'all' } }, format: 'json', columns: ['callId'], analysisLayout: 'wide' })
+    const r = await call('export.start', {
+      selection: { kind: 'query', query: { results: 'all' } },
+      format: 'json',
+      columns: ['callId'],
+      analysisLayout: 'wide'
+    })
     expect(r).toEqual({ started: false })
   })
 
@@ -178,7 +195,11 @@ describe('application controller', () => {
   })
 
   it('keeps a "last 30 days" saved search relative, with no instants stored', async () => {
-    const saved = await call('savedSearches.save', { name: 'İptal – son 30 gün', query: { text: 'iptal', from: 1_700_000_000_000, to: 1_702_592_000_000 }, relativeDays: 30 })
+    const saved = await call('savedSearches.save', {
+      name: 'İptal – son 30 gün',
+      query: { text: 'iptal', from: 1_700_000_000_000, to: 1_702_592_000_000 },
+      relativeDays: 30
+    })
     const entry = saved.find((s) => s.name === 'İptal – son 30 gün')!
     expect(entry.relativeDays).toBe(30)
     expect(entry.query.from).toBeNull()

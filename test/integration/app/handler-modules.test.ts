@@ -39,7 +39,9 @@ const account = (username: string, requests: number): Account => ({
 
 describe('handler modules', () => {
   it('give every channel of the contract exactly one handler', () => {
-    const modules = [shellHandlers, accountHandlers, syncHandlers, searchHandlers, exportHandlers, teamHandlers, reviewHandlers].map((m) => Object.keys(m(state)))
+    const modules = [shellHandlers, accountHandlers, syncHandlers, searchHandlers, exportHandlers, teamHandlers, reviewHandlers].map((m) =>
+      Object.keys(m(state))
+    )
     const all = modules.flat()
     expect(new Set(all).size).toBe(all.length)
     expect([...all].sort()).toEqual([...CHANNELS].sort())

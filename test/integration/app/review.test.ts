@@ -85,17 +85,25 @@ describe('review through the router', () => {
     expect((await call('annotations.get', { callId: ids[0]! }))?.note).toBe(a.note)
 
     // A failed critical criterion fails the call.
-    const failed = await call('annotations.save', { callId: ids[1]!, score: { scorecardId: cardId, answers: { greet: 1, solve: 5, kvkk: 0 } } })
+    const failed = await call('annotations.save', {
+      callId: ids[1]!,
+      score: { scorecardId: cardId, answers: { greet: 1, solve: 5, kvkk: 0 } }
+    })
     expect(failed.score).toMatchObject({ total: 0, failed: true })
 
     // An answer off the scale is refused by the core with the taxonomy's InvalidInput.
-    expect((await failure(call('annotations.save', { callId: ids[2]!, score: { scorecardId: cardId, answers: { solve: 7 } } }))).code).toBe('InvalidInput')
+    expect((await failure(call('annotations.save', { callId: ids[2]!, score: { scorecardId: cardId, answers: { solve: 7 } } }))).code).toBe(
+      'InvalidInput'
+    )
     // An unknown status never reaches the handler.
     expect((await failure(call('annotations.save', { callId: ids[2]!, status: 'done' as never }))).code).toBe('InvalidInput')
   })
 
   it('versions a changed scorecard; old scores keep their version; JSON export/import round-trips', async () => {
-    const v2 = await call('scorecards.save', { id: cardId, definition: { ...CARD, criteria: [...CARD.criteria, { id: 'close', name: 'Kapanış', weight: 1, scale: '0_10', critical: false }] } })
+    const v2 = await call('scorecards.save', {
+      id: cardId,
+      definition: { ...CARD, criteria: [...CARD.criteria, { id: 'close', name: 'Kapanış', weight: 1, scale: '0_10', critical: false }] }
+    })
     expect(v2.version).toBe(2)
     const same = await call('scorecards.save', { id: cardId, definition: v2 })
     expect(same.version).toBe(2)
@@ -133,13 +141,22 @@ describe('review through the router', () => {
     expect(added.size).toBe(6)
 
     const total = (await call('search.count', { query: { results: 'all' } })).total
-    const sampled = await call('reviewLists.create', { name: '%5', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } } })
+    const sampled = await call('reviewLists.create', {
+      name: '%5',
+      source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } }
+    })
     expect(sampled.size).toBe(Math.round(total * 0.05))
-    const again = await call('reviewLists.create', { name: '%5 again', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } } })
+    const again = await call('reviewLists.create', {
+      name: '%5 again',
+      source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'percent', percent: 5, seed: 7 } }
+    })
     const items = async (id: string) => (await call('reviewLists.items', { id, offset: 0, limit: 1000 })).items.map((i) => i.callId)
     expect(await items(again.id)).toEqual(await items(sampled.id))
 
-    const perDay = await call('reviewLists.create', { name: '2/day', source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'perDay', perDay: 2, zone: 'Europe/Istanbul', seed: 1 } } })
+    const perDay = await call('reviewLists.create', {
+      name: '2/day',
+      source: { kind: 'query', query: { results: 'all' }, sample: { kind: 'perDay', perDay: 2, zone: 'Europe/Istanbul', seed: 1 } }
+    })
     expect(perDay.size).toBeGreaterThan(10)
     expect(perDay.size).toBeLessThanOrEqual(2 * 22)
     expect((await failure(call('reviewLists.items', { id: 'nope', offset: 0, limit: 10 }))).code).toBe('NotFound')
@@ -147,7 +164,11 @@ describe('review through the router', () => {
     const stats = await call('review.stats', { zone: 'Europe/Istanbul' })
     expect(stats.lists.find((l) => l.id === manual.id)).toMatchObject({ size: 6, reviewed: 2 })
     // Totals 87.5, 0 and 50 (v2): one call each in the 80s, the 0s and the 50s.
-    expect(stats.scoreBuckets.filter((b) => b.count > 0).map((b) => [b.from, b.count])).toEqual([[0, 1], [50, 1], [80, 1]])
+    expect(stats.scoreBuckets.filter((b) => b.count > 0).map((b) => [b.from, b.count])).toEqual([
+      [0, 1],
+      [50, 1],
+      [80, 1]
+    ])
     expect(stats.scoreByDay.reduce((n, d) => n + d.count, 0)).toBe(3)
     expect(stats.tags.find((t) => t.tag === 'şikayet')?.count).toBe(1)
     expect(stats.statuses.find((s) => s.status === 'reviewed')?.count).toBe(1)

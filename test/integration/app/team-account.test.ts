@@ -22,7 +22,14 @@ beforeAll(async () => {
   ;[cluster, service] = await Promise.all([startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 2500 })])
   await cluster.sql('CREATE DATABASE team')
   const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
-  await teamInit({ pool, schema: 'acme', writerRole: 'acme_writer', readerRole: 'acme_reader', writerPassword: 'w-pw', readerPassword: 'reader-pw-1' })
+  await teamInit({
+    pool,
+    schema: 'acme',
+    writerRole: 'acme_writer',
+    readerRole: 'acme_reader',
+    writerPassword: 'w-pw',
+    readerPassword: 'reader-pw-1'
+  })
   await pool.end()
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
   const { session } = await signedInSession(service)
@@ -56,14 +63,26 @@ async function failure(p: Promise<unknown>): Promise<CallsightError> {
   throw new Error('expected a failure')
 }
 
-const team = () => ({ url: `postgres://acme_reader@127.0.0.1:${cluster.port}/team`, schema: 'acme', sslMode: 'disable' as const, sslRootCert: null })
+const team = () => ({
+  url: `postgres://acme_reader@127.0.0.1:${cluster.port}/team`,
+  schema: 'acme',
+  sslMode: 'disable' as const,
+  sslRootCert: null
+})
 
 describe('a team cache account in the app', () => {
   it('refuses a wrong password or a password in the address, and saves nothing', async () => {
     const wrong = await failure(call('team.connect', { team: team(), password: 'nope', baseUrl: service.url, username: 'demo' }))
     expect(wrong.code).toBe('InvalidCredentials')
     expect((await call('settings.get', {})).accounts).toEqual([])
-    expect(contract['team.connect'].request.safeParse({ team: { ...team(), url: `postgres://acme_reader:pw@127.0.0.1:${cluster.port}/team` }, password: 'x', baseUrl: service.url, username: 'demo' }).success).toBe(false)
+    expect(
+      contract['team.connect'].request.safeParse({
+        team: { ...team(), url: `postgres://acme_reader:pw@127.0.0.1:${cluster.port}/team` },
+        password: 'x',
+        baseUrl: service.url,
+        username: 'demo'
+      }).success
+    ).toBe(false)
   })
 
   it('connects, keeps the password encrypted, pulls with progress, shows the worker, and asks nothing of the service', async () => {
@@ -79,7 +98,11 @@ describe('a team cache account in the app', () => {
     const end = Date.now() + 60_000
     let last: TeamPullProgress | undefined
     while (Date.now() < end) {
-      last = app.events.filter((e) => e.event === 'team.progress').map((e) => e.payload as TeamPullProgress).filter((p) => p.runId === runId).pop()
+      last = app.events
+        .filter((e) => e.event === 'team.progress')
+        .map((e) => e.payload as TeamPullProgress)
+        .filter((p) => p.runId === runId)
+        .pop()
       if (last && last.phase !== 'pulling') break
       await new Promise((r) => setTimeout(r, 25))
     }

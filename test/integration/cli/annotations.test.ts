@@ -44,8 +44,18 @@ beforeAll(async () => {
   a = join(dir, 'a.db')
   b = join(dir, 'b.db')
   const ca = seed(a)
-  const card = ca.scorecards.save({ name: 'Form', criteria: [{ id: 'q', name: 'Soru', weight: 1, scale: '1_5', critical: false }] }, undefined, 'ayse', 1000)
-  write(ca, 'call-1', 2000, { status: 'reviewed', tags: ['iade'], note: '=SUM(A1) aradı 0532 123 45 67', score: { scorecardId: card.id, version: 1, answers: { q: 5 }, total: 100, failed: false } })
+  const card = ca.scorecards.save(
+    { name: 'Form', criteria: [{ id: 'q', name: 'Soru', weight: 1, scale: '1_5', critical: false }] },
+    undefined,
+    'ayse',
+    1000
+  )
+  write(ca, 'call-1', 2000, {
+    status: 'reviewed',
+    tags: ['iade'],
+    note: '=SUM(A1) aradı 0532 123 45 67',
+    score: { scorecardId: card.id, version: 1, answers: { q: 5 }, total: 100, failed: false }
+  })
   write(ca, 'call-2', 2000, { status: 'follow_up', note: 'eski not' })
   write(ca, 'gone-call', 2000, { tags: ['arşiv'] })
   ca.close()
@@ -73,7 +83,12 @@ describe('callsight annotations', () => {
 
     const imp = await runCli(cli, ['annotations', 'import', '--db', b, '--format', 'json', '--in', out, '--json'])
     expect(imp.code).toBe(0)
-    const report = JSON.parse(imp.stdout) as { added: number; updated: number; unchanged: number; conflicts: Array<{ callId: string; field: string; kept: string }> }
+    const report = JSON.parse(imp.stdout) as {
+      added: number
+      updated: number
+      unchanged: number
+      conflicts: Array<{ callId: string; field: string; kept: string }>
+    }
     expect(report).toMatchObject({ added: 2, updated: 1, unchanged: 0 })
     expect(report.conflicts).toEqual(
       expect.arrayContaining([
@@ -94,7 +109,9 @@ describe('callsight annotations', () => {
       cb.close()
     }
     // Importing the same file again changes nothing.
-    const again = JSON.parse((await runCli(cli, ['annotations', 'import', '--db', b, '--format', 'json', '--in', out, '--json'])).stdout) as { added: number; updated: number }
+    const again = JSON.parse(
+      (await runCli(cli, ['annotations', 'import', '--db', b, '--format', 'json', '--in', out, '--json'])).stdout
+    ) as { added: number; updated: number }
     expect(again).toMatchObject({ added: 0, updated: 0 })
   })
 
@@ -129,7 +146,9 @@ describe('callsight annotations', () => {
     const reviewed = await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'reviewed', '--json'])
     expect(reviewed.stderr).toBe('')
     expect(json(reviewed).items.map((i) => i.callId)).toEqual(['call-1'])
-    expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'new', '--json'])).items.map((i) => i.callId)).toEqual(['call-3'])
+    expect(
+      json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'new', '--json'])).items.map((i) => i.callId)
+    ).toEqual(['call-3'])
     expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--note', 'ESKİ', '--json'])).total).toBe(1)
     expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--score', '90..', '--tag', 'iade', '--json'])).total).toBe(1)
     expect(json(await runCli(cli, ['search', '--db', a, '--results', 'all', '--tag', 'arşiv', '--json'])).total).toBe(0)
@@ -137,9 +156,26 @@ describe('callsight annotations', () => {
     expect((await runCli(cli, ['search', '--db', a, '--results', 'all', '--status', 'done'])).code).toBe(2)
 
     const out = join(dir, 'review.csv')
-    const r = await runCli(cli, ['export', '--db', a, '--results', 'all', '--format', 'csv', '--out', out, '--columns', 'callId,review', '--has-note', 'true'])
+    const r = await runCli(cli, [
+      'export',
+      '--db',
+      a,
+      '--results',
+      'all',
+      '--format',
+      'csv',
+      '--out',
+      out,
+      '--columns',
+      'callId,review',
+      '--has-note',
+      'true'
+    ])
     expect(r.stderr).toBe('')
-    const lines = readFileSync(out, 'utf8').replace(/^\uFEFF/, '').trim().split('\r\n')
+    const lines = readFileSync(out, 'utf8')
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
     expect(lines[0]).toBe('Call ID,Review status,Tags,Note,Score,Scorecard,Reviewer,Reviewed at')
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['call-2', 'call-1'])
   }, 120_000) // nine CLI processes, one after another: slow on a loaded machine

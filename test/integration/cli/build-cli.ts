@@ -13,7 +13,12 @@ const root = resolve(import.meta.dirname, '../../..')
 export async function buildCli(entry: 'cli' | 'service' = 'cli'): Promise<string> {
   const outDir = join(root, 'node_modules', '.tmp', `callsight-${entry}-test-${process.pid}`)
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: object; devDependencies: object }
-  const names = [...builtinModules, ...builtinModules.map((m) => `node:${m}`), ...Object.keys(pkg.dependencies), ...Object.keys(pkg.devDependencies)]
+  const names = [
+    ...builtinModules,
+    ...builtinModules.map((m) => `node:${m}`),
+    ...Object.keys(pkg.dependencies),
+    ...Object.keys(pkg.devDependencies)
+  ]
   const external = names.map((n) => new RegExp(`^${n.replace(/[/\\^$*+?.()|[\]{}]/g, '\\$&')}(/.*)?$`))
   await build({
     configFile: false,
@@ -25,7 +30,11 @@ export async function buildCli(entry: 'cli' | 'service' = 'cli'): Promise<string
       outDir,
       emptyOutDir: true,
       minify: false,
-      rollupOptions: { input: { [entry]: join(root, entry === 'cli' ? 'src/cli/index.ts' : 'src/service/bin.ts') }, external, output: { format: 'esm', entryFileNames: '[name].mjs' } }
+      rollupOptions: {
+        input: { [entry]: join(root, entry === 'cli' ? 'src/cli/index.ts' : 'src/service/bin.ts') },
+        external,
+        output: { format: 'esm', entryFileNames: '[name].mjs' }
+      }
     }
   })
   const file = join(outDir, `${entry}.mjs`)

@@ -16,10 +16,38 @@ let db = ''
 
 beforeAll(async () => {
   cli = await buildCli()
-  service = await startService({ port: 0, calls: 1200, seed: 3, from: FROM, to: TO, tz: 'Europe/Istanbul', rateLimit: { requests: 600, perSeconds: 1 }, quiet: true })
+  service = await startService({
+    port: 0,
+    calls: 1200,
+    seed: 3,
+    from: FROM,
+    to: TO,
+    tz: 'Europe/Istanbul',
+    rateLimit: { requests: 600, perSeconds: 1 },
+    quiet: true
+  })
   dir = mkdtempSync(join(tmpdir(), 'callsight-cli-'))
   db = join(dir, 'cli.db')
-  const r = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', db, '--from', FROM, '--to', '2026-03-02T18:00:01Z', '--results', 'all', '--analysis', '--zone', 'Europe/Istanbul', '--rate-limit', '600/1'])
+  const r = await runCli(cli, [
+    'sync',
+    '--server',
+    service.url,
+    '--user',
+    'demo',
+    '--db',
+    db,
+    '--from',
+    FROM,
+    '--to',
+    '2026-03-02T18:00:01Z',
+    '--results',
+    'all',
+    '--analysis',
+    '--zone',
+    'Europe/Istanbul',
+    '--rate-limit',
+    '600/1'
+  ])
   if (r.code !== 0) throw new Error(`sync failed: ${r.stderr}`)
 }, 120_000)
 
@@ -49,13 +77,21 @@ describe('callsight CLI', () => {
   })
 
   it('exits 3 on a refused password and does not print it', async () => {
-    const r = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'x.db'), '--from', FROM, '--to', TO], { CALLSIGHT_PASSWORD: 'wrong-secret-123' })
+    const r = await runCli(
+      cli,
+      ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'x.db'), '--from', FROM, '--to', TO],
+      { CALLSIGHT_PASSWORD: 'wrong-secret-123' }
+    )
     expect(r.code).toBe(3)
     expect(r.stderr + r.stdout).not.toContain('wrong-secret-123')
   })
 
   it('exits 2 without a password when there is no terminal to ask on', async () => {
-    const r = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'y.db'), '--from', FROM, '--to', TO], { CALLSIGHT_PASSWORD: '' })
+    const r = await runCli(
+      cli,
+      ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'y.db'), '--from', FROM, '--to', TO],
+      { CALLSIGHT_PASSWORD: '' }
+    )
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('CALLSIGHT_PASSWORD')
   })
@@ -68,14 +104,31 @@ describe('callsight CLI', () => {
     expect(out.total).toBe(dump.length)
     expect(out.items).toHaveLength(5)
     const first = [...dump].sort((a, b) => Date.parse(a.callDate) - Date.parse(b.callDate) || (a.callId < b.callId ? -1 : 1))[0]!
-    expect(out.items[0]).toEqual({ callId: first.callId, callDate: first.callDate, title: first.title, summary: first.summary, analysis: first.analysis })
+    expect(out.items[0]).toEqual({
+      callId: first.callId,
+      callDate: first.callDate,
+      title: first.title,
+      summary: first.summary,
+      analysis: first.analysis
+    })
   })
 
   it('search filters by text and analysis, with --where', async () => {
     const dump = service.admin.dump()
     const sample = dump.find((d) => d.analysis.length > 0)!
     const item = sample.analysis[0]!
-    const r = await runCli(cli, ['search', '--db', db, '--results', 'all', '--where', `${item.key}=${item.value}`, '--limit', '10000', '--json'])
+    const r = await runCli(cli, [
+      'search',
+      '--db',
+      db,
+      '--results',
+      'all',
+      '--where',
+      `${item.key}=${item.value}`,
+      '--limit',
+      '10000',
+      '--json'
+    ])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: Array<{ callId: string }> }
     const want = dump.filter((d) => d.analysis.some((a) => a.key === item.key && a.value === item.value)).map((d) => d.callId)
@@ -85,7 +138,23 @@ describe('callsight CLI', () => {
 
   it('export writes the file and says where and how many', async () => {
     const out = join(dir, 'calls.ndjson')
-    const r = await runCli(cli, ['export', '--db', db, '--results', 'all', '--format', 'ndjson', '--out', out, '--from', '2026-03-02T06:00:00Z', '--to', '2026-03-02T09:00:00Z', '--zone', 'Europe/Istanbul'])
+    const r = await runCli(cli, [
+      'export',
+      '--db',
+      db,
+      '--results',
+      'all',
+      '--format',
+      'ndjson',
+      '--out',
+      out,
+      '--from',
+      '2026-03-02T06:00:00Z',
+      '--to',
+      '2026-03-02T09:00:00Z',
+      '--zone',
+      'Europe/Istanbul'
+    ])
     expect(r.code, r.stderr).toBe(0)
     const want = service.admin.dump().filter((d) => Date.parse(d.callDate) < Date.parse('2026-03-02T09:00:00Z')).length
     expect(r.stdout).toContain(out)
@@ -96,7 +165,24 @@ describe('callsight CLI', () => {
   })
 
   it('remote-search prints one page from the service', async () => {
-    const r = await runCli(cli, ['remote-search', '--server', service.url, '--user', 'demo', '--from', FROM, '--to', TO, '--results', 'all', '--take', '7', '--zone', 'Europe/Istanbul', '--json'])
+    const r = await runCli(cli, [
+      'remote-search',
+      '--server',
+      service.url,
+      '--user',
+      'demo',
+      '--from',
+      FROM,
+      '--to',
+      TO,
+      '--results',
+      'all',
+      '--take',
+      '7',
+      '--zone',
+      'Europe/Istanbul',
+      '--json'
+    ])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: unknown[] }
     expect(out.items).toHaveLength(7)
@@ -104,7 +190,25 @@ describe('callsight CLI', () => {
   })
 
   it('exits 9 for a call type the service does not know', async () => {
-    const r = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'z.db'), '--from', FROM, '--to', TO, '--types', 'NoSuchType', '--zone', 'Europe/Istanbul', '--rate-limit', '600/1'])
+    const r = await runCli(cli, [
+      'sync',
+      '--server',
+      service.url,
+      '--user',
+      'demo',
+      '--db',
+      join(dir, 'z.db'),
+      '--from',
+      FROM,
+      '--to',
+      TO,
+      '--types',
+      'NoSuchType',
+      '--zone',
+      'Europe/Istanbul',
+      '--rate-limit',
+      '600/1'
+    ])
     expect(r.code).toBe(9)
     expect(r.stderr).toContain('NoSuchType')
   })

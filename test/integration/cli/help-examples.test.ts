@@ -112,13 +112,22 @@ describe('CLI examples', () => {
     for (const e of examples) {
       const r = await run(e)
       outcomes[e.line] = r
-      expect({ source: e.source, line: e.line, code: r.code, err: r.err }).toEqual({ source: e.source, line: e.line, code: e.exit, err: expect.any(String) })
+      expect({ source: e.source, line: e.line, code: r.code, err: r.err }).toEqual({
+        source: e.source,
+        line: e.line,
+        code: e.exit,
+        err: expect.any(String)
+      })
     }
     // What the session shows: the Description in capitals finds the synced type; a type no
     // scope answers warns once with the sync that fills it; --strict turns that into exit 12.
     const shouted = outcomes['callsight search --db calls.db --types ŞİKAYET --sort -date --limit 5']!
     expect(shouted.out).toMatch(/5 of \d+ call\(s\)/)
-    const json = JSON.parse(outcomes['callsight search --db calls.db --types Complaint --from 2026-03-02T09:00 --to 2026-03-02T12:00 --zone Europe/Istanbul --json']!.out) as {
+    const json = JSON.parse(
+      outcomes[
+        'callsight search --db calls.db --types Complaint --from 2026-03-02T09:00 --to 2026-03-02T12:00 --zone Europe/Istanbul --json'
+      ]!.out
+    ) as {
       total: number
       coverage: { complete: boolean }
     }
@@ -126,7 +135,9 @@ describe('CLI examples', () => {
     expect(json.coverage.complete).toBe(true)
     const refund = outcomes['callsight search --db calls.db --types Refund --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul']!
     expect(refund.err.trim().split('\n')).toHaveLength(1)
-    expect(refund.err).toMatch(/not synced: call type Refund \(İade Talebi\), answered only, 2026-03-02T00:00:00\+03:00 – 2026-03-03T00:00:00\+03:00/)
+    expect(refund.err).toMatch(
+      /not synced: call type Refund \(İade Talebi\), answered only, 2026-03-02T00:00:00\+03:00 – 2026-03-03T00:00:00\+03:00/
+    )
     expect(refund.err).toContain('callsight sync --server URL --user NAME')
     expect(refund.err).toContain('--types Refund')
     expect(outcomes['callsight search --db calls.db --types Kargo']!.err).toMatch(/Kargo.*Known: .*Complaint \(Şikayet\)/)

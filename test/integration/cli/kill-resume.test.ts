@@ -42,7 +42,29 @@ afterAll(async () => {
 describe('callsight sync killed with SIGKILL at 20 random moments', () => {
   it('resumes each time and ends with exactly the service set, no duplicates, integrity ok', async () => {
     const db = join(dir, 'kill.db')
-    const args = ['sync', '--server', service.url, '--user', 'demo', '--db', db, '--from', FROM, '--to', '2026-02-02T20:00:01Z', '--results', 'all', '--zone', 'Europe/Istanbul', '--analysis', '--rate-limit', '600/1', '--mode', 'full', '--json']
+    const args = [
+      'sync',
+      '--server',
+      service.url,
+      '--user',
+      'demo',
+      '--db',
+      db,
+      '--from',
+      FROM,
+      '--to',
+      '2026-02-02T20:00:01Z',
+      '--results',
+      'all',
+      '--zone',
+      'Europe/Istanbul',
+      '--analysis',
+      '--rate-limit',
+      '600/1',
+      '--mode',
+      'full',
+      '--json'
+    ]
     // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
     {
       const { child, done } = spawnCli(cli, args)

@@ -23,7 +23,9 @@ describe('the Electron main bundle', () => {
     await build({ ...main, configFile: false, logLevel: 'warn', build: { ...main.build, outDir, emptyOutDir: true, watch: null } })
     const bundle = readFileSync(join(outDir, 'index.js'), 'utf8')
     const required = [...bundle.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1] ?? '')
-    const packages = [...new Set(required.filter((n) => !n.startsWith('node:') && !n.startsWith('.') && !builtinModules.includes(n) && n !== 'electron'))]
+    const packages = [
+      ...new Set(required.filter((n) => !n.startsWith('node:') && !n.startsWith('.') && !builtinModules.includes(n) && n !== 'electron'))
+    ]
     expect(packages).toContain('better-sqlite3')
     expect(packages).not.toContain('electron-store')
     expect(packages).not.toContain('conf')

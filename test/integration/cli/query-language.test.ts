@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseNumeric } from '../../../src/core/cache'
 import type { CallRecord } from '../../../src/shared/domain'
 import { analyzeQuery, CallText, evaluate } from '../../../src/shared/query'
-import { buildFixture } from '../../unit/search/fixture'
-import { FIXTURE_KEYS as KEYS, LANGUAGE_CASES } from '../../unit/search/query-cases'
+import { buildFixture } from '../../unit/core/search/fixture'
+import { FIXTURE_KEYS as KEYS, LANGUAGE_CASES } from '../../unit/core/search/query-cases'
 import { buildCli, removeBuild } from './build-cli'
 import { runCli } from './helpers'
 
@@ -50,7 +50,19 @@ describe('callsight search speaks the same language as the app', () => {
     const open = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura (iade'])
     expect(open.code).toBe(2)
     expect(open.stderr).toContain('fatura (iade\n         ^')
-    const where = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura', '--where', 'sentiment=OLUMSUZ', '--limit', '10000', '--json'])
+    const where = await runCli(cli, [
+      'search',
+      '--db',
+      db,
+      '--results',
+      'all',
+      'fatura',
+      '--where',
+      'sentiment=OLUMSUZ',
+      '--limit',
+      '10000',
+      '--json'
+    ])
     const both = await runCli(cli, ['search', '--db', db, '--results', 'all', 'fatura duygu:olumsuz', '--limit', '10000', '--json'])
     expect(where.code).toBe(0)
     const total = (JSON.parse(where.stdout) as { total: number }).total

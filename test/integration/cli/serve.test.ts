@@ -19,7 +19,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'callsight-serve-cli-'))
   renderer = join(dir, 'renderer')
   mkdirSync(renderer)
-  writeFileSync(join(renderer, 'index.html'), '<!doctype html><html><head><script type="module" src="./app.js"></script></head><body></body></html>')
+  writeFileSync(
+    join(renderer, 'index.html'),
+    '<!doctype html><html><head><script type="module" src="./app.js"></script></head><body></body></html>'
+  )
 }, 120_000)
 
 afterAll(() => {
@@ -46,7 +49,9 @@ describe('callsight serve', () => {
   })
 
   it('says how to build the screens when they are missing', async () => {
-    const r = await runCli(cli, ['serve', '--no-open', '--data-dir', join(dir, 'unbuilt')], { CALLSIGHT_RENDERER_DIR: join(dir, 'nowhere') })
+    const r = await runCli(cli, ['serve', '--no-open', '--data-dir', join(dir, 'unbuilt')], {
+      CALLSIGHT_RENDERER_DIR: join(dir, 'nowhere')
+    })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('npm run build')
     expect(r.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/)

@@ -18,7 +18,16 @@ let dir = ''
 beforeAll(async () => {
   cli = await buildCli()
   // The tenant's limit, time-scaled: 30 per 3 s for everyone together.
-  service = await startService({ port: 0, calls: 1_500, seed: 12, from: FROM, to: TO, tz: 'Europe/Istanbul', rateLimit: { requests: 30, perSeconds: 3 }, quiet: true })
+  service = await startService({
+    port: 0,
+    calls: 1_500,
+    seed: 12,
+    from: FROM,
+    to: TO,
+    tz: 'Europe/Istanbul',
+    rateLimit: { requests: 30, perSeconds: 3 },
+    quiet: true
+  })
   dir = mkdtempSync(join(tmpdir(), 'callsight-cli-tenant-'))
 }, 120_000)
 
@@ -31,7 +40,29 @@ afterAll(async () => {
 describe('two workstations of one tenant syncing at once', () => {
   it('each told the whole limit: both end with exactly the service set, through 429s if any', async () => {
     const run = (db: string) =>
-      runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', db, '--from', FROM, '--to', '2026-03-02T18:00:01Z', '--results', 'all', '--zone', 'Europe/Istanbul', '--analysis', '--rate-limit', '30/3', '--mode', 'full', '--json'])
+      runCli(cli, [
+        'sync',
+        '--server',
+        service.url,
+        '--user',
+        'demo',
+        '--db',
+        db,
+        '--from',
+        FROM,
+        '--to',
+        '2026-03-02T18:00:01Z',
+        '--results',
+        'all',
+        '--zone',
+        'Europe/Istanbul',
+        '--analysis',
+        '--rate-limit',
+        '30/3',
+        '--mode',
+        'full',
+        '--json'
+      ])
     const dbs = [join(dir, 'a.db'), join(dir, 'b.db')]
     const results = await Promise.all(dbs.map(run))
     const want = new Set(service.admin.dump().map((d) => d.callId))

@@ -35,9 +35,18 @@ beforeAll(async () => {
     if (req.path.endsWith('/auth/token')) return res.end(JSON.stringify(TOKEN))
     if (mode === 'validation') {
       res.statusCode = 400
-      return res.end(JSON.stringify({ error: { message: 'Bad', validationErrors: [{ message: 'take \u001b]0;owned\u0007is wrong', members: ['take'] }] } }))
+      return res.end(
+        JSON.stringify({
+          error: { message: 'Bad', validationErrors: [{ message: 'take \u001b]0;owned\u0007is wrong', members: ['take'] }] }
+        })
+      )
     }
-    res.end(JSON.stringify({ totalCount: 1, items: [{ callId: HOSTILE_ID, callDate: '2026-01-05T09:00:00Z', title: HOSTILE_TITLE, summary: 's', analysis: [] }] }))
+    res.end(
+      JSON.stringify({
+        totalCount: 1,
+        items: [{ callId: HOSTILE_ID, callDate: '2026-01-05T09:00:00Z', title: HOSTILE_TITLE, summary: 's', analysis: [] }]
+      })
+    )
   })
   dir = mkdtempSync(join(tmpdir(), 'callsight-cli-esc-'))
   process.env.CALLSIGHT_PASSWORD = 'pw'
@@ -52,7 +61,20 @@ afterEach(() => {
   mode = 'page'
 })
 
-const remote = (extra: string[] = []) => ['remote-search', '--server', service.url, '--user', 'ayse', '--from', FROM, '--to', TO, '--zone', 'UTC', ...extra]
+const remote = (extra: string[] = []) => [
+  'remote-search',
+  '--server',
+  service.url,
+  '--user',
+  'ayse',
+  '--from',
+  FROM,
+  '--to',
+  TO,
+  '--zone',
+  'UTC',
+  ...extra
+]
 
 describe('the CLI shows control characters from the service, never sends them to the terminal', () => {
   it('remote-search, human-readable', async () => {
@@ -70,7 +92,7 @@ describe('the CLI shows control characters from the service, never sends them to
     expect(page.items[0]).toMatchObject({ callId: HOSTILE_ID, title: HOSTILE_TITLE })
   })
 
-  it('an error message carrying the service\'s words', async () => {
+  it("an error message carrying the service's words", async () => {
     mode = 'validation'
     const io = capture()
     expect(await main(remote(), io)).toBe(9)
@@ -78,14 +100,27 @@ describe('the CLI shows control characters from the service, never sends them to
     expect(io.text()).toContain('take ␛]0;owned␇is wrong')
   })
 
-  it('search over the cache, and sync\'s own lines', async () => {
+  it("search over the cache, and sync's own lines", async () => {
     const db = join(dir, 'cache.db')
     const io = capture()
-    expect(await main(['sync', '--server', service.url, '--user', 'ayse', '--db', db, '--from', FROM, '--to', TO, '--zone', 'UTC', '--results', 'all'], io)).toBe(0)
+    expect(
+      await main(
+        ['sync', '--server', service.url, '--user', 'ayse', '--db', db, '--from', FROM, '--to', TO, '--zone', 'UTC', '--results', 'all'],
+        io
+      )
+    ).toBe(0)
     expect(io.text()).not.toMatch(CONTROL)
     // A record written by some other means (an older version, another tool) prints safely too.
     const cache = openCache(db)
-    const record: CallRecord = { callId: 'C-2\u0007', callAt: Date.parse('2026-01-05T10:00:00Z'), callDate: '2026-01-05T10:00:00Z', title: 'x\u001b[1Ay', summary: '', analysis: [], extra: {} }
+    const record: CallRecord = {
+      callId: 'C-2\u0007',
+      callAt: Date.parse('2026-01-05T10:00:00Z'),
+      callDate: '2026-01-05T10:00:00Z',
+      title: 'x\u001b[1Ay',
+      summary: '',
+      analysis: [],
+      extra: {}
+    }
     cache.ensureScope('other', { callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: false })
     cache.writePage({ scopeKey: 'other', records: [record], includeAnalysis: false, checkpoint: null })
     cache.close()

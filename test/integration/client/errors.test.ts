@@ -91,7 +91,11 @@ describe('error taxonomy over real HTTP, down to the words a person reads', () =
     const r = await signedIn({ client: { maxRetries: 2 } })
     svc!.admin.setFaults({ errorRate: 1, errorStatuses: [503], paths: [CALLS_PATH] })
     const e = await failure(r.session.getCalls(params()))
-    expect(e.toInfo()).toEqual({ code: 'ServerError', message: 'The service had an internal problem (HTTP 503); please try again later.', status: 503 })
+    expect(e.toInfo()).toEqual({
+      code: 'ServerError',
+      message: 'The service had an internal problem (HTTP 503); please try again later.',
+      status: 503
+    })
     expect(svc!.admin.stats().byPath[CALLS_PATH]).toBe(3)
     // Transient: once the fault clears the next call works.
     svc!.admin.clearFaults()
@@ -108,7 +112,10 @@ describe('error taxonomy over real HTTP, down to the words a person reads', () =
     const r = await signedIn({ client: { maxRetries: 1 } })
     svc!.admin.setFaults({ dropRate: 1, paths: [CALLS_PATH] })
     const e = await failure(r.session.getCalls(params()))
-    expect(e.toInfo()).toEqual({ code: 'Network', message: 'Could not reach the service; check the network connection and the service address.' })
+    expect(e.toInfo()).toEqual({
+      code: 'Network',
+      message: 'Could not reach the service; check the network connection and the service address.'
+    })
     expect(svc!.admin.stats().byStatus['dropped']).toBe(2)
   })
 
@@ -141,7 +148,10 @@ describe('error taxonomy over real HTTP, down to the words a person reads', () =
     const r = await signedIn({ client: { maxRetries: 1 } })
     svc!.admin.setFaults({ truncateRate: 1, paths: [CALLS_PATH] })
     const e = await failure(r.session.getCalls(params()))
-    expect(e.toInfo()).toEqual({ code: 'Network', message: 'The connection to the service broke off in the middle of a response; please try again.' })
+    expect(e.toInfo()).toEqual({
+      code: 'Network',
+      message: 'The connection to the service broke off in the middle of a response; please try again.'
+    })
   })
 
   it('malformed JSON: MalformedResponse', async () => {
@@ -166,7 +176,10 @@ describe('error taxonomy over real HTTP, down to the words a person reads', () =
   })
 
   it('cancels while waiting on the limiter and during backoff', async () => {
-    const r = await signedIn({ limit: { requests: 2, perSeconds: 60 }, client: { maxRetries: 5, retry: { baseDelayMs: 5_000, maxDelayMs: 5_000 } } })
+    const r = await signedIn({
+      limit: { requests: 2, perSeconds: 60 },
+      client: { maxRetries: 5, retry: { baseDelayMs: 5_000, maxDelayMs: 5_000 } }
+    })
     // The login used one token, this call the second; the next waits a minute.
     await r.session.getCalls(params({ take: 1 }))
     const ac = new AbortController()

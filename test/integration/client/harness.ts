@@ -47,7 +47,14 @@ export interface Rig {
 
 export function rig(
   svc: RunningService,
-  opts: { limit?: RateLimit; clock?: Clock; client?: Partial<ServiceClientOptions>; refreshLeewayMs?: number; store?: MemoryStore; key?: Buffer } = {}
+  opts: {
+    limit?: RateLimit
+    clock?: Clock
+    client?: Partial<ServiceClientOptions>
+    refreshLeewayMs?: number
+    store?: MemoryStore
+    key?: Buffer
+  } = {}
 ): Rig {
   const logger = new CapturingLogger()
   // Without a limit the limiter is not what a test is about: a thousand may go at once, so a

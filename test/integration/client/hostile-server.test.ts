@@ -27,7 +27,13 @@ function clientFor(url: string, over: Partial<ServiceClientOptions> = {}) {
   })
 }
 
-const TOKEN_JSON = { token_type: 'Bearer', access_token: 'access-1', expires_in: 3600, refresh_token: 'refresh-1', scope: 'Service.Public offline_access' }
+const TOKEN_JSON = {
+  token_type: 'Bearer',
+  access_token: 'access-1',
+  expires_in: 3600,
+  refresh_token: 'refresh-1',
+  scope: 'Service.Public offline_access'
+}
 
 /** Calls a client method for one endpoint, with secrets that must never leave for another host. */
 const ENDPOINTS = {
@@ -37,7 +43,9 @@ const ENDPOINTS = {
 } as const
 
 describe('redirects are never followed', () => {
-  const cases = (['login', 'refresh', 'calls'] as const).flatMap((endpoint) => [301, 302, 303, 307, 308].map((status) => [endpoint, status] as const))
+  const cases = (['login', 'refresh', 'calls'] as const).flatMap((endpoint) =>
+    [301, 302, 303, 307, 308].map((status) => [endpoint, status] as const)
+  )
 
   it.each(cases)('%s answered with %i to another host: nothing reaches it, and the error names the target', async (endpoint, status) => {
     const thief = await serve((_req, res) => res.end(JSON.stringify(TOKEN_JSON)))
@@ -113,7 +121,13 @@ describe('response bodies are bounded', () => {
   })
 
   it('bounds a page of calls by its take: the same 3 MB page is refused for take 10 and read for take 100', async () => {
-    const item = (i: number) => ({ callId: `c${i}`, callDate: '2026-01-02T10:00:00+03:00', title: 't', summary: 's'.repeat(30_000), analysis: [] })
+    const item = (i: number) => ({
+      callId: `c${i}`,
+      callDate: '2026-01-02T10:00:00+03:00',
+      title: 't',
+      summary: 's'.repeat(30_000),
+      analysis: []
+    })
     const page = JSON.stringify({ totalCount: 100, items: Array.from({ length: 100 }, (_, i) => item(i)) })
     expect(page.length).toBeGreaterThan(pageBodyLimit(10).okBytes)
     expect(page.length).toBeLessThan(pageBodyLimit(100).okBytes)
@@ -135,7 +149,12 @@ describe('response bodies are bounded', () => {
     let written: Promise<number> = Promise.resolve(0)
     const service = await serve((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json' })
-      written = streamFiller(res, 200 * 1024 * 1024, '{"error":{"message":"Bad request","validationErrors":[{"message":"take is too large","members":["take"]}]', '}')
+      written = streamFiller(
+        res,
+        200 * 1024 * 1024,
+        '{"error":{"message":"Bad request","validationErrors":[{"message":"take is too large","members":["take"]}]',
+        '}'
+      )
     })
     const e = await failure(clientFor(service.url, { timeoutMs: 10_000 }).getCalls(params(), 'access'))
     expect(e.code).toBe('Validation')

@@ -143,7 +143,11 @@ describe('Session against the reference service', () => {
     expect(t1.refreshToken).not.toBe(t0.refreshToken)
     expect(t1.scope).toBe('Service.Public offline_access')
     const reuse = await failure(r.client.refresh(t0.refreshToken))
-    expect(reuse.toInfo()).toEqual({ code: 'ReloginRequired', message: 'Your session with the service has ended; please sign in again.', status: 400 })
+    expect(reuse.toInfo()).toEqual({
+      code: 'ReloginRequired',
+      message: 'Your session with the service has ended; please sign in again.',
+      status: 400
+    })
     // The whole family is gone, the legitimately rotated token included.
     expect((await failure(r.client.refresh(t1.refreshToken))).code).toBe('ReloginRequired')
   })
@@ -163,7 +167,11 @@ describe('Session against the reference service', () => {
     const results = await Promise.allSettled([r.session.getCalls(params()), r.session.getCalls(params())])
     for (const res of results) {
       expect(res.status).toBe('rejected')
-      if (res.status === 'rejected') expect(res.reason).toMatchObject({ code: 'ReloginRequired', message: 'Your session with the service has ended; please sign in again.' })
+      if (res.status === 'rejected')
+        expect(res.reason).toMatchObject({
+          code: 'ReloginRequired',
+          message: 'Your session with the service has ended; please sign in again.'
+        })
     }
     expect(states).toEqual(['refreshing', 'reloginRequired'])
     expect(r.session.notice).toBe('Your session with the service has ended; please sign in again.')

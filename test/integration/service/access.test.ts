@@ -18,7 +18,13 @@ async function expectUnauthorized(res: Response): Promise<void> {
 describe('Bearer authentication on get-calls', () => {
   it('answers 401 with an empty body for a missing or invalid token', async () => {
     s = await start({ calls: 50 })
-    await expectUnauthorized(await fetch(`${s.url}/api/app/public-calls/get-calls`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))
+    await expectUnauthorized(
+      await fetch(`${s.url}/api/app/public-calls/get-calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}'
+      })
+    )
     await expectUnauthorized(await getCalls(s.url, 'not-a-jwt', {}))
     const t = await login(s.url)
     const forged = t.access_token.slice(0, -4) + (t.access_token.endsWith('AAAA') ? 'BBBB' : 'AAAA')
@@ -63,7 +69,11 @@ describe('per-tenant IP allow list', () => {
     expect(denied.headers.get('_abperrorformat')).toBe('true')
     expect(((await denied.json()) as { error: { code: string } }).error.code).toBe('Service:IpNotAllowed')
     expect((await refresh(s.url, t.refresh_token)).status).toBe(403)
-    const tokenRes = await fetch(`${s.url}/api/public/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'demo', password: 'demo' }) })
+    const tokenRes = await fetch(`${s.url}/api/public/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo', password: 'demo' })
+    })
     expect(tokenRes.status).toBe(403)
     s.admin.setAllowList(['127.0.0.0/8'])
     expect((await getCalls(s.url, t.access_token, {})).status).toBe(200)
@@ -75,7 +85,11 @@ describe('per-tenant IP allow list', () => {
 
   it('takes the allow list from the options', async () => {
     s = await start({ calls: 50, allowIps: ['203.0.113.0/24'] })
-    const res = await fetch(`${s.url}/api/public/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'demo', password: 'demo' }) })
+    const res = await fetch(`${s.url}/api/public/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'demo', password: 'demo' })
+    })
     expect(res.status).toBe(403)
   })
 })
@@ -126,7 +140,7 @@ describe('per-tenant rate limit', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(30)
   })
 
-  it('counts as fixed windows with --rate-window fixed: Retry-After runs to the window\'s end', async () => {
+  it("counts as fixed windows with --rate-window fixed: Retry-After runs to the window's end", async () => {
     s = await start({ calls: 20, rateLimit: { requests: 2, perSeconds: 3600 }, rateWindow: 'fixed' })
     const t = await login(s.url)
     expect((await getCalls(s.url, t.access_token, {})).status).toBe(200)

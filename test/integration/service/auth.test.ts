@@ -42,7 +42,10 @@ describe('endpoint 1: POST /api/public/auth/token', () => {
   })
 
   it('answers 401 {"error":"invalid_grant"} for a wrong password or an unknown user', async () => {
-    for (const creds of [{ username: 'demo', password: 'nope' }, { username: 'ghost', password: 'demo' }]) {
+    for (const creds of [
+      { username: 'demo', password: 'nope' },
+      { username: 'ghost', password: 'demo' }
+    ]) {
       const res = await post(s.url, JSON.stringify(creds))
       expect(res.status).toBe(401)
       expect(await res.json()).toEqual({ error: 'invalid_grant' })

@@ -17,7 +17,13 @@ beforeAll(async () => {
     root,
     logLevel: 'silent',
     ssr: { noExternal: true },
-    build: { ssr: join(root, 'src/service/bin.ts'), outDir: dir, emptyOutDir: false, minify: false, rollupOptions: { output: { format: 'esm', entryFileNames: 'service.mjs' } } }
+    build: {
+      ssr: join(root, 'src/service/bin.ts'),
+      outDir: dir,
+      emptyOutDir: false,
+      minify: false,
+      rollupOptions: { output: { format: 'esm', entryFileNames: 'service.mjs' } }
+    }
   })
 }, 60_000)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -38,15 +44,44 @@ function run(args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; l
 describe('npm run service', () => {
   it('prints the base URL first and the admin key second, dumps every call, serves, and stops on SIGTERM', async () => {
     const dump = join(dir, 'calls.ndjson')
-    const { child, lines } = await run(['--calls', '300', '--seed', '3', '--from', '2025-01-01T00:00:00Z', '--to', '2025-01-31T00:00:00Z', '--dump', dump, '--dense', '2025-01-15T10:00:00Z:25', '--quiet'])
+    const { child, lines } = await run([
+      '--calls',
+      '300',
+      '--seed',
+      '3',
+      '--from',
+      '2025-01-01T00:00:00Z',
+      '--to',
+      '2025-01-31T00:00:00Z',
+      '--dump',
+      dump,
+      '--dense',
+      '2025-01-15T10:00:00Z:25',
+      '--quiet'
+    ])
     try {
       expect(lines[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
       expect(lines[1]).toMatch(/^x-admin-key: \S{16,}$/)
-      const records = readFileSync(dump, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>)
+      const records = readFileSync(dump, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
       expect(records).toHaveLength(325)
-      expect(Object.keys(records[0]!)).toEqual(expect.arrayContaining(['callId', 'callDate', 'title', 'summary', 'analysis', 'type', 'direction', 'result', 'hasNewRequest']))
-      const token = (await (await fetch(`${lines[0]}/api/public/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"demo","password":"demo"}' })).json()) as { access_token: string }
-      const res = await fetch(`${lines[0]}/api/app/public-calls/get-calls`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` }, body: '{"results":null,"take":0}' })
+      expect(Object.keys(records[0]!)).toEqual(
+        expect.arrayContaining(['callId', 'callDate', 'title', 'summary', 'analysis', 'type', 'direction', 'result', 'hasNewRequest'])
+      )
+      const token = (await (
+        await fetch(`${lines[0]}/api/public/auth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"username":"demo","password":"demo"}'
+        })
+      ).json()) as { access_token: string }
+      const res = await fetch(`${lines[0]}/api/app/public-calls/get-calls`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token.access_token}` },
+        body: '{"results":null,"take":0}'
+      })
       expect(((await res.json()) as { totalCount: number }).totalCount).toBe(325)
       const stats = await fetch(`${lines[0]}/__admin/stats`, { headers: { 'x-admin-key': lines[1]!.slice('x-admin-key: '.length) } })
       expect(stats.status).toBe(200)

@@ -26,7 +26,15 @@ describe('tenant config', () => {
     writeFileSync(file, JSON.stringify(config))
     const s = await start({ config: file })
     try {
-      expect((await fetch(`${s.url}/api/public/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username":"demo","password":"demo"}' })).status).toBe(401)
+      expect(
+        (
+          await fetch(`${s.url}/api/public/auth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"username":"demo","password":"demo"}'
+          })
+        ).status
+      ).toBe(401)
       const acme = (await login(s.url, 'ayse@acme.test', 's3cret')).access_token
       const p = await page(s.url, acme, { results: null, take: 5 })
       expect(p.totalCount).toBe(400)
@@ -47,7 +55,9 @@ describe('tenant config', () => {
 
   it('refuses an invalid config with a clear message', async () => {
     await expect(start({ config: { tenants: [] } })).rejects.toThrow(/Invalid service config/)
-    await expect(start({ config: { tenants: [{ name: 'x', users: [{ username: 'a', email: 'a@x.test', password: 'p', zone: 'Mars/Base' }] }] } })).rejects.toThrow(/tenants\.0\.users\.0\.zone/)
+    await expect(
+      start({ config: { tenants: [{ name: 'x', users: [{ username: 'a', email: 'a@x.test', password: 'p', zone: 'Mars/Base' }] }] } })
+    ).rejects.toThrow(/tenants\.0\.users\.0\.zone/)
     await expect(start({ tz: 'Nowhere/City' })).rejects.toThrow(/time zone/)
     await expect(start({ allowIps: ['300.1.1.1'] })).rejects.toThrow(/IP address/)
   })

@@ -67,7 +67,8 @@ describe('the seeded generator', () => {
       expect(d.analysis.length).toBeGreaterThanOrEqual(5)
       expect(d.analysis.length).toBeLessThanOrEqual(15)
       for (const a of d.analysis) {
-        if (['silenceRatio', 'talkRatio', 'sentimentScore', 'churnRisk', 'crossTalkRatio'].includes(a.key)) expect(a.value).toMatch(/^-?\d\.\d\d$/)
+        if (['silenceRatio', 'talkRatio', 'sentimentScore', 'churnRisk', 'crossTalkRatio'].includes(a.key))
+          expect(a.value).toMatch(/^-?\d\.\d\d$/)
         if (['agentScore', 'customerEffort', 'holdTimeSeconds'].includes(a.key)) expect(a.value).toMatch(/^\d+$/)
       }
     }

@@ -18,17 +18,32 @@ const admin = (svc: RunningService, method: string, path: string, body?: unknown
   })
 
 /** Raw HTTP, to see what fetch hides: premature closes and declared lengths. */
-function rawPost(url: string, path: string, token: string, body: string): Promise<{ status?: number; length?: string; received: string; error?: string }> {
+function rawPost(
+  url: string,
+  path: string,
+  token: string,
+  body: string
+): Promise<{ status?: number; length?: string; received: string; error?: string }> {
   return new Promise((resolve) => {
     const u = new URL(url)
     let received = ''
-    const req = request({ host: u.hostname, port: u.port, path, method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
-      res.setEncoding('utf8')
-      res.on('data', (c: string) => (received += c))
-      res.on('end', () => resolve({ status: res.statusCode, length: res.headers['content-length'], received }))
-      res.on('error', (e) => resolve({ status: res.statusCode, length: res.headers['content-length'], received, error: e.message }))
-      res.on('aborted', () => resolve({ status: res.statusCode, length: res.headers['content-length'], received, error: 'aborted' }))
-    })
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }
+      },
+      (res) => {
+        res.setEncoding('utf8')
+        res.on('data', (c: string) => (received += c))
+        res.on('end', () => resolve({ status: res.statusCode, length: res.headers['content-length'], received }))
+        res.on('error', (e) => resolve({ status: res.statusCode, length: res.headers['content-length'], received, error: e.message }))
+        res.on('aborted', () => resolve({ status: res.statusCode, length: res.headers['content-length'], received, error: 'aborted' }))
+      }
+    )
     req.on('error', (e) => resolve({ received, error: e.message }))
     req.end(body)
   })
@@ -95,7 +110,8 @@ describe('faults on demand', () => {
 describe('the admin endpoint', () => {
   it('is open to loopback peers only', () => {
     for (const a of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) expect(isLoopback(a), a).toBe(true)
-    for (const a of ['10.0.0.1', '192.168.1.5', '::2', '2001:db8::1', '::ffff:10.0.0.1', undefined]) expect(isLoopback(a), String(a)).toBe(false)
+    for (const a of ['10.0.0.1', '192.168.1.5', '::2', '2001:db8::1', '::ffff:10.0.0.1', undefined])
+      expect(isLoopback(a), String(a)).toBe(false)
   })
 
   it('needs the key printed at start', async () => {
@@ -132,7 +148,10 @@ describe('the admin endpoint', () => {
     const updated = (await (await admin(s, 'POST', 'calls/update', { count: 3 })).json()) as { callIds: string[] }
     expect(updated.callIds).toHaveLength(3)
     const dump = await (await admin(s, 'GET', 'dump')).text()
-    const lines = dump.trim().split('\n').map((l) => JSON.parse(l) as { callId: string; type: string })
+    const lines = dump
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { callId: string; type: string })
     expect(lines).toHaveLength(140)
     expect(lines.map((l) => l.callId)).toEqual(expect.arrayContaining(updated.callIds))
   })
@@ -142,7 +161,11 @@ describe('the admin endpoint', () => {
     const t = await login(s.url)
     await getCalls(s.url, t.access_token, {})
     await getCalls(s.url, 'bad', {})
-    const stats = (await (await admin(s, 'GET', 'stats')).json()) as { requests: number; byStatus: Record<string, number>; byPath: Record<string, number> }
+    const stats = (await (await admin(s, 'GET', 'stats')).json()) as {
+      requests: number
+      byStatus: Record<string, number>
+      byPath: Record<string, number>
+    }
     expect(stats.requests).toBe(3)
     expect(stats.byStatus).toEqual({ '200': 2, '401': 1 })
     expect(stats.byPath['/api/app/public-calls/get-calls']).toBe(2)

@@ -7,7 +7,9 @@ const WINDOW = { startTime: '2025-01-01T00:00:00', endTime: '2025-03-01T23:59:59
 async function expectAbpValidation(res: Response, member: string): Promise<string[]> {
   expect(res.status).toBe(400)
   expect(res.headers.get('_abperrorformat')).toBe('true')
-  const body = (await res.json()) as { error: { code: null; message: string; details: string; validationErrors: Array<{ message: string; members: string[] }> } }
+  const body = (await res.json()) as {
+    error: { code: null; message: string; details: string; validationErrors: Array<{ message: string; members: string[] }> }
+  }
   expect(body.error.code).toBeNull()
   expect(body.error.message).toBe('Your request is not valid!')
   expect(body.error.details).toContain('validation')
@@ -59,7 +61,10 @@ describe('get-calls over a 15,000-call tenant', () => {
   })
 
   it('rule 3: an undefined issueTypeNames entry gives 400 naming it; Value and Description both match', async () => {
-    const msgs = await expectAbpValidation(await getCalls(s.url, token, { ...WINDOW, issueTypeNames: ['Refund', 'Uzay Yolculuğu'] }), 'issueTypeNames')
+    const msgs = await expectAbpValidation(
+      await getCalls(s.url, token, { ...WINDOW, issueTypeNames: ['Refund', 'Uzay Yolculuğu'] }),
+      'issueTypeNames'
+    )
     expect(msgs.join(' ')).toContain('Uzay Yolculuğu')
     const expected = dump.filter((d) => d.result === 1 && (d.type === 'Refund' || d.type === 'Complaint')).length
     const byValue = await page(s.url, token, { ...WINDOW, take: 0, issueTypeNames: ['Refund', 'Complaint'] })
@@ -71,7 +76,9 @@ describe('get-calls over a 15,000-call tenant', () => {
   it('rule 4: results absent = Answered only, null = every result, a list = those results', async () => {
     expect((await page(s.url, token, { ...WINDOW, take: 0 })).totalCount).toBe(answered().length)
     expect((await page(s.url, token, { ...WINDOW, take: 0, results: null })).totalCount).toBe(dump.length)
-    expect((await page(s.url, token, { ...WINDOW, take: 0, results: [2, 4] })).totalCount).toBe(dump.filter((d) => d.result === 2 || d.result === 4).length)
+    expect((await page(s.url, token, { ...WINDOW, take: 0, results: [2, 4] })).totalCount).toBe(
+      dump.filter((d) => d.result === 2 || d.result === 4).length
+    )
     const ids = new Set(dump.filter((d) => d.result === 3).map((d) => d.callId))
     const busy = await page(s.url, token, { ...WINDOW, take: 50, results: [3] })
     expect(busy.items.every((i) => ids.has(i.callId))).toBe(true)
@@ -82,7 +89,10 @@ describe('get-calls over a 15,000-call tenant', () => {
     await expectAbpValidation(await getCalls(s.url, token, 'null', true), 'input')
     await expectAbpValidation(await getCalls(s.url, token, '', true), 'input')
     await expectAbpValidation(await getCalls(s.url, token, '{"take": 5', true), 'input')
-    await expectAbpValidation(await getCalls(s.url, token, { startTime: '2025-02-02T00:00:00', endTime: '2025-02-01T00:00:00' }), 'startTime')
+    await expectAbpValidation(
+      await getCalls(s.url, token, { startTime: '2025-02-02T00:00:00', endTime: '2025-02-01T00:00:00' }),
+      'startTime'
+    )
     await expectAbpValidation(await getCalls(s.url, token, { ...WINDOW, skip: -1 }), 'skip')
     await expectAbpValidation(await getCalls(s.url, token, { ...WINDOW, take: -1 }), 'take')
     await expectAbpValidation(await getCalls(s.url, token, { ...WINDOW, take: 'ten' }), 'take')
@@ -102,8 +112,20 @@ describe('get-calls over a 15,000-call tenant', () => {
   })
 
   it('sorts by start_time_dt both ways, ties broken by callId, so paging is stable and complete', async () => {
-    const asc = await all(s.url, token, { ...WINDOW, results: null, sortColumn: 'start_time_dt', isAscending: true, startTime: '2025-02-01T00:00:00' })
-    const desc = await all(s.url, token, { ...WINDOW, results: null, sortColumn: 'start_time_dt', isAscending: false, startTime: '2025-02-01T00:00:00' })
+    const asc = await all(s.url, token, {
+      ...WINDOW,
+      results: null,
+      sortColumn: 'start_time_dt',
+      isAscending: true,
+      startTime: '2025-02-01T00:00:00'
+    })
+    const desc = await all(s.url, token, {
+      ...WINDOW,
+      results: null,
+      sortColumn: 'start_time_dt',
+      isAscending: false,
+      startTime: '2025-02-01T00:00:00'
+    })
     expect(asc.items.length).toBe(asc.totalCount)
     const key = (i: { callDate: string; callId: string }) => `${Date.parse(i.callDate).toString().padStart(15, '0')}|${i.callId}`
     const keys = asc.items.map(key)
@@ -172,14 +194,21 @@ describe('time zones and date formats (rule 6)', () => {
   })
 
   it('follows each user’s zone across DST, and writes utc or naive dates on request', async () => {
-    const config = { tenants: [{ name: 'ny', users: [{ username: 'nyc', email: 'nyc@x.test', password: 'pw', zone: 'America/New_York' }], calls: 3000 }] }
+    const config = {
+      tenants: [{ name: 'ny', users: [{ username: 'nyc', email: 'nyc@x.test', password: 'pw', zone: 'America/New_York' }], calls: 3000 }]
+    }
     const s = await start({ config, from: '2025-03-01T00:00:00Z', to: '2025-03-20T00:00:00Z' })
     try {
       const token = (await login(s.url, 'nyc', 'pw')).access_token
       const p = await all(s.url, token, { results: null })
       const offsets = new Set(p.items.map((i) => i.callDate.slice(19)))
       expect(offsets).toEqual(new Set(['-05:00', '-04:00']))
-      const winter = await page(s.url, token, { startTime: '2025-03-05T09:00:00', endTime: '2025-03-05T09:59:59', results: null, take: 500 })
+      const winter = await page(s.url, token, {
+        startTime: '2025-03-05T09:00:00',
+        endTime: '2025-03-05T09:59:59',
+        results: null,
+        take: 500
+      })
       expect(winter.items.every((i) => i.callDate.startsWith('2025-03-05T09:') && i.callDate.endsWith('-05:00'))).toBe(true)
       expect(winter.totalCount).toBeGreaterThan(0)
     } finally {

@@ -11,7 +11,12 @@ afterEach(async () => {
 })
 
 /** A sign-in sent from a given loopback address (Linux routes all of 127.0.0.0/8 to lo). */
-function signIn(url: string, username: string, password: string, from = '127.0.0.1'): Promise<{ status: number; retryAfter: string | null }> {
+function signIn(
+  url: string,
+  username: string,
+  password: string,
+  from = '127.0.0.1'
+): Promise<{ status: number; retryAfter: string | null }> {
   const target = new URL('/api/public/auth/token', url)
   return new Promise((resolve, reject) => {
     const req = request(target, { method: 'POST', localAddress: from, headers: { 'content-type': 'application/json' } }, (res) => {
@@ -37,7 +42,7 @@ const config = {
 }
 
 describe('sign-in abuse does not reach the tenant', () => {
-  it('60 made-up logins leave every user\'s sync running (the default limit is 60 a minute)', async () => {
+  it("60 made-up logins leave every user's sync running (the default limit is 60 a minute)", async () => {
     s = await start({ calls: 20, rateLimit: { requests: 60, perSeconds: 60 } })
     const t = await login(s.url) // 1 of the tenant's 60
     for (let i = 0; i < 60; i++) {
@@ -47,7 +52,7 @@ describe('sign-in abuse does not reach the tenant', () => {
     expect((await getCalls(s.url, t.access_token, {})).status).toBe(200)
   })
 
-  it('refresh tokens nobody issued do not use the tenant\'s limit either', async () => {
+  it("refresh tokens nobody issued do not use the tenant's limit either", async () => {
     s = await start({ calls: 20, rateLimit: { requests: 3, perSeconds: 60 } })
     const t = await login(s.url) // 1 of 3
     for (let i = 0; i < 10; i++) {
@@ -75,7 +80,7 @@ describe('sign-in abuse does not reach the tenant', () => {
     expect((await signIn(s.url, 'mert', 'pw-2', '127.0.0.40')).status).toBe(200)
   })
 
-  it('a success clears the user name\'s failures', async () => {
+  it("a success clears the user name's failures", async () => {
     s = await start({ config })
     for (let i = 0; i < 9; i++) expect((await signIn(s.url, 'ayse', 'wrong')).status).toBe(401)
     expect((await signIn(s.url, 'ayse', 'pw-1')).status).toBe(200)
@@ -86,7 +91,10 @@ describe('sign-in abuse does not reach the tenant', () => {
 
 describe('user names cannot be told apart by timing', () => {
   it('an unknown user costs about what a known one does (one password hash each)', async () => {
-    s = await start({ config, loginLimits: { perUser: { requests: 1000, perSeconds: 60 }, perAddress: { requests: 1000, perSeconds: 60 } } })
+    s = await start({
+      config,
+      loginLimits: { perUser: { requests: 1000, perSeconds: 60 }, perAddress: { requests: 1000, perSeconds: 60 } }
+    })
     const time = async (username: string): Promise<number> => {
       const t = performance.now()
       expect((await signIn(s!.url, username, 'wrong')).status).toBe(401)

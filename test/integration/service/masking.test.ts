@@ -64,7 +64,9 @@ describe('masking of title and summary', () => {
   })
 
   it('masks several values in one text and keeps Turkish letters around them', () => {
-    expect(maskText('İPTAL: ışık@ev.com ve 0532 111 22 33; TCKN 10000000146. Şikayet İstanbul.')).toBe('İPTAL: [MASKED] ve [MASKED]; TCKN [MASKED]. Şikayet İstanbul.')
+    expect(maskText('İPTAL: ışık@ev.com ve 0532 111 22 33; TCKN 10000000146. Şikayet İstanbul.')).toBe(
+      'İPTAL: [MASKED] ve [MASKED]; TCKN [MASKED]. Şikayet İstanbul.'
+    )
   })
 })
 
@@ -75,7 +77,11 @@ describe('masking through HTTP', () => {
   beforeAll(async () => {
     s = await start({ calls: 10 })
     token = (await login(s.url)).access_token
-    s.admin.addRawCall({ at, title: `Geri arama ${PHONES[0]} / ${VALID_TCKNS[0]}`, summary: [...PHONES, ...EMAILS, ...VALID_TCKNS].join(' | ') + ` | ref ${INVALID_TCKNS[0]}` })
+    s.admin.addRawCall({
+      at,
+      title: `Geri arama ${PHONES[0]} / ${VALID_TCKNS[0]}`,
+      summary: [...PHONES, ...EMAILS, ...VALID_TCKNS].join(' | ') + ` | ref ${INVALID_TCKNS[0]}`
+    })
   })
   afterAll(() => s.stop())
 

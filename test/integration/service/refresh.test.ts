@@ -68,9 +68,17 @@ describe('endpoint 2: POST /connect/token', () => {
       [await form({ client_id: 'ServicePublic_App', refresh_token: t.refresh_token }), 400, 'invalid_request'],
       [await form({ grant_type: 'refresh_token', refresh_token: t.refresh_token }), 400, 'invalid_request'],
       [await form({ grant_type: 'refresh_token', client_id: 'ServicePublic_App' }), 400, 'invalid_request'],
-      [await form({ grant_type: 'password', client_id: 'ServicePublic_App', username: 'demo', password: 'demo' }), 400, 'unsupported_grant_type'],
+      [
+        await form({ grant_type: 'password', client_id: 'ServicePublic_App', username: 'demo', password: 'demo' }),
+        400,
+        'unsupported_grant_type'
+      ],
       [await form({ grant_type: 'refresh_token', client_id: 'Other_App', refresh_token: t.refresh_token }), 401, 'invalid_client'],
-      [await form({ grant_type: 'refresh_token', client_id: 'ServicePublic_App', refresh_token: t.refresh_token }, 'application/json'), 400, 'invalid_request']
+      [
+        await form({ grant_type: 'refresh_token', client_id: 'ServicePublic_App', refresh_token: t.refresh_token }, 'application/json'),
+        400,
+        'invalid_request'
+      ]
     ]
     for (const [res, status, error] of cases) {
       expect(res.status).toBe(status)

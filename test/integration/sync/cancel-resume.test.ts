@@ -51,47 +51,50 @@ describe('cancel and resume against the reference service', () => {
 })
 
 describe('newest first against the reference service', () => {
-  it.each(['newest', 'oldest'] as const)('a cancel mid-way leaves the %s calls cached; the resumed run adds the rest, each once', async (order) => {
-    env = await startEnv({ calls: 6_000, denseSeconds: [{ at: '2026-01-05T16:00:00Z', count: 700 }] })
-    env.service.admin.setFaults({ latencyMs: 5 })
-    const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
-    const key = SyncEngine.keyOf(scope)
-    const ac = new AbortController()
-    const cancelled = await env.engine.run(scope, {
-      mode: 'full',
-      order,
-      signal: ac.signal,
-      onProgress: (p) => {
-        if (p.phase === 'fetching' && p.stored >= 1_500) ac.abort()
-      }
-    })
-    expect(cancelled.phase).toBe('cancelled')
-    const dump = env.service.admin.dump().filter((d) => {
-      const at = Date.parse(d.callDate)
-      return at >= FROM_MS && at < TO_MS
-    })
-    const at = new Map(dump.map((d) => [d.callId, Date.parse(d.callDate)]))
-    const kept = new Set(storedIds(env.cache, key))
-    expect(kept.size).toBeGreaterThanOrEqual(1_500)
-    expect(kept.size).toBeLessThan(dump.length)
-    // Everything kept is at least as new (newest first) or as old (oldest first) as anything
-    // not yet fetched: the cache holds that end of the range, not scattered calls.
-    const keptTimes = [...kept].map((id) => at.get(id)!)
-    const missingTimes = dump.filter((d) => !kept.has(d.callId)).map((d) => at.get(d.callId)!)
-    if (order === 'newest') expect(Math.min(...keptTimes)).toBeGreaterThanOrEqual(Math.max(...missingTimes))
-    else expect(Math.max(...keptTimes)).toBeLessThanOrEqual(Math.min(...missingTimes))
-    expect(env.cache.coverage(key)).toEqual([])
+  it.each(['newest', 'oldest'] as const)(
+    'a cancel mid-way leaves the %s calls cached; the resumed run adds the rest, each once',
+    async (order) => {
+      env = await startEnv({ calls: 6_000, denseSeconds: [{ at: '2026-01-05T16:00:00Z', count: 700 }] })
+      env.service.admin.setFaults({ latencyMs: 5 })
+      const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
+      const key = SyncEngine.keyOf(scope)
+      const ac = new AbortController()
+      const cancelled = await env.engine.run(scope, {
+        mode: 'full',
+        order,
+        signal: ac.signal,
+        onProgress: (p) => {
+          if (p.phase === 'fetching' && p.stored >= 1_500) ac.abort()
+        }
+      })
+      expect(cancelled.phase).toBe('cancelled')
+      const dump = env.service.admin.dump().filter((d) => {
+        const at = Date.parse(d.callDate)
+        return at >= FROM_MS && at < TO_MS
+      })
+      const at = new Map(dump.map((d) => [d.callId, Date.parse(d.callDate)]))
+      const kept = new Set(storedIds(env.cache, key))
+      expect(kept.size).toBeGreaterThanOrEqual(1_500)
+      expect(kept.size).toBeLessThan(dump.length)
+      // Everything kept is at least as new (newest first) or as old (oldest first) as anything
+      // not yet fetched: the cache holds that end of the range, not scattered calls.
+      const keptTimes = [...kept].map((id) => at.get(id)!)
+      const missingTimes = dump.filter((d) => !kept.has(d.callId)).map((d) => at.get(d.callId)!)
+      if (order === 'newest') expect(Math.min(...keptTimes)).toBeGreaterThanOrEqual(Math.max(...missingTimes))
+      else expect(Math.max(...keptTimes)).toBeLessThanOrEqual(Math.min(...missingTimes))
+      expect(env.cache.coverage(key)).toEqual([])
 
-    env.reopen()
-    // The resumed pass keeps its order whatever the new run asks for.
-    const final = await env.engine.run(scope, { mode: 'full', order: order === 'newest' ? 'oldest' : 'newest' })
-    expect(final).toMatchObject({ phase: 'done', order })
-    const got = storedIds(env.cache, key)
-    expect(got.length).toBe(dump.length)
-    expect(new Set(got)).toEqual(new Set(dump.map((d) => d.callId)))
-    expect(allCallIds(env.cache).length).toBe(dump.length)
-    expect(env.cache.coverage(key)).toEqual([[FROM_MS, TO_MS]])
-  })
+      env.reopen()
+      // The resumed pass keeps its order whatever the new run asks for.
+      const final = await env.engine.run(scope, { mode: 'full', order: order === 'newest' ? 'oldest' : 'newest' })
+      expect(final).toMatchObject({ phase: 'done', order })
+      const got = storedIds(env.cache, key)
+      expect(got.length).toBe(dump.length)
+      expect(new Set(got)).toEqual(new Set(dump.map((d) => d.callId)))
+      expect(allCallIds(env.cache).length).toBe(dump.length)
+      expect(env.cache.coverage(key)).toEqual([[FROM_MS, TO_MS]])
+    }
+  )
 })
 
 describe('cancel before the first page', () => {

@@ -76,7 +76,11 @@ type Want = 'covered' | { missing: Array<{ callTypes?: string[]; direction?: num
 const CASES: Array<[string, SearchQueryInput, Want]> = [
   ['every result, whole range', { results: 'all' }, 'covered'],
   ['every result, a sub-range', { results: 'all', from: FROM_MS + HOUR, to: FROM_MS + 3 * HOUR + 1000 }, 'covered'],
-  ['the dense second alone', { results: 'all', from: Date.parse('2026-01-05T09:30:00Z'), to: Date.parse('2026-01-05T09:30:01Z') }, 'covered'],
+  [
+    'the dense second alone',
+    { results: 'all', from: Date.parse('2026-01-05T09:30:00Z'), to: Date.parse('2026-01-05T09:30:01Z') },
+    'covered'
+  ],
   ['a type by its Value', { callTypes: ['Complaint'] }, 'covered'],
   ['a type by its Description in capitals', { callTypes: ['ŞİKAYET'] }, 'covered'],
   ['a type by its Description in lower case, a sub-range', { callTypes: ['şikayet'], from: MID - HOUR, to: MID + HOUR }, 'covered'],
@@ -84,9 +88,21 @@ const CASES: Array<[string, SearchQueryInput, Want]> = [
   ['type ∩ direction on their common coverage', { callTypes: ['Complaint'], direction: 1, from: FROM_MS, to: MID }, 'covered'],
   ['two types synced together, by Value', { callTypes: ['Refund', 'Sales'], from: MID, to: TO_MS }, 'covered'],
   ['three types: two scopes together', { callTypes: ['Refund', 'Sales', 'Complaint'], from: MID, to: TO_MS }, 'covered'],
-  ['type ∩ direction past the direction scope', { callTypes: ['Complaint'], direction: 1, from: FROM_MS, to: TO_MS }, { missing: [{ callTypes: ['Complaint'], direction: 1, from: MID, to: TO_MS }] }],
-  ['two types over the whole range', { callTypes: ['Refund', 'Sales'], from: FROM_MS, to: TO_MS }, { missing: [{ callTypes: ['Refund', 'Sales'], from: FROM_MS, to: MID }] }],
-  ['a type no scope answers alone', { callTypes: ['Refund'], from: FROM_MS, to: TO_MS }, { missing: [{ callTypes: ['Refund'], from: FROM_MS, to: TO_MS }] }],
+  [
+    'type ∩ direction past the direction scope',
+    { callTypes: ['Complaint'], direction: 1, from: FROM_MS, to: TO_MS },
+    { missing: [{ callTypes: ['Complaint'], direction: 1, from: MID, to: TO_MS }] }
+  ],
+  [
+    'two types over the whole range',
+    { callTypes: ['Refund', 'Sales'], from: FROM_MS, to: TO_MS },
+    { missing: [{ callTypes: ['Refund', 'Sales'], from: FROM_MS, to: MID }] }
+  ],
+  [
+    'a type no scope answers alone',
+    { callTypes: ['Refund'], from: FROM_MS, to: TO_MS },
+    { missing: [{ callTypes: ['Refund'], from: FROM_MS, to: TO_MS }] }
+  ],
   ['answered only, any type: no scope holds it', { from: FROM_MS, to: MID }, { missing: [{ results: 'answered', from: FROM_MS, to: MID }] }]
 ]
 
@@ -119,7 +135,13 @@ describe('local answers against the reference service', () => {
 
   it('refuses an unknown type locally as the service does, naming the known ones', async () => {
     const q = SearchQuery.parse({ from: FROM_MS, to: TO_MS, callTypes: ['Kargo'] })
-    expect(() => search.page(q, 0, 10)).toThrow(expect.objectContaining({ code: 'UnknownCallType', callType: 'Kargo', knownCallTypes: expect.arrayContaining(['Complaint', 'Refund']) }))
+    expect(() => search.page(q, 0, 10)).toThrow(
+      expect.objectContaining({
+        code: 'UnknownCallType',
+        callType: 'Kargo',
+        knownCallTypes: expect.arrayContaining(['Complaint', 'Refund'])
+      })
+    )
     expect(() => search.coverage(q)).toThrow(expect.objectContaining({ code: 'UnknownCallType' }))
     await expect(remoteSearch(env.session, q, 0, 10, false)).rejects.toMatchObject({ code: 'UnknownCallType', callType: 'Kargo' })
   })

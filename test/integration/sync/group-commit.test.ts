@@ -41,7 +41,13 @@ describe('group commit in the sync engine', () => {
       groups.push(inputs.length)
       return cache.writePages(inputs)
     }
-    const engine = new SyncEngine({ source: bursty(env.session), cache: store, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 } })
+    const engine = new SyncEngine({
+      source: bursty(env.session),
+      cache: store,
+      clock: systemClock,
+      logger: silentLogger,
+      rateLimit: { requests: 600, perSeconds: 1 }
+    })
     const final = await engine.run(scope, { mode: 'full' })
     expect(final.error).toBeUndefined()
     expect(Math.max(...groups)).toBeGreaterThan(1)

@@ -111,7 +111,9 @@ export function expectedIds(
 
 export function storedIds(cache: CallCache, scopeKey: string): string[] {
   return cache.db
-    .prepare('SELECT c.call_id FROM calls c JOIN scope_members m ON m.call = c.id JOIN sync_scopes s ON s.id = m.scope WHERE s.scope_key = ?')
+    .prepare(
+      'SELECT c.call_id FROM calls c JOIN scope_members m ON m.call = c.id JOIN sync_scopes s ON s.id = m.scope WHERE s.scope_key = ?'
+    )
     .pluck()
     .all(scopeKey) as string[]
 }

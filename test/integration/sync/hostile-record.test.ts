@@ -38,7 +38,9 @@ describe('a record nested thousands deep', () => {
     const final = await env.engine.run(scope, { mode: 'full' })
     expect(final.error).toBeUndefined()
     expect(poisoned).toHaveLength(1)
-    expect(final.warnings.join('\n')).toContain("1 record(s) the service sent could not be used and were skipped (the record's unknown fields nest deeper than 32 levels)")
+    expect(final.warnings.join('\n')).toContain(
+      "1 record(s) the service sent could not be used and were skipped (the record's unknown fields nest deeper than 32 levels)"
+    )
     const want = expectedIds(env.service.admin.dump(), { from: FROM_MS, to: TO_MS, results: 'all' })
     want.delete(poisoned[0]!)
     const got = storedIds(env.cache, SyncEngine.keyOf(scope))

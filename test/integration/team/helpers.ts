@@ -38,7 +38,10 @@ export async function startTestService(opts: ServiceOptions = {}): Promise<Runni
   })
 }
 
-export async function signedInSession(service: RunningService, rateLimit: RateLimit = { requests: 600, perSeconds: 1 }): Promise<{ session: Session; waits: WaitFeed }> {
+export async function signedInSession(
+  service: RunningService,
+  rateLimit: RateLimit = { requests: 600, perSeconds: 1 }
+): Promise<{ session: Session; waits: WaitFeed }> {
   const waits = new WaitFeed()
   const limiter = new TenantRateLimiter(rateLimit, { onWait: waits.emit, marginMs: 50 })
   const client = createServiceClient({
@@ -56,7 +59,14 @@ export async function signedInSession(service: RunningService, rateLimit: RateLi
 }
 
 export function engineFor(session: Session, cache: SyncStore, lookbackHours = 48): SyncEngine {
-  return new SyncEngine({ source: session, cache, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 }, lookbackHours })
+  return new SyncEngine({
+    source: session,
+    cache,
+    clock: systemClock,
+    logger: silentLogger,
+    rateLimit: { requests: 600, perSeconds: 1 },
+    lookbackHours
+  })
 }
 
 export function tempDir(prefix: string): { dir: string; remove(): void } {
@@ -95,7 +105,11 @@ export function sqliteContent(cache: CallCache): CacheContent {
     'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
   )
   for (const r of rows) {
-    const list = (items.all(r.id) as Array<{ key: string; friendly_name: string; value: string }>).map((i) => [i.key, i.friendly_name, i.value])
+    const list = (items.all(r.id) as Array<{ key: string; friendly_name: string; value: string }>).map((i) => [
+      i.key,
+      i.friendly_name,
+      i.value
+    ])
     calls.set(r.call_id, {
       callAt: r.call_at,
       callDate: r.call_date,
@@ -106,15 +120,22 @@ export function sqliteContent(cache: CallCache): CacheContent {
     })
   }
   const members = new Set(
-    (cache.db.prepare('SELECT s.scope_key AS k, c.call_id AS id FROM scope_members m JOIN sync_scopes s ON s.id = m.scope JOIN calls c ON c.id = m.call').all() as Array<{ k: string; id: string }>).map(
-      (m) => `${m.k}|${m.id}`
-    )
+    (
+      cache.db
+        .prepare(
+          'SELECT s.scope_key AS k, c.call_id AS id FROM scope_members m JOIN sync_scopes s ON s.id = m.scope JOIN calls c ON c.id = m.call'
+        )
+        .all() as Array<{ k: string; id: string }>
+    ).map((m) => `${m.k}|${m.id}`)
   )
   const scopes = new Map(
-    (cache.db.prepare('SELECT scope_key, filters, coverage FROM sync_scopes').all() as Array<{ scope_key: string; filters: string; coverage: string }>).map((s) => [
-      s.scope_key,
-      { filters: s.filters, coverage: s.coverage }
-    ])
+    (
+      cache.db.prepare('SELECT scope_key, filters, coverage FROM sync_scopes').all() as Array<{
+        scope_key: string
+        filters: string
+        coverage: string
+      }>
+    ).map((s) => [s.scope_key, { filters: s.filters, coverage: s.coverage }])
   )
   return { calls, members, scopes }
 }
@@ -124,14 +145,31 @@ export async function pgContent(url: string, schema: string): Promise<CacheConte
   await c.connect()
   try {
     const calls = new Map<string, CacheContent['calls'] extends Map<string, infer V> ? V : never>()
-    const rows = await c.query<{ call_id: string; call_at: string; call_date: string; title: string; summary: string; extra: string; analysis: string | null }>(
-      `SELECT call_id, call_at, call_date, title, summary, extra, analysis FROM "${schema}".calls`
-    )
+    const rows = await c.query<{
+      call_id: string
+      call_at: string
+      call_date: string
+      title: string
+      summary: string
+      extra: string
+      analysis: string | null
+    }>(`SELECT call_id, call_at, call_date, title, summary, extra, analysis FROM "${schema}".calls`)
     for (const r of rows.rows) {
-      calls.set(r.call_id, { callAt: Number(r.call_at), callDate: r.call_date, title: r.title, summary: r.summary, extra: r.extra, analysis: r.analysis })
+      calls.set(r.call_id, {
+        callAt: Number(r.call_at),
+        callDate: r.call_date,
+        title: r.title,
+        summary: r.summary,
+        extra: r.extra,
+        analysis: r.analysis
+      })
     }
-    const m = await c.query<{ k: string; id: string }>(`SELECT s.scope_key AS k, m.call_id AS id FROM "${schema}".scope_members m JOIN "${schema}".scopes s ON s.id = m.scope_id`)
-    const s = await c.query<{ scope_key: string; filters: string; coverage: string }>(`SELECT scope_key, filters, coverage FROM "${schema}".scopes`)
+    const m = await c.query<{ k: string; id: string }>(
+      `SELECT s.scope_key AS k, m.call_id AS id FROM "${schema}".scope_members m JOIN "${schema}".scopes s ON s.id = m.scope_id`
+    )
+    const s = await c.query<{ scope_key: string; filters: string; coverage: string }>(
+      `SELECT scope_key, filters, coverage FROM "${schema}".scopes`
+    )
     return {
       calls,
       members: new Set(m.rows.map((x) => `${x.k}|${x.id}`)),

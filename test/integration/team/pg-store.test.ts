@@ -100,7 +100,12 @@ describe('sync into PostgreSQL', () => {
       await c.connect()
       try {
         const seqOf = async (): Promise<Map<string, number>> =>
-          new Map((await c.query<{ call_id: string; seq: string }>('SELECT call_id, seq FROM acme.calls')).rows.map((r) => [r.call_id, Number(r.seq)]))
+          new Map(
+            (await c.query<{ call_id: string; seq: string }>('SELECT call_id, seq FROM acme.calls')).rows.map((r) => [
+              r.call_id,
+              Number(r.seq)
+            ])
+          )
         const before = await seqOf()
         const updated = new Set(service.admin.updateCalls(12))
         const again = await engineFor(session, store).run(scope, { mode: 'full' })

@@ -18,7 +18,11 @@ const tmp = tempDir('callsight-team-cli-')
 const ENV = { CALLSIGHT_WRITER_PASSWORD: 'w-secret-1', CALLSIGHT_READER_PASSWORD: 'r-secret-1' }
 
 beforeAll(async () => {
-  ;[cli, cluster, service] = await Promise.all([buildCli(), startPgCluster({ settings: FAST_TEST_SETTINGS }), startTestService({ calls: 3000 })])
+  ;[cli, cluster, service] = await Promise.all([
+    buildCli(),
+    startPgCluster({ settings: FAST_TEST_SETTINGS }),
+    startTestService({ calls: 3000 })
+  ])
   database = await freshDatabase(cluster)
 }, 120_000)
 
@@ -44,20 +48,44 @@ describe('callsight team init, sync --db postgres://, pull', () => {
 
     const writerUrl = cluster.urlFor({ database, user: 'acme_writer' })
     const readerUrl = cluster.urlFor({ database, user: 'acme_reader' })
-    const sync = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', writerUrl, '--schema', 'acme', '--results', 'all', '--analysis', ...range], { PGPASSWORD: 'w-secret-1' })
+    const sync = await runCli(
+      cli,
+      [
+        'sync',
+        '--server',
+        service.url,
+        '--user',
+        'demo',
+        '--db',
+        writerUrl,
+        '--schema',
+        'acme',
+        '--results',
+        'all',
+        '--analysis',
+        ...range
+      ],
+      { PGPASSWORD: 'w-secret-1' }
+    )
     expect(sync.code, sync.stderr).toBe(0)
     expect(sync.stdout).toMatch(/Sync done: 3000 calls stored/)
 
     // The reader's role cannot sync, nor write anything by hand.
-    const refused = await runCli(cli, ['sync', '--server', service.url, '--user', 'demo', '--db', readerUrl, '--schema', 'acme', ...range], { PGPASSWORD: 'r-secret-1' })
+    const refused = await runCli(
+      cli,
+      ['sync', '--server', service.url, '--user', 'demo', '--db', readerUrl, '--schema', 'acme', ...range],
+      { PGPASSWORD: 'r-secret-1' }
+    )
     expect(refused.code).toBe(5)
     expect(refused.stderr).toMatch(/not allowed/)
     const c = new pg.Client({ connectionString: cluster.urlFor({ database, user: 'acme_reader', password: 'r-secret-1' }) })
     await c.connect()
     try {
-      await expect(c.query("INSERT INTO acme.calls (call_id, call_at, call_date, title, summary, extra, first_seen_at, last_changed_at, seq) VALUES ('x', 0, '', '', '', '{}', 0, 0, 1)")).rejects.toThrow(
-        /read-only transaction/
-      )
+      await expect(
+        c.query(
+          "INSERT INTO acme.calls (call_id, call_at, call_date, title, summary, extra, first_seen_at, last_changed_at, seq) VALUES ('x', 0, '', '', '', '{}', 0, 0, 1)"
+        )
+      ).rejects.toThrow(/read-only transaction/)
       // Not only read-only by default: without the privilege too.
       await c.query('BEGIN READ WRITE')
       await expect(c.query("UPDATE acme.calls SET title = 'x'")).rejects.toThrow(/permission denied/)
@@ -68,7 +96,9 @@ describe('callsight team init, sync --db postgres://, pull', () => {
       await c.end()
     }
     // A wrong password is refused with exit 3 and never printed.
-    const wrong = await runCli(cli, ['pull', '--from', readerUrl, '--schema', 'acme', '--db', join(tmp.dir, 'x.sqlite')], { PGPASSWORD: 'nope-nope' })
+    const wrong = await runCli(cli, ['pull', '--from', readerUrl, '--schema', 'acme', '--db', join(tmp.dir, 'x.sqlite')], {
+      PGPASSWORD: 'nope-nope'
+    })
     expect(wrong.code).toBe(3)
     expect(wrong.stdout + wrong.stderr).not.toMatch(/nope-nope/)
 

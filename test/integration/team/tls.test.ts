@@ -10,11 +10,55 @@ import { tempDir } from './helpers'
 function makeCerts(dir: string): { ca: string; otherCa: string; cert: string; key: string } {
   const f = (n: string): string => join(dir, n)
   const ssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: 'ignore' })
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=callsight test CA', '-keyout', f('ca.key'), '-out', f('ca.pem'))
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=another CA', '-keyout', f('other.key'), '-out', f('other.pem'))
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=callsight test CA',
+    '-keyout',
+    f('ca.key'),
+    '-out',
+    f('ca.pem')
+  )
+  ssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=another CA',
+    '-keyout',
+    f('other.key'),
+    '-out',
+    f('other.pem')
+  )
   ssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', f('server.key'), '-out', f('server.csr'))
   writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n')
-  ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', f('san.ext'), '-out', f('server.pem'))
+  ssl(
+    'x509',
+    '-req',
+    '-in',
+    f('server.csr'),
+    '-CA',
+    f('ca.pem'),
+    '-CAkey',
+    f('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    f('san.ext'),
+    '-out',
+    f('server.pem')
+  )
   return { ca: f('ca.pem'), otherCa: f('other.pem'), cert: f('server.pem'), key: f('server.key') }
 }
 
@@ -48,7 +92,10 @@ afterAll(async () => {
   tmp.remove()
 })
 
-async function sslInUse(url: string, extra: { sslMode?: 'disable' | 'require' | 'verify-ca' | 'verify-full'; sslRootCert?: string } = {}): Promise<boolean> {
+async function sslInUse(
+  url: string,
+  extra: { sslMode?: 'disable' | 'require' | 'verify-ca' | 'verify-full'; sslRootCert?: string } = {}
+): Promise<boolean> {
   const pool = createPool({ url, schema: 'acme', ...extra })
   try {
     const r = await pool.query<{ ssl: boolean }>('SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')
@@ -67,12 +114,17 @@ describe('TLS to the team cache', () => {
     expect(await sslInUse(`${cluster.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(certs.ca)}`)).toBe(true)
     expect(await sslInUse(cluster.url, { sslMode: 'verify-ca', sslRootCert: certs.ca })).toBe(true)
     // A certificate from a CA we were not told to trust is refused, with words to act on.
-    await expect(sslInUse(cluster.url, { sslMode: 'verify-full', sslRootCert: certs.otherCa })).rejects.toMatchObject({ code: 'Network', message: /TLS/ })
+    await expect(sslInUse(cluster.url, { sslMode: 'verify-full', sslRootCert: certs.otherCa })).rejects.toMatchObject({
+      code: 'Network',
+      message: /TLS/
+    })
     await expect(sslInUse(`${cluster.url}?sslmode=verify-full`)).rejects.toMatchObject({ code: 'Network' })
   })
 
   it('refuses sslmodes that fall back to plain text, and a missing CA file', () => {
     expect(() => poolConfig({ url: `${cluster.url}?sslmode=prefer`, schema: 'acme' })).toThrow(/not supported/)
-    expect(() => poolConfig({ url: cluster.url, schema: 'acme', sslMode: 'verify-full', sslRootCert: join(tmp.dir, 'none.pem') })).toThrow(/could not be read/)
+    expect(() => poolConfig({ url: cluster.url, schema: 'acme', sslMode: 'verify-full', sslRootCert: join(tmp.dir, 'none.pem') })).toThrow(
+      /could not be read/
+    )
   })
 })

@@ -47,7 +47,16 @@ async function setUp(): Promise<{ url: string; config: string }> {
   // The file names the role only: the password comes from PGPASSWORD (ENV), as in production.
   writeFileSync(
     config,
-    JSON.stringify({ server: service.url, user: 'demo', zone: 'Europe/Istanbul', db: cluster.urlFor({ database, user: PG_SUPERUSER }), schema: 'acme', rateLimit: { requests: 600, perSeconds: 1 }, intervalMinutes: 0.02, scopes: SCOPES })
+    JSON.stringify({
+      server: service.url,
+      user: 'demo',
+      zone: 'Europe/Istanbul',
+      db: cluster.urlFor({ database, user: PG_SUPERUSER }),
+      schema: 'acme',
+      rateLimit: { requests: 600, perSeconds: 1 },
+      intervalMinutes: 0.02,
+      scopes: SCOPES
+    })
   )
   return { url, config }
 }
@@ -72,7 +81,8 @@ describe('callsight worker', () => {
       const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
       let timer: NodeJS.Timeout | undefined
       child.stdout!.on('data', (d: Buffer) => {
-        if (timer === undefined && d.toString().includes('"sync started"')) timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 500))
+        if (timer === undefined && d.toString().includes('"sync started"'))
+          timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 500))
       })
       const r = await done
       clearTimeout(timer)
@@ -98,13 +108,16 @@ describe('callsight worker', () => {
       const members = async (scope: object): Promise<Set<string>> =>
         new Set(
           (
-            await c.query<{ call_id: string }>('SELECT m.call_id FROM acme.scope_members m JOIN acme.scopes s ON s.id = m.scope_id WHERE s.scope_key = $1', [
-              SyncEngine.keyOf({ from: 0, to: 1, ...scope })
-            ])
+            await c.query<{ call_id: string }>(
+              'SELECT m.call_id FROM acme.scope_members m JOIN acme.scopes s ON s.id = m.scope_id WHERE s.scope_key = $1',
+              [SyncEngine.keyOf({ from: 0, to: 1, ...scope })]
+            )
           ).rows.map((x) => x.call_id)
         )
       expect(await members({ results: 'all', includeAnalysis: true })).toEqual(new Set(dump.map((d) => d.callId)))
-      expect(await members({ includeAnalysis: false, direction: 1 })).toEqual(new Set(dump.filter((d) => d.result === 1 && d.direction === 1).map((d) => d.callId)))
+      expect(await members({ includeAnalysis: false, direction: 1 })).toEqual(
+        new Set(dump.filter((d) => d.result === 1 && d.direction === 1).map((d) => d.callId))
+      )
       const state = await c.query<{ name: string; running: boolean; last_success_at: string | null; last_outcome: string }>(
         'SELECT name, running, last_success_at, last_outcome FROM acme.worker_scopes ORDER BY name'
       )
@@ -133,7 +146,9 @@ describe('callsight worker', () => {
     const c = new pg.Client({ connectionString: url })
     await c.connect()
     try {
-      const state = await c.query<{ running: boolean; last_outcome: string }>("SELECT running, last_outcome FROM acme.worker_scopes WHERE name = 'everything'")
+      const state = await c.query<{ running: boolean; last_outcome: string }>(
+        "SELECT running, last_outcome FROM acme.worker_scopes WHERE name = 'everything'"
+      )
       expect(state.rows[0]).toEqual({ running: false, last_outcome: 'cancelled' })
       const runs = await c.query<{ outcome: string }>('SELECT outcome FROM acme.sync_runs')
       expect(runs.rows.map((x) => x.outcome)).toEqual(['cancelled'])

@@ -39,7 +39,10 @@ describe('layer directions', () => {
     ['src/cli/x.ts', "import * as c from '../core/errors'\nexport const a = c\n"],
     ['src/cli/commands/x.ts', "import * as h from '../../host/web/serve'\nexport const a = h\n"],
     ['src/main/x.ts', "import * as h from '../host/ipc/router'\nexport const a = h\n"],
-    ['src/host/x.ts', "import * as c from '../core/errors'\nimport * as s from '../service/index'\nimport { createServer } from 'node:http'\nexport const a = [c, s, createServer]\n"]
+    [
+      'src/host/x.ts',
+      "import * as c from '../core/errors'\nimport * as s from '../service/index'\nimport { createServer } from 'node:http'\nexport const a = [c, s, createServer]\n"
+    ]
   ])('%s allows %j', async (file, code) => {
     expect(await restrictedImports(file, code)).toEqual([])
   })

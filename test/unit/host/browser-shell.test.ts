@@ -60,7 +60,9 @@ describe('exports as browser downloads', () => {
   })
 
   it('names the download for every browser', () => {
-    expect(attachment('callsight-2026-05-06.csv')).toBe(`attachment; filename="callsight-2026-05-06.csv"; filename*=UTF-8''callsight-2026-05-06.csv`)
+    expect(attachment('callsight-2026-05-06.csv')).toBe(
+      `attachment; filename="callsight-2026-05-06.csv"; filename*=UTF-8''callsight-2026-05-06.csv`
+    )
     expect(attachment('çağrı "x".csv')).toBe(`attachment; filename="_a_r_ _x_.csv"; filename*=UTF-8''%C3%A7a%C4%9Fr%C4%B1%20%22x%22.csv`)
   })
 })
@@ -70,14 +72,18 @@ describe('the data folder', () => {
     expect(defaultDataDir('linux', {}, '/home/ayse')).toBe('/home/ayse/.config/Callsight')
     expect(defaultDataDir('linux', { XDG_CONFIG_HOME: '/cfg' }, '/home/ayse')).toBe('/cfg/Callsight')
     expect(defaultDataDir('darwin', {}, '/Users/ayse')).toBe('/Users/ayse/Library/Application Support/Callsight')
-    expect(defaultDataDir('win32', { APPDATA: 'C:\\Users\\ayse\\AppData\\Roaming' }, 'C:\\Users\\ayse')).toBe(join('C:\\Users\\ayse\\AppData\\Roaming', 'Callsight'))
+    expect(defaultDataDir('win32', { APPDATA: 'C:\\Users\\ayse\\AppData\\Roaming' }, 'C:\\Users\\ayse')).toBe(
+      join('C:\\Users\\ayse\\AppData\\Roaming', 'Callsight')
+    )
   })
 
   it('is used by one serve at a time; a lock left by a process that is gone is taken over', () => {
     const dir = fresh()
     const lock = lockDataDir(dir)
     writeFileSync(join(dir, 'serve.lock'), String(process.ppid))
-    expect(() => lockDataDir(dir)).toThrowError(expect.objectContaining({ code: 'Storage', message: expect.stringContaining(`process ${process.ppid}`) }))
+    expect(() => lockDataDir(dir)).toThrowError(
+      expect.objectContaining({ code: 'Storage', message: expect.stringContaining(`process ${process.ppid}`) })
+    )
     lock.release()
     // Not ours any more: release leaves it alone.
     expect(existsSync(join(dir, 'serve.lock'))).toBe(true)
@@ -91,7 +97,9 @@ describe('the data folder', () => {
   it('is refused while the desktop app runs on it', () => {
     const dir = fresh()
     symlinkSync(`${hostname()}-${process.ppid}`, join(dir, 'SingletonLock'))
-    expect(() => lockDataDir(dir)).toThrowError(expect.objectContaining({ code: 'Storage', message: expect.stringContaining('desktop app') }))
+    expect(() => lockDataDir(dir)).toThrowError(
+      expect.objectContaining({ code: 'Storage', message: expect.stringContaining('desktop app') })
+    )
     const gone = fresh()
     symlinkSync(`${hostname()}-2147483646`, join(gone, 'SingletonLock'))
     lockDataDir(gone).release()
@@ -117,7 +125,8 @@ describe('opening the browser', () => {
 
 describe("the renderer's index.html in a tab", () => {
   it('loads the client script before the renderer module', () => {
-    const html = '<html><head><meta charset="UTF-8" />\n    <script type="module" crossorigin src="./assets/index-x.js"></script>\n</head><body></body></html>'
+    const html =
+      '<html><head><meta charset="UTF-8" />\n    <script type="module" crossorigin src="./assets/index-x.js"></script>\n</head><body></body></html>'
     const out = withClientScript(html)
     expect(out.indexOf('<script src="/callsight-api.js"></script>')).toBeLessThan(out.indexOf('type="module"'))
     expect(withClientScript('<html><head></head></html>')).toBe('<html><head><script src="/callsight-api.js"></script>\n</head></html>')

@@ -61,7 +61,13 @@ describe('the browser tab client (/callsight-api.js)', () => {
     expect(requests).toEqual([
       {
         url: '/invoke/search.page',
-        init: { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"offset":0}', credentials: 'same-origin', cache: 'no-store' }
+        init: {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"offset":0}',
+          credentials: 'same-origin',
+          cache: 'no-store'
+        }
       },
       expect.objectContaining({ url: '/invoke/app.info', init: expect.objectContaining({ body: '{}' }) })
     ])

@@ -22,22 +22,38 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({
 
 describe('the browser mode gate', () => {
   it('lets the app through: its pages, its calls and its event socket', () => {
-    expect(gate.check(facts({ url: '/assets/index.js', secFetchSite: 'same-origin' }))).toEqual({ kind: 'allow', origin: ORIGIN, pathname: '/assets/index.js' })
+    expect(gate.check(facts({ url: '/assets/index.js', secFetchSite: 'same-origin' }))).toEqual({
+      kind: 'allow',
+      origin: ORIGIN,
+      pathname: '/assets/index.js'
+    })
     expect(gate.check(facts({ secFetchSite: 'none' }))).toMatchObject({ kind: 'allow' })
-    expect(gate.check(facts({ method: 'POST', url: '/invoke/app.info', origin: ORIGIN }))).toMatchObject({ kind: 'allow', pathname: '/invoke/app.info' })
+    expect(gate.check(facts({ method: 'POST', url: '/invoke/app.info', origin: ORIGIN }))).toMatchObject({
+      kind: 'allow',
+      pathname: '/invoke/app.info'
+    })
     expect(gate.check(facts({ url: '/events', origin: ORIGIN, upgrade: true }))).toMatchObject({ kind: 'allow', pathname: '/events' })
     // localhost names the same server; the origin must then say localhost too.
-    expect(gate.check(facts({ host: `localhost:${PORT}`, method: 'POST', origin: `http://localhost:${PORT}` }))).toMatchObject({ kind: 'allow', origin: `http://localhost:${PORT}` })
+    expect(gate.check(facts({ host: `localhost:${PORT}`, method: 'POST', origin: `http://localhost:${PORT}` }))).toMatchObject({
+      kind: 'allow',
+      origin: `http://localhost:${PORT}`
+    })
   })
 
   it('trades the launch key for the cookie, on GET / only', () => {
     expect(gate.check(facts({ url: `/?key=${KEY}`, cookie: undefined }))).toEqual({ kind: 'exchange', origin: ORIGIN })
     // Opened from a link elsewhere (a web terminal): the key is the proof.
-    expect(gate.check(facts({ url: `/?key=${KEY}`, cookie: undefined, secFetchSite: 'cross-site' }))).toEqual({ kind: 'exchange', origin: ORIGIN })
+    expect(gate.check(facts({ url: `/?key=${KEY}`, cookie: undefined, secFetchSite: 'cross-site' }))).toEqual({
+      kind: 'exchange',
+      origin: ORIGIN
+    })
     expect(gate.check(facts({ url: `/?key=${KEY}x`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
     expect(gate.check(facts({ url: '/?key=', cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
     expect(gate.check(facts({ url: `/index.html?key=${KEY}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'cookie' })
-    expect(gate.check(facts({ method: 'POST', url: `/?key=${KEY}`, cookie: undefined, origin: ORIGIN }))).toEqual({ kind: 'deny', reason: 'cookie' })
+    expect(gate.check(facts({ method: 'POST', url: `/?key=${KEY}`, cookie: undefined, origin: ORIGIN }))).toEqual({
+      kind: 'deny',
+      reason: 'cookie'
+    })
     expect(gate.sessionCookie()).toBe(`callsight-${PORT}=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`)
   })
 

@@ -20,9 +20,15 @@ interface FuseLib {
   flipFuses(path: string, config: Record<string, unknown>): Promise<number>
 }
 
-const builder = require('app-builder-lib') as { PlatformPackager: { prototype: { generateFuseConfig(fuses: unknown): Promise<Record<string, unknown>> } } }
+const builder = require('app-builder-lib') as {
+  PlatformPackager: { prototype: { generateFuseConfig(fuses: unknown): Promise<Record<string, unknown>> } }
+}
 const configLoader = require('app-builder-lib/out/util/config/config') as {
-  getConfig(dir: string, file: string, options: null): Promise<Record<string, unknown> & { electronFuses?: Record<string, boolean>; asar?: unknown }>
+  getConfig(
+    dir: string,
+    file: string,
+    options: null
+  ): Promise<Record<string, unknown> & { electronFuses?: Record<string, boolean>; asar?: unknown }>
   validateConfiguration(config: unknown, logger: unknown): Promise<void>
 }
 const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown }
@@ -40,7 +46,10 @@ function standInBinary(): string {
   dir = mkdtempSync(join(tmpdir(), 'callsight-fuses-'))
   const file = join(dir, 'callsight')
   const wire = Buffer.alloc(8, FuseState.INHERIT)
-  writeFileSync(file, Buffer.concat([Buffer.from('\x7fELF padding '), Buffer.from(SENTINEL), Buffer.from([1, 8]), wire, Buffer.from(' more bytes')]))
+  writeFileSync(
+    file,
+    Buffer.concat([Buffer.from('\x7fELF padding '), Buffer.from(SENTINEL), Buffer.from([1, 8]), wire, Buffer.from(' more bytes')])
+  )
   return file
 }
 
@@ -60,7 +69,8 @@ describe('Electron fuses in electron-builder.yml', () => {
     await fuses.flipFuses(file, fuseConfig)
     const wire = await fuses.getCurrentFuseWire(file)
     const O = fuses.FuseV1Options
-    const state = (option: number): string => (wire[option] === FuseState.ENABLE ? 'on' : wire[option] === FuseState.DISABLE ? 'off' : 'inherit')
+    const state = (option: number): string =>
+      wire[option] === FuseState.ENABLE ? 'on' : wire[option] === FuseState.DISABLE ? 'off' : 'inherit'
     expect({
       runAsNode: state(O.RunAsNode!),
       nodeOptions: state(O.EnableNodeOptionsEnvironmentVariable!),
@@ -68,7 +78,14 @@ describe('Electron fuses in electron-builder.yml', () => {
       cookieEncryption: state(O.EnableCookieEncryption!),
       asarIntegrity: state(O.EnableEmbeddedAsarIntegrityValidation!),
       onlyLoadFromAsar: state(O.OnlyLoadAppFromAsar!)
-    }).toEqual({ runAsNode: 'off', nodeOptions: 'off', inspect: 'off', cookieEncryption: 'on', asarIntegrity: 'on', onlyLoadFromAsar: 'on' })
+    }).toEqual({
+      runAsNode: 'off',
+      nodeOptions: 'off',
+      inspect: 'off',
+      cookieEncryption: 'on',
+      asarIntegrity: 'on',
+      onlyLoadFromAsar: 'on'
+    })
     // The file:// privileges fuse stays as Electron ships it: the app loads its page from file://.
     expect(state(O.GrantFileProtocolExtraPrivileges!)).toBe('inherit')
     expect(readFileSync(file).includes(Buffer.from(SENTINEL))).toBe(true)

@@ -13,8 +13,7 @@ function build(platform: string, isDev = false) {
   return { items, sent }
 }
 
-const click = (item: MenuItemConstructorOptions): void =>
-  (item.click as (() => void) | undefined)?.()
+const click = (item: MenuItemConstructorOptions): void => (item.click as (() => void) | undefined)?.()
 
 describe('application menu', () => {
   it.each(['linux', 'darwin', 'win32'])('on %s reaches every app command, each with a listed shortcut', (platform) => {
@@ -42,7 +41,9 @@ describe('application menu', () => {
   })
 
   it('uses distinct accelerators', () => {
-    const accels = build('win32').items.map((i) => i.accelerator).filter((a): a is string => typeof a === 'string')
+    const accels = build('win32')
+      .items.map((i) => i.accelerator)
+      .filter((a): a is string => typeof a === 'string')
     expect(new Set(accels).size).toBe(accels.length)
   })
 })

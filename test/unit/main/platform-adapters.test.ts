@@ -27,7 +27,10 @@ describe('native binding path', () => {
 describe('export dialog', () => {
   function dialogs(answer: { canceled: boolean; filePath?: string }) {
     const asked: Parameters<ShowSaveDialog>[0][] = []
-    const d = createExportDialogs(async (o) => (asked.push(o), answer), () => '/home/ayse/Documents')
+    const d = createExportDialogs(
+      async (o) => (asked.push(o), answer),
+      () => '/home/ayse/Documents'
+    )
     return { d, asked }
   }
 

@@ -1,7 +1,12 @@
 import { EventEmitter } from 'node:events'
 import { request as httpRequest } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import { createServiceFetch, type NetClientRequest, type NetRequest, type NetRequestOptions } from '../../../src/main/adapters/service-fetch'
+import {
+  createServiceFetch,
+  type NetClientRequest,
+  type NetRequest,
+  type NetRequestOptions
+} from '../../../src/main/adapters/service-fetch'
 import { createServiceClient } from '../../../src/core/client'
 import { TenantRateLimiter } from '../../../src/core/ratelimit'
 import { failure } from '../../integration/client/harness'
@@ -68,11 +73,17 @@ describe('the app transport (net.request as FetchLike)', () => {
       res.end(JSON.stringify({ method: req.method, body: req.body }))
     })
     const seen: NetRequestOptions[] = []
-    const res = await createServiceFetch(nodeNetRequest(seen))(`${s.url}/p`, { method: 'post', headers: { 'x-test': 'yes' }, body: 'hello' })
+    const res = await createServiceFetch(nodeNetRequest(seen))(`${s.url}/p`, {
+      method: 'post',
+      headers: { 'x-test': 'yes' },
+      body: 'hello'
+    })
     expect(res.status).toBe(201)
     expect(res.headers.get('x-echo')).toBe('yes')
     expect(await res.json()).toEqual({ method: 'POST', body: 'hello' })
-    expect(seen).toEqual([{ url: `${s.url}/p`, method: 'POST', redirect: 'manual', credentials: 'omit', useSessionCookies: false, cache: 'no-store' }])
+    expect(seen).toEqual([
+      { url: `${s.url}/p`, method: 'POST', redirect: 'manual', credentials: 'omit', useSessionCookies: false, cache: 'no-store' }
+    ])
   })
 
   it('answers a redirect as a 3xx with its Location and never sends anything to the target', async () => {
@@ -81,7 +92,10 @@ describe('the app transport (net.request as FetchLike)', () => {
       res.writeHead(307, { location: `${thief.url}/steal` })
       res.end()
     })
-    const res = await createServiceFetch(nodeNetRequest([]))(`${s.url}/api/public/auth/token`, { method: 'POST', body: '{"password":"pw"}' })
+    const res = await createServiceFetch(nodeNetRequest([]))(`${s.url}/api/public/auth/token`, {
+      method: 'POST',
+      body: '{"password":"pw"}'
+    })
     expect(res.status).toBe(307)
     expect(res.headers.get('location')).toBe(`${thief.url}/steal`)
     expect(thief.requests).toEqual([])
@@ -93,7 +107,12 @@ describe('the app transport (net.request as FetchLike)', () => {
       res.writeHead(308, { location: `${thief.url}/collect` })
       res.end()
     })
-    const client = createServiceClient({ baseUrl: s.url, zone: 'UTC', fetch: createServiceFetch(nodeNetRequest([])), limiter: new TenantRateLimiter({ requests: 100, perSeconds: 1 }) })
+    const client = createServiceClient({
+      baseUrl: s.url,
+      zone: 'UTC',
+      fetch: createServiceFetch(nodeNetRequest([])),
+      limiter: new TenantRateLimiter({ requests: 100, perSeconds: 1 })
+    })
     const e = await failure(client.login('ayse', 'S3cret'))
     expect(e.message).toContain(`redirect (HTTP 308) to ${thief.url}/collect.`)
     expect(thief.requests).toEqual([])
@@ -106,7 +125,12 @@ describe('the app transport (net.request as FetchLike)', () => {
       res.writeHead(200, { 'content-type': 'application/json' })
       written = streamFiller(res, 200 * 1024 * 1024, '{"access_token":"a","refresh_token":"r"', '}')
     })
-    const client = createServiceClient({ baseUrl: s.url, zone: 'UTC', fetch: createServiceFetch(nodeNetRequest([])), limiter: new TenantRateLimiter({ requests: 100, perSeconds: 1 }) })
+    const client = createServiceClient({
+      baseUrl: s.url,
+      zone: 'UTC',
+      fetch: createServiceFetch(nodeNetRequest([])),
+      limiter: new TenantRateLimiter({ requests: 100, perSeconds: 1 })
+    })
     const e = await failure(client.login('ayse', 'pw'))
     expect(e.code).toBe('MalformedResponse')
     expect(s.requests).toHaveLength(1)

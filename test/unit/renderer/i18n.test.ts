@@ -17,7 +17,10 @@ describe('message files', () => {
   })
 
   it('no message is empty, and none uses vue-i18n syntax characters by accident', () => {
-    for (const [lang, messages] of [['en', EN], ['tr', TR]] as const) {
+    for (const [lang, messages] of [
+      ['en', EN],
+      ['tr', TR]
+    ] as const) {
       for (const [key, text] of messages) {
         expect(text.trim(), `${lang}:${key}`).not.toBe('')
         // @ starts a linked message, | separates plurals, $ and % are reserved: none is meant here.

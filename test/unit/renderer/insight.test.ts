@@ -27,8 +27,20 @@ describe('the active query as chips', () => {
       ]
     }
     const chips = queryChips(f, fmt)
-    expect(chips.map((c) => c.id)).toEqual(['text', 'dates', 'type:A', 'type:B', 'direction', 'results', 'analysis:sentiment=Negative', 'analysis:score:..50'])
-    expect(chips.find((c) => c.id === 'analysis:sentiment=Negative')).toMatchObject({ label: { key: 'insight.chipAnalysis', params: { name: 'Duygu Durumu' } }, value: '= Negative' })
+    expect(chips.map((c) => c.id)).toEqual([
+      'text',
+      'dates',
+      'type:A',
+      'type:B',
+      'direction',
+      'results',
+      'analysis:sentiment=Negative',
+      'analysis:score:..50'
+    ])
+    expect(chips.find((c) => c.id === 'analysis:sentiment=Negative')).toMatchObject({
+      label: { key: 'insight.chipAnalysis', params: { name: 'Duygu Durumu' } },
+      value: '= Negative'
+    })
     expect(chips.find((c) => c.id === 'analysis:score:..50')?.value).toBe('… – 50')
 
     chips.find((c) => c.id === 'analysis:sentiment=Negative')!.remove(f)
@@ -70,7 +82,16 @@ describe('drilling down from a chart', () => {
 
 describe('chart data as CSV', () => {
   it('writes RFC 4180 with a BOM, quoting and formula neutralization', () => {
-    expect(chartCsv(['Gün', 'Çağrı'], [['2026-11-23', 1400], ['=1+1', 2], ['a,"b"', 3]])).toBe('\uFEFFGün,Çağrı\r\n2026-11-23,1400\r\n\'=1+1,2\r\n"a,""b""",3\r\n')
+    expect(
+      chartCsv(
+        ['Gün', 'Çağrı'],
+        [
+          ['2026-11-23', 1400],
+          ['=1+1', 2],
+          ['a,"b"', 3]
+        ]
+      )
+    ).toBe('\uFEFFGün,Çağrı\r\n2026-11-23,1400\r\n\'=1+1,2\r\n"a,""b""",3\r\n')
   })
 
   it('names files after the chart title', () => {

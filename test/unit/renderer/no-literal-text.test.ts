@@ -9,12 +9,25 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = 'src/renderer/src'
 /** Attributes a user reads or hears; class, data-testid, icon names… are not prose. */
-const USER_FACING = new Set(['title', 'placeholder', 'aria-label', 'label', 'header', 'alt', 'summary', 'detail', 'empty-message', 'empty-filter-message'])
+const USER_FACING = new Set([
+  'title',
+  'placeholder',
+  'aria-label',
+  'label',
+  'header',
+  'alt',
+  'summary',
+  'detail',
+  'empty-message',
+  'empty-filter-message'
+])
 /** Texts that are the same in every language. */
 const ALLOW = new Set(['Callsight', 'CSV', 'XLSX', 'JSON', 'NDJSON', 'Esc', 'Ctrl', 'Shift', 'PNG'])
 
 function vueFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? vueFiles(join(dir, e.name)) : e.name.endsWith('.vue') ? [join(dir, e.name)] : []))
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? vueFiles(join(dir, e.name)) : e.name.endsWith('.vue') ? [join(dir, e.name)] : []
+  )
 }
 
 /** Prose: two or more letters in a row (Unicode letters, so Turkish is caught too), not on the allowlist. */
@@ -38,7 +51,13 @@ function proseLiterals(expr: string): string[] {
   return out
 }
 
-type Node = { type: number; tag?: string; content?: unknown; props?: Array<{ type: number; name: string; value?: { content: string }; exp?: { content: string } }>; children?: Node[] }
+type Node = {
+  type: number
+  tag?: string
+  content?: unknown
+  props?: Array<{ type: number; name: string; value?: { content: string }; exp?: { content: string } }>
+  children?: Node[]
+}
 
 /** What a single-file component's template shows literally. */
 function scan(source: string, filename = 'probe.vue'): string[] {
@@ -54,7 +73,8 @@ function scan(source: string, filename = 'probe.vue'): string[] {
       for (const s of proseLiterals(exp)) found.push(`{{ '${s}' }}`)
     }
     for (const p of n.props ?? []) {
-      if (p.type === 6 && USER_FACING.has(p.name) && p.value && prose(p.value.content)) found.push(`${n.tag} ${p.name}="${p.value.content}"`)
+      if (p.type === 6 && USER_FACING.has(p.name) && p.value && prose(p.value.content))
+        found.push(`${n.tag} ${p.name}="${p.value.content}"`)
       if (p.type === 7 && p.exp) for (const s of proseLiterals(p.exp.content)) found.push(`${n.tag} :${p.name}="'${s}'"`)
     }
     for (const c of n.children ?? []) walk(c)

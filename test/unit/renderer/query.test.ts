@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_RESULTS as SHARED_DEFAULT_RESULTS, SUMMARY_PREVIEW_CHARS, SearchQuery, SyncScope, CallRow, type CallRecord } from '../../../src/shared/domain'
+import {
+  DEFAULT_RESULTS as SHARED_DEFAULT_RESULTS,
+  SUMMARY_PREVIEW_CHARS,
+  SearchQuery,
+  SyncScope,
+  CallRow,
+  type CallRecord
+} from '../../../src/shared/domain'
 import {
   DEFAULT_RESULTS,
   PREVIEW_CHARS,
@@ -13,7 +20,7 @@ import {
 } from '../../../src/renderer/src/lib/query'
 
 describe('query building', () => {
-  it('one default for results: the app, local search and sync all take the service\'s (answered only)', () => {
+  it("one default for results: the app, local search and sync all take the service's (answered only)", () => {
     expect(DEFAULT_RESULTS).toBe(SHARED_DEFAULT_RESULTS)
     expect(emptyFilters().results).toBe('answered')
     expect(SearchQuery.parse({}).results).toBe('answered')

@@ -25,7 +25,13 @@ describe('parseQuery', () => {
       kind: 'or',
       items: [
         { kind: 'and', items: [{ tokens: ['a'] }, { tokens: ['b'] }] },
-        { kind: 'and', items: [{ kind: 'not', item: { tokens: ['c'] } }, { kind: 'not', item: { tokens: ['d'] } }] }
+        {
+          kind: 'and',
+          items: [
+            { kind: 'not', item: { tokens: ['c'] } },
+            { kind: 'not', item: { tokens: ['d'] } }
+          ]
+        }
       ]
     })
     expect(parseQuery('x (a OR b)').node).toMatchObject({ kind: 'and', items: [{ tokens: ['x'] }, { kind: 'or' }] })
@@ -64,7 +70,7 @@ describe('parseQuery', () => {
 
   it('never throws, whatever is typed', () => {
     let seed = 3
-    const rnd = (): number => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
     const pool = ['(', ')', '"', '-', ':', '..', '>=', '<', 'OR', 'AND', 'NOT', ' ', 'a', 'İ', 'title', 'duygu', '5', '*', '😀', '\u0000']
     for (let i = 0; i < 3000; i++) {
       const text = Array.from({ length: Math.floor(rnd() * 12) }, () => pool[Math.floor(rnd() * pool.length)]!).join('')

@@ -32,7 +32,13 @@ export type ReviewHandlers = Pick<
 export function reviewHandlers(state: AppState): ReviewHandlers {
   const ctx = (): ReviewContext => {
     const rt = state.requireRuntime()
-    return { cache: rt.cache, search: rt.search, author: rt.account.username, now: () => state.platform.clock.now(), zone: state.displayZone() }
+    return {
+      cache: rt.cache,
+      search: rt.search,
+      author: rt.account.username,
+      now: () => state.platform.clock.now(),
+      zone: state.displayZone()
+    }
   }
   const cache = () => state.requireRuntime().cache
   return {
@@ -53,7 +59,9 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
       return parsed.data.scorecards.map(({ id, ...def }) => saveScorecard(c, def, id))
     },
     'scorecards.export': async ({ ids }) => {
-      const cards = cache().scorecards.latest().filter((s) => ids === undefined || ids.includes(s.id))
+      const cards = cache()
+        .scorecards.latest()
+        .filter((s) => ids === undefined || ids.includes(s.id))
       const file: ScorecardFile = {
         format: 'callsight-scorecards',
         version: 1,

@@ -34,7 +34,8 @@ export function searchHandlers(state: AppState): SearchHandlers {
       if (s === null) return { total: 0, coverage: { complete: true, from: query.from, to: query.to, missing: [] } }
       return { total: s.count(query), coverage: s.coverage(query) }
     },
-    'search.page': async ({ query, offset, limit, sortBy, columns }) => search()?.page(query, offset, limit, { sortBy, columns }) ?? { offset, rows: [] },
+    'search.page': async ({ query, offset, limit, sortBy, columns }) =>
+      search()?.page(query, offset, limit, { sortBy, columns }) ?? { offset, rows: [] },
     'search.columns': async () => search()?.resultColumns() ?? [],
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
@@ -66,7 +67,13 @@ export function searchHandlers(state: AppState): SearchHandlers {
       const s = state.settings()
       // A relative range keeps no instants: they would be stale by next week.
       const stored = relativeDays === undefined ? query : { ...query, from: null, to: null }
-      const entry = { id: id ?? randomUUID(), name, query: stored, createdAt: state.platform.clock.now(), ...(relativeDays === undefined ? {} : { relativeDays }) }
+      const entry = {
+        id: id ?? randomUUID(),
+        name,
+        query: stored,
+        createdAt: state.platform.clock.now(),
+        ...(relativeDays === undefined ? {} : { relativeDays })
+      }
       const others = s.savedSearches.filter((x) => x.id !== entry.id)
       return state.saveSettings({ ...s, savedSearches: [...others, entry] }).savedSearches
     },

@@ -9,7 +9,14 @@ import type { Handlers } from '../platform'
 export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
 
 function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
-  const opts: TeamDbOptions = { url: team.url, schema: team.schema, password, sslMode: team.sslMode, applicationName: 'callsight-app', maxConnections: 1 }
+  const opts: TeamDbOptions = {
+    url: team.url,
+    schema: team.schema,
+    password,
+    sslMode: team.sslMode,
+    applicationName: 'callsight-app',
+    maxConnections: 1
+  }
   if (team.sslRootCert !== null) opts.sslRootCert = team.sslRootCert
   return opts
 }
@@ -32,7 +39,10 @@ export function teamHandlers(state: AppState): TeamHandlers {
   const requireTeam = (): { rt: AccountRuntime; team: TeamCacheSource } => {
     const rt = state.runtime
     const team = rt?.account.teamCache
-    if (!rt || !team) throw new CallsightError('InvalidInput', 'This account does not pull from a team cache.', { hint: 'Connect it to the team cache first.' })
+    if (!rt || !team)
+      throw new CallsightError('InvalidInput', 'This account does not pull from a team cache.', {
+        hint: 'Connect it to the team cache first.'
+      })
     return { rt, team }
   }
 

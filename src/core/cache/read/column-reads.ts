@@ -26,24 +26,34 @@ export class SqliteColumnReads implements ColumnReads {
   quarters(since: Since | null): { maxId: number; ids: Int32Array; quarters: Int32Array } {
     const where = since === null ? { sql: '1', params: [] } : sinceWhere('id', since)
     const row = this.statements
-      .get(`SELECT coalesce((SELECT max(id) FROM calls), 0), group_concat(id), group_concat(${QUARTER_SQL}) FROM calls WHERE ${where.sql}`, 'raw')
+      .get(
+        `SELECT coalesce((SELECT max(id) FROM calls), 0), group_concat(id), group_concat(${QUARTER_SQL}) FROM calls WHERE ${where.sql}`,
+        'raw'
+      )
       .get(...where.params) as [number, string | null, string | null]
     return { maxId: row[0], ids: parseIntList(row[1]), quarters: parseIntList(row[2]) }
   }
 
   idsByDate(): Int32Array {
     return parseIntList(
-      this.statements.get('SELECT group_concat(id) FROM (SELECT id FROM calls INDEXED BY calls_by_date ORDER BY call_at, call_id)', 'pluck').get() as string | null
+      this.statements
+        .get('SELECT group_concat(id) FROM (SELECT id FROM calls INDEXED BY calls_by_date ORDER BY call_at, call_id)', 'pluck')
+        .get() as string | null
     )
   }
 
   membersOf(scopeIds: readonly number[]): Int32Array {
-    return parseIntList(this.statements.get(`SELECT group_concat(call) FROM scope_members WHERE scope IN (${idList(scopeIds)})`, 'pluck').get() as string | null)
+    return parseIntList(
+      this.statements.get(`SELECT group_concat(call) FROM scope_members WHERE scope IN (${idList(scopeIds)})`, 'pluck').get() as
+        string | null
+    )
   }
 
   membershipsSince(since: Since): Array<[number, number]> {
     const where = sinceWhere('call', since)
-    return this.statements.get(`SELECT call, scope FROM scope_members WHERE ${where.sql}`, 'raw').all(...where.params) as Array<[number, number]>
+    return this.statements.get(`SELECT call, scope FROM scope_members WHERE ${where.sql}`, 'raw').all(...where.params) as Array<
+      [number, number]
+    >
   }
 
   textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] } {
@@ -56,7 +66,9 @@ export class SqliteColumnReads implements ColumnReads {
     const calls = parseIntList(row[0])
     const values = row[1] === null ? [] : row[1].split('\u001f')
     if (values.length === calls.length) return { calls, values }
-    const rows = this.statements.get(`SELECT call, value FROM analysis WHERE ${where.sql}`, 'raw').all(...where.params) as Array<[number, string]>
+    const rows = this.statements.get(`SELECT call, value FROM analysis WHERE ${where.sql}`, 'raw').all(...where.params) as Array<
+      [number, string]
+    >
     return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => r[1]) }
   }
 
@@ -65,7 +77,10 @@ export class SqliteColumnReads implements ColumnReads {
     // NULLs would be skipped by group_concat and shift the list: '' stands for them; 17
     // digits give back the stored double exactly (SQLite's own text form keeps 15).
     const row = this.statements
-      .get(`SELECT group_concat(call), group_concat(CASE WHEN value_num IS NULL THEN '' ELSE printf('%.17g', value_num) END, ',') FROM analysis WHERE ${where.sql}`, 'raw')
+      .get(
+        `SELECT group_concat(call), group_concat(CASE WHEN value_num IS NULL THEN '' ELSE printf('%.17g', value_num) END, ',') FROM analysis WHERE ${where.sql}`,
+        'raw'
+      )
       .get(...where.params) as [string | null, string | null]
     const calls = parseIntList(row[0])
     const parts = row[1] === null ? [] : row[1].split(',')

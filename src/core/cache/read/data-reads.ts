@@ -59,7 +59,9 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 
   prefixTerms(prefix: string, limit: number): string[] {
-    return this.statements.get('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?', 'pluck').all(prefix, prefix + TOP, limit) as string[]
+    return this.statements
+      .get('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?', 'pluck')
+      .all(prefix, prefix + TOP, limit) as string[]
   }
 }
 
@@ -68,9 +70,8 @@ export class SqliteMatchReads implements MatchReads {
   constructor(private readonly statements: StatementCache) {}
 
   boundedIds(ids: SqlPiece, cap: number): { n: number; ids: string | null } {
-    const row = this.statements
-      .get(`SELECT count(*), group_concat(id) FROM (${ids.sql} LIMIT ?)`, 'raw')
-      .get(...ids.params, cap) as [number, string | null] | undefined
+    const row = this.statements.get(`SELECT count(*), group_concat(id) FROM (${ids.sql} LIMIT ?)`, 'raw').get(...ids.params, cap) as
+      [number, string | null] | undefined
     const [n, list] = row ?? [0, null]
     return { n, ids: n < cap ? `[${list ?? ''}]` : null }
   }

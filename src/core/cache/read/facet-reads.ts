@@ -34,7 +34,10 @@ export class SqliteTotalsReads implements TotalsReads {
 
   scopeHourTotals(scopeIds: readonly number[], hourFrom: number, hourTo: number): Array<[number, number]> {
     return this.statements
-      .get(`SELECT scope, sum(n) FROM agg_scope_hours WHERE scope IN (${idList(scopeIds)}) AND hour >= ? AND hour < ? GROUP BY scope`, 'raw')
+      .get(
+        `SELECT scope, sum(n) FROM agg_scope_hours WHERE scope IN (${idList(scopeIds)}) AND hour >= ? AND hour < ? GROUP BY scope`,
+        'raw'
+      )
       .all(hourFrom, hourTo) as Array<[number, number]>
   }
 
@@ -71,7 +74,9 @@ export class SqliteFacetSqlReads implements FacetSqlReads {
   }
 
   callTimes(matches: SqlPiece): number[] {
-    return this.statements.get(`SELECT c.call_at FROM calls c WHERE c.id IN (${matches.sql}) ORDER BY c.call_at`, 'pluck').all(...matches.params) as number[]
+    return this.statements
+      .get(`SELECT c.call_at FROM calls c WHERE c.id IN (${matches.sql}) ORDER BY c.call_at`, 'pluck')
+      .all(...matches.params) as number[]
   }
 
   perType(pairs: ReadonlyArray<readonly [number, string]>, matches: SqlPiece | null): Array<{ value: string; count: number }> {

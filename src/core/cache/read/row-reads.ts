@@ -22,7 +22,14 @@ interface RowDb {
 }
 
 function toRow(r: RowDb): CallRow {
-  const row: CallRow = { callId: r.call_id, callAt: r.call_at, callDate: r.call_date, title: r.title, summaryPreview: r.preview, analysisCount: r.analysis_count }
+  const row: CallRow = {
+    callId: r.call_id,
+    callAt: r.call_at,
+    callDate: r.call_date,
+    title: r.title,
+    summaryPreview: r.preview,
+    analysisCount: r.analysis_count
+  }
   if (r.r_status !== null) row.review = { status: r.r_status, tags: JSON.parse(r.r_tags ?? '[]') as string[], total: r.r_total }
   return row
 }
@@ -36,11 +43,12 @@ export class SqliteRowReads implements RowReads {
 
   firstKey(keys: SqlPiece): SortKey | null {
     const row = this.statements.get(keys.sql, 'raw').get(...keys.params) as SortKey | undefined
-    return row ? [row[0], row[1]] as SortKey : null
+    return row ? ([row[0], row[1]] as SortKey) : null
   }
 
   eachKey(keys: SqlPiece, visit: (key: SortKey) => void): void {
-    for (const row of this.statements.get(keys.sql, 'raw').iterate(...keys.params) as IterableIterator<SortKey>) visit([row[0], row[1]] as SortKey)
+    for (const row of this.statements.get(keys.sql, 'raw').iterate(...keys.params) as IterableIterator<SortKey>)
+      visit([row[0], row[1]] as SortKey)
   }
 
   page(inner: SqlPiece, descending: boolean): KeyedRow[] {

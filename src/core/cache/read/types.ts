@@ -160,7 +160,11 @@ export interface ViewReads {
     callIds: readonly string[],
     extraFields: readonly string[],
     keyIds: readonly number[]
-  ): { calls: Array<{ id: number; callId: string; extra: unknown[] }>; items: Array<[number, number, string, number | null]>; members: Array<[number, number]> }
+  ): {
+    calls: Array<{ id: number; callId: string; extra: unknown[] }>
+    items: Array<[number, number, string, number | null]>
+    members: Array<[number, number]>
+  }
 }
 
 export interface TotalsReads {

@@ -27,12 +27,17 @@ export class SqliteViewReads implements ViewReads {
     // values leave SQLite as one string far faster than as rows.
     const path = memberPath(field)
     const row = this.statements
-      .get(`SELECT group_concat(id), group_concat(v, char(31)) FROM (SELECT id, json_extract(extra, ?) AS v FROM calls) WHERE v IS NOT NULL AND v <> ''`, 'raw')
+      .get(
+        `SELECT group_concat(id), group_concat(v, char(31)) FROM (SELECT id, json_extract(extra, ?) AS v FROM calls) WHERE v IS NOT NULL AND v <> ''`,
+        'raw'
+      )
       .get(path) as [string | null, string | null]
     const calls = parseIntList(row[0])
     const values = row[1] === null ? [] : row[1].split('\u001f')
     if (values.length === calls.length) return { calls, values }
-    const rows = this.statements.get(`SELECT id, json_extract(extra, ?) AS v FROM calls WHERE v IS NOT NULL AND v <> ''`, 'raw').all(path) as Array<[number, unknown]>
+    const rows = this.statements
+      .get(`SELECT id, json_extract(extra, ?) AS v FROM calls WHERE v IS NOT NULL AND v <> ''`, 'raw')
+      .all(path) as Array<[number, unknown]>
     return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => String(r[1])) }
   }
 
@@ -40,7 +45,11 @@ export class SqliteViewReads implements ViewReads {
     callIds: readonly string[],
     extraFields: readonly string[],
     keyIds: readonly number[]
-  ): { calls: Array<{ id: number; callId: string; extra: unknown[] }>; items: Array<[number, number, string, number | null]>; members: Array<[number, number]> } {
+  ): {
+    calls: Array<{ id: number; callId: string; extra: unknown[] }>
+    items: Array<[number, number, string, number | null]>
+    members: Array<[number, number]>
+  } {
     const json = JSON.stringify(callIds)
     const extraCols = extraFields.map((_, i) => `, json_extract(c.extra, ?) AS x${i}`).join('')
     const calls = (
@@ -53,9 +62,14 @@ export class SqliteViewReads implements ViewReads {
       keyIds.length === 0
         ? []
         : (this.statements
-            .get(`SELECT call, key_id, value, value_num FROM analysis WHERE call IN (SELECT value FROM json_each(?)) AND key_id IN (${idList(keyIds)}) ORDER BY call, ord`, 'raw')
+            .get(
+              `SELECT call, key_id, value, value_num FROM analysis WHERE call IN (SELECT value FROM json_each(?)) AND key_id IN (${idList(keyIds)}) ORDER BY call, ord`,
+              'raw'
+            )
             .all(ids) as Array<[number, number, string, number | null]>)
-    const members = this.statements.get('SELECT call, scope FROM scope_members WHERE call IN (SELECT value FROM json_each(?))', 'raw').all(ids) as Array<[number, number]>
+    const members = this.statements
+      .get('SELECT call, scope FROM scope_members WHERE call IN (SELECT value FROM json_each(?))', 'raw')
+      .all(ids) as Array<[number, number]>
     return { calls, items, members }
   }
 }

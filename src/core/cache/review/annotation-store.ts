@@ -88,9 +88,11 @@ export class AnnotationStore {
   /** Several calls' changes in one transaction (import). */
   writeMany(items: ReadonlyArray<{ callId: string; changes: FieldChanges; opts: WriteOptions }>): void {
     if (items.length === 0) return
-    this.db.transaction(() => {
-      for (const it of items) this.writeInTx(it.callId, it.changes, it.opts)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        for (const it of items) this.writeInTx(it.callId, it.changes, it.opts)
+      })
+      .immediate()
     this.onWrite()
   }
 
@@ -118,7 +120,15 @@ export class AnnotationStore {
       const next = field === 'tags' ? normalizeTags(value as string[]) : (value as FieldValue)
       if (same(fieldOf(before, field), next)) continue
       if (opts.history) {
-        history.run(callId, field, JSON.stringify(fieldOf(before, field)), fieldAt(before, field), JSON.stringify(next), opts.at, opts.author)
+        history.run(
+          callId,
+          field,
+          JSON.stringify(fieldOf(before, field)),
+          fieldAt(before, field),
+          JSON.stringify(next),
+          opts.at,
+          opts.author
+        )
       }
       this.setField(callId, field, next, opts.at)
       wrote = true
@@ -130,7 +140,9 @@ export class AnnotationStore {
   /** The row's last write: the latest of its fields' (an import may bring older ones). */
   private touch(callId: string, at: number, author: string): void {
     this.db
-      .prepare('UPDATE annotations SET updated_by = CASE WHEN ? >= updated_at THEN ? ELSE updated_by END, updated_at = max(updated_at, ?) WHERE call_id = ?')
+      .prepare(
+        'UPDATE annotations SET updated_by = CASE WHEN ? >= updated_at THEN ? ELSE updated_by END, updated_at = max(updated_at, ?) WHERE call_id = ?'
+      )
       .run(at, author, at, callId)
   }
 
@@ -141,7 +153,9 @@ export class AnnotationStore {
         return
       case 'note': {
         const note = value as string
-        this.db.prepare('UPDATE annotations SET note = ?, note_folded = ?, note_at = ? WHERE call_id = ?').run(note, foldText(note), at, callId)
+        this.db
+          .prepare('UPDATE annotations SET note = ?, note_folded = ?, note_at = ? WHERE call_id = ?')
+          .run(note, foldText(note), at, callId)
         return
       }
       case 'tags': {
@@ -158,7 +172,15 @@ export class AnnotationStore {
           .prepare(
             'UPDATE annotations SET scorecard_id = ?, scorecard_version = ?, answers = ?, total = ?, failed = ?, score_at = ? WHERE call_id = ?'
           )
-          .run(s?.scorecardId ?? null, s?.version ?? null, s ? JSON.stringify(s.answers) : null, s?.total ?? null, s?.failed ? 1 : 0, at, callId)
+          .run(
+            s?.scorecardId ?? null,
+            s?.version ?? null,
+            s ? JSON.stringify(s.answers) : null,
+            s?.total ?? null,
+            s?.failed ? 1 : 0,
+            at,
+            callId
+          )
         return
       }
     }
@@ -199,9 +221,11 @@ export class AnnotationStore {
 
   /** Forgets every annotation and its history (clear cache, when asked not to keep them). */
   deleteAll(): void {
-    this.db.transaction(() => {
-      this.db.exec('DELETE FROM annotations; DELETE FROM annotation_tags; DELETE FROM annotation_history;')
-    }).immediate()
+    this.db
+      .transaction(() => {
+        this.db.exec('DELETE FROM annotations; DELETE FROM annotation_tags; DELETE FROM annotation_history;')
+      })
+      .immediate()
     this.onWrite()
   }
 }

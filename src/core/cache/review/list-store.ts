@@ -35,10 +35,14 @@ export class ReviewListStore {
 
   create(name: string, callIds: readonly string[], source: unknown, author: string, at: number): ReviewListInfo {
     const id = randomUUID()
-    this.db.transaction(() => {
-      this.db.prepare('INSERT INTO review_lists (id, name, created_at, author, source) VALUES (?, ?, ?, ?, ?)').run(id, name, at, author, JSON.stringify(source))
-      this.appendInTx(id, callIds)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        this.db
+          .prepare('INSERT INTO review_lists (id, name, created_at, author, source) VALUES (?, ?, ?, ?, ?)')
+          .run(id, name, at, author, JSON.stringify(source))
+        this.appendInTx(id, callIds)
+      })
+      .immediate()
     this.onWrite()
     return this.info(id)
   }
@@ -53,17 +57,20 @@ export class ReviewListStore {
 
   private appendInTx(id: string, callIds: readonly string[]): void {
     const size = this.db.prepare('SELECT count(*) FROM review_list_items WHERE list_id = ?').pluck().get(id) as number
-    let next = (this.db.prepare('SELECT coalesce(max(position) + 1, 0) FROM review_list_items WHERE list_id = ?').pluck().get(id) as number)
-    if (size + callIds.length > LIST_MAX) throw new CallsightError('InvalidInput', `A review list holds at most ${LIST_MAX.toLocaleString('en')} calls.`)
+    let next = this.db.prepare('SELECT coalesce(max(position) + 1, 0) FROM review_list_items WHERE list_id = ?').pluck().get(id) as number
+    if (size + callIds.length > LIST_MAX)
+      throw new CallsightError('InvalidInput', `A review list holds at most ${LIST_MAX.toLocaleString('en')} calls.`)
     const put = this.db.prepare('INSERT OR IGNORE INTO review_list_items (list_id, position, call_id) VALUES (?, ?, ?)')
     for (const callId of callIds) if (put.run(id, next, callId).changes > 0) next++
   }
 
   removeCalls(id: string, callIds: readonly string[]): ReviewListInfo {
     const del = this.db.prepare('DELETE FROM review_list_items WHERE list_id = ? AND call_id = ?')
-    this.db.transaction(() => {
-      for (const c of callIds) del.run(id, c)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        for (const c of callIds) del.run(id, c)
+      })
+      .immediate()
     this.onWrite()
     return this.info(id)
   }
@@ -74,10 +81,12 @@ export class ReviewListStore {
   }
 
   delete(id: string): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM review_list_items WHERE list_id = ?').run(id)
-      this.db.prepare('DELETE FROM review_lists WHERE id = ?').run(id)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM review_list_items WHERE list_id = ?').run(id)
+        this.db.prepare('DELETE FROM review_lists WHERE id = ?').run(id)
+      })
+      .immediate()
     this.onWrite()
   }
 
@@ -105,17 +114,20 @@ export class ReviewListStore {
    * mode's "next unreviewed". Null when every call is reviewed.
    */
   nextUnreviewed(id: string, index: number): ReviewListItem | null {
-    const stored = this.db.prepare('SELECT position FROM review_list_items WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?').pluck().get(id, Math.max(0, index)) as
-      | number
-      | undefined
+    const stored = this.db
+      .prepare('SELECT position FROM review_list_items WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?')
+      .pluck()
+      .get(id, Math.max(0, index)) as number | undefined
     const at = stored ?? -1
     const sql = `SELECT i.position FROM review_list_items i LEFT JOIN annotations a ON a.call_id = i.call_id
                  WHERE i.list_id = ? AND i.position %s ? AND (a.status IS NULL OR NOT (${DONE_SQL})) ORDER BY i.position LIMIT 1`
-    const found = (this.db.prepare(sql.replace('%s', '>')).pluck().get(id, at) ?? this.db.prepare(sql.replace('%s', '<=')).pluck().get(id, at)) as
-      | number
-      | undefined
+    const found = (this.db.prepare(sql.replace('%s', '>')).pluck().get(id, at) ??
+      this.db.prepare(sql.replace('%s', '<=')).pluck().get(id, at)) as number | undefined
     if (found === undefined) return null
-    const foundIndex = this.db.prepare('SELECT count(*) FROM review_list_items WHERE list_id = ? AND position < ?').pluck().get(id, found) as number
+    const foundIndex = this.db
+      .prepare('SELECT count(*) FROM review_list_items WHERE list_id = ? AND position < ?')
+      .pluck()
+      .get(id, found) as number
     return this.items(id, foundIndex, 1)[0] ?? null
   }
 

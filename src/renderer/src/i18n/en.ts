@@ -51,11 +51,13 @@ export const en = {
   errors: {
     InvalidCredentials: 'The user name or password is wrong. Check them and try again.',
     ReloginRequired: 'Your session has ended. Sign in again to continue syncing.',
-    IpNotAllowed: 'The service refused this computer’s network address. Ask the service operators to allow the public (egress) IP address or range this workstation connects from, then try again.',
+    IpNotAllowed:
+      'The service refused this computer’s network address. Ask the service operators to allow the public (egress) IP address or range this workstation connects from, then try again.',
     RateLimited: 'The service is limiting requests. Wait {seconds} seconds, then try again.',
     Validation: 'The service rejected the request: {fields}',
     UnknownCallType: 'The service does not know the call type “{callType}”. Refresh the call types and pick again.',
-    UnknownCallTypeLocal: 'No synced or imported call type is called “{callType}”. Known: {known}. Import the call type catalog in Settings, or sync that type.',
+    UnknownCallTypeLocal:
+      'No synced or imported call type is called “{callType}”. Known: {known}. Import the call type catalog in Settings, or sync that type.',
     Unauthorized: 'The service did not accept the session. Sign in again.',
     ServerError: 'The service had an internal error (HTTP {status}). Try again later; if it persists, tell the service operators.',
     Network: 'The service is unreachable. Check the address and your network connection.',
@@ -100,7 +102,8 @@ export const en = {
   },
   catalog: {
     title: 'Call types',
-    about: 'A call type filter finds a type by its Value or its Description, in any case (Turkish rules). The catalog learns the names syncs succeed with; import the tenant\'s catalog (JSON or CSV of Value, Description) or edit it here.',
+    about:
+      "A call type filter finds a type by its Value or its Description, in any case (Turkish rules). The catalog learns the names syncs succeed with; import the tenant's catalog (JSON or CSV of Value, Description) or edit it here.",
     value: 'Value',
     description: 'Description',
     remove: 'Remove',
@@ -220,7 +223,8 @@ export const en = {
   },
   team: {
     title: 'Team cache',
-    explain: 'This account’s calls come from your team’s cache: a worker syncs them from the service once for everyone, and this computer pulls what changed. Pulling sends no request to the service.',
+    explain:
+      'This account’s calls come from your team’s cache: a worker syncs them from the service once for everyone, and this computer pulls what changed. Pulling sends no request to the service.',
     source: 'Team cache',
     lastPull: 'Last pull',
     pull: 'Pull changes',
@@ -243,7 +247,8 @@ export const en = {
     idle: 'Waiting',
     failed: 'Last run failed',
     connectTitle: 'Connect to a team cache instead',
-    connectHelp: 'Fill in the service address and user name above (they name this account), then the team cache your administrator gave you. The password is stored encrypted, like sign-in tokens.',
+    connectHelp:
+      'Fill in the service address and user name above (they name this account), then the team cache your administrator gave you. The password is stored encrypted, like sign-in tokens.',
     address: 'Team cache address',
     schema: 'Tenant schema',
     ssl: 'Encryption',
@@ -534,7 +539,8 @@ export const en = {
     nextUnreviewed: 'Next unreviewed (U)',
     undo: 'Undo (Z)',
     chooseList: 'Choose a review list, or create one from the current search.',
-    keysHint: 'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed',
+    keysHint:
+      'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed',
     insightTitle: 'Review',
     insightProgress: 'Progress per review list',
     insightScores: 'Score distribution',

@@ -50,11 +50,13 @@ export const tr: Messages = {
   errors: {
     InvalidCredentials: 'Kullanıcı adı veya parola yanlış. Kontrol edip yeniden deneyin.',
     ReloginRequired: 'Oturumunuz sona erdi. Eşitlemeye devam etmek için yeniden oturum açın.',
-    IpNotAllowed: 'Servis bu bilgisayarın ağ adresini reddetti. Servis operatörlerinden bu iş istasyonunun bağlandığı genel (çıkış) IP adresine veya aralığına izin vermelerini isteyin, sonra yeniden deneyin.',
+    IpNotAllowed:
+      'Servis bu bilgisayarın ağ adresini reddetti. Servis operatörlerinden bu iş istasyonunun bağlandığı genel (çıkış) IP adresine veya aralığına izin vermelerini isteyin, sonra yeniden deneyin.',
     RateLimited: 'Servis istekleri sınırlıyor. {seconds} saniye bekleyip yeniden deneyin.',
     Validation: 'Servis isteği reddetti: {fields}',
     UnknownCallType: 'Servis “{callType}” çağrı türünü tanımıyor. Çağrı türlerini yenileyip yeniden seçin.',
-    UnknownCallTypeLocal: '“{callType}” adında eşitlenmiş ya da içe aktarılmış bir çağrı türü yok. Bilinenler: {known}. Ayarlar’dan çağrı türü kataloğunu içe aktarın ya da bu türü eşitleyin.',
+    UnknownCallTypeLocal:
+      '“{callType}” adında eşitlenmiş ya da içe aktarılmış bir çağrı türü yok. Bilinenler: {known}. Ayarlar’dan çağrı türü kataloğunu içe aktarın ya da bu türü eşitleyin.',
     Unauthorized: 'Servis oturumu kabul etmedi. Yeniden oturum açın.',
     ServerError: 'Serviste iç hata oluştu (HTTP {status}). Daha sonra yeniden deneyin; sürerse servis operatörlerine bildirin.',
     Network: 'Servise ulaşılamıyor. Adresi ve ağ bağlantınızı kontrol edin.',
@@ -65,7 +67,8 @@ export const tr: Messages = {
     NotSignedIn: 'Önce oturum açın.',
     NotFound: 'Bulunamadı.',
     DenseSecond: 'Tek bir saniyeye, güvenle sayfalanamayacak kadar çok çağrı düşüyor.',
-    DatabaseTooNew: 'Yerel önbellek Callsight’ın daha yeni bir sürümüyle yazılmış. Uygulamayı güncelleyin veya Ayarlar’dan önbelleği temizleyin.',
+    DatabaseTooNew:
+      'Yerel önbellek Callsight’ın daha yeni bir sürümüyle yazılmış. Uygulamayı güncelleyin veya Ayarlar’dan önbelleği temizleyin.',
     Storage: 'Yerel önbellek okunamadı veya yazılamadı.',
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
@@ -99,7 +102,8 @@ export const tr: Messages = {
   },
   catalog: {
     title: 'Çağrı türleri',
-    about: 'Çağrı türü filtresi bir türü Değeri ya da Açıklaması ile, büyük/küçük harf fark etmeksizin (Türkçe kurallarıyla) bulur. Katalog, başarılı eşitlemelerde kullanılan adları öğrenir; kiracının kataloğunu (Value, Description içeren JSON ya da CSV) içe aktarın ya da burada düzenleyin.',
+    about:
+      'Çağrı türü filtresi bir türü Değeri ya da Açıklaması ile, büyük/küçük harf fark etmeksizin (Türkçe kurallarıyla) bulur. Katalog, başarılı eşitlemelerde kullanılan adları öğrenir; kiracının kataloğunu (Value, Description içeren JSON ya da CSV) içe aktarın ya da burada düzenleyin.',
     value: 'Değer',
     description: 'Açıklama',
     remove: 'Kaldır',
@@ -219,7 +223,8 @@ export const tr: Messages = {
   },
   team: {
     title: 'Ekip önbelleği',
-    explain: 'Bu hesabın görüşmeleri ekibinizin önbelleğinden gelir: bir çalışan görüşmeleri servisten herkes için bir kez eşitler, bu bilgisayar da yalnızca değişenleri çeker. Çekmek servise hiçbir istek göndermez.',
+    explain:
+      'Bu hesabın görüşmeleri ekibinizin önbelleğinden gelir: bir çalışan görüşmeleri servisten herkes için bir kez eşitler, bu bilgisayar da yalnızca değişenleri çeker. Çekmek servise hiçbir istek göndermez.',
     source: 'Ekip önbelleği',
     lastPull: 'Son çekme',
     pull: 'Değişenleri çek',
@@ -242,7 +247,8 @@ export const tr: Messages = {
     idle: 'Bekliyor',
     failed: 'Son çalışma başarısız',
     connectTitle: 'Bunun yerine bir ekip önbelleğine bağlan',
-    connectHelp: 'Yukarıya servis adresini ve kullanıcı adını girin (bu hesabı adlandırırlar), ardından yöneticinizin verdiği ekip önbelleğini. Parola, oturum anahtarları gibi şifrelenerek saklanır.',
+    connectHelp:
+      'Yukarıya servis adresini ve kullanıcı adını girin (bu hesabı adlandırırlar), ardından yöneticinizin verdiği ekip önbelleğini. Parola, oturum anahtarları gibi şifrelenerek saklanır.',
     address: 'Ekip önbelleği adresi',
     schema: 'Kiracı şeması',
     ssl: 'Şifreleme',
@@ -533,7 +539,8 @@ export const tr: Messages = {
     nextUnreviewed: 'Sonraki incelenmemiş (U)',
     undo: 'Geri al (Z)',
     chooseList: 'Bir inceleme listesi seçin ya da geçerli aramadan oluşturun.',
-    keysHint: 'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş',
+    keysHint:
+      'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş',
     insightTitle: 'İnceleme',
     insightProgress: 'İnceleme listelerinin ilerlemesi',
     insightScores: 'Puan dağılımı',

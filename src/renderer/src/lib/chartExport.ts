@@ -19,7 +19,12 @@ export function chartCsv(header: string[], rows: Array<Array<string | number>>):
 
 /** A file name from a chart title: letters (Turkish ones too), digits and dashes. */
 export function chartFileName(title: string, ext: 'png' | 'csv'): string {
-  const base = title.normalize('NFC').replace(/[^\p{L}\p{N}]+/gu, '-').replace(/^-+|-+$/g, '').toLowerCase() || 'chart'
+  const base =
+    title
+      .normalize('NFC')
+      .replace(/[^\p{L}\p{N}]+/gu, '-')
+      .replace(/^-+|-+$/g, '')
+      .toLowerCase() || 'chart'
   return `${base}.${ext}`
 }
 

@@ -71,7 +71,8 @@ export function describeError(error: AppErrorInfo): ErrorText {
   // A self-explanatory code already says what to do, in the user's language; the core's
   // (English) hint would only repeat it.
   const hint = selfExplanatory ? null : error.hint?.trim() || null
-  const key = error.code === 'UnknownCallType' && params.known !== undefined ? 'errors.UnknownCallTypeLocal' : (`errors.${error.code}` as const)
+  const key =
+    error.code === 'UnknownCallType' && params.known !== undefined ? 'errors.UnknownCallTypeLocal' : (`errors.${error.code}` as const)
   return { key, params, detail, hint }
 }
 

@@ -59,9 +59,11 @@ export function extraEntries(extra: Record<string, unknown>, uiLocale: string): 
     const rawValue = typeof v === 'string' ? v : JSON.stringify(v)
     if (!known) return { key, labelKey: null, value: rawValue, raw: true }
     const labelKey = `fields.${known.label}`
-    if (known.kind === 'duration' && typeof v === 'number' && Number.isFinite(v)) return { key, labelKey, value: formatClockDuration(v), raw: false }
+    if (known.kind === 'duration' && typeof v === 'number' && Number.isFinite(v))
+      return { key, labelKey, value: formatClockDuration(v), raw: false }
     if (known.kind === 'language' && typeof v === 'string') return { key, labelKey, value: languageName(v, uiLocale), raw: false }
-    if (typeof v === 'string' || typeof v === 'number') return { key, labelKey, value: typeof v === 'number' ? new Intl.NumberFormat(uiLocale).format(v) : v, raw: false }
+    if (typeof v === 'string' || typeof v === 'number')
+      return { key, labelKey, value: typeof v === 'number' ? new Intl.NumberFormat(uiLocale).format(v) : v, raw: false }
     return { key, labelKey, value: rawValue, raw: true }
   })
 }

@@ -28,7 +28,6 @@ export interface PickerWords {
   selected: string
 }
 
-
 /** 2023-01-01 was a Sunday: PrimeVue's day arrays start on Sunday whatever the first day is. */
 const SUNDAY = Date.UTC(2023, 0, 1, 12)
 const DAY = 86_400_000

@@ -24,7 +24,17 @@ export interface SearchFilters {
 export const DEFAULT_RESULTS = 'answered' as const
 
 export function emptyFilters(): SearchFilters {
-  return { text: '', from: null, to: null, callTypes: [], direction: null, results: DEFAULT_RESULTS, analysis: [], sort: 'date_desc', relativeDays: null }
+  return {
+    text: '',
+    from: null,
+    to: null,
+    callTypes: [],
+    direction: null,
+    results: DEFAULT_RESULTS,
+    analysis: [],
+    sort: 'date_desc',
+    relativeDays: null
+  }
 }
 
 /** Relevance only means something with text; without it the list falls back to newest first. */

@@ -25,7 +25,13 @@ export interface ChipFormat {
 
 export function queryChips(filters: SearchFilters, fmt: ChipFormat): QueryChip[] {
   const chips: QueryChip[] = []
-  if (filters.text.trim() !== '') chips.push({ id: 'text', label: { key: 'insight.chipText', params: {} }, value: filters.text.trim(), remove: (f) => void (f.text = '') })
+  if (filters.text.trim() !== '')
+    chips.push({
+      id: 'text',
+      label: { key: 'insight.chipText', params: {} },
+      value: filters.text.trim(),
+      remove: (f) => void (f.text = '')
+    })
   if (filters.from !== null || filters.to !== null)
     chips.push({
       id: 'dates',
@@ -34,12 +40,24 @@ export function queryChips(filters: SearchFilters, fmt: ChipFormat): QueryChip[]
       remove: (f) => Object.assign(f, { from: null, to: null, relativeDays: null })
     })
   for (const type of filters.callTypes)
-    chips.push({ id: `type:${type}`, label: { key: 'insight.chipType', params: {} }, value: fmt.typeName(type), remove: (f) => void (f.callTypes = f.callTypes.filter((x) => x !== type)) })
+    chips.push({
+      id: `type:${type}`,
+      label: { key: 'insight.chipType', params: {} },
+      value: fmt.typeName(type),
+      remove: (f) => void (f.callTypes = f.callTypes.filter((x) => x !== type))
+    })
   if (filters.direction !== null)
-    chips.push({ id: 'direction', label: { key: 'insight.chipDirection', params: {} }, value: fmt.count(filters.direction), remove: (f) => void (f.direction = null) })
-  if (filters.results === 'answered') chips.push({ id: 'results', label: { key: 'filters.answered', params: {} }, value: '', remove: (f) => void (f.results = 'all') })
+    chips.push({
+      id: 'direction',
+      label: { key: 'insight.chipDirection', params: {} },
+      value: fmt.count(filters.direction),
+      remove: (f) => void (f.direction = null)
+    })
+  if (filters.results === 'answered')
+    chips.push({ id: 'results', label: { key: 'filters.answered', params: {} }, value: '', remove: (f) => void (f.results = 'all') })
   for (const a of completeAnalysis(filters.analysis)) {
-    const value = a.kind === 'equals' ? `= ${a.value}` : `${a.min === null ? '…' : fmt.count(a.min)} – ${a.max === null ? '…' : fmt.count(a.max)}`
+    const value =
+      a.kind === 'equals' ? `= ${a.value}` : `${a.min === null ? '…' : fmt.count(a.min)} – ${a.max === null ? '…' : fmt.count(a.max)}`
     chips.push({
       id: `analysis:${analysisId(a)}`,
       label: { key: 'insight.chipAnalysis', params: { name: fmt.keyName(a.key) } },
@@ -71,7 +89,9 @@ export function drillValue(filters: SearchFilters, key: string, bucket: Facets['
   // Numeric buckets are half-open [min, max) and range filters inclusive: the filter stops
   // just below the bucket's upper bound, so the drill finds exactly the bar's calls.
   const next: AnalysisFilter =
-    bucket.min !== null && bucket.max !== null ? { kind: 'range', key, min: bucket.min, max: below(bucket.max) } : { kind: 'equals', key, value: bucket.value }
+    bucket.min !== null && bucket.max !== null
+      ? { kind: 'range', key, min: bucket.min, max: below(bucket.max) }
+      : { kind: 'equals', key, value: bucket.value }
   filters.analysis = [...filters.analysis.filter((a) => a.key !== key), next]
 }
 

@@ -45,7 +45,7 @@ export function scrollTopForRow(row: number, g: ScrollGeometry, maxPx = MAX_SCRO
 /** The scrollTop that brings `row` fully into view with the least movement, or null if it is. */
 export function scrollTopToReveal(row: number, scrollTop: number, g: ScrollGeometry, maxPx = MAX_SCROLL_PX): number | null {
   const w = windowAt(scrollTop, g, maxPx)
-  const fullyVisible = Math.floor((g.viewportHeight) / g.rowHeight)
+  const fullyVisible = Math.floor(g.viewportHeight / g.rowHeight)
   const firstFull = w.shiftPx > 0 ? w.first + 1 : w.first
   if (row >= firstFull && row < w.first + fullyVisible) return null
   if (row < firstFull) return scrollTopForRow(row, g, maxPx)

@@ -26,7 +26,9 @@ export const useAppStore = defineStore('app', () => {
   const dark = computed(() => resolveDark(settings.value?.theme ?? 'system', osDark.value))
   // In the workspace: signed in to the service, or an account fed from a team cache (which
   // needs no service session; signing in is only for remote search).
-  const signedIn = computed(() => session.value !== null && (session.value.status !== 'signedOut' || session.value.account?.teamCache !== undefined))
+  const signedIn = computed(
+    () => session.value !== null && (session.value.status !== 'signedOut' || session.value.account?.teamCache !== undefined)
+  )
   const account = computed(() => session.value?.account ?? null)
 
   let unsubscribe: Array<() => void> = []

@@ -146,7 +146,10 @@ export const useReviewStore = defineStore('review', () => {
     const max = criterion.scale === 'yes_no' ? 1 : criterion.scale === '1_5' ? 5 : 10
     const min = criterion.scale === '1_5' ? 1 : 0
     if (value < min || value > max) return
-    const previous = annotation.value?.score?.scorecardId === card.id && annotation.value.score.version === card.version ? annotation.value.score.answers : {}
+    const previous =
+      annotation.value?.score?.scorecardId === card.id && annotation.value.score.version === card.version
+        ? annotation.value.score.answers
+        : {}
     const saved = await save({ score: { scorecardId: card.id, version: card.version, answers: { ...previous, [criterion.id]: value } } })
     if (saved) focused.value = Math.min(card.criteria.length - 1, focused.value + 1)
   }

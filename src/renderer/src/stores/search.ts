@@ -1,6 +1,16 @@
 import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
-import type { AnalysisKeyInfo, CallRecord, CallRow, CallType, ExportSelection, QueryCoverage, RemotePage, SavedSearch, SearchQuery } from '../../../shared/domain'
+import type {
+  AnalysisKeyInfo,
+  CallRecord,
+  CallRow,
+  CallType,
+  ExportSelection,
+  QueryCoverage,
+  RemotePage,
+  SavedSearch,
+  SearchQuery
+} from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call } from '../api'
@@ -91,7 +101,11 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   async function loadLookups(): Promise<void> {
-    const [keys, types] = await Promise.allSettled([call('search.analysisKeys', {}), call('catalog.callTypes', {}), useColumnsStore().load()])
+    const [keys, types] = await Promise.allSettled([
+      call('search.analysisKeys', {}),
+      call('catalog.callTypes', {}),
+      useColumnsStore().load()
+    ])
     if (keys.status === 'fulfilled') {
       analysisKeys.value = keys.value
       keysLoaded.value = true

@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'csv-parse/sync'
+import ExcelJS from 'exceljs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openCache, type CallCache } from '../../../../src/core/cache'
+import { exportCallsWith } from '../../../../src/core/export/export-calls'
+import { createSearch, type LocalSearch } from '../../../../src/core/search'
+import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
+import { baseMeta, expectedText, makeRecords, tempDir, testGuard } from './fixtures'
+import { ALL_COLUMNS, expectedId, expectedValue, isoIn } from './helpers'
+
+const CALLS = 2_000
+
+describe('export from a real SQLite cache', () => {
+  let tmp: ReturnType<typeof tempDir>
+  let cache: CallCache
+  let search: LocalSearch
+  beforeEach(() => {
+    tmp = tempDir()
+    cache = openCache(join(tmp.dir, 'cache.db'))
+    const filters = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
+    cache.ensureScope('all', filters)
+    const records = makeRecords(CALLS, 21)
+    for (let i = 0; i < records.length; i += 500) {
+      cache.writePage({ scopeKey: 'all', records: records.slice(i, i + 500), includeAnalysis: true, checkpoint: null })
+    }
+    search = createSearch(cache)
+  })
+  afterEach(() => {
+    cache.close()
+    tmp.remove()
+  })
+
+  it('streams a query from the cache to CSV, row for row as the cache holds the calls', async () => {
+    const selection = { kind: 'query' as const, query: SearchQuery.parse({ results: 'all' }) }
+    const source = search.iterate(selection)
+    expect(source.total).toBe(CALLS)
+    const file = join(tmp.dir, 'calls.csv')
+    const zone = 'Europe/Istanbul'
+    const result = await exportCallsWith({
+      source,
+      file,
+      format: 'csv',
+      columns: ALL_COLUMNS,
+      analysisLayout: 'wide',
+      zone,
+      meta: baseMeta,
+      guard: testGuard
+    })
+    expect(result).toMatchObject({ count: CALLS, rows: CALLS })
+    expect(tmp.files().filter((f) => !f.startsWith('cache.db'))).toEqual(['calls.csv'])
+
+    const cached: CallRecord[] = [...search.iterate(selection).records]
+    const rows = parse(readFileSync(file), { bom: true }) as string[][]
+    const keys = source.analysisKeys
+    expect(rows[0]).toEqual(['Call ID', `Call date (${zone})`, 'Title', 'Summary', ...keys.map((k) => expectedText(k.friendlyName))])
+    expect(rows.slice(1)).toEqual(
+      cached.map((r) => [
+        expectedId(r.callId),
+        isoIn(r.callAt, zone),
+        expectedText(r.title),
+        expectedText(r.summary),
+        ...keys.map(({ key }) => {
+          const item = r.analysis.find((a) => a.key === key)
+          return item === undefined ? '' : expectedValue(item.value).text
+        })
+      ])
+    )
+  })
+
+  it('exports chosen calls to XLSX in the order they were chosen', async () => {
+    const ids = ['C-0000042', '-0', 'C-0001999', 'C-0000007']
+    const source = search.iterate({ kind: 'ids', ids })
+    const file = join(tmp.dir, 'chosen.xlsx')
+    await exportCallsWith({
+      source,
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'title'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard
+    })
+    const book = new ExcelJS.Workbook()
+    await book.xlsx.readFile(file)
+    const sheet = book.getWorksheet('Calls')!
+    expect(sheet.rowCount).toBe(5)
+    ids.forEach((id, i) => {
+      const cached = search.get(id)!
+      expect(sheet.getRow(i + 2).getCell(1).value).toBe(expectedId(id))
+      expect(sheet.getRow(i + 2).getCell(2).value).toBe(expectedText(cached.title).replace(/\r\n?/g, '\n'))
+    })
+  })
+})

@@ -1,0 +1,234 @@
+import { join } from 'node:path'
+import ExcelJS from 'exceljs'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { exportCallsWith } from '../../../../src/core/export/export-calls'
+import { ANALYSIS_KEYS, baseMeta, expectedText, makeRecords, sourceOf, tempDir, testGuard } from './fixtures'
+import { ALL_COLUMNS, expectedId, expectedValue, wallClockMs } from './helpers'
+
+/** XML turns CR and CRLF in cell text into LF; Excel reads the file the same way. */
+const asXml = (text: string): string => text.replace(/\r\n?/g, '\n')
+
+async function readBook(file: string): Promise<ExcelJS.Workbook> {
+  const book = new ExcelJS.Workbook()
+  await book.xlsx.readFile(file)
+  return book
+}
+
+const cellValue = (row: ExcelJS.Row, col: number): unknown => row.getCell(col).value ?? ''
+
+describe('XLSX export', () => {
+  let tmp: ReturnType<typeof tempDir>
+  beforeEach(() => {
+    tmp = tempDir()
+  })
+  afterEach(() => tmp.remove())
+
+  it('writes text, number and date cells that read back as the cached calls, wide', async () => {
+    const records = makeRecords(300)
+    const file = join(tmp.dir, 'calls.xlsx')
+    const zone = 'America/New_York'
+    const result = await exportCallsWith({
+      source: sourceOf(records),
+      file,
+      format: 'xlsx',
+      columns: ALL_COLUMNS,
+      analysisLayout: 'wide',
+      zone,
+      meta: baseMeta,
+      guard: testGuard
+    })
+    expect(result).toEqual({ file, count: 300, rows: 300 })
+    expect(tmp.files()).toEqual(['calls.xlsx'])
+
+    const sheet = (await readBook(file)).getWorksheet('Calls')!
+    expect(sheet.rowCount).toBe(301)
+    const header = sheet.getRow(1)
+    expect(Array.from({ length: 14 }, (_, i) => cellValue(header, i + 1))).toEqual([
+      'Call ID',
+      `Call date (${zone})`,
+      'Title',
+      'Summary',
+      ...ANALYSIS_KEYS.map((k) => expectedText(k.friendlyName))
+    ])
+
+    let numbers = 0
+    records.forEach((r, i) => {
+      const row = sheet.getRow(i + 2)
+      expect(cellValue(row, 1)).toBe(expectedId(r.callId))
+      const date = row.getCell(2)
+      expect(date.value).toBeInstanceOf(Date)
+      expect((date.value as Date).getTime()).toBe(wallClockMs(r.callAt, zone))
+      expect(date.numFmt).toBe('yyyy-mm-dd hh:mm:ss')
+      expect(cellValue(row, 3)).toBe(asXml(expectedText(r.title)))
+      expect(cellValue(row, 4)).toBe(asXml(expectedText(r.summary)))
+      ANALYSIS_KEYS.forEach(({ key }, k) => {
+        const item = r.analysis.find((a) => a.key === key)
+        const value = cellValue(row, 5 + k)
+        if (item === undefined) return expect(value).toBe('')
+        const want = expectedValue(item.value)
+        if ('number' in want) {
+          numbers += 1
+          expect(value).toBe(want.number)
+        } else {
+          expect(value).toBe(asXml(want.text))
+        }
+      })
+    })
+    expect(numbers).toBeGreaterThan(800)
+  })
+
+  it('neutralizes injection payloads in text cells and keeps negative numbers numeric', async () => {
+    const records = makeRecords(60)
+    const file = join(tmp.dir, 'inj.xlsx')
+    await exportCallsWith({
+      source: sourceOf(records),
+      file,
+      format: 'xlsx',
+      columns: ALL_COLUMNS,
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard
+    })
+    const sheet = (await readBook(file)).getWorksheet('Calls')!
+    const texts: string[] = []
+    const negatives: number[] = []
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (typeof cell.value === 'string') texts.push(cell.value)
+        if (typeof cell.value === 'number' && cell.value < 0) negatives.push(cell.value)
+      })
+    )
+    for (const payload of ['=HYPERLINK("http://x","y")', '+SUM(1,2)', '-2+3', '@SUM(A1)', '\tTAB=1', '\nLF=1', '＝1+1', '=1+1', '-5 TL']) {
+      expect(texts).toContain(`'${payload}`)
+    }
+    expect(texts).toContain("'\nCR=1")
+    for (const text of texts) expect(text).not.toMatch(/^[=+\-@\t\r\n＝＋－＠]/)
+    expect(negatives.length).toBeGreaterThan(0)
+    // No cell is a formula.
+    sheet.eachRow((row) => row.eachCell((cell) => expect(cell.type).not.toBe(ExcelJS.ValueType.Formula)))
+    expect(texts.join('\n')).not.toContain('@example.com')
+  })
+
+  it('writes the long layout and an "Export" sheet with the query, scope, time and version', async () => {
+    const records = makeRecords(20)
+    const file = join(tmp.dir, 'long.xlsx')
+    const meta = { ...baseMeta, query: { text: '=cmd|calc', from: null }, scope: { kind: 'ids', ids: ['a'] } }
+    const result = await exportCallsWith({
+      source: sourceOf(records),
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'title', 'analysis'],
+      analysisLayout: 'long',
+      zone: 'Europe/Istanbul',
+      meta,
+      guard: testGuard
+    })
+    const expectedRows = records.reduce((n, r) => n + Math.max(1, r.analysis.length), 0)
+    expect(result.rows).toBe(expectedRows)
+    const book = await readBook(file)
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Calls', 'Export'])
+    const sheet = book.getWorksheet('Calls')!
+    expect([1, 2, 3, 4, 5].map((c) => cellValue(sheet.getRow(1), c))).toEqual(['Call ID', 'Title', 'Parameter', 'Parameter key', 'Value'])
+    expect(sheet.rowCount).toBe(expectedRows + 1)
+    const first = records[0]!
+    expect(first.analysis.length).toBe(10)
+    first.analysis.forEach((a, k) => {
+      const row = sheet.getRow(2 + k)
+      expect(cellValue(row, 1)).toBe(expectedId(first.callId))
+      expect(cellValue(row, 3)).toBe(expectedText(a.friendlyName))
+      expect(cellValue(row, 4)).toBe(a.key)
+      const want = expectedValue(a.value)
+      expect(cellValue(row, 5)).toBe('number' in want ? want.number : asXml(want.text))
+    })
+
+    const about = new Map<string, unknown>()
+    book.getWorksheet('Export')!.eachRow((row) => about.set(String(row.getCell(1).value), row.getCell(2).value))
+    expect(about.get('Calls')).toBe(20)
+    expect(about.get('Rows')).toBe(expectedRows)
+    expect(about.get('App version')).toBe('0.1.0-test')
+    expect(about.get('Time zone')).toBe('Europe/Istanbul')
+    expect((about.get('Exported at') as Date).getTime()).toBe(wallClockMs(baseMeta.exportedAt, 'Europe/Istanbul'))
+    expect(JSON.parse(String(about.get('Query')))).toEqual(meta.query)
+    expect(JSON.parse(String(about.get('Scope')))).toEqual(meta.scope)
+  })
+
+  it("replaces characters XML cannot hold and cuts texts at Excel's cell limit", async () => {
+    const [record] = makeRecords(1)
+    const long = 'ş'.repeat(40_000)
+    const file = join(tmp.dir, 'odd.xlsx')
+    await exportCallsWith({
+      source: sourceOf([{ ...record!, title: 'a\u0000b\u0007c', summary: long }]),
+      file,
+      format: 'xlsx',
+      columns: ['title', 'summary'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard
+    })
+    const row = (await readBook(file)).getWorksheet('Calls')!.getRow(2)
+    expect(cellValue(row, 1)).toBe('a\uFFFDb\uFFFDc')
+    const summary = String(cellValue(row, 2))
+    expect(summary).toHaveLength(32_767)
+    expect(summary.endsWith('…')).toBe(true)
+  })
+  it('writes headers and the metadata sheet in Turkish when asked, with filter buttons on the header row', async () => {
+    const records = makeRecords(5)
+    const file = join(tmp.dir, 'tr.xlsx')
+    await exportCallsWith({
+      source: sourceOf(records),
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'callDate', 'title', 'analysis'],
+      analysisLayout: 'long',
+      zone: 'Europe/Istanbul',
+      headerLanguage: 'tr',
+      meta: baseMeta,
+      guard: testGuard
+    })
+    const book = await readBook(file)
+    expect(book.worksheets.map((w) => w.name)).toEqual(['Çağrılar', 'Dışa aktarım'])
+    const sheet = book.getWorksheet('Çağrılar')!
+    expect([1, 2, 3, 4, 5, 6].map((c) => cellValue(sheet.getRow(1), c))).toEqual([
+      'Çağrı kimliği',
+      'Çağrı tarihi (Europe/Istanbul)',
+      'Başlık',
+      'Parametre',
+      'Parametre anahtarı',
+      'Değer'
+    ])
+    // exceljs reads the autofilter back as the header row's range.
+    expect(sheet.autoFilter).toBe('A1:F1')
+    const labels: string[] = []
+    book.getWorksheet('Dışa aktarım')!.eachRow((row) => labels.push(String(row.getCell(1).value)))
+    expect(labels).toEqual([
+      'Alan',
+      'Çağrı sayısı',
+      'Satır sayısı',
+      'Dışa aktarım zamanı',
+      'Saat dilimi',
+      'Uygulama sürümü',
+      'Sütunlar',
+      'Analiz düzeni',
+      'Sorgu',
+      'Kapsam',
+      'Eşitleme kapsamı'
+    ])
+  })
+
+  it('puts an autofilter on the English header row too', async () => {
+    const file = join(tmp.dir, 'en.xlsx')
+    await exportCallsWith({
+      source: sourceOf(makeRecords(3)),
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'title'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard
+    })
+    expect((await readBook(file)).getWorksheet('Calls')!.autoFilter).toBe('A1:B1')
+  })
+})

@@ -1,0 +1,73 @@
+import { describe, it, expect } from 'vitest'
+import { ManualClock } from '../../../../src/core/platform/manual-clock'
+import { LegacyTenantRateLimiter, TenantRateLimiter, defaultBurst, type RequestPacer } from '../../../../src/core/ratelimit'
+import type { RateLimit } from '../../../../src/shared/domain'
+import { fixedWindow, slidingWindow, tokenBucket, type ServiceWindow } from '../../../support/service-windows'
+import { shareOfCeiling, simulateTenant } from '../../../support/simulated-tenant'
+
+/** Shares of the ceiling and 429s of one client against one window shape, deterministic. */
+async function oneClient(
+  limit: RateLimit,
+  window: ServiceWindow,
+  ceiling: RateLimit,
+  legacy = false
+): Promise<{ share: number; rejected: number }> {
+  const clock = new ManualClock()
+  const L = legacy ? LegacyTenantRateLimiter : TenantRateLimiter
+  const limiter: RequestPacer = new L(limit, { clock })
+  const run = await simulateTenant({ clock, window, limiters: [limiter], requests: 300, latencyMs: 3, jitterMs: 10, wholeSeconds: true })
+  return { share: shareOfCeiling(run, ceiling.requests, ceiling.perSeconds * 1000), rejected: run.clients[0]!.rejected }
+}
+
+describe('the schedule against the service window shapes', () => {
+  const limit = { requests: 60, perSeconds: 6 }
+  const shapes: Array<[string, () => ServiceWindow]> = [
+    ['a fixed window of the same size', () => fixedWindow(60, 6_000)],
+    ['a sliding window of the same size', () => slidingWindow(60, 6_000)],
+    ['a token bucket of the same rate, holding the burst', () => tokenBucket(60, 6_000, defaultBurst(limit))],
+    ['a finer fixed window of the same mean (10 per 1 s)', () => fixedWindow(10, 1_000)],
+    ['a finer sliding window of the same mean (10 per 1 s)', () => slidingWindow(10, 1_000)]
+  ]
+  for (const [name, make] of shapes) {
+    it(`meets ${name} without a 429, at ≥ 97 % of its ceiling`, async () => {
+      const { share, rejected } = await oneClient(limit, make(), limit)
+      expect(rejected).toBe(0)
+      expect(share).toBeGreaterThanOrEqual(0.97)
+      expect(share).toBeLessThanOrEqual(1)
+    })
+  }
+
+  it('is what the old limiter was not: against the finer window it spent bursts and stalled', async () => {
+    const old = await oneClient(limit, slidingWindow(10, 1_000), limit, true)
+    expect(old.rejected).toBeGreaterThan(5)
+    expect(old.share).toBeLessThan(0.5)
+  })
+})
+
+describe('workstations sharing one tenant', () => {
+  for (const n of [2, 4]) {
+    it(`${n} limiters each told the tenant's limit converge on fair shares with few 429s`, async () => {
+      const clock = new ManualClock()
+      const limit = { requests: 60, perSeconds: 6 }
+      const limiters = Array.from({ length: n }, () => new TenantRateLimiter(limit, { clock }))
+      const total = 2_400
+      const run = await simulateTenant({
+        clock,
+        window: slidingWindow(60, 6_000),
+        limiters,
+        requests: total / n,
+        latencyMs: 3,
+        jitterMs: 15,
+        staggerMs: 700,
+        wholeSeconds: true
+      })
+      const rejected = run.clients.reduce((a, c) => a + c.rejected, 0)
+      const finished = run.clients.map((c) => c.finishedAt - run.start)
+      expect(shareOfCeiling(run, 60, 6_000)).toBeGreaterThanOrEqual(0.85)
+      expect(rejected / (total + rejected)).toBeLessThanOrEqual(0.03)
+      expect(Math.max(...finished) / Math.min(...finished)).toBeLessThanOrEqual(1.5)
+      // Each one got its whole set.
+      for (const c of run.clients) expect(c.admitted.length).toBe(total / n)
+    }, 60_000)
+  }
+})

@@ -1,0 +1,208 @@
+import { maxInWindow } from '../../../support/windows'
+import { describe, it, expect } from 'vitest'
+import { ManualClock } from '../../../../src/core/platform/manual-clock'
+import {
+  RateLimiterRegistry,
+  TenantRateLimiter,
+  defaultBurst,
+  holdCapMs,
+  parseRetryAfter,
+  readRateHeaders,
+  retryAfterHoldMs
+} from '../../../../src/core/ratelimit'
+import { isAbortError } from '../../../../src/core/errors'
+
+/** Acquires `n` slots as fast as the limiter allows, recording the clock at each grant. */
+async function drive(limiter: TenantRateLimiter, clock: ManualClock, n: number, stepMs: number): Promise<number[]> {
+  const grants: number[] = []
+  const all = Array.from({ length: n }, () => limiter.acquire().then(() => grants.push(clock.now())))
+  let guard = 0
+  while (grants.length < n && guard++ < 100_000) await clock.advance(stepMs)
+  await Promise.all(all)
+  return grants
+}
+
+describe('TenantRateLimiter', () => {
+  it('sends a single request at once, a small burst after an idle spell, then one per interval', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 60, perSeconds: 60 }, { clock, marginMs: 0 })
+    expect(defaultBurst({ requests: 60, perSeconds: 60 })).toBe(3)
+    const t0 = clock.now()
+    await limiter.acquire()
+    expect(clock.now()).toBe(t0)
+    const grants = await drive(limiter, clock, 5, 1)
+    // Two more went with the first (the burst of 3); each paid back a slot, so the fourth
+    // request goes at 3 s, then one a second.
+    expect(grants.map((t) => t - t0)).toEqual([0, 0, 3_000, 4_000, 5_000])
+    // After an idle spell of two intervals, the burst is back.
+    await clock.advance(10_000)
+    const t1 = clock.now()
+    const again = await drive(limiter, clock, 4, 1)
+    expect(again.map((t) => t - t1)).toEqual([0, 0, 0, 3_000])
+  })
+
+  it('never puts more than the limit into any sliding window, and spreads it over the window', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 60, perSeconds: 60 }, { clock })
+    const grants = await drive(limiter, clock, 400, 250)
+    expect(maxInWindow(grants, 60_000)).toBeLessThanOrEqual(60)
+    // Paced, not a window's worth at once: no 10 s holds more than 10 (+ the burst of 3).
+    expect(maxInWindow(grants, 10_000)).toBeLessThanOrEqual(12)
+    // And it does not starve: 400 requests take just over 400 intervals of 61/60 s.
+    expect(grants[grants.length - 1]! - grants[0]!).toBeLessThan(400 * 1_017 + 1_000)
+  })
+
+  it('holds everyone for exactly the Retry-After of a 429, then goes slower and climbs back', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    await limiter.acquire()
+    limiter.penalize(5_000)
+    expect(limiter.pace).toBeCloseTo(0.5) // a Retry-After of half the window: twice the budget was spent
+    expect(limiter.status).toMatchObject({ throttled: true, perMinute: 0, limitPerMinute: 60 })
+    const start = clock.now()
+    const grants = await drive(limiter, clock, 3, 10)
+    expect(grants[0]! - start).toBe(5_000)
+    // Slower right after: the second request waits two intervals, not one.
+    expect(grants[1]! - grants[0]!).toBe(2_000)
+    expect(limiter.stats.rateLimited).toBe(1)
+  })
+
+  it('climbs back to the configured pace within a window after a lone 429', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    const start = clock.now()
+    // A short Retry-After alone (a finer window, a request overtaken on the way): a gentle step.
+    limiter.penalize(1_000)
+    expect(limiter.pace).toBeCloseTo(0.9)
+    const grants = await drive(limiter, clock, 8, 10)
+    expect(grants[0]! - start).toBe(1_000)
+    // Requests keep going while it climbs: spacing shrinks from 1/0.9 s towards 1 s.
+    const gaps = grants.slice(1).map((t, i) => t - grants[i]!)
+    expect(gaps[0]).toBeGreaterThan(1_050)
+    expect(gaps[gaps.length - 1]).toBe(1_000)
+    expect(limiter.status).toEqual({ perMinute: 60, limitPerMinute: 60, throttled: false })
+    // A climb, not a jump: below 1 two seconds after the pause, at 1 six seconds after it.
+    const other = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    other.penalize(1_000)
+    await clock.advance(1_500)
+    expect(other.pace).toBeGreaterThan(0.9)
+    expect(other.pace).toBeLessThan(1)
+    await clock.advance(4_000)
+    expect(other.pace).toBe(1)
+  })
+
+  it('counts the 429s of requests already under way as one signal', () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    limiter.penalize(1_000)
+    const after = limiter.pace
+    limiter.penalize(1_000)
+    limiter.penalize(1_000)
+    expect(limiter.pace).toBe(after)
+    expect(limiter.stats.rateLimited).toBe(3)
+  })
+
+  it('bounds a Retry-After to a few windows', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    limiter.penalize(3_600_000)
+    expect(limiter.delayMs()).toBe(30_000)
+    limiter.hold(-5)
+    expect(limiter.delayMs()).toBe(30_000)
+  })
+
+  it('holds for a 503 Retry-After without slowing down', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    limiter.hold(2_500)
+    const start = clock.now()
+    const grants = await drive(limiter, clock, 2, 10)
+    expect(grants[0]! - start).toBe(2_500)
+    expect(grants[1]! - grants[0]!).toBe(1_000)
+    expect(limiter.pace).toBe(1)
+  })
+
+  it('waits for the reset when the service says its window is spent', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    limiter.learn({ remaining: 3, resetMs: 4_000 })
+    expect(limiter.delayMs()).toBe(0)
+    limiter.learn({ remaining: 0, resetMs: 4_000 })
+    expect(limiter.delayMs()).toBe(4_000)
+    expect(limiter.pace).toBe(1)
+    expect(limiter.status.throttled).toBe(false)
+  })
+
+  it('cancels a waiting acquire without spending a slot', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 1, perSeconds: 60 }, { clock, marginMs: 0 })
+    await limiter.acquire()
+    const ac = new AbortController()
+    const waiting = limiter.acquire(ac.signal)
+    await clock.advance(1_000)
+    ac.abort()
+    await expect(waiting).rejects.toSatisfy(isAbortError)
+    const next = limiter.acquire()
+    await clock.advance(59_000)
+    await next
+    expect(limiter.stats.granted).toBe(2)
+    await expect(limiter.acquire(AbortSignal.abort())).rejects.toSatisfy(isAbortError)
+  })
+
+  it('is shared per tenant base URL through the registry', () => {
+    const reg = new RateLimiterRegistry()
+    const a = reg.forTenant('https://calls.example.com/', { requests: 60, perSeconds: 60 })
+    const b = reg.forTenant('https://CALLS.example.com', { requests: 120, perSeconds: 60 })
+    const c = reg.forTenant('https://other.example.com', { requests: 60, perSeconds: 60 })
+    expect(b).toBe(a)
+    expect(a.limit).toEqual({ requests: 120, perSeconds: 60 })
+    expect(c).not.toBe(a)
+  })
+})
+
+describe('parseRetryAfter', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z')
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('120', now)).toBe(120_000)
+    expect(parseRetryAfter(' 1.5 ', now)).toBe(1_500)
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:30 GMT', now)).toBe(30_000)
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0)
+  })
+  it('gives null for absent or unreadable values', () => {
+    expect(parseRetryAfter(null, now)).toBeNull()
+    expect(parseRetryAfter('', now)).toBeNull()
+    expect(parseRetryAfter('soon', now)).toBeNull()
+    expect(parseRetryAfter('-5', now)).toBeNull()
+  })
+  it('holds a 429 for its Retry-After, one window without one, never past the cap', () => {
+    const limit = { requests: 60, perSeconds: 60 }
+    expect(holdCapMs(limit)).toBe(180_000)
+    expect(holdCapMs({ requests: 10, perSeconds: 1 })).toBe(5_000)
+    expect(retryAfterHoldMs('7', now, limit)).toBe(7_000)
+    expect(retryAfterHoldMs('Thu, 01 Jan 2026 00:00:42 GMT', now, limit)).toBe(42_000)
+    expect(retryAfterHoldMs(null, now, limit)).toBe(60_000)
+    expect(retryAfterHoldMs('-3', now, limit)).toBe(60_000)
+    expect(retryAfterHoldMs('banana', now, limit)).toBe(60_000)
+    expect(retryAfterHoldMs('86400', now, limit)).toBe(180_000)
+    expect(retryAfterHoldMs('Fri, 01 Jan 2027 00:00:00 GMT', now, limit)).toBe(180_000)
+  })
+})
+
+describe('readRateHeaders', () => {
+  const now = Date.parse('2026-01-01T00:00:00Z')
+  const h = (o: Record<string, string>): Headers => new Headers(o)
+  it('reads RateLimit-* and X-RateLimit-* (delta seconds or epoch seconds)', () => {
+    expect(readRateHeaders(h({ 'RateLimit-Remaining': '0', 'RateLimit-Reset': '12' }), now)).toEqual({ remaining: 0, resetMs: 12_000 })
+    expect(readRateHeaders(h({ 'X-RateLimit-Remaining': '5', 'X-RateLimit-Reset': String(now / 1000 + 30) }), now)).toEqual({
+      remaining: 5,
+      resetMs: 30_000
+    })
+    expect(readRateHeaders(h({ RateLimit: '"default";r=0;t=7' }), now)).toEqual({ remaining: 0, resetMs: 7_000 })
+    expect(readRateHeaders(h({ RateLimit: 'limit=60, remaining=2, reset=9' }), now)).toEqual({ remaining: 2, resetMs: 9_000 })
+  })
+  it('ignores absent and unreadable values', () => {
+    expect(readRateHeaders(h({}), now)).toBeNull()
+    expect(readRateHeaders(h({ 'RateLimit-Remaining': 'many', 'RateLimit-Reset': '-4' }), now)).toBeNull()
+    expect(readRateHeaders(h({ 'RateLimit-Remaining': '3' }), now)).toEqual({ remaining: 3, resetMs: null })
+  })
+})

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest'
+import { CallTypeNames, intersectIntervals, uncovered, unionIntervals, type ScopeRef } from '../../../../src/core/cache'
+import { queryCoverage } from '../../../../src/core/search/coverage'
+import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
+
+const NAMES = new CallTypeNames([
+  { value: 'Complaint', description: 'Şikayet' },
+  { value: 'Refund', description: 'İade Talebi' }
+])
+const f = (over: Partial<ScopeRef['filters']>): ScopeRef['filters'] => ({
+  callTypes: [],
+  direction: null,
+  results: 'answered',
+  hasNewRequest: null,
+  includeAnalysis: true,
+  ...over
+})
+const SCOPES: ScopeRef[] = [
+  { id: 1, filters: f({ callTypes: ['Şikayet'] }), coverage: [[0, 100]] },
+  { id: 2, filters: f({ direction: 1 }), coverage: [[50, 150]] },
+  { id: 3, filters: f({ results: 'all' }), coverage: [[0, 200]] },
+  { id: 4, filters: f({}), coverage: [[120, 180]] }
+]
+const cov = (q: SearchQueryInput, scopes = SCOPES) => queryCoverage(SearchQuery.parse(q), scopes, NAMES)
+const gap = (over: Record<string, unknown>) => ({ callTypes: [], direction: null, results: 'answered', hasNewRequest: null, ...over })
+
+describe('interval arithmetic', () => {
+  it('unions, intersects and subtracts sorted lists', () => {
+    expect(
+      unionIntervals([
+        [
+          [0, 10],
+          [20, 30]
+        ],
+        [[5, 22]]
+      ])
+    ).toEqual([[0, 30]])
+    expect(
+      intersectIntervals(
+        [
+          [0, 10],
+          [20, 30]
+        ],
+        [[5, 25]]
+      )
+    ).toEqual([
+      [5, 10],
+      [20, 25]
+    ])
+    expect(
+      uncovered(
+        [0, 100],
+        [
+          [10, 20],
+          [30, 40],
+          [90, 120]
+        ]
+      )
+    ).toEqual([
+      [0, 10],
+      [20, 30],
+      [40, 90]
+    ])
+    expect(uncovered([0, 10], [])).toEqual([[0, 10]])
+    expect(uncovered([0, 10], [[-5, 15]])).toEqual([])
+  })
+})
+
+describe('query coverage', () => {
+  it('one scope answers its own filters over its coverage, by Value, Description or casing', () => {
+    for (const name of ['Complaint', 'Şikayet', 'ŞİKAYET'])
+      expect(cov({ callTypes: [name], from: 0, to: 100 })).toEqual({ complete: true, from: 0, to: 100, missing: [] })
+    expect(cov({ callTypes: ['Complaint'], from: 0, to: 130 }).missing).toEqual([gap({ callTypes: ['Complaint'], from: 100, to: 130 })])
+  })
+
+  it('a type scope and a direction scope answer both filters on their common coverage', () => {
+    expect(cov({ callTypes: ['Complaint'], direction: 1, from: 50, to: 100 }).complete).toBe(true)
+    expect(cov({ callTypes: ['Complaint'], direction: 1, from: 0, to: 150 }).missing).toEqual([
+      gap({ callTypes: ['Complaint'], direction: 1, from: 0, to: 50 }),
+      gap({ callTypes: ['Complaint'], direction: 1, from: 100, to: 150 })
+    ])
+  })
+
+  it('names the types no scope answers, grouped with the range they miss', () => {
+    expect(cov({ callTypes: ['Refund', 'Şikayet'], from: 0, to: 100 }).missing).toEqual([gap({ callTypes: ['Refund'], from: 0, to: 100 })])
+    expect(() => cov({ callTypes: ['Kargo'] })).toThrow(expect.objectContaining({ code: 'UnknownCallType' }))
+  })
+
+  it('answered only needs an answered scope that holds every call; all results needs a scope with no filter', () => {
+    // The all-results scope holds every answered call but cannot say which ones are answered.
+    expect(cov({ from: 0, to: 200 }).missing).toEqual([gap({ from: 0, to: 120 }), gap({ from: 180, to: 200 })])
+    expect(cov({ results: 'all', from: 0, to: 200 }).complete).toBe(true)
+    expect(cov({ results: [1, 2], from: 0, to: 10 }).missing).toEqual([
+      gap({ results: [1], from: 0, to: 10 }),
+      gap({ results: [2], from: 0, to: 10 })
+    ])
+  })
+
+  it('an open range is judged over the span the scopes cover; with nothing synced, nothing is covered', () => {
+    expect(cov({ results: 'all' })).toEqual({ complete: true, from: 0, to: 200, missing: [] })
+    expect(cov({ callTypes: ['Complaint'], to: 150 }).missing).toEqual([gap({ callTypes: ['Complaint'], from: 100, to: 150 })])
+    expect(cov({}, [])).toEqual({ complete: false, from: null, to: null, missing: [gap({ from: null, to: null })] })
+  })
+
+  it('judges a range only up to the newest synced instant (after it the cache claims nothing)', () => {
+    expect(cov({ callTypes: ['Complaint'], from: 0, to: 10_000 })).toEqual({
+      complete: false,
+      from: 0,
+      to: 200,
+      missing: [gap({ callTypes: ['Complaint'], from: 100, to: 200 })]
+    })
+    expect(cov({ results: 'all', from: 150, to: 10_000 })).toMatchObject({ complete: true, from: 150, to: 200 })
+    expect(cov({ callTypes: ['Refund'], from: 300, to: 400 })).toMatchObject({ complete: true, from: 300, to: 300, missing: [] })
+  })
+})

@@ -1,0 +1,107 @@
+import { prng as rnd } from '../../../support/prng'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openCache, type CallCache, type ScopeFilters } from '../../../../src/core/cache'
+import type { CallRecord } from '../../../../src/shared/domain'
+
+export const SCOPES: Record<string, ScopeFilters> = {
+  fatura: { callTypes: ['Fatura'], direction: 1, results: 'answered', hasNewRequest: null, includeAnalysis: true },
+  mixed: { callTypes: ['Fatura', 'Kargo'], direction: 2, results: [1, 2], hasNewRequest: true, includeAnalysis: true },
+  everything: { callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: true },
+  kargo: { callTypes: ['Kargo'], direction: null, results: [3], hasNewRequest: false, includeAnalysis: false }
+}
+
+export { rnd }
+
+const WORDS = [
+  'fatura',
+  'faturası',
+  'faturalar',
+  'iade',
+  'kargo',
+  'gecikti',
+  'şikayet',
+  'İPTAL',
+  'ışık',
+  'İSTANBUL',
+  'müşteri',
+  'order',
+  'late',
+  'refund',
+  'modem',
+  'arıza',
+  'teşekkür',
+  'çağrı',
+  'görüşme',
+  'ödeme'
+]
+
+export const T0 = Date.UTC(2025, 2, 1)
+
+export interface Fixture {
+  dir: string
+  cache: CallCache
+  records: CallRecord[]
+  /** Scope keys that returned each call. */
+  scopesOf: Map<string, Set<string>>
+  close(): void
+}
+
+/**
+ * Calls with random ids (so id order is not date order), several per second now and then
+ * (ties), over 40 days across a DST change, written through several scopes.
+ */
+export function buildFixture(n: number, seed = 1): Fixture {
+  const dir = mkdtempSync(join(tmpdir(), 'callsight-search-'))
+  const cache = openCache(join(dir, 'cache.db'))
+  const r = rnd(seed)
+  const records: CallRecord[] = []
+  for (let i = 0; i < n; i++) {
+    const words: string[] = []
+    const len = 3 + Math.floor(r() * 8)
+    for (let k = 0; k < len; k++) words.push(WORDS[Math.floor(r() * r() * WORDS.length)]!)
+    const callAt = T0 + Math.floor(r() * 40 * 24 * 3600) * 1000
+    const tie = i > 0 && r() < 0.1 ? records[i - 1]!.callAt : callAt
+    const score = Math.floor(r() * 101)
+    records.push({
+      callId: `id-${Math.floor(r() * 1e9).toString(36)}-${i}`,
+      callAt: tie,
+      callDate: new Date(tie).toISOString(),
+      title: `${WORDS[Math.floor(r() * WORDS.length)]} ${i}`,
+      summary: words.join(' '),
+      analysis: [
+        { key: 'sentiment', friendlyName: 'Duygu', value: ['olumlu', 'olumsuz', 'nötr'][Math.floor(r() * 3)]! },
+        { key: 'score', friendlyName: 'Skor', value: String(score) },
+        { key: 'agent', friendlyName: 'Temsilci', value: `Temsilci ${1 + Math.floor(r() * 5)}` }
+      ],
+      extra: {}
+    })
+  }
+  const scopesOf = new Map<string, Set<string>>(records.map((rec) => [rec.callId, new Set<string>()]))
+  for (const [key, filters] of Object.entries(SCOPES)) {
+    cache.ensureScope(key, filters)
+    const members = records.filter(() => key === 'everything' || r() < 0.3)
+    for (let i = 0; i < members.length; i += 100) {
+      const page = members.slice(i, i + 100)
+      cache.writePage({
+        scopeKey: key,
+        records: filters.includeAnalysis ? page : page.map((p) => ({ ...p, analysis: [] })),
+        includeAnalysis: filters.includeAnalysis,
+        checkpoint: { i }
+      })
+      for (const p of page) scopesOf.get(p.callId)!.add(key)
+    }
+  }
+  cache.optimizeIndex()
+  return {
+    dir,
+    cache,
+    records,
+    scopesOf,
+    close() {
+      cache.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSearch, type LocalSearch } from '../../../../src/core/search'
+import type { CallRecord, ReviewFilterInput, SearchQueryInput } from '../../../../src/shared/domain'
+import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
+import { foldText } from '../../../../src/shared/text/fold'
+import { buildFixture, rnd, type Fixture } from './fixture'
+
+// Review filters against a brute-force answer, through both plans: the candidates listed and
+// sorted (few) and the date-index scan (many; longJump and a big fixture are not needed, the
+// estimate cap decides).
+
+let fx: Fixture
+let search: LocalSearch
+const STATUSES: ReviewStatus[] = ['new', 'in_review', 'reviewed', 'follow_up']
+const TAGS = ['iade', 'şikayet', 'kvkk', 'İPTAL']
+const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iade talebi', '']
+
+beforeAll(() => {
+  fx = buildFixture(3000, 5)
+  search = createSearch(fx.cache)
+  const r = rnd(9)
+  const card = fx.cache.scorecards.save(
+    { name: 'F', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '0_10', critical: false }] },
+    'card',
+    'x',
+    1
+  )
+  // 60% of the calls annotated: common statuses go through the scan, rare tags through candidates.
+  fx.records.forEach((rec, i) => {
+    if (r() > 0.6) return
+    const answer = Math.floor(r() * 11)
+    fx.cache.annotations.write(
+      rec.callId,
+      {
+        status: STATUSES[Math.floor(r() * 4)]!,
+        tags: r() < 0.02 ? ['kvkk'] : TAGS.filter(() => r() < 0.3),
+        note: NOTES[i % 4]!,
+        ...(r() < 0.5 ? { score: { scorecardId: card.id, version: 1, answers: { q: answer }, total: answer * 10, failed: false } } : {})
+      },
+      { author: r() < 0.5 ? 'ayse' : 'mehmet', at: 10, history: false }
+    )
+  })
+  // An annotation whose call the cache does not hold: never a search result.
+  fx.cache.annotations.write('gone', { status: 'reviewed', tags: ['kvkk'] }, { author: 'ayse', at: 10, history: false })
+})
+afterAll(() => fx.close())
+
+function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?: Set<string>): string[] {
+  const all = fx.cache.annotations.getMany(fx.records.map((r) => r.callId))
+  const ok = (rec: CallRecord, a: Annotation | undefined): boolean => {
+    const status = a?.status ?? 'new'
+    if (f.statuses?.length && !f.statuses.includes(status)) return false
+    if (f.tags?.some((t) => !a?.tags.includes(t))) return false
+    if (f.hasNote === true && !(a && a.note !== '')) return false
+    if (f.hasNote === false && a && a.note !== '') return false
+    const total = a?.score?.total ?? null
+    if (f.scoreMin != null && !(total !== null && total >= f.scoreMin)) return false
+    if (f.scoreMax != null && !(total !== null && total <= f.scoreMax)) return false
+    if (f.scorecardId != null && a?.score?.scorecardId !== f.scorecardId) return false
+    if (f.reviewer != null && a?.updatedBy !== f.reviewer) return false
+    if (f.noteText) {
+      const words = foldText(f.noteText).split(/\s+/).filter(Boolean)
+      if (!a || !words.every((w) => foldText(a.note).includes(w))) return false
+    }
+    if (list && !list.has(rec.callId)) return false
+    return text ? text(rec) : true
+  }
+  return fx.records
+    .filter((rec) => ok(rec, all.get(rec.callId)))
+    .sort((a, b) => b.callAt - a.callAt || (b.callId < a.callId ? -1 : b.callId > a.callId ? 1 : 0))
+    .map((r) => r.callId)
+}
+
+function all(query: SearchQueryInput): string[] {
+  const out: string[] = []
+  for (let offset = 0; ; offset += 500) {
+    const rows = search.page({ results: 'all', ...query } as never, offset, 500).rows
+    out.push(...rows.map((r) => r.callId))
+    if (rows.length < 500) return out
+  }
+}
+
+describe('review filters in local search', () => {
+  const cases: Array<[string, ReviewFilterInput]> = [
+    ['status reviewed', { statuses: ['reviewed'] }],
+    ['status new (never annotated too)', { statuses: ['new'] }],
+    ['status new or follow-up', { statuses: ['new', 'follow_up'] }],
+    ['a tag', { tags: ['kvkk'] }],
+    ['a rare score', { scoreMin: 100 }],
+    ['two tags', { tags: ['iade', 'şikayet'] }],
+    ['has a note', { hasNote: true }],
+    ['has no note', { hasNote: false }],
+    ['score range', { scoreMin: 30, scoreMax: 60 }],
+    ['scorecard and reviewer', { scorecardId: 'card', reviewer: 'mehmet' }],
+    ['note text, Turkish folding', { noteText: 'istanbul' }],
+    ['note text, dotless i', { noteText: 'ISIK' }],
+    ['everything at once', { statuses: ['reviewed', 'in_review'], tags: ['iade'], scoreMin: 10, reviewer: 'ayse' }]
+  ]
+  for (const [name, f] of cases) {
+    it(`pages and counts ${name} like a brute-force filter`, () => {
+      const expected = brute(f)
+      expect(expected.length).toBeGreaterThan(0)
+      expect(all({ review: f })).toEqual(expected)
+      expect(search.count({ results: 'all', review: f } as never)).toBe(expected.length)
+      const second = search.page({ results: 'all', review: f } as never, 20, 10).rows.map((r) => r.callId)
+      expect(second).toEqual(expected.slice(20, 30))
+    })
+  }
+
+  it('uses the candidates for a rare filter and the scan for a common one', () => {
+    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
+    expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('scan')
+  })
+
+  it('combines with text', () => {
+    const f: ReviewFilterInput = { statuses: ['reviewed'] }
+    const hasIade = (rec: CallRecord) => foldText(`${rec.title} ${rec.summary}`).split(/\s+/).includes('iade')
+    expect(all({ text: 'iade ', review: f })).toEqual(brute(f, hasIade))
+  })
+
+  it('filters by review list, and follows writes to annotations', () => {
+    const picked = fx.records.filter((_, i) => i % 97 === 0).map((r) => r.callId)
+    const list = fx.cache.reviewLists.create('L', picked, { kind: 'manual' }, 'x', 1)
+    expect(all({ review: { listId: list.id } })).toEqual(brute({}, undefined, new Set(picked)))
+    const before = search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)
+    const target = picked.find((id) => fx.cache.annotations.get(id)?.status !== 'follow_up')!
+    fx.cache.annotations.write(target, { status: 'follow_up' }, { author: 'x', at: 20, history: true })
+    expect(search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)).toBe(before + 1)
+  })
+
+  it('shows status, tags and score on the rows of annotated calls only', () => {
+    const rows = search.page({ results: 'all' } as never, 0, 200).rows
+    const annotated = rows.find((r) => r.review)!
+    const a = fx.cache.annotations.get(annotated.callId)!
+    expect(annotated.review).toEqual({ status: a.status, tags: a.tags, total: a.score?.total ?? null })
+    const plain = rows.find((r) => !fx.cache.annotations.get(r.callId))
+    expect(plain && 'review' in plain).toBe(false)
+  })
+})
