@@ -112,13 +112,11 @@ describe('coverage over local results', () => {
     await panel.waitFor()
     await expect.poll(() => page.getByTestId('catalog-value-0').inputValue()).not.toBe('')
     const before = await panel.locator('tbody tr').count()
-    await page
-      .getByTestId('catalog-file')
-      .setInputFiles({
-        name: 'catalog.csv',
-        mimeType: 'text/csv',
-        buffer: Buffer.from('Value;Description\nShipping;Kargo Takibi\nRefund;İade Talebi\n')
-      })
+    await page.getByTestId('catalog-file').setInputFiles({
+      name: 'catalog.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from('Value;Description\nShipping;Kargo Takibi\nRefund;İade Talebi\n')
+    })
     await expect.poll(() => panel.locator('tbody tr').count()).toBe(before + 1)
     const shipping = await panel
       .locator('tbody tr')
