@@ -51,7 +51,9 @@ describe('the active query as chips', () => {
     expect([f.from, f.to, f.relativeDays]).toEqual([null, null, null])
     chips.find((c) => c.id === 'text')!.remove(f)
     expect(f.text).toBe('')
-    expect(queryChips(emptyFilters(), fmt)).toEqual([])
+    // Answered only is the default (the service's) and still a filter on every count: it shows.
+    expect(queryChips(emptyFilters(), fmt).map((c) => c.id)).toEqual(['results'])
+    expect(queryChips({ ...emptyFilters(), results: 'all' }, fmt)).toEqual([])
   })
 })
 
