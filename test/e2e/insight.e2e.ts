@@ -44,13 +44,15 @@ describe('Insight', () => {
     await app?.close()
   })
 
-  it('shows no chips on an open query, and saves each chart as CSV and PNG', async () => {
+  it('shows only the answered-only default on an open query, and saves each chart as CSV and PNG', async () => {
     const { page } = app
     await syncDemoWeek(page)
     await page.getByTestId('nav-insight').click()
     all = await insightTotal(page)
     expect(all).toBeGreaterThan(500)
-    await page.getByTestId('query-chips-none').waitFor()
+    // Answered only is the default (the service's) and a filter on every count, so it shows alone.
+    await page.getByTestId('chip-results').waitFor()
+    expect(await page.locator('.query-chip').count()).toBe(1)
 
     const csv = await download(page, 'perday-csv')
     expect(csv.name).toBe('calls-per-day.csv')
