@@ -1,0 +1,10 @@
+/**
+ * The domain types shared by every layer, split by concern; import from here.
+ */
+export * from './time'
+export * from './records'
+export * from './search'
+export * from './sync'
+export * from './account'
+export * from './export'
+export * from './settings'

@@ -1,0 +1,100 @@
+/** Settings, saved searches and what the app reports about itself. */
+import { z } from 'zod'
+import { Account, RateLimit } from './account'
+import { AnalysisLayout, ExportColumn, ExportFormat } from './export'
+import { ResultColumn } from './records'
+import { SearchQuery } from './search'
+import { SyncOrder } from './sync'
+import { DisplayZone, EpochMs, IanaZone } from './time'
+
+export const SavedSearch = z.object({
+  id: z.string().min(1).max(100),
+  name: z.string().trim().min(1).max(200),
+  /**
+   * "Last N days", kept relative: the query's from/to are then null in storage and the
+   * range is read anew, up to the end of today, each time the search is applied.
+   */
+  relativeDays: z.number().int().min(1).max(3660).optional(),
+  query: SearchQuery,
+  createdAt: EpochMs
+})
+export type SavedSearch = z.infer<typeof SavedSearch>
+
+export const Settings = z.object({
+  accounts: z.array(Account).default([]),
+  activeAccountId: z.string().nullable().default(null),
+  displayZone: DisplayZone.default('system'),
+  language: z.enum(['system', 'tr', 'en']).default('system'),
+  theme: z.enum(['system', 'light', 'dark']).default('system'),
+  sync: z
+    .object({
+      lookbackHours: z
+        .number()
+        .int()
+        .min(0)
+        .max(24 * 60)
+        .default(48),
+      includeAnalysis: z.boolean().default(true),
+      results: z.enum(['answered', 'all']).default('answered'),
+      presetDays: z.number().int().min(1).max(3660).default(30),
+      /** Which end of the range a sync fetches first. */
+      order: SyncOrder.default('newest')
+    })
+    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30, order: 'newest' }),
+  export: z
+    .object({
+      format: ExportFormat.default('xlsx'),
+      columns: z.array(ExportColumn).min(1).default(['callId', 'callDate', 'title', 'summary', 'analysis']),
+      analysisLayout: AnalysisLayout.default('wide'),
+      /** Write headers in English whatever the UI language, for tools that match them by name. */
+      englishHeaders: z.boolean().default(false)
+    })
+    .default({
+      format: 'xlsx',
+      columns: ['callId', 'callDate', 'title', 'summary', 'analysis'],
+      analysisLayout: 'wide',
+      englishHeaders: false
+    }),
+  savedSearches: z.array(SavedSearch).max(500).default([]),
+  /** The results list's chosen columns, per account id. */
+  resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({})
+})
+export type Settings = z.infer<typeof Settings>
+
+/** What the renderer may change directly. Accounts come from signing in. */
+export const SettingsPatch = z.object({
+  displayZone: DisplayZone.optional(),
+  language: z.enum(['system', 'tr', 'en']).optional(),
+  theme: z.enum(['system', 'light', 'dark']).optional(),
+  sync: Settings.shape.sync.unwrap().partial().optional(),
+  export: Settings.shape.export.unwrap().partial().optional(),
+  account: z
+    .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
+    .optional(),
+  /** One account's chosen result columns. */
+  resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional()
+})
+export type SettingsPatch = z.infer<typeof SettingsPatch>
+
+// ---------------------------------------------------------------------------------------
+// App and cache info
+// ---------------------------------------------------------------------------------------
+
+export const CacheInfo = z.object({
+  path: z.string().nullable(),
+  sizeBytes: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  lastSyncAt: EpochMs.nullable()
+})
+export type CacheInfo = z.infer<typeof CacheInfo>
+
+export const AppInfo = z.object({
+  version: z.string(),
+  electron: z.string().nullable(),
+  platform: z.string(),
+  /** The OS locale, e.g. "tr-TR". */
+  locale: z.string(),
+  systemZone: z.string(),
+  darkMode: z.boolean()
+})
+export type AppInfo = z.infer<typeof AppInfo>

@@ -1,0 +1,87 @@
+/** Sync scopes, progress and status. */
+import { z } from 'zod'
+import { AppErrorInfo } from '../errors'
+import { DEFAULT_RESULTS, ResultsFilter } from './search'
+import { EpochMs } from './time'
+
+export const SyncScope = z
+  .object({
+    from: EpochMs,
+    to: EpochMs,
+    callTypes: z.array(z.string().min(1).max(200)).max(200).default([]),
+    direction: z.number().int().nullable().default(null),
+    results: ResultsFilter.default(DEFAULT_RESULTS),
+    hasNewRequest: z.boolean().nullable().default(null),
+    includeAnalysis: z.boolean().default(true)
+  })
+  .refine((s) => s.from < s.to, { message: 'The start of the range must be before its end', path: ['from'] })
+export type SyncScope = z.infer<typeof SyncScope>
+export type SyncScopeInput = z.input<typeof SyncScope>
+
+/**
+ * Which end of the range a sync fetches first: newest (the default, so a cancelled run leaves
+ * the latest calls in the cache) or oldest.
+ */
+export const SyncOrder = z.enum(['newest', 'oldest'])
+export type SyncOrder = z.infer<typeof SyncOrder>
+
+export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
+export type SyncPhase = z.infer<typeof SyncPhase>
+
+/** The pace of the tenant's requests against its configured limit (issue 12). */
+export const SyncPace = z.object({
+  /** Requests per minute the tenant's limiter lets go now (0 while the service holds us). */
+  perMinute: z.number().nonnegative(),
+  /** The configured limit, in requests per minute. */
+  limitPerMinute: z.number().positive(),
+  /** The service answered 429 lately and the pace has not climbed back to the limit yet. */
+  throttled: z.boolean()
+})
+export type SyncPace = z.infer<typeof SyncPace>
+
+export const SyncProgress = z.object({
+  runId: z.string(),
+  phase: SyncPhase,
+  /** Records written to the cache by this run. */
+  stored: z.number().int().nonnegative(),
+  requests: z.number().int().nonnegative(),
+  windowsDone: z.number().int().nonnegative(),
+  /** How far through the range the run is, as an instant (moving back from `to` when newest first). */
+  position: EpochMs.nullable(),
+  from: EpochMs,
+  to: EpochMs,
+  /** The order the pass fetches in; absent means oldest first (runs stored before the option). */
+  order: SyncOrder.optional(),
+  requestsPerMinute: z.number().nonnegative(),
+  recordsPerSecond: z.number().nonnegative(),
+  /** Follows from the tenant's rate limit; null until it can be estimated. */
+  etaSeconds: z.number().nonnegative().nullable(),
+  /** While waiting on the rate limiter or a Retry-After. */
+  waitSeconds: z.number().nonnegative().nullable(),
+  /** Absent when the run has no limiter to ask (a pull from a team cache). */
+  pace: SyncPace.optional(),
+  warnings: z.array(z.string()),
+  error: AppErrorInfo.optional()
+})
+export type SyncProgress = z.infer<typeof SyncProgress>
+
+export const SyncOutcome = z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted'])
+export type SyncOutcome = z.infer<typeof SyncOutcome>
+
+export const ScopeStatus = z.object({
+  scopeKey: z.string(),
+  /** The filters that define the scope (the range is its coverage). */
+  filters: z.object({
+    callTypes: z.array(z.string()),
+    direction: z.number().int().nullable(),
+    results: ResultsFilter,
+    hasNewRequest: z.boolean().nullable(),
+    includeAnalysis: z.boolean()
+  }),
+  coveredFrom: EpochMs.nullable(),
+  coveredTo: EpochMs.nullable(),
+  lastSuccessAt: EpochMs.nullable(),
+  lastOutcome: SyncOutcome.nullable(),
+  calls: z.number().int().nonnegative()
+})
+export type ScopeStatus = z.infer<typeof ScopeStatus>
