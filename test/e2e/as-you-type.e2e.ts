@@ -7,7 +7,7 @@ import { openCache } from '../../src/core/cache'
 import { createSearch } from '../../src/core/search'
 import { analyzeQuery } from '../../src/shared/query'
 import { foldText } from '../../src/shared/text/fold'
-import { SearchQuery } from '../../src/shared/domain'
+import { SearchQuery, type ValueSuggestions } from '../../src/shared/domain'
 import { buildQuery, emptyFilters } from '../../src/renderer/src/lib/query'
 import { ingest } from '../../bench/search'
 import { syncDemoWeek } from './support/demo-week'
@@ -161,6 +161,49 @@ describe('as-you-type search on the demo week', () => {
     const total = await typeQuery(app.page, 'müşteri_eforu>=4')
     expect(total).toBeGreaterThan(0)
     expect(total).toBe(coreCount(app.serve.dataDir, 'müşteri_eforu>=4'))
+  })
+
+  it('the value box suggests the values of the shown results with counts; a numeric key its range', async () => {
+    const { page } = app
+    await typeQuery(page, 'fatura')
+    const dir = app.serve.dataDir
+    const cache = openCache(join(dir, 'accounts', 'demo.sqlite'), { readonly: true })
+    const base = SearchQuery.parse(buildQuery({ ...emptyFilters(), text: 'fatura' }))
+    let sentiment: ValueSuggestions, effort: ValueSuggestions
+    try {
+      const search = createSearch(cache)
+      sentiment = search.values(base, 'sentiment')
+      effort = search.values(base, 'customerEffort')
+    } finally {
+      cache.close()
+    }
+    expect(sentiment.values.length).toBeGreaterThan(1)
+    await page.getByTestId('analysis-add').click()
+    await page.getByTestId('analysis-key-0').click()
+    await page.getByRole('option', { name: 'Duygu Durumu (sentiment)' }).click()
+    await page.getByTestId('analysis-value-0').focus()
+    const options = page.getByTestId('analysis-suggestion-0')
+    await expect.poll(() => options.count(), { timeout: 10_000 }).toBe(sentiment.values.length)
+    const shown = (await options.allTextContents()).map((s) => s.replace(/\s+/g, ' ').trim())
+    expect(shown).toEqual(sentiment.values.map((v) => `${v.value}${v.count.toLocaleString('en-US')} items`))
+    // Typing narrows the list (folded like equals); the keyboard picks.
+    await page.getByTestId('analysis-value-0').pressSequentially('neg')
+    await expect.poll(() => options.allTextContents(), { timeout: 10_000 }).toHaveLength(1)
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    const negative = sentiment.values.find((v) => v.value === 'Negative')!
+    await expect.poll(() => page.getByTestId('analysis-value-0').inputValue()).toBe('Negative')
+    await expect.poll(() => page.getByTestId('result-count').getAttribute('data-total'), { timeout: 15_000 }).toBe(String(negative.count))
+    await app.screenshot('62-value-suggestions')
+
+    await page.getByTestId('analysis-key-0').click()
+    await page.getByRole('option', { name: 'Müşteri Eforu (customerEffort)' }).click()
+    const useRange = page.getByTestId('analysis-range-0')
+    await useRange.waitFor({ timeout: 10_000 })
+    expect(await useRange.textContent()).toContain(`${effort.range!.min} – ${effort.range!.max}`)
+    await useRange.press('Enter')
+    await expect.poll(() => page.getByTestId('analysis-min-0').inputValue()).toBe(String(effort.range!.min))
+    expect(await page.getByTestId('analysis-max-0').inputValue()).toBe(String(effort.range!.max))
   })
 
   it('ran without page errors', () => {
