@@ -275,6 +275,28 @@ describe('relevance', () => {
     // Paging in relevance order is stable and gap-free.
     expect(search.page(q, 150, 50).rows.map((r) => r.callId)).toEqual(got.slice(150, 200))
   })
+
+  it('with a date range: the whole order restricted to the range (ids here do not follow call time)', () => {
+    for (const text of ['iade', 'fatura']) {
+      const whole = all(search, Q({ text, sort: 'relevance' }), 100)
+      const ranges: Array<[number | null, number | null]> = [
+        [T0 + 3 * DAY, T0 + 10 * DAY],
+        [T0 + 30 * DAY, null],
+        [null, T0 + 2 * DAY],
+        [T0 + 500 * DAY, T0 + 501 * DAY]
+      ]
+      for (const [from, to] of ranges) {
+        const inRange = (id: string): boolean => {
+          const at = fx.cache.getCall(id)!.callAt
+          return (from === null || at >= from) && (to === null || at < to)
+        }
+        const got = all(search, Q({ text, sort: 'relevance', from, to }), 100)
+        expect(got).toEqual(whole.filter(inRange))
+        if (from === T0 + 500 * DAY) expect(got).toEqual([])
+        else expect(got.length).toBeGreaterThan(0)
+      }
+    }
+  })
 })
 
 // Three ways to count: the default split, always the in-memory columns, always the SQL seek.
