@@ -569,6 +569,24 @@ export const en = {
     colTags: 'Tags',
     colScore: 'Score',
     exportList: 'Export list…'
+  },
+  reviewFilters: {
+    button: 'Review',
+    buttonCount: 'Review ({count})',
+    status: 'Review status',
+    tag: 'Tag',
+    tagHint: 'Filter by a tag: type it and press Enter (known tags are offered)',
+    list: 'Review list',
+    note: 'Note',
+    noteAny: 'Note or not',
+    noteYes: 'Has a note',
+    noteNo: 'No note',
+    score: 'Score',
+    scoreMin: 'Lowest score',
+    scoreMax: 'Highest score',
+    scorecard: 'Scorecard',
+    reviewer: 'Reviewer',
+    clear: 'Clear review filters'
   }
 }
 
