@@ -568,7 +568,8 @@ export const en = {
     colStatus: 'Status',
     colTags: 'Tags',
     colScore: 'Score',
-    exportList: 'Export list…'
+    exportList: 'Export list…',
+    serviceDropped: 'The service no longer returns this call (found by the sync of {when}); its review is kept.'
   },
   reviewFilters: {
     button: 'Review',

@@ -568,7 +568,8 @@ export const tr: Messages = {
     colStatus: 'Durum',
     colTags: 'Etiketler',
     colScore: 'Puan',
-    exportList: 'Listeyi dışa aktar…'
+    exportList: 'Listeyi dışa aktar…',
+    serviceDropped: 'Servis bu çağrıyı artık döndürmüyor ({when} eşitlemesinde görüldü); incelemesi saklanıyor.'
   },
   reviewFilters: {
     button: 'İnceleme',
