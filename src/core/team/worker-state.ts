@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { z } from 'zod'
-import { TeamWorkerLiveness } from '../../shared/team'
+import type { TeamWorkerLiveness } from '../../shared/team'
 import { mapPgError, q } from './connection'
 import { lockKey } from './pg-migrations'
 import { Int8 } from './pull'
