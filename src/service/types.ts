@@ -35,6 +35,11 @@ export interface ServiceOptions {
   rateBurst?: number
   /** Access-token lifetime in seconds; default 604800. */
   tokenTtlSeconds?: number
+  /**
+   * The clock tokens are issued and checked by (epoch ms); default Date.now. Tests move it on
+   * to expire tokens at a chosen moment instead of racing a one-second lifetime.
+   */
+  tokenClock?: () => number
   /** Refresh-token lifetime in seconds; default 14 days. */
   refreshTtlSeconds?: number
   /** How long a redeemed refresh token may still be used; default 30 s. */
@@ -124,6 +129,8 @@ export interface ServiceAdmin {
   addCalls(count: number, opts?: { from?: string; to?: string; tenant?: string }): number
   /** Changes summary and analysis of existing calls (late analysis); returns their callIds. */
   updateCalls(count: number, opts?: { tenant?: string }): string[]
+  /** Stops returning these calls, as a service that dropped them would; returns how many it had. */
+  removeCalls(callIds: string[], opts?: { tenant?: string }): number
   /** Adds one call with the given raw (unmasked) texts; returns its callId. */
   addRawCall(call: RawCallInput): string
   dump(tenant?: string): DumpRecord[]
