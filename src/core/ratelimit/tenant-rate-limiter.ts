@@ -51,6 +51,15 @@ export class TenantRateLimiter implements RequestPacer {
   private pauseIsRetryAfter = false
   private grantedCount = 0
   private penaltyCount = 0
+  /** Grant times over the last window, oldest first, and the 429s among them (see ownShare). */
+  private recentGrants: number[] = []
+  private recentRefusals: number[] = []
+  private firstGrantAt: number | null = null
+  /** Granted requests whose answer is not in yet (settle). */
+  private outstanding = 0
+  private wakeOnSettle: (() => void) | null = null
+  /** Set by the first settle(): the caller reports answers, so requests in flight can be counted. */
+  private tracksAnswers = false
 
   constructor(limit: RateLimit, opts: TenantRateLimiterOptions = {}) {
     this.limitValue = { ...limit }
@@ -58,7 +67,7 @@ export class TenantRateLimiter implements RequestPacer {
     this.margin = opts.marginMs
     this.burstOption = opts.burst
     this.onWait = opts.onWait
-    this.control = new PaceControl(() => this.windowMs)
+    this.control = new PaceControl(() => this.windowMs, opts.random)
   }
 
   get limit(): RateLimit {
@@ -132,10 +141,32 @@ export class TenantRateLimiter implements RequestPacer {
     const now = this.clock.now()
     const ms = Math.min(Math.max(0, retryAfterMs), holdCapMs(this.limitValue))
     this.penaltyCount++
+    this.recentRefusals.push(now)
     // The 429s of requests already on their way when the first came are one signal, not several.
     const fresh = !(this.pauseIsRetryAfter && this.pausedUntil > now)
     this.pause(now + ms, true)
-    if (fresh) this.control.throttled(now, this.pausedUntil, ms)
+    if (fresh) this.control.throttled(now, this.pausedUntil, ms, this.ownShare(now))
+  }
+
+  /** A granted request's answer (or failure) is in. */
+  settle(): void {
+    this.tracksAnswers = true
+    this.outstanding = Math.max(0, this.outstanding - 1)
+    const wake = this.wakeOnSettle
+    this.wakeOnSettle = null
+    wake?.()
+  }
+
+  /**
+   * The share of the configured limit our own admitted requests took in the last window, or
+   * null before we have sent for a whole window (too early to tell ours from others').
+   */
+  private ownShare(now: number): number | null {
+    if (this.firstGrantAt === null || now - this.firstGrantAt < this.windowMs) return null
+    const since = now - this.windowMs
+    this.recentGrants = this.recentGrants.filter((t) => t > since)
+    this.recentRefusals = this.recentRefusals.filter((t) => t > since)
+    return Math.max(0, this.recentGrants.length - this.recentRefusals.length) / this.limitValue.requests
   }
 
   hold(ms: number): void {
@@ -160,12 +191,22 @@ export class TenantRateLimiter implements RequestPacer {
     this.schedule.holdUntil(this.pausedUntil)
   }
 
+  /** While the pace is down after another's 429s, the next request waits for the last answer. */
+  private oneAtATime(): boolean {
+    return this.tracksAnswers && this.outstanding > 0 && this.control.retreating(this.clock.now())
+  }
+
   private grant(w: Waiter): void {
     const now = this.clock.now()
     // A late grant (a timer firing late) keeps the grid up to a tenth of the margin: a window a
     // sixth of ours (10 of our 60 requests) still has 60 % of its share of the margin left.
     this.schedule.take(now, this.interval(now), this.burst(now), this.marginMs / 10)
     this.grantedCount++
+    this.outstanding++
+    this.firstGrantAt ??= now
+    this.recentGrants.push(now)
+    // Bounded: only the last window's grants are ever counted.
+    if (this.recentGrants.length > 4 * this.limitValue.requests) this.ownShare(now)
     w.signal?.removeEventListener('abort', w.onAbort)
     w.resolve()
   }
@@ -176,6 +217,12 @@ export class TenantRateLimiter implements RequestPacer {
     try {
       while (this.queue.length > 0) {
         const wait = this.delayMs()
+        if (wait <= 0 && this.oneAtATime()) {
+          // Retreating: one request on its way at a time, so a 429 is not followed by the
+          // 429s of the others already sent (a sync keeps several pages in flight).
+          await new Promise<void>((resolve) => (this.wakeOnSettle = resolve))
+          continue
+        }
         if (wait <= 0) {
           this.grant(this.queue.shift()!)
           continue
