@@ -1,4 +1,3 @@
-import { cancelled } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import type { RateLimit } from '../../shared/domain'
@@ -6,13 +5,7 @@ import { PaceControl } from './pace-control'
 import type { LimiterStatus, LimiterWait, RateHint, RequestPacer, TenantRateLimiterOptions } from './pacer'
 import { holdCapMs } from './retry-after'
 import { SlotSchedule } from './slot-schedule'
-
-interface Waiter {
-  resolve: () => void
-  reject: (e: unknown) => void
-  signal: AbortSignal | undefined
-  onAbort: () => void
-}
+import { WaiterQueue } from './waiter-queue'
 
 /** Waits shorter than this are the schedule's ordinary spacing, not news for the progress. */
 const REPORTED_WAIT_MS = 1_000
@@ -45,8 +38,7 @@ export class TenantRateLimiter implements RequestPacer {
   private readonly onWait: ((w: LimiterWait) => void) | undefined
   private readonly schedule = new SlotSchedule()
   private readonly control: PaceControl
-  private queue: Waiter[] = []
-  private pumping = false
+  private readonly queue: WaiterQueue
   private pausedUntil = 0
   private pauseIsRetryAfter = false
   private grantedCount = 0
@@ -68,6 +60,15 @@ export class TenantRateLimiter implements RequestPacer {
     this.burstOption = opts.burst
     this.onWait = opts.onWait
     this.control = new PaceControl(() => this.windowMs, opts.random)
+    this.queue = new WaiterQueue(this.clock, {
+      delayMs: () => this.delayMs(),
+      blocked: () => (this.oneAtATime() ? new Promise<void>((resolve) => (this.wakeOnSettle = resolve)) : null),
+      granted: () => this.granted(),
+      waiting: (ms) => {
+        const retryAfter = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
+        if (retryAfter || ms >= REPORTED_WAIT_MS) this.onWait?.({ reason: retryAfter ? 'retryAfter' : 'limit', ms })
+      }
+    })
   }
 
   get limit(): RateLimit {
@@ -120,21 +121,7 @@ export class TenantRateLimiter implements RequestPacer {
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(cancelled('The request'))
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          this.queue = this.queue.filter((w) => w !== waiter)
-          reject(cancelled('The request'))
-        }
-      }
-      signal?.addEventListener('abort', waiter.onAbort, { once: true })
-      this.queue.push(waiter)
-      void this.pump()
-    })
+    return this.queue.acquire(signal)
   }
 
   penalize(retryAfterMs: number): void {
@@ -196,7 +183,7 @@ export class TenantRateLimiter implements RequestPacer {
     return this.tracksAnswers && this.outstanding > 0 && this.control.retreating(this.clock.now())
   }
 
-  private grant(w: Waiter): void {
+  private granted(): void {
     const now = this.clock.now()
     // A late grant (a timer firing late) keeps the grid up to a tenth of the margin: a window a
     // sixth of ours (10 of our 60 requests) still has 60 % of its share of the margin left.
@@ -207,33 +194,6 @@ export class TenantRateLimiter implements RequestPacer {
     this.recentGrants.push(now)
     // Bounded: only the last window's grants are ever counted.
     if (this.recentGrants.length > 4 * this.limitValue.requests) this.ownShare(now)
-    w.signal?.removeEventListener('abort', w.onAbort)
-    w.resolve()
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) return
-    this.pumping = true
-    try {
-      while (this.queue.length > 0) {
-        const wait = this.delayMs()
-        if (wait <= 0 && this.oneAtATime()) {
-          // Retreating: one request on its way at a time, so a 429 is not followed by the
-          // 429s of the others already sent (a sync keeps several pages in flight).
-          await new Promise<void>((resolve) => (this.wakeOnSettle = resolve))
-          continue
-        }
-        if (wait <= 0) {
-          this.grant(this.queue.shift()!)
-          continue
-        }
-        const retryAfter = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
-        if (retryAfter || wait >= REPORTED_WAIT_MS) this.onWait?.({ reason: retryAfter ? 'retryAfter' : 'limit', ms: wait })
-        await this.clock.sleep(wait)
-      }
-    } finally {
-      this.pumping = false
-    }
   }
 }
 
