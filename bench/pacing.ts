@@ -14,7 +14,7 @@
  * its share counted up to then.
  */
 import { spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -272,8 +272,25 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
 const pct = (x: number): number => Math.round(x * 1000) / 10
 
 export const run: BenchFn = async (ctx) => {
-  const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
-  if (!existsSync(cli)) throw new Error('pacing needs the built CLI (npm run bench builds it)')
+  const built = join(process.cwd(), 'out', 'node')
+  if (!existsSync(join(built, 'cli.mjs'))) throw new Error('pacing needs the built CLI (npm run bench builds it)')
+  // The runs take minutes and spawn the CLI again for each: a copy (inside the repository, so
+  // that its packages resolve), so that a build in the meantime (which empties out/node)
+  // cannot pull it away.
+  const copy = join(process.cwd(), 'node_modules', '.tmp', `callsight-pacing-${process.pid}`)
+  cpSync(built, copy, { recursive: true })
+  const cli = join(copy, 'cli.mjs')
+  const serviceBefore = process.env.CALLSIGHT_SERVICE_BUNDLE
+  process.env.CALLSIGHT_SERVICE_BUNDLE ??= join(copy, 'service.mjs')
+  try {
+    return await runCases(ctx, cli)
+  } finally {
+    if (serviceBefore === undefined) delete process.env.CALLSIGHT_SERVICE_BUNDLE
+    rmSync(copy, { recursive: true, force: true })
+  }
+}
+
+async function runCases(ctx: BenchContext, cli: string): Promise<BenchSection> {
   const only = process.env.CALLSIGHT_PACING_CASES?.split(',')
   const limitMs = ctx.quick ? 60_000 : 120_000
   const rows: BenchRow[] = []
