@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import type { RateLimit } from '../src/shared/domain'
-import type { BenchContext, BenchFn, BenchRow } from './types'
+import type { BenchContext, BenchFn, BenchRow, BenchSection } from './types'
 import { FROM, TO, ZONE, startBenchService, type BenchWindow } from './sync'
 
 const CALLS_PATH = '/api/app/public-calls/get-calls'
