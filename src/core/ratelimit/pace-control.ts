@@ -133,7 +133,7 @@ export class PaceControl {
    * allows, and the pace drops to a third at once instead of in four 429s (when every
    * workstation starts at the full limit, say).
    */
-  throttled(now: number, resumeAt: number, retryAfterMs: number, ownShare: number | null = null): void {
+  throttled(now: number, resumeAt: number, retryAfterMs: number, ownShare: number | null = null, admitted: number | null = null): void {
     const p = this.at(now)
     const windowMs = this.windowMs()
     if (this.spareCut && this.floorPace < 1 && p <= this.floorPace * 1.02) {
@@ -153,7 +153,10 @@ export class PaceControl {
       return
     }
     const overload = Math.max(0, 1 - retryAfterMs / windowMs) * AIMD.overloadSafety
-    this.floorPace = Math.max(AIMD.minPace, p * Math.min(AIMD.decrease, overload))
+    // Never above what the service let through lately: while 429s keep coming, the pace that
+    // got through is the tenant's room for us, whatever we asked for.
+    const cut = p * Math.min(AIMD.decrease, overload)
+    this.floorPace = Math.max(AIMD.minPace, admitted === null ? cut : Math.min(cut, admitted * AIMD.decrease))
     this.spareCut = true
     this.quietAfter = this.windowsTo(Math.min(p, this.floorPace / AIMD.decrease) * AIMD.roomAbove)
     // Workstations that met the same full window would otherwise climb in step and meet the

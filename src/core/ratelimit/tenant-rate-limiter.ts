@@ -52,6 +52,8 @@ export class TenantRateLimiter implements RequestPacer {
   private wakeOnSettle: (() => void) | null = null
   /** Set by the first settle(): the caller reports answers, so requests in flight can be counted. */
   private tracksAnswers = false
+  /** After a 429 of others' making, until a request is answered without one (see oneAtATime). */
+  private probing = false
 
   constructor(limit: RateLimit, opts: TenantRateLimiterOptions = {}) {
     this.limitValue = { ...limit }
@@ -132,13 +134,22 @@ export class TenantRateLimiter implements RequestPacer {
     // The 429s of requests already on their way when the first came are one signal, not several.
     const fresh = !(this.pauseIsRetryAfter && this.pausedUntil > now)
     this.pause(now + ms, true)
-    if (fresh) this.control.throttled(now, this.pausedUntil, ms, this.ownShare(now))
+    if (fresh) {
+      this.control.throttled(now, this.pausedUntil, ms, this.ownShare(now), this.admittedPace(now))
+      this.probing = this.control.retreating(now)
+    }
   }
 
   /** A granted request's answer (or failure) is in. */
   settle(): void {
     this.tracksAnswers = true
     this.outstanding = Math.max(0, this.outstanding - 1)
+    // The client reports a 429 right after its settle, in the same turn: if none came, this
+    // answer got through, and the probe after the last 429 is done.
+    const penalties = this.penaltyCount
+    queueMicrotask(() => {
+      if (this.penaltyCount === penalties) this.probing = false
+    })
     const wake = this.wakeOnSettle
     this.wakeOnSettle = null
     wake?.()
@@ -154,6 +165,19 @@ export class TenantRateLimiter implements RequestPacer {
     this.recentGrants = this.recentGrants.filter((t) => t > since)
     this.recentRefusals = this.recentRefusals.filter((t) => t > since)
     return Math.max(0, this.recentGrants.length - this.recentRefusals.length) / this.limitValue.requests
+  }
+
+  /**
+   * The pace our admitted requests came at over the last window (or since the first, once a
+   * quarter of a window has passed), against the configured limit; null before.
+   */
+  private admittedPace(now: number): number | null {
+    if (this.firstGrantAt === null) return null
+    const span = Math.min(this.windowMs, now - this.firstGrantAt)
+    if (span < this.windowMs / 4) return null
+    const since = now - span
+    const admitted = this.recentGrants.filter((t) => t > since).length - this.recentRefusals.filter((t) => t > since).length
+    return (Math.max(0, admitted) / span) * (this.windowMs / this.limitValue.requests)
   }
 
   hold(ms: number): void {
@@ -178,9 +202,14 @@ export class TenantRateLimiter implements RequestPacer {
     this.schedule.holdUntil(this.pausedUntil)
   }
 
-  /** While the pace is down after another's 429s, the next request waits for the last answer. */
+  /**
+   * After a 429 of others' making the first request after the pause goes alone, and the next
+   * waits for its answer: a sync keeps several pages in flight, and those sent into a window
+   * that is still full would meet 429s of their own. Only until one gets through: a slow
+   * answer must not cap the pace for long.
+   */
   private oneAtATime(): boolean {
-    return this.tracksAnswers && this.outstanding > 0 && this.control.retreating(this.clock.now())
+    return this.tracksAnswers && this.probing && this.outstanding > 0
   }
 
   private granted(): void {
