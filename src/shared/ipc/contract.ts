@@ -11,6 +11,7 @@ import {
   ExportProgress,
   ExportRequest,
   Facets,
+  ValueSuggestions,
   IanaZone,
   RemotePage,
   ResultColumn,
@@ -106,6 +107,10 @@ export const contract = {
     response: Facets
   },
   'search.analysisKeys': { request: Empty, response: z.array(AnalysisKeyInfo) },
+  'search.values': {
+    request: z.object({ query: SearchQuery, key: z.string().min(1).max(200) }).strict(),
+    response: ValueSuggestions
+  },
   'calls.get': { request: z.object({ callId: z.string().min(1).max(200) }).strict(), response: CallRecord.nullable() },
   'remote.search': {
     request: z

@@ -21,6 +21,7 @@ export const CHANNELS = [
   'search.count',
   'search.facets',
   'search.analysisKeys',
+  'search.values',
   'search.columns',
   'calls.get',
   'remote.search',

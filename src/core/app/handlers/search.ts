@@ -11,6 +11,7 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'search.values'
   | 'search.columns'
   | 'calls.get'
   | 'catalog.callTypes'
@@ -40,6 +41,7 @@ export function searchHandlers(state: AppState): SearchHandlers {
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
+    'search.values': async ({ query, key }) => search()?.values(query, key) ?? { key, numeric: false, items: 0, values: [], range: null },
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
     'catalog.import': async ({ name, text }) => {
