@@ -1,6 +1,7 @@
+import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { prng } from '../../support/prng'
 import { runCli, spawnCli, syncArgs, useCliAndService } from './helpers'
 
@@ -9,7 +10,7 @@ const TO = '2026-02-02T20:00:00Z'
 
 const env = useCliAndService(
   {
-    calls: 16_000,
+    calls: 10_000,
     seed: 5,
     from: FROM,
     to: TO,
@@ -20,8 +21,24 @@ const env = useCliAndService(
   'callsight-cli-kill-'
 )
 
-// A little latency per request, so that a run does not finish between two kills.
-beforeAll(() => env.service.admin.setFaults({ latencyMs: 10 }))
+/**
+ * SIGKILLs the child when `--verbose` logs the answer to its `pages`-th page request (the
+ * headers are in; the body is still to be read and stored, the page before it perhaps still
+ * being written).
+ */
+function killAtPage(child: ChildProcess, pages: number): void {
+  let pending = ''
+  let seen = 0
+  const onData = (d: Buffer): void => {
+    const lines = (pending + d.toString()).split('\n')
+    pending = lines.pop()!
+    seen += lines.filter((l) => l.includes('calls: HTTP 200')).length
+    if (seen < pages) return
+    child.stderr!.off('data', onData)
+    child.kill('SIGKILL')
+  }
+  child.stderr!.on('data', onData)
+}
 
 describe('callsight sync killed with SIGKILL at 20 random moments', () => {
   it('resumes each time and ends with exactly the service set, no duplicates, integrity ok', async () => {
@@ -30,7 +47,8 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
       { server: env.service.url, db, from: FROM, to: '2026-02-02T20:00:01Z', rateLimit: '600/1' },
       '--mode',
       'full',
-      '--json'
+      '--json',
+      '--verbose'
     )
     // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
     {
@@ -51,18 +69,15 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
     }
     let kills = 0
     let finishedEarly = 0
-    // Seeded: a failure names kill moments that a re-run repeats (timing noise aside).
+    // Seeded: a failure names kill points that a re-run repeats.
     const random = prng(20)
     for (let i = 0; i < 20; i++) {
       const { child, done } = spawnCli(env.cli, args)
-      // The clock starts when the sync reports its first page: process start-up and sign-in
-      // vary too much on a shared machine to aim a kill from the spawn.
-      let timer: NodeJS.Timeout | undefined
-      child.stdout!.once('data', () => {
-        timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(random() * 350))
-      })
+      // Each run is killed at its 2nd to 4th page: an amount of work, not of time, so a loaded
+      // machine kills at the same points as a quiet one and leaves the last run the same work.
+      // The child goes on until the signal lands: where in a page's read or write it dies varies.
+      killAtPage(child, 2 + Math.floor(random() * 3))
       const r = await done
-      clearTimeout(timer)
       if (r.signal === 'SIGKILL') kills++
       else {
         expect(r.code, r.stderr).toBe(0)

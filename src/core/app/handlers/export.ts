@@ -41,7 +41,15 @@ export function exportHandlers(state: AppState): ExportHandlers {
         })
         // Browser mode hands the finished file to the page as a one-time download.
         const download = platform.dialogs.offerDownload?.(result.file)
-        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
+        const metaDownload = result.metaFile ? platform.dialogs.offerDownload?.(result.metaFile) : null
+        emit({
+          phase: 'done',
+          written: result.count,
+          total: result.count,
+          file: result.file,
+          ...(download ? { download } : {}),
+          ...(metaDownload ? { metaDownload } : {})
+        })
       } catch (e) {
         const error = toErrorInfo(e)
         if (error.code === 'Internal') platform.logger.log('error', 'export failed', { error: String(e) })

@@ -187,7 +187,8 @@ export const en = {
       noNewRequests: 'no new requests',
       nothingSynced: 'nothing synced yet',
       syncThis: 'Sync this',
-      searchService: 'Search the service'
+      searchService: 'Search the service',
+      withAnalysis: 'with analysis'
     },
     results: 'Results',
     serviceWindow: 'Service window: results {from}–{to} of at most 10,000',

@@ -187,7 +187,8 @@ export const tr: Messages = {
       noNewRequests: 'yeni talep olmayanlar',
       nothingSynced: 'henüz hiçbir şey eşitlenmedi',
       syncThis: 'Bunu eşitle',
-      searchService: 'Serviste ara'
+      searchService: 'Serviste ara',
+      withAnalysis: 'analizle birlikte'
     },
     results: 'Sonuçlar',
     serviceWindow: 'Servis penceresi: en fazla 10.000 sonuçtan {from}–{to} arası',
