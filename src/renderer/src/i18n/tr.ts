@@ -267,7 +267,11 @@ export const tr: Messages = {
     connect: 'Ekip önbelleğine bağlan',
     remoteHint: 'Servisin kendisinde aramak (uzak arama) servise giriş ister; çekmek istemez.',
     signInForRemote: 'Servise giriş yap',
-    connectError: 'Ekip önbelleğine bağlanılamadı'
+    connectError: 'Ekip önbelleğine bağlanılamadı',
+    interrupted: 'Yarıda kaldı',
+    interruptedHint: 'Çalışan bu eşitleme sırasında durdu (sonlandırıldı ya da çöktü); bir sonraki çalışması kaldığı yerden sürdürür.',
+    stale: 'Yanıt vermiyor',
+    staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
   },
   sync: {
     title: 'Çağrıları bu bilgisayara eşitle',
