@@ -118,6 +118,43 @@ describe('review mode', () => {
     expect(await page.getByTestId('review-insight-tags').textContent()).toContain('şikayet')
   })
 
+  it('filters the search by tag and status from the Search screen, and shows the review columns', async () => {
+    const { page } = app
+    await page.getByTestId('nav-search').click()
+    const count = page.getByTestId('result-count')
+    const total = async () => {
+      await expect.poll(() => count.getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
+      return Number(await count.getAttribute('data-total'))
+    }
+    expect(await total()).toBeGreaterThan(20)
+    // Keyboard: the toggle, then the tag field (known tags offered), Enter adds the tag.
+    await page.getByTestId('review-filters-toggle').focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('review-filter-tag-input').focus()
+    await page.keyboard.type('iade')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('review-filter-tag').count()).toBe(1)
+    // Calls 1, 3 and 5 of the review were tagged "iade" (all found by "fatura").
+    await expect.poll(total, { timeout: 15_000 }).toBe(3)
+    await page.getByTestId('review-filter-status').click()
+    await page.getByRole('option', { name: 'Reviewed', exact: true }).click()
+    await page.keyboard.press('Escape')
+    // The fifth call's "reviewed" was undone.
+    await expect.poll(total, { timeout: 15_000 }).toBe(2)
+    expect(await page.getByTestId('review-filters-toggle').textContent()).toContain('Review (2)')
+
+    await page.getByTestId('column-chooser').click()
+    for (const name of ['Status', 'Tags', 'Score']) await page.getByRole('option', { name, exact: true }).click()
+    await page.keyboard.press('Escape')
+    const cell = (i: number, column: string) => page.getByTestId(`row-${i}`).locator(`[data-col="${column}"]`).textContent()
+    await expect.poll(() => cell(0, 'review:status'), { timeout: 10_000 }).toBe('Reviewed')
+    expect(await cell(1, 'review:tags')).toBe('iade')
+    expect(Number(await cell(0, 'review:score'))).toBeGreaterThan(0)
+    await app.screenshot('62-review-filters-en')
+    await page.getByTestId('review-filter-clear').click()
+    await expect.poll(total, { timeout: 15_000 }).toBeGreaterThan(20)
+  })
+
   it('exports the list to XLSX with a sheet for the scorecard', async () => {
     const { page } = app
     await page.getByTestId('nav-review').click()
