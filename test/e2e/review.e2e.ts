@@ -14,6 +14,8 @@ const invoke = invokeInPage
 describe('review mode', () => {
   let app: LaunchedApp
   const shownMs: number[] = []
+  /** The calls reviewed with the keyboard, in order. */
+  const reviewed: string[] = []
 
   beforeAll(async () => {
     app = await launchApp({ serve: { args: ['--demo'] }, viewport: { width: 1440, height: 900 } })
@@ -92,6 +94,7 @@ describe('review mode', () => {
       }
     }
     expect(new Set(seen).size).toBe(5)
+    reviewed.push(...seen)
     await expect.poll(() => page.getByTestId('review-progress').textContent()).toBe(`4 of ${size} reviewed`)
     // The note was masked before it was stored.
     const saved = await invoke<{ note: string; tags: string[]; score: { total: number } }>(page, 'annotations.get', { callId: seen[0] })
@@ -182,6 +185,31 @@ describe('review mode', () => {
     const calls = wb.getWorksheet('Calls')!
     const header = (calls.getRow(1).values as unknown[]).slice(1)
     expect(header).toContain('Review status')
+  })
+
+  it('edits the scorecard in Settings: a change saves a new version, the old one kept', async () => {
+    const { page } = app
+    await page.getByTestId('nav-settings').click()
+    const panel = page.getByTestId('settings-scorecards')
+    await panel.getByRole('button', { name: 'Kalite formu', exact: true }).click()
+    await expect.poll(() => page.getByTestId('scorecard-name').inputValue()).toBe('Kalite formu')
+    await page.getByTestId('criterion-name-0').fill('Selamlama ve karşılama')
+    await page.getByTestId('criterion-add').click()
+    await page.getByTestId('criterion-name-2').fill('Kapanış')
+    await page.getByTestId('criterion-scale-2').selectOption('0_10')
+    await page.getByTestId('scorecard-save').click()
+    type Card = { id: string; name: string; version: number; criteria: Array<{ name: string; scale: string }> }
+    const latest = async () => (await invoke<Card[]>(page, 'scorecards.list', {})).find((c) => c.name === 'Kalite formu')
+    await expect.poll(async () => (await latest())?.version, { timeout: 10_000 }).toBe(2)
+    const card = (await latest())!
+    expect(card.criteria.map((c) => [c.name, c.scale])).toEqual([
+      ['Selamlama ve karşılama', '1_5'],
+      ['KVKK', 'yes_no'],
+      ['Kapanış', '0_10']
+    ])
+    // The calls scored before keep the version they answered.
+    const scores = await invoke<{ score: { version: number } }>(page, 'annotations.get', { callId: reviewed[0]! })
+    expect(scores.score.version).toBe(1)
   })
 
   it('shows review mode in Turkish', async () => {
