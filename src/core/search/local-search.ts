@@ -1,14 +1,19 @@
+import { IANAZone } from 'luxon'
 import {
   ExportSelection,
   SearchQuery,
   type AnalysisKeyInfo,
+  type Breakdown,
   type CallRecord,
   type ColumnInfo,
   type ColumnSort,
   type Facets,
   type QueryCoverage,
   type ResultColumn,
-  type SearchPage
+  type SearchPage,
+  type Trend,
+  type TrendBucket,
+  type TrendMeasure
 } from '../../shared/domain'
 import { createSearchReader, parseNumeric, type CallCache, type SearchReader } from '../cache'
 import { matchedIn, reachesAnalysis } from '../../shared/query'
@@ -21,6 +26,7 @@ import { queryCoverage } from './coverage'
 import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
+import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
@@ -57,6 +63,10 @@ export interface LocalSearch {
   describeType(value: string): string
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets
   analysisKeys(): AnalysisKeyInfo[]
+  /** Insight: the query's calls per value of a column. */
+  breakdown(query: SearchQuery, column: ResultColumn): Breakdown
+  /** Insight: a column's mean (numeric) or one value's share per day or week of the zone. */
+  trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend
   get(callId: string): CallRecord | null
   iterate(selection: ExportSelection): ExportIteration
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
@@ -293,6 +303,29 @@ class SearchOverCache implements LocalSearch {
 
   analysisKeys(): AnalysisKeyInfo[] {
     return this.catalog.analysisKeys()
+  }
+
+  breakdown(query: SearchQuery, column: ResultColumn): Breakdown {
+    const ranked = this.view.sortedBy(column)
+    const numeric = ranked.numbers !== null
+    const matched = this.matched(query)
+    if (matched === null) return { column, numeric, total: 0, missing: 0, bars: [] }
+    return { column, numeric, ...breakdownBars(ranked, matched) }
+  }
+
+  trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend {
+    if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
+    const ranked = this.view.sortedBy(column)
+    const matched = this.matched(query)
+    const points = matched === null ? [] : trendPoints(ranked, matched, this.columns.quarters(), measure, bucket, zone)
+    return { column, measure, bucket, points }
+  }
+
+  /** The query's matched calls for Insight's column charts; null when it matches nothing. */
+  private matched(query: SearchQuery): Matched | null {
+    const p = this.prepare(query)
+    if (p.q.empty || this.countOf(p) === 0) return null
+    return { ids: this.matchesOf(p).list(), all: this.columns.byDate() }
   }
 
   get(callId: string): CallRecord | null {

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import {
   AnalysisKeyInfo,
   AppInfo,
+  Breakdown,
   CacheInfo,
   CallRecord,
   CallType,
@@ -23,7 +24,10 @@ import {
   SettingsPatch,
   SignInRequest,
   SyncProgress,
-  SyncScope
+  SyncScope,
+  Trend,
+  TrendBucket,
+  TrendMeasure
 } from '../domain'
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
@@ -106,6 +110,18 @@ export const contract = {
     response: Facets
   },
   'search.analysisKeys': { request: Empty, response: z.array(AnalysisKeyInfo) },
+  /** Insight: the query's calls per value of a column (agent, team, type, any analysis key). */
+  'insight.breakdown': {
+    request: z.object({ query: SearchQuery, column: ResultColumn }).strict(),
+    response: Breakdown
+  },
+  /** Insight: a column over time, the mean of a numeric one or the share of one value, per day or week. */
+  'insight.trend': {
+    request: z
+      .object({ query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: IanaZone.optional() })
+      .strict(),
+    response: Trend
+  },
   'calls.get': { request: z.object({ callId: z.string().min(1).max(200) }).strict(), response: CallRecord.nullable() },
   'remote.search': {
     request: z

@@ -21,6 +21,8 @@ export const CHANNELS = [
   'search.count',
   'search.facets',
   'search.analysisKeys',
+  'insight.breakdown',
+  'insight.trend',
   'search.columns',
   'calls.get',
   'remote.search',

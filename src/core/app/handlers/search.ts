@@ -11,6 +11,8 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'insight.breakdown'
+  | 'insight.trend'
   | 'search.columns'
   | 'calls.get'
   | 'catalog.callTypes'
@@ -40,6 +42,10 @@ export function searchHandlers(state: AppState): SearchHandlers {
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
+    'insight.breakdown': async ({ query, column }) =>
+      search()?.breakdown(query, column) ?? { column, numeric: false, total: 0, missing: 0, bars: [] },
+    'insight.trend': async ({ query, column, measure, bucket, zone }) =>
+      search()?.trend(query, column, measure, bucket, zone ?? state.displayZone()) ?? { column, measure, bucket, points: [] },
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
     'catalog.import': async ({ name, text }) => {
