@@ -332,16 +332,30 @@ class SearchOverCache implements LocalSearch {
     return this.reader.rows.record(callId)
   }
 
+  /** Every match's callId in a column's order: the export of a sorted list. */
+  private sortedCallIds(query: SearchQuery, sortBy: ColumnSort): string[] {
+    const ids: string[] = []
+    for (let offset = 0; ; offset += MAX_LIMIT) {
+      const rows = this.columnPage(query, sortBy, offset, MAX_LIMIT).rows
+      for (const r of rows) ids.push(r.callId)
+      if (rows.length < MAX_LIMIT) return ids
+    }
+  }
+
   iterate(selection: ExportSelection): ExportIteration {
     const parsed = ExportSelection.safeParse(selection)
     if (!parsed.success) throw invalid(parsed.error)
     const given = parsed.data
+    const view = given.kind === 'ids' || !given.sortBy ? {} : { sortBy: given.sortBy }
     // Offset ranges picked by hand become the ids of the rows the user saw, walked through
-    // the same search that showed them.
+    // the same search (and sort) that showed them. A query sorted by a column is walked in
+    // that order page by page (each page starts where the last ended, its keyset remembered).
     const sel =
       given.kind === 'ranges'
-        ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) }
-        : given
+        ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit, view), given.ranges) }
+        : given.kind === 'query' && given.sortBy
+          ? { kind: 'ids' as const, ids: this.sortedCallIds(given.query, given.sortBy) }
+          : given
     return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }

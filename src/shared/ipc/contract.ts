@@ -154,6 +154,8 @@ export const contract = {
     ])
   },
   'export.cancel': { request: z.object({ exportId: z.string().min(1) }).strict(), response: Ok },
+  /** Desktop: a finished export opened, or shown in its folder. Only a file this run exported. */
+  'export.reveal': { request: z.object({ exportId: z.string().min(1).max(100), how: z.enum(['open', 'folder']) }).strict(), response: Ok },
   'cache.info': { request: Empty, response: CacheInfo },
   'cache.clear': {
     // Annotations and review lists are the user's work: kept unless asked otherwise.

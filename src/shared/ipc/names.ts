@@ -30,6 +30,7 @@ export const CHANNELS = [
   'savedSearches.remove',
   'export.start',
   'export.cancel',
+  'export.reveal',
   'cache.info',
   'cache.clear',
   'shell.openExternal',
