@@ -329,6 +329,44 @@ export const migrations: readonly Migration[] = [
         UPDATE call_types SET source = 'import' WHERE description <> '';
       `)
     }
+  },
+  {
+    // Version 9: the call's time on its annotation and tag rows, so a review filter's first
+    // page walks an index of the annotated calls in date order (status, tag, or all of them)
+    // and joins only the page's calls, instead of reading every candidate's calls row and
+    // sorting (docs/review.md, "In search"). NULL while the call is not in the cache;
+    // triggers on calls keep it (an annotation can exist before its call is synced, and a
+    // clear then a sync writes the calls again). annotation_tags gets an index by call for
+    // the save path's "replace this call's tags".
+    version: 9,
+    up(db) {
+      // Idempotent, like migration 6: a cache rolled back to an older user_version (the
+      // migration tests do) keeps its review tables.
+      for (const table of ['annotations', 'annotation_tags']) {
+        const cols = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]
+        if (!cols.includes('call_at')) db.exec(`ALTER TABLE ${table} ADD COLUMN call_at INTEGER`)
+      }
+      db.exec(`
+        UPDATE annotations SET call_at = (SELECT c.call_at FROM calls c WHERE c.call_id = annotations.call_id);
+        UPDATE annotation_tags SET call_at = (SELECT a.call_at FROM annotations a WHERE a.call_id = annotation_tags.call_id);
+        CREATE INDEX IF NOT EXISTS annotations_by_status_time ON annotations(status, call_at, call_id);
+        CREATE INDEX IF NOT EXISTS annotations_by_time ON annotations(call_at, call_id);
+        CREATE INDEX IF NOT EXISTS annotation_tags_by_time ON annotation_tags(tag, call_at, call_id);
+        CREATE INDEX IF NOT EXISTS annotation_tags_by_call ON annotation_tags(call_id);
+        CREATE TRIGGER IF NOT EXISTS calls_review_time_insert AFTER INSERT ON calls
+        WHEN EXISTS (SELECT 1 FROM annotations WHERE call_id = NEW.call_id)
+        BEGIN
+          UPDATE annotations SET call_at = NEW.call_at WHERE call_id = NEW.call_id;
+          UPDATE annotation_tags SET call_at = NEW.call_at WHERE call_id = NEW.call_id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS calls_review_time_update AFTER UPDATE OF call_at ON calls
+        WHEN NEW.call_at IS NOT OLD.call_at AND EXISTS (SELECT 1 FROM annotations WHERE call_id = NEW.call_id)
+        BEGIN
+          UPDATE annotations SET call_at = NEW.call_at WHERE call_id = NEW.call_id;
+          UPDATE annotation_tags SET call_at = NEW.call_at WHERE call_id = NEW.call_id;
+        END;
+      `)
+    }
   }
 ]
 

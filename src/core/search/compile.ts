@@ -8,7 +8,7 @@ import { CallsightError } from '../errors'
 import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
 import { tokensOf } from '../../shared/query/parse'
 import { describeQueryError } from '../../shared/query/messages'
-import { compileReview } from './review-filter'
+import { compileReview, type ReviewDriver } from './review-filter'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
 export type ResultOrder = 'date_desc' | 'date_asc' | 'relevance'
@@ -37,6 +37,8 @@ export interface CompiledQuery {
    * from the review tables; null without review filters that need an annotation.
    */
   candidates: SqlPiece | null
+  /** Review filters: an index of annotated calls in date order that holds every match (review-filter.ts). */
+  reviewDriver: ReviewDriver | null
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
   /** The text's resolved syntax tree: what "matched in" is computed from. */
@@ -229,6 +231,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     to: query.to,
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
     candidates: review?.candidates ?? null,
+    reviewDriver: empty ? null : (review?.driver ?? null),
     key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order]),
     node: withFilters(analyzed.node, query.analysis)
   }

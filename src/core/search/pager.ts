@@ -61,7 +61,7 @@ export class Pager {
     let key = near.key
     if (offset - position < ANCHOR_STEP) return { key, skip: offset - position }
     const target = Math.floor(offset / ANCHOR_STEP) * ANCHOR_STEP
-    if (plan.kind === 'scan' || plan.kind === 'walk') {
+    if (plan.kind === 'scan' || plan.kind === 'walk' || plan.kind === 'review') {
       key = this.rows.firstKey(buildSelect(q, plan, keyColumns(plan), key, `LIMIT 1 OFFSET ${target - position - 1}`))
       if (key === null) return null
     } else {

@@ -11,6 +11,11 @@ import type { CompiledQuery } from './compile'
  *  - fts: rare text, date order; take the matches from FTS5 (or by id, when the bounded
  *    count listed them: `ids`), then sort them. Also review filters without text whose
  *    candidates (from the review tables) were few enough to list.
+ *  - review: review filters with an index of annotated calls in date order (a tag's, a
+ *    status's, all annotated calls'): walk it, join each row to its call, apply the other
+ *    filters (and probe FTS5 for common text, as walk does); the first page stops after
+ *    `limit` hits. Without text always (it reads a subset of what scan reads, in the same
+ *    order); with text when the text is common (instead of walk).
  *  - relevance: matches from FTS5 ordered by bm25 (FTS5's rank), ties by rowid.
  *  - bitmap: the walk's order served from memory: the query's match bitmap tested along the
  *    ids in date order, for long jumps and prefixes too wide to probe row by row.
@@ -23,6 +28,7 @@ export type Plan =
   | { kind: 'scan' }
   | { kind: 'walk' }
   | { kind: 'fts'; ids: string | null }
+  | { kind: 'review' }
   | { kind: 'relevance' }
   | { kind: 'bitmap' }
   | { kind: 'counted'; n: number }
@@ -30,11 +36,11 @@ export type Plan =
 
 export type PlanKind = Plan['kind']
 type Of<K extends PlanKind> = Extract<Plan, { kind: K }>
-export type PagePlan = Of<'nothing' | 'scan' | 'walk' | 'fts' | 'relevance' | 'bitmap'>
-export type CountPlan = Of<'nothing' | 'scan' | 'fts' | 'counted' | 'match-list'>
-export type ExportPlan = Of<'nothing' | 'scan' | 'fts' | 'relevance'>
+export type PagePlan = Of<'nothing' | 'scan' | 'walk' | 'fts' | 'review' | 'relevance' | 'bitmap'>
+export type CountPlan = Of<'nothing' | 'scan' | 'fts' | 'review' | 'counted' | 'match-list'>
+export type ExportPlan = Of<'nothing' | 'scan' | 'fts' | 'review' | 'relevance'>
 /** A plan that reads rows through one SELECT (sql.ts builds it). */
-export type SelectPlan = Of<'scan' | 'walk' | 'fts' | 'relevance'>
+export type SelectPlan = Of<'scan' | 'walk' | 'fts' | 'review' | 'relevance'>
 
 /** What the plan is for. A page also says how far it is from the nearest known position. */
 export type Purpose =
@@ -82,12 +88,13 @@ export function candidateCap(total: number): number {
 
 /** Whether a query needs its matches counted before a plan can be chosen. */
 export function needsEstimate(q: CompiledQuery): boolean {
-  return q.match === null ? q.candidates !== null : q.order !== 'relevance'
+  return q.match === null ? q.candidates !== null && q.reviewDriver === null : q.order !== 'relevance'
 }
 
 const NOTHING: Of<'nothing'> = { kind: 'nothing' }
 const SCAN: Of<'scan'> = { kind: 'scan' }
 const RELEVANCE: Of<'relevance'> = { kind: 'relevance' }
+const REVIEW: Of<'review'> = { kind: 'review' }
 
 export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, purpose: Extract<Purpose, { for: 'page' }>): PagePlan
 export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, purpose: Extract<Purpose, { for: 'count' }>): CountPlan
@@ -99,6 +106,9 @@ export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, 
 export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, purpose: Purpose): Plan {
   if (q.empty) return NOTHING
   if (q.match === null) {
+    // Review filters with an index in date order: a walk of it reads fewer rows than the
+    // scan, in the same order, and stops after the page.
+    if (q.reviewDriver !== null) return REVIEW
     // Review filters without text: their candidates, when few enough to be listed, are read
     // by id and sorted (the rule above, with the candidates as the matches); else the scan.
     if (q.candidates !== null && estimate.ids !== null) return { kind: 'fts', ids: estimate.ids }
@@ -123,7 +133,8 @@ export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, 
       // in-memory date order, which a write drops.
       const { gap, longJump, bitmapRead } = purpose
       if (q.costlyProbe || gap >= longJump || (bitmapRead && gap >= ANCHOR_STEP)) return { kind: 'bitmap' }
-      return { kind: 'walk' }
+      // Common text and a review index: walk the annotated calls instead of all of them.
+      return q.reviewDriver !== null ? REVIEW : { kind: 'walk' }
     }
   }
 }

@@ -13,6 +13,23 @@ export interface CompiledReview {
    * Null when no condition needs an annotation (only 'new', say).
    */
   candidates: SqlPiece | null
+  /**
+   * An index of annotated calls in date order (migration 9) that every match is in: walked
+   * newest first, it gives the first page after about limit / (share of its rows that match)
+   * rows, each joined to its call by call_id. Null when no such index narrows the query (a
+   * list, 'new', only "has no note").
+   */
+  driver: ReviewDriver | null
+}
+
+/**
+ * A FROM item over alias `d` with columns d.call_at and d.call_id, ordered by them (through
+ * the named index) once `where` fixes its leading columns; one row per call.
+ */
+export interface ReviewDriver {
+  from: string
+  where: string[]
+  params: unknown[]
 }
 
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(',')
@@ -97,5 +114,14 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
       params: condParams
     }
   }
-  return { where, params, candidates }
+  // The narrowest index in date order: a tag's rows (tags are rarer than a status), one
+  // status's rows, or every annotated call (the row's other conditions probed per call).
+  let driver: ReviewDriver | null = null
+  if (f.listId !== null) driver = null
+  else if (tags.length > 0)
+    driver = { from: 'annotation_tags d INDEXED BY annotation_tags_by_time', where: ['d.tag = ?'], params: [tags[0]] }
+  else if (statuses.length === 1 && statuses[0] !== 'new')
+    driver = { from: 'annotations d INDEXED BY annotations_by_status_time', where: ['d.status = ?'], params: [statuses[0]] }
+  else if (conds.length > 0) driver = { from: 'annotations d INDEXED BY annotations_by_time', where: [], params: [] }
+  return { where, params, candidates, driver }
 }

@@ -14,11 +14,43 @@ const and = (conds: readonly string[]): string => conds.join(' AND ')
  * after `after` in sort order, in sort order. `tail` is appended (LIMIT / OFFSET).
  */
 export function buildSelect(q: CompiledQuery, plan: SelectPlan, cols: string, after: SortKey | null, tail = ''): SqlPiece {
+  const { from, where, params, order } = selectParts(q, plan, after)
+  const sql = `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${and(where)}` : ''} ORDER BY ${order} ${tail}`
+  return { sql, params }
+}
+
+/** The FROM, WHERE and ORDER BY of a plan's SELECT. */
+function selectParts(
+  q: CompiledQuery,
+  plan: SelectPlan,
+  after: SortKey | null
+): { from: string; where: string[]; params: unknown[]; order: string } {
   const params: unknown[] = []
   const where: string[] = []
   const desc = q.order !== 'date_asc'
   let from: string
-  if (plan.kind === 'scan' || plan.kind === 'walk') {
+  if (plan.kind === 'review') {
+    // The review index in date order (d), each row joined to its call through call_id's
+    // unique index; its call_at is the call's (triggers keep it, migration 9).
+    const d = q.reviewDriver!
+    from = `${d.from} CROSS JOIN calls c ON c.call_id = d.call_id`
+    where.push(...d.where, 'd.call_at IS NOT NULL')
+    params.push(...d.params)
+    if (q.from !== null) {
+      where.push('d.call_at >= ?')
+      params.push(q.from)
+    }
+    if (q.to !== null) {
+      where.push('d.call_at < ?')
+      params.push(q.to)
+    }
+    where.push(...q.where)
+    params.push(...q.params)
+    if (q.match !== null) {
+      where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
+      params.push(q.match)
+    }
+  } else if (plan.kind === 'scan' || plan.kind === 'walk') {
     from = 'calls c INDEXED BY calls_by_date'
     where.push(...q.where)
     params.push(...q.params)
@@ -45,19 +77,21 @@ export function buildSelect(q: CompiledQuery, plan: SelectPlan, cols: string, af
       params.push(after[0], after[1])
     }
   } else {
-    order = desc ? 'c.call_at DESC, c.call_id DESC' : 'c.call_at, c.call_id'
+    // The review plan orders by the index's own columns (equal to c's) so that it is walked.
+    const t = plan.kind === 'review' ? 'd' : 'c'
+    order = desc ? `${t}.call_at DESC, ${t}.call_id DESC` : `${t}.call_at, ${t}.call_id`
     if (after) {
-      where.push(`(c.call_at, c.call_id) ${desc ? '<' : '>'} (?, ?)`)
+      where.push(`(${t}.call_at, ${t}.call_id) ${desc ? '<' : '>'} (?, ?)`)
       params.push(after[0], after[1])
     }
   }
-  const sql = `SELECT ${cols} FROM ${from}${where.length ? ` WHERE ${and(where)}` : ''} ORDER BY ${order} ${tail}`
-  return { sql, params }
+  return { from, where, params, order }
 }
 
 /** The columns that make a row's sort key, in the order SortKey holds them. */
 export function keyColumns(plan: SelectPlan): string {
-  return plan.kind === 'relevance' ? 'calls_fts.rank AS k0, c.id AS k1' : 'c.call_at AS k0, c.call_id AS k1'
+  if (plan.kind === 'relevance') return 'calls_fts.rank AS k0, c.id AS k1'
+  return plan.kind === 'review' ? 'd.call_at AS k0, d.call_id AS k1' : 'c.call_at AS k0, c.call_id AS k1'
 }
 
 /** The ids of all matching calls, in no particular order; null when every call matches. */
@@ -85,7 +119,11 @@ export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
 }
 
 /** The `SELECT count(*)` of a count plan that counts in SQL. */
-export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'scan' | 'fts' }>): SqlPiece {
+export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'scan' | 'fts' | 'review' }>): SqlPiece {
+  if (plan.kind === 'review') {
+    const { from, where, params } = selectParts(q, plan, null)
+    return { sql: `SELECT count(*) FROM ${from} WHERE ${and(where)}`, params }
+  }
   if (plan.kind === 'scan')
     return { sql: `SELECT count(*) FROM calls c${q.where.length ? ` WHERE ${and(q.where)}` : ''}`, params: q.params }
   if (q.match === null) {

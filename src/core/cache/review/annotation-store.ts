@@ -103,10 +103,10 @@ export class AnnotationStore {
       // A new row starts at its creation time for every field, so any later write wins over it.
       this.db
         .prepare(
-          `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+          `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by, call_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT c.call_at FROM calls c WHERE c.call_id = ?))`
         )
-        .run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author)
+        .run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author, callId)
       row = this.getStmt.get(callId) as AnnotationRowDb
     }
     const before = toAnnotation(row, false)
@@ -162,8 +162,11 @@ export class AnnotationStore {
         const tags = value as string[]
         this.db.prepare('UPDATE annotations SET tags = ?, tags_at = ? WHERE call_id = ?').run(JSON.stringify(tags), at, callId)
         this.db.prepare('DELETE FROM annotation_tags WHERE call_id = ?').run(callId)
-        const put = this.db.prepare('INSERT OR IGNORE INTO annotation_tags (tag, call_id) VALUES (?, ?)')
-        for (const t of tags) put.run(t, callId)
+        // The call's time (migration 9) comes with each tag row: the tag filter walks them in date order.
+        const put = this.db.prepare(
+          'INSERT OR IGNORE INTO annotation_tags (tag, call_id, call_at) VALUES (?, ?, (SELECT a.call_at FROM annotations a WHERE a.call_id = ?))'
+        )
+        for (const t of tags) put.run(t, callId, callId)
         return
       }
       case 'score': {

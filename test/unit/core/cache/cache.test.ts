@@ -153,7 +153,7 @@ describe('migration 8: where each call type came from', () => {
     raw.pragma('user_version = 7')
     raw.close()
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(8)
+    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(cache.callTypeEntries()).toEqual([
       { value: 'Complaint', description: 'Şikayet', source: 'import' },
       { value: 'İptal', description: '', source: 'sync' }

@@ -3,7 +3,7 @@ import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import type { CallRecord, ReviewFilterInput, SearchQueryInput } from '../../../../src/shared/domain'
 import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
 import { foldText } from '../../../../src/shared/text/fold'
-import { buildFixture, rnd, type Fixture } from './fixture'
+import { buildFixture, rnd, T0, type Fixture } from './fixture'
 
 // Review filters against a brute-force answer, through both plans: the candidates listed and
 // sorted (few) and the date-index scan (many; longJump and a big fixture are not needed, the
@@ -107,9 +107,29 @@ describe('review filters in local search', () => {
     })
   }
 
-  it('uses the candidates for a rare filter and the scan for a common one', () => {
-    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
-    expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('scan')
+  it('walks a review index in date order when one holds every match; a list through its candidates; new by the scan', () => {
+    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('review')
+    expect(search.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('review')
+    expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('review')
+    expect(search.explain({ review: { statuses: ['new'] } } as never, 100).plan).toBe('scan')
+    expect(search.explain({ review: { hasNote: false } } as never, 100).plan).toBe('scan')
+  })
+
+  it('pages the review walk oldest first, within a date range, and with common text', () => {
+    const f: ReviewFilterInput = { statuses: ['reviewed'] }
+    const from = T0 + 10 * 86_400_000
+    const to = T0 + 20 * 86_400_000
+    const inRange = (rec: CallRecord) => rec.callAt >= from && rec.callAt < to
+    expect(all({ review: f, from, to })).toEqual(brute(f, inRange))
+    expect(all({ review: { tags: ['iade'] }, sort: 'date_asc' })).toEqual(brute({ tags: ['iade'] }).reverse())
+    // A common word with a status: the walk of the status's index probing FTS5 per row.
+    const common = { text: 'fatura ', review: f } as const
+    expect(search.explain(common as never, 100).plan).toBe('review')
+    // What the text matches, from the same search without the review filter (its own plan).
+    const withText = new Set(all({ text: 'fatura ' }))
+    const expected = brute(f, (rec) => withText.has(rec.callId))
+    expect(all(common)).toEqual(expected)
+    expect(search.page({ results: 'all', ...common } as never, 120, 30).rows.map((r) => r.callId)).toEqual(expected.slice(120, 150))
   })
 
   it('combines with text', () => {
@@ -135,5 +155,49 @@ describe('review filters in local search', () => {
     expect(annotated.review).toEqual({ status: a.status, tags: a.tags, total: a.score?.total ?? null })
     const plain = rows.find((r) => !fx.cache.annotations.get(r.callId))
     expect(plain && 'review' in plain).toBe(false)
+  })
+})
+
+describe('the review index keeps the call time (migration 9)', () => {
+  const EVERYTHING = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: false }
+  const rec = (callId: string, callAt: number): CallRecord => ({
+    callId,
+    callAt,
+    callDate: new Date(callAt).toISOString(),
+    title: callId,
+    summary: 'özet',
+    analysis: [],
+    extra: {}
+  })
+  const reviewed = (s: LocalSearch) =>
+    s.page({ results: 'all', review: { statuses: ['reviewed'] } } as never, 0, 100).rows.map((r) => r.callId)
+
+  it('for an annotation written before its call, a call moved in time, and a clear that keeps the reviews', () => {
+    const fx2 = buildFixture(0)
+    try {
+      const { cache } = fx2
+      const s = createSearch(cache)
+      const write = (records: CallRecord[]) =>
+        cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
+      cache.ensureScope('everything', EVERYTHING)
+      cache.annotations.write('early', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 1, history: false })
+      expect(reviewed(s)).toEqual([])
+      write([rec('early', T0 + 1000), rec('late', T0 + 5000), rec('plain', T0 + 3000)])
+      cache.annotations.write('late', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 2, history: false })
+      expect(s.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe('review')
+      expect(reviewed(s)).toEqual(['late', 'early'])
+      // The service moves a call's time: the order follows, for the status and the tag index.
+      write([rec('early', T0 + 9000)])
+      expect(reviewed(s)).toEqual(['early', 'late'])
+      const tagged = s.page({ results: 'all', review: { tags: ['t'] } } as never, 0, 100).rows.map((r) => r.callId)
+      expect(tagged).toEqual(['early', 'late'])
+      cache.clear({ keepReview: true })
+      expect(reviewed(s)).toEqual([])
+      cache.ensureScope('everything', EVERYTHING)
+      write([rec('late', T0 + 5000), rec('early', T0 + 2000)])
+      expect(reviewed(s)).toEqual(['late', 'early'])
+    } finally {
+      fx2.close()
+    }
   })
 })
