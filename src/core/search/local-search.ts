@@ -13,8 +13,10 @@ import {
   type SearchPage,
   type Trend,
   type TrendBucket,
-  type TrendMeasure
+  type TrendMeasure,
+  type ValueSuggestions
 } from '../../shared/domain'
+import { foldText } from '../../shared/text/fold'
 import { createSearchReader, parseNumeric, type CallCache, type SearchReader } from '../cache'
 import { matchedIn, reachesAnalysis } from '../../shared/query'
 import { CallsightError } from '../errors'
@@ -27,6 +29,7 @@ import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
 import { breakdownBars, trendPoints, type Matched } from './insight-series'
+import { byCountThenValue } from './facets/buckets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
@@ -67,6 +70,8 @@ export interface LocalSearch {
   breakdown(query: SearchQuery, column: ResultColumn): Breakdown
   /** Insight: a column's mean (numeric) or one value's share per day or week of the zone. */
   trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend
+  /** The values of one analysis key among a query's matches, for the filter's value box. */
+  values(query: SearchQuery, key: string): ValueSuggestions
   get(callId: string): CallRecord | null
   iterate(selection: ExportSelection): ExportIteration
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
@@ -328,6 +333,27 @@ class SearchOverCache implements LocalSearch {
     return { ids: this.matchesOf(p).list(), all: this.columns.byDate() }
   }
 
+  values(query: SearchQuery, key: string): ValueSuggestions {
+    const info = this.catalog.keyInfo(key)
+    if (info === undefined) return { key, numeric: false, items: 0, values: [], range: null }
+    const p = this.prepare(query)
+    const { values, range } = this.facetCounter.values({
+      q: p.q,
+      total: this.countOf(p),
+      allCalls: this.catalog.totalCalls(),
+      matches: this.matchesOf(p),
+      key: { ids: this.catalog.keyIds(key), numeric: info.numeric }
+    })
+    const merged = mergeFolded(values)
+    return {
+      key,
+      numeric: info.numeric,
+      items: range?.items ?? merged.reduce((n, v) => n + v.count, 0),
+      values: merged,
+      range: range && { min: range.min, max: range.max }
+    }
+  }
+
   get(callId: string): CallRecord | null {
     return this.reader.rows.record(callId)
   }
@@ -385,4 +411,22 @@ function withMatchedIn(page: SearchPage, q: CompiledQuery, reader: SearchReader)
  */
 export function createSearch(cache: CallCache, tuning: { longJump?: number; facetScanShare?: number } = {}): LocalSearch {
   return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare)
+}
+
+/**
+ * Values that equals cannot tell apart (case, accents: "Negative", "negative") as one, shown
+ * as their most frequent spelling with the counts added, most first.
+ */
+function mergeFolded(values: ReadonlyArray<{ value: string; count: number }>): ValueSuggestions['values'] {
+  const byFolded = new Map<string, { value: string; count: number; top: number }>()
+  for (const { value, count } of values) {
+    const k = foldText(value)
+    const seen = byFolded.get(k)
+    if (seen === undefined) byFolded.set(k, { value, count, top: count })
+    else {
+      seen.count += count
+      if (count > seen.top) Object.assign(seen, { value, top: count })
+    }
+  }
+  return [...byFolded.values()].map(({ value, count }) => ({ value, count })).sort(byCountThenValue)
 }

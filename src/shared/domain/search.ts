@@ -163,6 +163,21 @@ export const AnalysisKeyInfo = z.object({
 })
 export type AnalysisKeyInfo = z.infer<typeof AnalysisKeyInfo>
 
+/**
+ * What the analysis filter's value box offers for one key, counted over a result set: a text
+ * key's values that exist (case and accent variants of one value counted together, as equals
+ * compares them), most first; a numeric key's observed smallest and largest value.
+ */
+export const ValueSuggestions = z.object({
+  key: z.string(),
+  numeric: z.boolean(),
+  /** Items of the key counted (a call may hold a key more than once). */
+  items: z.number().int().nonnegative(),
+  values: z.array(z.object({ value: z.string(), count: z.number().int().nonnegative() })).max(100),
+  range: z.object({ min: z.number(), max: z.number() }).nullable()
+})
+export type ValueSuggestions = z.infer<typeof ValueSuggestions>
+
 export const RemotePage = z.object({
   skip: z.number().int().nonnegative(),
   /** The take that was asked for after clamping to the service's bounds. */

@@ -12,6 +12,7 @@ import {
   ExportProgress,
   ExportRequest,
   Facets,
+  ValueSuggestions,
   IanaZone,
   RemotePage,
   ResultColumn,
@@ -121,6 +122,10 @@ export const contract = {
       .object({ query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: IanaZone.optional() })
       .strict(),
     response: Trend
+  },
+  'search.values': {
+    request: z.object({ query: SearchQuery, key: z.string().min(1).max(200) }).strict(),
+    response: ValueSuggestions
   },
   'calls.get': { request: z.object({ callId: z.string().min(1).max(200) }).strict(), response: CallRecord.nullable() },
   'remote.search': {

@@ -23,6 +23,7 @@ export const CHANNELS = [
   'search.analysisKeys',
   'insight.breakdown',
   'insight.trend',
+  'search.values',
   'search.columns',
   'calls.get',
   'remote.search',

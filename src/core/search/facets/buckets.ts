@@ -11,6 +11,13 @@ const DAY_MS = 24 * HOUR_MS
 const NUMERIC_BUCKETS = 10
 const TOP_VALUES = 100
 
+/** The values of a numeric key among a query's calls: the value box's range. */
+export interface NumericRange {
+  min: number
+  max: number
+  items: number
+}
+
 /** The start of one day of a zone, and its date there (YYYY-MM-DD). */
 export interface DayStart {
   start: number
@@ -142,6 +149,22 @@ export function niceStep(raw: number): number {
 }
 
 const fmt = (n: number): string => String(Number(n.toPrecision(12)))
+
+/** The smallest and largest value and how many items hold a value; `weights[i]` items hold values[i] (1 when null). */
+export function numericRange(values: ArrayLike<number>, weights: readonly number[] | null): NumericRange | null {
+  let min = Infinity
+  let max = -Infinity
+  let items = 0
+  for (let k = 0; k < values.length; k++) {
+    const w = weights === null ? 1 : weights[k]!
+    if (w <= 0) continue
+    const v = values[k]!
+    if (v < min) min = v
+    if (v > max) max = v
+    items += w
+  }
+  return items === 0 ? null : { min, max, items }
+}
 
 /** About ten ranges of width 1, 2 or 5 × 10ⁿ over the values; `weights[i]` items hold values[i] (1 when null). */
 export function numericBuckets(values: ArrayLike<number>, weights: readonly number[] | null): Facets['perValue'] {

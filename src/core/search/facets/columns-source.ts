@@ -3,7 +3,7 @@ import { QUARTER_MS } from '../../cache'
 import { countBits } from '../bits'
 import { MAX_MASK_TYPES, NO_CALL, type CallColumns } from '../columns'
 import type { MatchSet } from '../match-set'
-import { foldQuarters, numericBuckets, topValues, typeFacet } from './buckets'
+import { foldQuarters, numericBuckets, numericRange, topValues, typeFacet, type NumericRange } from './buckets'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 
 /**
@@ -48,20 +48,9 @@ export class ColumnsSource implements FacetSource {
   }
 
   perValue(key: KeyColumns): Facets['perValue'] {
-    const col = this.columns.values(key.ids, key.numeric)
-    const bits = this.matches.bitmap(this.columns.quarters().length)
+    const { col, keep } = this.itemsOf(key)
+    if (col.nums !== null) return numericBuckets(this.numbers(key), null)
     const { calls, length } = col
-    // A removed item has call -1: never in the bitmap, and skipped when everything matches.
-    const keep = (c: number): boolean => (bits === null ? c >= 0 : bits[c] === 1)
-    if (col.nums !== null) {
-      const values = new Float64Array(length)
-      let n = 0
-      for (let i = 0; i < length; i++) {
-        const v = col.nums[i]!
-        if (!Number.isNaN(v) && keep(calls[i]!)) values[n++] = v
-      }
-      return numericBuckets(values.subarray(0, n), null)
-    }
     const codes = col.codes!
     const perCode = new Uint32Array(col.dict.length)
     for (let i = 0; i < length; i++) if (keep(calls[i]!)) perCode[codes[i]!]!++
@@ -70,5 +59,29 @@ export class ColumnsSource implements FacetSource {
       if (n > 0) counts.set(col.dict[c]!, n)
     })
     return topValues(counts)
+  }
+
+  numericRange(key: KeyColumns): NumericRange | null {
+    return numericRange(this.numbers({ ids: key.ids, numeric: true }), null)
+  }
+
+  /** A key's column and whether an item's call is among the matches. */
+  private itemsOf(key: KeyColumns): { col: ReturnType<CallColumns['values']>; keep: (call: number) => boolean } {
+    const col = this.columns.values(key.ids, key.numeric)
+    const bits = this.matches.bitmap(this.columns.quarters().length)
+    // A removed item has call -1: never in the bitmap, and skipped when everything matches.
+    return { col, keep: (c) => (bits === null ? c >= 0 : bits[c] === 1) }
+  }
+
+  /** The numeric values of a key's items among the matches. */
+  private numbers(key: KeyColumns): Float64Array {
+    const { col, keep } = this.itemsOf(key)
+    const values = new Float64Array(col.length)
+    let n = 0
+    for (let i = 0; i < col.length; i++) {
+      const v = col.nums![i]!
+      if (!Number.isNaN(v) && keep(col.calls[i]!)) values[n++] = v
+    }
+    return values.subarray(0, n)
   }
 }

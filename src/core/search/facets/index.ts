@@ -5,7 +5,7 @@ import { CallsightError } from '../../errors'
 import type { CallColumns } from '../columns'
 import type { CompiledQuery } from '../compile'
 import type { MatchSet } from '../match-set'
-import { dayStarts } from './buckets'
+import { dayStarts, type NumericRange } from './buckets'
 import { ColumnsSource } from './columns-source'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 import { SqlSource } from './sql-source'
@@ -83,8 +83,22 @@ export class FacetCounter {
     }
   }
 
+  /**
+   * One key's values among the matches, by the same sources as its facet: a text key's most
+   * frequent values, or a numeric key's observed range (null when no match holds a number).
+   */
+  values(ask: Pick<FacetQuestion, 'q' | 'total' | 'allCalls' | 'matches'> & { key: KeyColumns }): {
+    values: Facets['perValue']
+    range: NumericRange | null
+  } {
+    const { q, total, matches, key } = ask
+    if (q.empty || total === 0 || key.ids.length === 0) return { values: [], range: null }
+    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.ids }, this.scanShare), ask)
+    return key.numeric ? { values: [], range: source.numericRange(key) } : { values: source.perValue(key), range: null }
+  }
+
   /** The plan's sources, each built with the next as its fallback. */
-  private source(plan: FacetPlan, ask: FacetQuestion): FacetSource {
+  private source(plan: FacetPlan, ask: Pick<FacetQuestion, 'q' | 'matches'>): FacetSource {
     const counted =
       plan.matches === 'many'
         ? new ColumnsSource(this.columns, ask.matches, new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.ids }))

@@ -1,5 +1,5 @@
 import type { Facets } from '../../../shared/domain'
-import type { DayStart } from './buckets'
+import type { DayStart, NumericRange } from './buckets'
 
 /** The days a per-day facet covers, and the last instant counted (the range's or the data's end). */
 export interface DayRange {
@@ -27,6 +27,8 @@ export interface FacetSource {
   perDay(range: DayRange): Facets['perDay']
   perType(types: TypeScopes): Facets['perType']
   perValue(key: KeyColumns): Facets['perValue']
+  /** A numeric key's smallest and largest value among the matches (null: no item has one). */
+  numericRange(key: KeyColumns): NumericRange | null
 }
 
 /**

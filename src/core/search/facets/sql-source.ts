@@ -1,6 +1,6 @@
 import type { Facets } from '../../../shared/domain'
 import type { FacetSqlReads, SqlPiece } from '../../cache'
-import { dayFacetOf, foldIntoDays, numericBuckets, tally, topValues } from './buckets'
+import { dayFacetOf, foldIntoDays, numericBuckets, numericRange, tally, topValues, type NumericRange } from './buckets'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 
 /**
@@ -41,5 +41,9 @@ export class SqlSource implements FacetSource {
   perValue(key: KeyColumns): Facets['perValue'] {
     if (key.numeric) return numericBuckets(this.reads.numericValues(key.ids, this.how.matches), null)
     return topValues(tally(this.reads.textValues(key.ids, this.how.matches)))
+  }
+
+  numericRange(key: KeyColumns): NumericRange | null {
+    return numericRange(this.reads.numericValues(key.ids, this.how.matches), null)
   }
 }

@@ -1,6 +1,6 @@
 import type { Facets } from '../../../shared/domain'
 import { HOUR_MS, hourOf, type TotalsReads } from '../../cache'
-import { foldIntoDays, hourAligned, numericBuckets, splitHours, topValues, typeFacet } from './buckets'
+import { foldIntoDays, hourAligned, numericBuckets, numericRange, splitHours, topValues, typeFacet, type NumericRange } from './buckets'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 
 /**
@@ -56,6 +56,18 @@ export class TotalsSource implements FacetSource {
       for (const [v, , n] of rows) counts.set(v, (counts.get(v) ?? 0) + n)
       return topValues(counts)
     }
+    const { values, weights } = this.weighted(rows)
+    return numericBuckets(values, weights)
+  }
+
+  numericRange(key: KeyColumns): NumericRange | null {
+    if (this.range.from !== null || this.range.to !== null) return this.fallback.numericRange(key)
+    const { values, weights } = this.weighted(this.reads.valueTotals(key.ids))
+    return numericRange(values, weights)
+  }
+
+  /** The numeric values of the totals' rows, each with its number of items. */
+  private weighted(rows: ReturnType<TotalsReads['valueTotals']>): { values: number[]; weights: number[] } {
     const values: number[] = []
     const weights: number[] = []
     for (const [, num, n] of rows) {
@@ -63,6 +75,6 @@ export class TotalsSource implements FacetSource {
       values.push(num)
       weights.push(n)
     }
-    return numericBuckets(values, weights)
+    return { values, weights }
   }
 }

@@ -137,7 +137,10 @@ export const en = {
     last30: 'Last 30 days',
     last90: 'Last 90 days',
     reset: 'Reset filters',
-    directionOption: 'Code {code}'
+    directionOption: 'Code {code}',
+    suggestionCount: '{count} items',
+    noSuggestions: 'No such value in these results',
+    useRange: 'Use {min} – {max}'
   },
   search: {
     matchedIn: 'Matched in: {fields}',

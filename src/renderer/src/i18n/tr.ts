@@ -137,7 +137,10 @@ export const tr: Messages = {
     last30: 'Son 30 gün',
     last90: 'Son 90 gün',
     reset: 'Filtreleri sıfırla',
-    directionOption: 'Kod {code}'
+    directionOption: 'Kod {code}',
+    suggestionCount: '{count} öğe',
+    noSuggestions: 'Bu sonuçlarda böyle bir değer yok',
+    useRange: '{min} – {max} aralığını kullan'
   },
   search: {
     matchedIn: 'Eşleşen alan: {fields}',

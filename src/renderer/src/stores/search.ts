@@ -36,6 +36,11 @@ export const useSearchStore = defineStore('search', () => {
   const activeQuery = shallowRef<SearchQuery>(buildQuery(filters))
 
   const total = ref<number | null>(null)
+  /**
+   * Rows the list may show before the count lands: the first page's length. The first rows
+   * of a new query paint as soon as their page arrives instead of waiting for the count.
+   */
+  const provisionalTotal = ref(0)
   /** Whether synced scopes answer the shown local query; null until counted, and in service mode. */
   const coverage = shallowRef<QueryCoverage | null>(null)
   /** The cache's last sync when the shown local results were read: a later sync makes them stale. */
@@ -80,7 +85,9 @@ export const useSearchStore = defineStore('search', () => {
   /** Bumped by every new request for rows; a reply to an older one is dropped. */
   let requestToken = 0
 
-  const shownTotal = computed(() => (mode.value === 'local' ? (total.value ?? 0) : (remotePage.value?.records.length ?? 0)))
+  const shownTotal = computed(() =>
+    mode.value === 'local' ? (total.value ?? provisionalTotal.value) : (remotePage.value?.records.length ?? 0)
+  )
   const selectedTotal = computed(() => selectedCount(selection.value, shownTotal.value))
 
   function rowAt(offset: number): CallRow | undefined {
@@ -151,10 +158,17 @@ export const useSearchStore = defineStore('search', () => {
       coverage.value = null
       if (mode.value === 'local') {
         total.value = null
+        provisionalTotal.value = 0
         readAtSync.value = useAppStore().cache?.lastSyncAt ?? null
         cache.reset(pageFetcher(q))
         version.value++
-        const [count] = await Promise.all([call('search.count', { query: q }), cache.ensure(0, PAGE_SIZE)])
+        // The first page before the count, and the count only if no keystroke came since:
+        // core answers one request at a time, so a count for text already typed over would
+        // hold up the next query's first rows.
+        await cache.ensure(0, PAGE_SIZE)
+        if (token !== requestToken) return
+        provisionalTotal.value = cache.heldRows
+        const count = await call('search.count', { query: q })
         if (token !== requestToken) return
         total.value = count.total
         coverage.value = count.coverage

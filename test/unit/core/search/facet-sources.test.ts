@@ -3,7 +3,7 @@ import { createSearchReader, openCache, type SearchReader, type SqlPiece } from 
 import { CallColumns } from '../../../../src/core/search/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import { chooseFacetPlan } from '../../../../src/core/search/facets'
-import { dayStarts } from '../../../../src/core/search/facets/buckets'
+import { dayStarts, type NumericRange } from '../../../../src/core/search/facets/buckets'
 import { ColumnsSource } from '../../../../src/core/search/facets/columns-source'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from '../../../../src/core/search/facets/source'
 import { SqlSource } from '../../../../src/core/search/facets/sql-source'
@@ -27,6 +27,10 @@ class Marker implements FacetSource {
   perValue(): Facets['perValue'] {
     this.asked.push('value')
     return [{ value: 'fallback', min: null, max: null, count: -1 }]
+  }
+  numericRange(): NumericRange {
+    this.asked.push('range')
+    return { min: -1, max: -1, items: -1 }
   }
 }
 
@@ -73,10 +77,13 @@ describe('facet sources', () => {
       perDay: s.perDay(days('Europe/Istanbul')),
       perType: s.perType(types),
       text: s.perValue(key('sentiment', false)),
-      numeric: s.perValue(key('score', true))
+      numeric: s.perValue(key('score', true)),
+      range: s.numericRange(key('score', true))
     }))
     expect(answers[0]!.perDay.reduce((a, d) => a + d.count, 0)).toBe(fx.records.length)
     expect(answers[0]!.text.map((v) => v.value).sort()).toEqual(['nötr', 'olumlu', 'olumsuz'])
+    const scores = fx.records.map((r) => Number(r.analysis.find((a) => a.key === 'score')!.value))
+    expect(answers[0]!.range).toEqual({ min: Math.min(...scores), max: Math.max(...scores), items: scores.length })
     for (const a of answers.slice(1)) expect(a).toEqual(answers[0])
   })
 
@@ -88,7 +95,8 @@ describe('facet sources', () => {
     const shared = new Map([['Fatura', [...types.get('Fatura')!, ...types.get('Kargo')!]]])
     expect(totals.perType(shared)[0]!.value).toBe('fallback')
     expect(totals.perValue(key('sentiment', false))[0]!.value).toBe('fallback')
-    expect(fallback.asked).toEqual(['day', 'type', 'value'])
+    expect(totals.numericRange(key('score', true))!.min).toBe(-1)
+    expect(fallback.asked).toEqual(['day', 'type', 'value', 'range'])
   })
 
   it('the columns hand on days off the quarter hour and more types than a mask holds', () => {
