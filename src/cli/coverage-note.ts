@@ -12,6 +12,7 @@ export function describeGap(g: CoverageGap, describeType: (value: string) => str
   if (g.direction !== null) parts.push(`direction ${g.direction}`)
   parts.push(g.results === 'answered' ? 'answered only' : g.results === 'all' ? 'all results' : `results ${g.results.join(',')}`)
   if (g.hasNewRequest !== null) parts.push(g.hasNewRequest ? 'new requests' : 'no new requests')
+  if (g.analysis) parts.push('with analysis')
   return parts.join(', ')
 }
 
@@ -24,6 +25,7 @@ export function syncCommandFor(g: CoverageGap, db: string, zone: string): string
   if (g.direction !== null) words.push(`--direction ${g.direction}`)
   if (g.results !== 'answered') words.push(`--results ${g.results === 'all' ? 'all' : g.results.join(',')}`)
   if (g.hasNewRequest !== null) words.push(`--has-new-request ${g.hasNewRequest}`)
+  if (g.analysis) words.push('--analysis')
   return words.join(' ')
 }
 

@@ -40,7 +40,12 @@ export async function startService(opts: ServiceOptions = {}): Promise<RunningSe
   const ctx: ServiceContext = {
     tenants,
     defaultTenant: tenants.get(configs[0]!.name)!,
-    tokens: new TokenService(opts.tokenTtlSeconds ?? 604_800, opts.refreshTtlSeconds ?? 14 * DAY, opts.refreshLeewaySeconds ?? 30),
+    tokens: new TokenService(
+      opts.tokenTtlSeconds ?? 604_800,
+      opts.refreshTtlSeconds ?? 14 * DAY,
+      opts.refreshLeewaySeconds ?? 30,
+      opts.tokenClock ?? Date.now
+    ),
     faults: new FaultState(opts.seed ?? 1, opts.faults),
     stats: new Stats(),
     envelope: opts.envelope ?? 'paged',

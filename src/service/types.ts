@@ -35,6 +35,11 @@ export interface ServiceOptions {
   rateBurst?: number
   /** Access-token lifetime in seconds; default 604800. */
   tokenTtlSeconds?: number
+  /**
+   * The clock tokens are issued and checked by (epoch ms); default Date.now. Tests move it on
+   * to expire tokens at a chosen moment instead of racing a one-second lifetime.
+   */
+  tokenClock?: () => number
   /** Refresh-token lifetime in seconds; default 14 days. */
   refreshTtlSeconds?: number
   /** How long a redeemed refresh token may still be used; default 30 s. */

@@ -45,10 +45,19 @@ export const TeamPullProgress = z.object({
 })
 export type TeamPullProgress = z.infer<typeof TeamPullProgress>
 
+/**
+ * A worker's scope as workstations see it (docs/team.md, "Worker state"): running (lock held,
+ * lease renewed), interrupted (marked running, but its process died: the lock is gone), stale
+ * (lock held, lease lapsed: hung or cut off), idle.
+ */
+export const TeamWorkerLiveness = z.enum(['running', 'interrupted', 'stale', 'idle'])
+export type TeamWorkerLiveness = z.infer<typeof TeamWorkerLiveness>
+
 export const TeamWorkerScope = z.object({
   name: z.string(),
   worker: z.string(),
   running: z.boolean(),
+  status: TeamWorkerLiveness,
   lastSuccessAt: z.number().nullable(),
   lastOutcome: z.string().nullable(),
   lastErrorMessage: z.string().nullable(),

@@ -133,6 +133,41 @@ describe('coverage over local results', () => {
     await page.keyboard.press('Escape')
   })
 
+  it('a term on an analysis key over a type synced without analysis: the banner says so, and "Sync this" ticks analysis', async () => {
+    const { page } = app
+    await page.getByTestId('nav-sync').click()
+    await page.getByTestId('sync-date-7').click()
+    await page.getByTestId('sync-types').click()
+    await page.getByRole('option', { name: 'Satış (Sales)' }).click()
+    await page.keyboard.press('Escape')
+    await page.getByTestId('sync-analysis').click()
+    expect(await page.locator('#sync-analysis').isChecked()).toBe(false)
+    await page.getByTestId('sync-start').click()
+    const progress = page.getByTestId('sync-progress')
+    await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
+
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('filter-types').click()
+    await page.getByRole('option', { name: 'İade Talebi (Refund)' }).click()
+    await page.getByRole('option', { name: 'Satış (Sales)' }).click()
+    await page.keyboard.press('Escape')
+    // Sales alone, no analysis asked for: the scope answers it.
+    await expect.poll(() => page.getByTestId('result-count').getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
+    await expect.poll(() => page.getByTestId('coverage-banner').count(), { timeout: 10_000 }).toBe(0)
+    await page.getByTestId('search-input').fill('sentiment:Negative')
+    await page.getByTestId('coverage-banner').waitFor({ timeout: 15_000 })
+    expect(await page.getByTestId('coverage-text').textContent()).toMatch(
+      /^Not synced: call type Satış, answered only, with analysis, .+\. Results may be incomplete\.$/
+    )
+    await app.screenshot('56-coverage-analysis')
+    await page.getByTestId('coverage-sync').click()
+    await page.getByTestId('sync-start').waitFor()
+    expect(await page.getByTestId('sync-types').textContent()).toContain('Satış')
+    expect(await page.locator('#sync-analysis').isChecked()).toBe(true)
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('search-input').fill('')
+  })
+
   it('ran without page errors or CSP violations', () => {
     expect(app.pageErrors).toEqual([])
   })

@@ -8,6 +8,7 @@ import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
+import { migrationProgress } from '../migration-progress'
 
 export const ANNOTATIONS_HELP = `callsight annotations export|import --db FILE --format json|csv [--out FILE | --in FILE]
 
@@ -57,7 +58,7 @@ export async function annotationsCommand(argv: string[], io: Io): Promise<number
     throw new CallsightError('InvalidInput', `The file could not be read (${file}).`, { cause: e })
   }
   const incoming = parseAnnotations(text, format)
-  const cache = openCache(db)
+  const cache = openCache(db, { onMigrationProgress: migrationProgress(io) })
   try {
     const report = importAnnotations(cache, incoming)
     if (values.json) io.out(`${jsonLine(report)}\n`)

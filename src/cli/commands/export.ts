@@ -26,7 +26,8 @@ ${QUERY_HELP}
                         and in XLSX one sheet per scorecard with each criterion's answer)
   --analysis wide|long  one column per analysis key, or one row per item (default wide)
   --strict              exit 12 when synced scopes do not cover the whole query (the file
-                        is written; its metadata records the coverage either way)
+                        is written; its metadata records the coverage either way: the JSON
+                        header, the XLSX "Export" sheet, beside a CSV the file FILE.meta.json)
 
 Examples:
   callsight export --db calls.db --format xlsx --out calls.xlsx --results all --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul
@@ -82,6 +83,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       signal
     })
     io.out(`Wrote ${result.count} call(s) to ${terminalLine(result.file)}\n`)
+    if (result.metaFile) io.out(`Recorded the query and its coverage in ${terminalLine(result.metaFile)}\n`)
     const warning = coverage ? coverageWarning('export', coverage, db, zone, (v) => search.describeType(v)) : null
     if (warning !== null) io.err(`${warning}\n`)
     return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok

@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+import { migrationProgress } from '../migration-progress'
 
 export const PULL_HELP = `callsight pull --from URL --db FILE [--schema NAME] [options]
 
@@ -33,7 +34,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const file = required(values.db, '--db')
   const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const pool = openTeamPool(opts, 1)
-  const cache = openCache(file)
+  const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
   // A bulk pull writes far more than it reads: memory-mapped reads would only add the file
   // to resident memory (measured: +80 MB at 200,000 calls, growing with the file).
   cache.db.pragma('mmap_size = 0')

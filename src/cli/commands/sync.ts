@@ -11,6 +11,7 @@ import { cliLogger, ProgressBar, THROTTLED_NOTE, type Io } from '../output'
 import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
+import { migrationProgress } from '../migration-progress'
 
 export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
 
@@ -93,7 +94,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
   const logger = cliLogger(io, values.verbose)
 
   const team = isPostgresUrl(db) ? await openTeamStore(teamDbOptions(db, values)) : null
-  const local = team ? null : openCache(db)
+  const local = team ? null : openCache(db, { onMigrationProgress: migrationProgress(io) })
   const cache: SyncStore = team ?? local!
   try {
     // On the team cache, one process syncs a scope at a time (the worker may be running).

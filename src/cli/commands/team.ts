@@ -82,7 +82,12 @@ async function status(argv: string[], io: Io): Promise<number> {
     if (workers.length === 0) io.out('No worker has reported yet.\n')
     const when = (ms: number | null): string => (ms === null ? 'never' : new Date(ms).toISOString())
     for (const w of workers) {
-      const state = w.running ? `running since ${when(w.run_started_at)}` : `idle, last run ${w.last_outcome ?? 'none'}`
+      const state = {
+        running: `running since ${when(w.run_started_at)}`,
+        interrupted: `interrupted: the worker stopped during the run started ${when(w.run_started_at)} (killed?); its next run continues it`,
+        stale: `stale: running since ${when(w.run_started_at)}, no heartbeat for ${Math.round((w.heartbeat_age_ms ?? 0) / 1000)} s (hung or unreachable?)`,
+        idle: `idle, last run ${w.last_outcome ?? 'none'}`
+      }[w.status]
       // Names and messages come from the database: shown, never obeyed, by the terminal.
       io.out(
         `- ${terminalLine(w.name)}: ${state}; last success ${when(w.last_success_at)}; next ${when(w.next_run_at)} (${terminalLine(w.worker)})\n`

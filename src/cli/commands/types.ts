@@ -5,6 +5,7 @@ import { parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
+import { migrationProgress } from '../migration-progress'
 
 export const TYPES_HELP = `callsight types list --db FILE [--json]
 callsight types import --db FILE CATALOG.json|CATALOG.csv
@@ -53,7 +54,7 @@ export async function typesCommand(argv: string[], io: Io): Promise<number> {
       throw new CallsightError('InvalidInput', `types import: cannot read ${file}.`)
     }
     const list = parseCallTypeFile(text, file)
-    const cache = openCache(db)
+    const cache = openCache(db, { onMigrationProgress: migrationProgress(io) })
     try {
       const r = cache.importCallTypes(list, 'import')
       io.out(

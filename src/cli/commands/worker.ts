@@ -87,6 +87,7 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal)
       rateLimit: conn.rateLimit,
       lookbackHours: cfg.lookbackHours,
       intervalMs: Math.round(cfg.intervalMinutes * 60_000),
+      heartbeatMs: Math.round(cfg.heartbeatSeconds * 1000),
       scopes: cfg.scopes,
       workerName: `${hostname()}:${process.pid}`,
       waits: conn.waits,

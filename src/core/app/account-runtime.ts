@@ -88,7 +88,23 @@ export class AccountRuntime {
   get cache(): CallCache {
     if (!this.cacheValue) {
       mkdirSync(join(this.platform.paths.userData, 'accounts'), { recursive: true })
-      this.cacheValue = openCache(this.dbPath, { clock: this.platform.clock, nativeBinding: this.platform.nativeBinding })
+      // A long migration (schema 7 rebuilds the search index) blocks this process while it
+      // runs; the log says how far it got, a tenth at a time.
+      let tenth = -1
+      this.cacheValue = openCache(this.dbPath, {
+        clock: this.platform.clock,
+        nativeBinding: this.platform.nativeBinding,
+        onMigrationProgress: (p) => {
+          const now = Math.floor((p.done / Math.max(1, p.total)) * 10)
+          if (now === tenth) return
+          tenth = now
+          this.platform.logger.log('info', 'Updating the cache: rebuilding the search index', {
+            schema: p.version,
+            done: p.done,
+            total: p.total
+          })
+        }
+      })
     }
     return this.cacheValue
   }

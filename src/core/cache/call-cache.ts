@@ -8,7 +8,7 @@ import { systemClock } from '../platform/node'
 import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
-import { migrate, migrations, SCHEMA_VERSION } from './migrations'
+import { migrate, migrations, SCHEMA_VERSION, type MigrationProgress } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
@@ -72,7 +72,7 @@ export class CallCache {
       throw storageError(`The cache file could not be opened (${file}).`, e)
     }
     try {
-      this.configure(opts.readonly === true, opts.schemaVersion)
+      this.configure(opts.readonly === true, opts.schemaVersion, opts.onMigrationProgress)
     } catch (e) {
       this.db.close()
       throw e
@@ -93,7 +93,7 @@ export class CallCache {
     return this.reviewWrites
   }
 
-  private configure(readonly: boolean, upTo: number | undefined): void {
+  private configure(readonly: boolean, upTo: number | undefined, onMigrationProgress?: (p: MigrationProgress) => void): void {
     const db = this.db
     db.pragma('busy_timeout = 5000')
     db.pragma('foreign_keys = ON')
@@ -111,7 +111,7 @@ export class CallCache {
     }
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
-    migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo))
+    migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo), onMigrationProgress)
     new SyncRuns(db).interruptRunning(this.clock.now())
   }
 
@@ -351,6 +351,11 @@ export interface CacheOpenOptions {
    * later migration on the same data in the same run (bench/query.ts).
    */
   schemaVersion?: number
+  /**
+   * Told how far a long migration is (migration 7 rebuilds the whole search index: minutes at
+   * 1,000,000 calls). Called synchronously during open.
+   */
+  onMigrationProgress?: (p: MigrationProgress) => void
 }
 
 export function openCache(file: string, opts?: CacheOpenOptions): CallCache {

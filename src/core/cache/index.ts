@@ -1,6 +1,6 @@
 export { CallCache, openCache, type ScopeFilters, type SyncRunInfo, type WritePageInput } from './call-cache'
 export type { PageCounts } from './ingest'
-export { migrate, migrations, SCHEMA_VERSION, type Migration } from './migrations'
+export { migrate, migrations, SCHEMA_VERSION, type Migration, type MigrationProgress } from './migrations'
 export { parseNumeric } from './numeric'
 export { HOUR_MS, hourOf } from './totals'
 export type { ChangeSet } from './change-journal'

@@ -9,7 +9,15 @@ import { SQL_HOUR_OF } from './totals'
  */
 export interface Migration {
   version: number
-  up(db: Database.Database): void
+  /** `progress(done, total)`: a long step (an index rebuilt) says how far it is. */
+  up(db: Database.Database, progress: (done: number, total: number) => void): void
+}
+
+/** How far a long migration step is, for a "rebuilding the search index" line or screen. */
+export interface MigrationProgress {
+  version: number
+  done: number
+  total: number
 }
 
 export const migrations: readonly Migration[] = [
@@ -302,7 +310,7 @@ export const migrations: readonly Migration[] = [
     // 'rebuild', so the rows are written again from calls and analysis, folded as ingest
     // folds them, in batches of ids.
     version: 7,
-    up(db) {
+    up(db, progress) {
       db.exec(`
         DROP TABLE calls_fts_vocab;
         DROP TABLE calls_fts;
@@ -314,7 +322,7 @@ export const migrations: readonly Migration[] = [
         );
         CREATE VIRTUAL TABLE calls_fts_vocab USING fts5vocab(calls_fts, 'row');
       `)
-      reindexAll(db)
+      reindexAll(db, progress)
     }
   },
   {
@@ -373,7 +381,7 @@ export const migrations: readonly Migration[] = [
 export const SCHEMA_VERSION = migrations.reduce((v, m) => Math.max(v, m.version), 0)
 
 /** Brings the database up to SCHEMA_VERSION, or refuses one written by a newer Callsight. */
-export function migrate(db: Database.Database, list: readonly Migration[] = migrations): void {
+export function migrate(db: Database.Database, list: readonly Migration[] = migrations, onProgress?: (p: MigrationProgress) => void): void {
   const latest = list.reduce((v, m) => Math.max(v, m.version), 0)
   const current = db.pragma('user_version', { simple: true }) as number
   if (current > latest) {
@@ -386,7 +394,7 @@ export function migrate(db: Database.Database, list: readonly Migration[] = migr
   for (const m of [...list].sort((a, b) => a.version - b.version)) {
     if (m.version <= current) continue
     db.transaction(() => {
-      m.up(db)
+      m.up(db, (done, total) => onProgress?.({ version: m.version, done, total }))
       db.pragma(`user_version = ${m.version}`)
     })()
   }

@@ -1,4 +1,5 @@
-import { resolve } from 'node:path'
+import { rm } from 'node:fs/promises'
+import { basename, resolve } from 'node:path'
 import { z } from 'zod'
 import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, HeaderLanguage, IanaZone, QueryCoverage } from '../../shared/domain'
 import { CallsightError } from '../errors'
@@ -63,21 +64,23 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
   const records = opts.source.records
   if (signal?.aborted) throw new CallsightError('Cancelled', 'The export was cancelled; no file was written.')
 
+  // What the file holds and whether synced scopes answer its query: the JSON header, and
+  // beside a CSV (which has no place for it) the sidecar `<file>.meta.json`.
+  const header = {
+    application: 'Callsight',
+    appVersion: text.mask(meta.appVersion),
+    exportedAt: clock.iso(meta.exportedAt),
+    zone,
+    format,
+    columns,
+    total: source.total,
+    query: text.deep(meta.query) ?? null,
+    scope: text.deep(meta.scope) ?? null,
+    coverage: text.deep(meta.coverage) ?? null
+  }
   const result = await writeAtomically(file, async (out) => {
     throwIfAborted(signal)
     if (format === 'json' || format === 'ndjson') {
-      const header = {
-        application: 'Callsight',
-        appVersion: text.mask(meta.appVersion),
-        exportedAt: clock.iso(meta.exportedAt),
-        zone,
-        format,
-        columns,
-        total: source.total,
-        query: text.deep(meta.query) ?? null,
-        scope: text.deep(meta.scope) ?? null,
-        coverage: text.deep(meta.coverage) ?? null
-      }
       const review = columns.includes('review') ? opts.source.review : undefined
       return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
     }
@@ -97,7 +100,24 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     const scorecards = review ? new ScorecardSheets(review, text) : undefined
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
-  return { file, ...result }
+  if (format !== 'csv') return { file, ...result }
+  const metaFile = csvMetaFile(file)
+  try {
+    await writeAtomically(metaFile, (out) => {
+      out.end(`${JSON.stringify({ ...header, file: basename(file) }, null, 2)}\n`)
+      return Promise.resolve()
+    })
+  } catch (e) {
+    // A CSV whose coverage cannot be recorded is not left to look like a whole answer.
+    await rm(file, { force: true }).catch(() => undefined)
+    throw e
+  }
+  return { file, metaFile, ...result }
+}
+
+/** The sidecar that records a CSV export's query, time and coverage: `calls.csv` → `calls.csv.meta.json`. */
+export function csvMetaFile(file: string): string {
+  return `${file}.meta.json`
 }
 
 /** Whether synced scopes answer the whole query, and what they miss, for the About sheet. */
@@ -109,7 +129,8 @@ function describeCoverage(c: QueryCoverage | undefined, clock: ZoneClock): strin
       g.callTypes.length > 0 ? `call type ${g.callTypes.join(', ')}` : null,
       g.direction !== null ? `direction ${g.direction}` : null,
       `results ${Array.isArray(g.results) ? g.results.join(',') : g.results}`,
-      g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null
+      g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null,
+      g.analysis ? 'with analysis' : null
     ]
     const range = g.from !== null && g.to !== null ? `${clock.iso(g.from)} – ${clock.iso(g.to)}` : 'nothing synced'
     return `${what.filter((w) => w !== null).join(', ')}: ${range}`

@@ -1,5 +1,6 @@
 import { maskText } from '../pii'
 import { exportCallsWith } from './export-calls'
+export { csvMetaFile } from './export-calls'
 import type { ExportOptions, ExportResult } from './types'
 
 export type { ExportMeta, ExportOptions, ExportResult, ExportSource } from './types'

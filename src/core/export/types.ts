@@ -44,6 +44,8 @@ export interface ExportOptions {
 
 export interface ExportResult {
   file: string
+  /** CSV only: the sidecar with the query, export time and coverage (docs/cli.md, "export"). */
+  metaFile?: string
   /** Calls written. */
   count: number
   /** Data rows written: calls, or analysis items in the long layout; JSON and NDJSON: calls. */

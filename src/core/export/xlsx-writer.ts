@@ -1,5 +1,4 @@
 import type { WriteStream } from 'node:fs'
-import ExcelJS from 'exceljs'
 import type { CallRecord } from '../../shared/domain'
 import { DateCell, NumberCell, type Cell } from './cells'
 import type { ProgressThrottle } from './progress'
@@ -40,6 +39,9 @@ const WIDTHS: Record<ColumnKind, number> = { id: 24, date: 20, text: 40, longTex
  */
 export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
   const { plan, clock, out, signal, labels } = job
+  // Loaded here, not at the top: exceljs is over half of what every CLI command and the app
+  // spend on start-up, and only an XLSX export needs it.
+  const { default: ExcelJS } = await import('exceljs')
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false })
   try {
     const sheet = workbook.addWorksheet(labels.dataSheet, { views: [{ state: 'frozen', ySplit: 1 }] })

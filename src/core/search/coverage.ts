@@ -1,4 +1,6 @@
 import type { CoverageGap, QueryCoverage, ResultsFilter, SearchQuery } from '../../shared/domain'
+import type { ResolvedNode } from '../../shared/query/ast'
+import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import {
   intersectIntervals,
   unionIntervals,
@@ -21,6 +23,10 @@ import {
  * union of those scopes' coverage. So a type scope and a direction scope answer "type and
  * direction" exactly on their common coverage. With no filter at all, only scopes with no
  * filter hold every call. What is left of the range, per cell, is missing.
+ *
+ * A query that reads analysis items (an analysis filter, or a term on an analysis key) is
+ * one more filter: a scope attests it when it was synced with analysis, since a scope
+ * without it stored no items to match and would answer such a query with a silent zero.
  */
 
 const ANY = null
@@ -53,8 +59,9 @@ function holds(s: ResolvedScope, c: Cell): boolean {
 type Attest = (s: ResolvedScope) => boolean
 
 /** One test per filter the query has: the scope vouches for it (as in `scopesFor`). */
-function attesters(query: SearchQuery, types: readonly string[]): Attest[] {
+function attesters(query: SearchQuery, types: readonly string[], analysis: boolean): Attest[] {
   const out: Attest[] = []
+  if (analysis) out.push((s) => s.filters.includeAnalysis)
   if (types.length > 0) out.push((s) => s.types.length > 0 && s.types.every((t) => types.includes(t)))
   if (query.direction !== null) out.push((s) => s.filters.direction === query.direction)
   const results = query.results
@@ -76,21 +83,56 @@ function cellsOf(query: SearchQuery, types: readonly string[]): Cell[] {
 const resultsOf = (r: Cell['result']): ResultsFilter => (r === ANY ? 'all' : r === 'answered' ? 'answered' : [r])
 
 /** Gaps with equal filters but the type, and equal range, become one gap naming the types. */
-function grouped(gaps: ReadonlyArray<{ cell: Cell; from: number | null; to: number | null }>): CoverageGap[] {
+function grouped(gaps: ReadonlyArray<{ cell: Cell; from: number | null; to: number | null }>, analysis: boolean): CoverageGap[] {
   const out = new Map<string, CoverageGap>()
   for (const { cell, from, to } of gaps) {
     const results = resultsOf(cell.result)
     const key = JSON.stringify([cell.direction, results, cell.fresh, from, to])
-    const gap = out.get(key) ?? { callTypes: [], direction: cell.direction, results, hasNewRequest: cell.fresh, from, to }
+    const gap = out.get(key) ?? { callTypes: [], direction: cell.direction, results, hasNewRequest: cell.fresh, analysis, from, to }
     if (cell.type !== ANY && !gap.callTypes.includes(cell.type)) gap.callTypes.push(cell.type)
     out.set(key, gap)
   }
   return [...out.values()]
 }
 
-/** Pure. Throws UnknownCallType for a type name the catalog does not know, as search does. */
-export function queryCoverage(query: SearchQuery, scopes: readonly ScopeRef[], names: CallTypeNames): QueryCoverage {
+/** Whether a term names an analysis key, under a NOT too (its answer depends on the items as much). */
+function namesKey(node: ResolvedNode | null): boolean {
+  if (!node) return false
+  switch (node.kind) {
+    case 'text':
+      return false
+    case 'equals':
+    case 'range':
+      return true
+    case 'and':
+    case 'or':
+      return node.items.some(namesKey)
+    case 'not':
+      return namesKey(node.item)
+  }
+}
+
+/**
+ * Whether the query reads analysis items. Free text is not counted: it searches title and
+ * summary as well, which every scope stores, and the service has no text search to compare.
+ */
+export function readsAnalysis(query: SearchQuery, keys: readonly KeyRef[]): boolean {
+  if (query.analysis.length > 0) return true
+  return query.text.trim() !== '' && namesKey(analyzeQuery(query.text, { keys }).node)
+}
+
+/**
+ * Pure. Throws UnknownCallType for a type name the catalog does not know, as search does.
+ * `keys` are the cache's analysis keys, to tell a term on a key from free text.
+ */
+export function queryCoverage(
+  query: SearchQuery,
+  scopes: readonly ScopeRef[],
+  names: CallTypeNames,
+  keys: readonly KeyRef[] = []
+): QueryCoverage {
   const types = names.resolve(query.callTypes)
+  const analysis = readsAnalysis(query, keys)
   const resolved: ResolvedScope[] = scopes.map((s) => ({
     types: s.filters.callTypes.map((n) => names.scopeValue(n)),
     filters: s.filters,
@@ -104,7 +146,7 @@ export function queryCoverage(query: SearchQuery, scopes: readonly ScopeRef[], n
   const horizon = all[all.length - 1]?.[1] ?? null
   const from = query.from ?? all[0]?.[0] ?? null
   const to = horizon === null ? query.to : query.to === null ? horizon : Math.max(from ?? query.to, Math.min(query.to, horizon))
-  const tests = attesters(query, types)
+  const tests = attesters(query, types, analysis)
   const gaps: Array<{ cell: Cell; from: number | null; to: number | null }> = []
   for (const cell of cellsOf(query, types)) {
     const holding = resolved.filter((s) => holds(s, cell))
@@ -120,6 +162,6 @@ export function queryCoverage(query: SearchQuery, scopes: readonly ScopeRef[], n
     }
     for (const [a, b] of uncovered([from, to], covered)) gaps.push({ cell, from: a, to: b })
   }
-  const missing = grouped(gaps).slice(0, 200)
+  const missing = grouped(gaps, analysis).slice(0, 200)
   return { complete: missing.length === 0, from, to, missing }
 }

@@ -145,7 +145,7 @@ class SearchOverCache implements LocalSearch {
   coverage(query: SearchQuery): QueryCoverage {
     const r = SearchQuery.safeParse(query)
     if (!r.success) throw invalid(r.error)
-    return queryCoverage(r.data, this.catalog.scopes(), this.catalog.typeNames())
+    return queryCoverage(r.data, this.catalog.scopes(), this.catalog.typeNames(), this.catalog.analysisKeys())
   }
 
   describeType(value: string): string {

@@ -104,6 +104,12 @@ export const pgMigrations: readonly PgMigration[] = [
         );
       `
     }
+  },
+  {
+    version: 2,
+    // The worker's lease: a running scope's heartbeat (PostgreSQL's clock, so the worker's
+    // and the workstations' clocks never need to agree) and how long it may go unrenewed.
+    sql: (schema) => `ALTER TABLE ${q(schema)}.worker_scopes ADD COLUMN heartbeat_at bigint, ADD COLUMN lease_ms integer;`
   }
 ]
 

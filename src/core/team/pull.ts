@@ -49,7 +49,8 @@ export interface PullProgress {
   error?: AppErrorInfo
 }
 
-const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
+/** A bigint column (node-postgres gives text) as a safe whole number. */
+export const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
   const n = Number(v)
   if (!Number.isSafeInteger(n)) {
     ctx.addIssue({ code: 'custom', message: 'not a whole number' })
@@ -243,31 +244,4 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
   }
   emit()
   return { ...progress }
-}
-
-export const WorkerScopeRow = z.object({
-  scope_key: z.string(),
-  name: z.string(),
-  worker: z.string(),
-  running: z.boolean(),
-  run_started_at: Int8.nullable(),
-  last_finished_at: Int8.nullable(),
-  last_success_at: Int8.nullable(),
-  last_outcome: z.string().nullable(),
-  last_stored: z.number().nullable(),
-  last_error_code: z.string().nullable(),
-  last_error_message: z.string().nullable(),
-  next_run_at: Int8.nullable(),
-  updated_at: Int8
-})
-export type WorkerScopeState = z.infer<typeof WorkerScopeRow>
-
-/** What the worker reports per scope (running, last success, errors): readable by analysts. */
-export async function readWorkerState(pool: pg.Pool, schema: string): Promise<WorkerScopeState[]> {
-  try {
-    const r = await pool.query(`SELECT * FROM ${q(schema)}.worker_scopes ORDER BY name`)
-    return r.rows.map((row) => WorkerScopeRow.parse(row))
-  } catch (e) {
-    throw mapPgError(e)
-  }
 }

@@ -60,6 +60,8 @@ export const WorkerConfig = z
       .min(0)
       .max(24 * 366)
       .default(48),
+    /** How often a running scope's lease is renewed; it lapses after three missed beats. */
+    heartbeatSeconds: z.number().min(0.05).max(300).default(10),
     scopes: z.array(WorkerScopeConfig).min(1).max(50)
   })
   .strict()
@@ -93,10 +95,15 @@ export interface WorkerDeps {
   scopes: readonly WorkerScopeConfig[]
   /** host:pid, shown to workstations. */
   workerName: string
+  /** How often a running scope's heartbeat is written; default 10 s (the lease is three beats). */
+  heartbeatMs?: number
   waits?: WaitSource
   /** Signs in again after the session ended (refresh token expired). */
   relogin?: () => Promise<void>
 }
+
+/** Now in PostgreSQL's clock, in ms: heartbeats and their age are both read from it. */
+export const PG_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
 
 const RELOGIN_CODES = new Set(['ReloginRequired', 'NotSignedIn', 'Unauthorized'])
 
@@ -150,12 +157,14 @@ export class TeamWorker {
       logger.log('error', 'the team cache could not be reached', { scope: cfg.name, error: toErrorInfo(e) })
       return false
     }
+    let heartbeat: AbortController | undefined
     try {
       // A pass cut short continues with its own range (same range = same checkpoint).
       const cp = readCheckpoint(await store.getCheckpoint(key))
       if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
       const startedAt = clock.now()
       await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
+      heartbeat = this.beat(key)
       logger.log('info', 'sync started', {
         scope: cfg.name,
         scopeKey: key,
@@ -186,6 +195,7 @@ export class TeamWorker {
         waits: this.deps.waits
       })
       const final = await engine.run(scope, { mode: 'incremental', signal, onProgress })
+      heartbeat.abort()
       const ok = final.phase === 'done'
       const error: AppErrorInfo | undefined = final.error
       await this.putState(key, cfg.name, {
@@ -224,8 +234,42 @@ export class TeamWorker {
       }).catch(() => undefined)
       return false
     } finally {
+      heartbeat?.abort()
       await store.unlockScope(key)
     }
+  }
+
+  private get heartbeatMs(): number {
+    return this.deps.heartbeatMs ?? 10_000
+  }
+
+  /**
+   * Renews the running scope's lease until aborted. With the scope's run lock (which
+   * PostgreSQL drops when this process dies), it lets workstations tell a running worker from
+   * a killed one (lock gone: interrupted) or one that is hung or cut off (lease lapsed: stale).
+   */
+  private beat(key: string): AbortController {
+    const stop = new AbortController()
+    const { store, clock, logger, workerName } = this.deps
+    void (async () => {
+      for (;;) {
+        try {
+          await clock.sleep(this.heartbeatMs, stop.signal)
+        } catch {
+          return
+        }
+        try {
+          await store.pool.query(
+            `UPDATE ${q(store.schema)}.worker_scopes SET heartbeat_at = ${PG_NOW_MS} WHERE scope_key = $1 AND worker = $2 AND running`,
+            [key, workerName]
+          )
+        } catch (e) {
+          // The next beat tries again; a lease that lapses meanwhile reads as stale, which is true.
+          logger.log('warn', 'the worker heartbeat could not be written', { error: toErrorInfo(e) })
+        }
+      }
+    })()
+    return stop
   }
 
   private async putState(key: string, name: string, fields: Record<string, unknown>): Promise<void> {
@@ -233,16 +277,18 @@ export class TeamWorker {
     const cols = Object.keys(fields)
     const values = cols.map((c) => fields[c])
     const now = this.deps.clock.now()
-    const insertCols = ['scope_key', 'name', 'worker', 'updated_at', ...cols]
-    const params = [key, name, this.deps.workerName, now, ...values]
+    const insertCols = ['scope_key', 'name', 'worker', 'updated_at', 'lease_ms', 'heartbeat_at', ...cols]
+    const params = [key, name, this.deps.workerName, now, this.heartbeatMs * 3, ...values]
     const sets = [
       'name = excluded.name',
       'worker = excluded.worker',
       'updated_at = excluded.updated_at',
+      'lease_ms = excluded.lease_ms',
+      'heartbeat_at = excluded.heartbeat_at',
       ...cols.map((c) => `${c} = excluded.${c}`)
     ]
     await store.pool.query(
-      `INSERT INTO ${q(store.schema)}.worker_scopes (${insertCols.join(', ')}) VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})
+      `INSERT INTO ${q(store.schema)}.worker_scopes (${insertCols.join(', ')}) VALUES ($1, $2, $3, $4, $5, ${PG_NOW_MS}, ${values.map((_, i) => `$${i + 6}`).join(', ')})
        ON CONFLICT (scope_key) DO UPDATE SET ${sets.join(', ')}`,
       params
     )

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import type { ExportDialogs, ExportDownload } from '../../core/app/platform'
@@ -70,8 +70,12 @@ export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
       offered.set(id, entry)
     },
     discard(entry) {
+      // A CSV and its .meta.json sidecar share the folder and go in either order: the folder
+      // goes with the last of them.
+      if (!inside(entry.file)) return
+      rmSync(entry.file, { force: true })
       const dir = dirname(entry.file)
-      if (inside(dir)) rmSync(dir, { recursive: true, force: true })
+      if (inside(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true })
     },
     close() {
       offered.clear()

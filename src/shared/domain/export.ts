@@ -71,6 +71,8 @@ export const ExportProgress = z.object({
   file: z.string().nullable(),
   /** Browser mode, once done: where the page downloads the file from. */
   download: ExportDownload.optional(),
+  /** Browser mode, a CSV once done: its sidecar with the query and coverage (`<file>.meta.json`). */
+  metaDownload: ExportDownload.optional(),
   error: AppErrorInfo.optional()
 })
 export type ExportProgress = z.infer<typeof ExportProgress>

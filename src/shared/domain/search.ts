@@ -110,14 +110,16 @@ export type SearchQueryInput = z.input<typeof SearchQuery>
 
 /**
  * What of a query no synced scope answers: the filters to sync (call type Values, `[]` for
- * any) and the part of the range, `[from, to)`. from/to are null only when the cache has
- * no covered range at all to measure an open-ended query against.
+ * any), whether with analysis, and the part of the range, `[from, to)`. from/to are null only
+ * when the cache has no covered range at all to measure an open-ended query against.
  */
 export const CoverageGap = z.object({
   callTypes: z.array(z.string()),
   direction: z.number().int().nullable(),
   results: ResultsFilter,
   hasNewRequest: z.boolean().nullable(),
+  /** The query reads analysis items: only a scope synced with analysis answers it. */
+  analysis: z.boolean(),
   from: EpochMs.nullable(),
   to: EpochMs.nullable()
 })

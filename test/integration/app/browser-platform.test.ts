@@ -1,6 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelName, EventName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
@@ -111,5 +111,14 @@ describe('the controller in browser mode', () => {
     const entry = staging.take(done.download!.url.slice('/downloads/'.length))
     expect(entry?.file).toBe(started.file)
     expect(readFileSync(entry!.file, 'utf8').split('\n').length).toBeGreaterThan(100)
+    // The CSV's query and coverage come as a second download beside it.
+    expect(done.metaDownload?.name).toBe(`${done.download!.name}.meta.json`)
+    const meta = staging.take(done.metaDownload!.url.slice('/downloads/'.length))
+    expect(JSON.parse(readFileSync(meta!.file, 'utf8'))).toMatchObject({ format: 'csv', coverage: { complete: expect.any(Boolean) } })
+    // Sent in either order, the folder goes with the last of the two.
+    staging.discard(entry!)
+    expect(existsSync(meta!.file)).toBe(true)
+    staging.discard(meta!)
+    expect(existsSync(dirname(meta!.file))).toBe(false)
   })
 })

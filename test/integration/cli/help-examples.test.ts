@@ -141,5 +141,22 @@ describe('CLI examples', () => {
     expect(refund.err).toContain('callsight sync --server URL --user NAME')
     expect(refund.err).toContain('--types Refund')
     expect(outcomes['callsight search --db calls.db --types Kargo']!.err).toMatch(/Kargo.*Known: .*Complaint \(Şikayet\)/)
+    // The type is synced, but without analysis: an analysis filter is not covered, and the fix says so.
+    const analysed =
+      outcomes[
+        'callsight search --db calls.db --types Complaint --where sentiment=Negative --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --strict'
+      ]!
+    expect(analysed.err).toMatch(/not synced: call type Complaint \(Şikayet\), answered only, with analysis, 2026-03-02T00:00:00\+03:00/)
+    expect(analysed.err).toMatch(/--types Complaint --analysis$/m)
+    // A CSV has no header block: its query and coverage stand beside it, read back from the file.
+    const sidecar = JSON.parse(readFileSync(join(dir, 'refunds.csv.meta.json'), 'utf8')) as {
+      file: string
+      format: string
+      query: { kind: string; query: { callTypes: string[] } }
+      coverage: { complete: boolean; missing: Array<{ callTypes: string[] }> }
+    }
+    expect(sidecar).toMatchObject({ file: 'refunds.csv', format: 'csv', query: { kind: 'query', query: { callTypes: ['Refund'] } } })
+    expect(sidecar.coverage.complete).toBe(false)
+    expect(sidecar.coverage.missing[0]!.callTypes).toEqual(['Refund'])
   }, 240_000)
 })

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +20,7 @@ beforeAll(async () => {
   cli = await buildCli()
   service = await startService({
     port: 0,
-    calls: 16_000,
+    calls: 10_000,
     seed: 5,
     from: FROM,
     to: TO,
@@ -28,8 +29,6 @@ beforeAll(async () => {
     denseSeconds: [{ at: '2026-02-02T12:00:00Z', count: 800 }],
     quiet: true
   })
-  // A little latency per request, so that a run does not finish between two kills.
-  service.admin.setFaults({ latencyMs: 10 })
   dir = mkdtempSync(join(tmpdir(), 'callsight-cli-kill-'))
 }, 120_000)
 
@@ -38,6 +37,25 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
   removeBuild(cli)
 })
+
+/**
+ * SIGKILLs the child when `--verbose` logs the answer to its `pages`-th page request (the
+ * headers are in; the body is still to be read and stored, the page before it perhaps still
+ * being written).
+ */
+function killAtPage(child: ChildProcess, pages: number): void {
+  let pending = ''
+  let seen = 0
+  const onData = (d: Buffer): void => {
+    const lines = (pending + d.toString()).split('\n')
+    pending = lines.pop()!
+    seen += lines.filter((l) => l.includes('calls: HTTP 200')).length
+    if (seen < pages) return
+    child.stderr!.off('data', onData)
+    child.kill('SIGKILL')
+  }
+  child.stderr!.on('data', onData)
+}
 
 describe('callsight sync killed with SIGKILL at 20 random moments', () => {
   it('resumes each time and ends with exactly the service set, no duplicates, integrity ok', async () => {
@@ -63,7 +81,8 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
       '600/1',
       '--mode',
       'full',
-      '--json'
+      '--json',
+      '--verbose'
     ]
     // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
     {
@@ -84,18 +103,15 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
     }
     let kills = 0
     let finishedEarly = 0
-    // Seeded: a failure names kill moments that a re-run repeats (timing noise aside).
+    // Seeded: a failure names kill points that a re-run repeats.
     const random = prng(20)
     for (let i = 0; i < 20; i++) {
       const { child, done } = spawnCli(cli, args)
-      // The clock starts when the sync reports its first page: process start-up and sign-in
-      // vary too much on a shared machine to aim a kill from the spawn.
-      let timer: NodeJS.Timeout | undefined
-      child.stdout!.once('data', () => {
-        timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(random() * 350))
-      })
+      // Each run is killed at its 2nd to 4th page: an amount of work, not of time, so a loaded
+      // machine kills at the same points as a quiet one and leaves the last run the same work.
+      // The child goes on until the signal lands: where in a page's read or write it dies varies.
+      killAtPage(child, 2 + Math.floor(random() * 3))
       const r = await done
-      clearTimeout(timer)
       if (r.signal === 'SIGKILL') kills++
       else {
         expect(r.code, r.stderr).toBe(0)

@@ -68,14 +68,17 @@ describe('Session against the reference service', () => {
   })
 
   it('survives token expiry mid-run: a 401 triggers one refresh, then the call is retried', async () => {
-    svc = await service({ tokenTtlSeconds: 1 })
+    // The service's token clock moves only when the test moves it, so the token expires
+    // exactly here and the refreshed one is good however slow the machine is.
+    const serviceClock = new ManualClock(Date.now())
+    svc = await service({ tokenTtlSeconds: 60, tokenClock: () => serviceClock.now() })
     // The session's clock stands still, so it never refreshes early: the service's 401 must do it.
     const clock = new ManualClock(Date.now())
     const r = rig(svc, { clock })
     await r.session.login(DEMO.username, DEMO.password)
     const first = await r.session.getCalls(params({ take: 10 }))
     const before = (await r.vault.load())!
-    await sleep(1_200)
+    await serviceClock.advance(61_000)
     const second = await r.session.getCalls(params({ take: 10, skip: 10 }))
     expect(first.records).toHaveLength(10)
     expect(second.records).toHaveLength(10)
@@ -89,11 +92,14 @@ describe('Session against the reference service', () => {
   })
 
   it('shares ONE refresh among many concurrent requests after expiry (single flight)', async () => {
-    svc = await service({ tokenTtlSeconds: 1, refreshLeewaySeconds: 0 })
+    // Expired on the service's clock, which the test moves; the refreshed token then lives
+    // 60 s there, so the 20 retries cannot race its expiry on a loaded machine.
+    const serviceClock = new ManualClock(Date.now())
+    svc = await service({ tokenTtlSeconds: 60, refreshLeewaySeconds: 0, tokenClock: () => serviceClock.now() })
     const clock = new ManualClock(Date.now())
     const r = rig(svc, { clock })
     await r.session.login(DEMO.username, DEMO.password)
-    await sleep(1_200)
+    await serviceClock.advance(61_000)
     const states: SessionStatus[] = []
     r.session.on('state', (s) => states.push(s))
     const pages = await Promise.all(Array.from({ length: 20 }, (_, i) => r.session.getCalls(params({ skip: i * 5, take: 5 }))))

@@ -34,12 +34,28 @@ describe('sync under faults, against the reference service', () => {
   })
 
   it('ends with the exact set when the access token expires in the middle of the sync', async () => {
-    env = await startEnv({ calls: 9000, tokenTtlSeconds: 1 })
-    // Slow pages, so that the sync outlives several one-second tokens.
-    env.service.admin.setFaults({ latencyMs: 250 })
+    // The service's token clock stands still but for two jumps past the token's lifetime,
+    // just before the 3rd and the 8th page request leave: the token in hand expires there, at
+    // those pages, however fast or slow the machine runs, and every refreshed token holds.
+    const TTL_S = 60
+    let tokenNow = Date.now()
+    let pageRequests = 0
+    env = await startEnv({
+      calls: 9000,
+      tokenTtlSeconds: TTL_S,
+      tokenClock: () => tokenNow,
+      wrapFetch: (f) => (input, init) => {
+        if (String(input).includes('get-calls') && [3, 8].includes(++pageRequests)) tokenNow += (TTL_S + 1) * 1000
+        return f(input, init)
+      }
+    })
     const final = await env.engine.run(scope, { mode: 'full' })
-    expect(final.error, JSON.stringify({ e: final.error, r: env.session.refreshes, s: env.service.admin.stats() })).toBeUndefined()
-    expect(env.session.refreshes, JSON.stringify({ requests: final.requests, stats: env.service.admin.stats() })).toBeGreaterThan(0)
+    const seen = JSON.stringify({ e: final.error, requests: final.requests, stats: env.service.admin.stats() })
+    expect(final.error, seen).toBeUndefined()
+    expect(pageRequests, seen).toBeGreaterThan(8)
+    // Each expiry: a 401, one shared refresh, the page retried.
+    expect(env.session.refreshes, seen).toBe(2)
+    expect(env.service.admin.stats().byStatus['401'], seen).toBeGreaterThanOrEqual(2)
     await expectExactSet(env)
   })
 

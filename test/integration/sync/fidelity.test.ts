@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { remoteSearch } from '../../../src/core/client/remote-search'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
-import { SearchQuery, type QueryCoverage, type SearchQueryInput, type SearchSort } from '../../../src/shared/domain'
+import { SearchQuery, type CallRecord, type QueryCoverage, type SearchQueryInput, type SearchSort } from '../../../src/shared/domain'
+import { foldText } from '../../../src/shared/text/fold'
 import { DEFAULT_CATALOG } from '../../../src/service/config'
 import { FROM_MS, startEnv, TO_MS, type SyncEnv } from './helpers'
 
@@ -23,7 +24,9 @@ const SCOPES = [
   // Two types, by Description in capitals, over the second half.
   { callTypes: ['İADE TALEBİ', 'Satış'], from: MID, to: TO_MS },
   // Every result, any type.
-  { results: 'all' as const, from: FROM_MS, to: TO_MS }
+  { results: 'all' as const, from: FROM_MS, to: TO_MS },
+  // The first type again, with analysis, over the first half only.
+  { callTypes: ['Şikayet'], from: FROM_MS, to: MID, includeAnalysis: true }
 ]
 
 beforeAll(async () => {
@@ -49,13 +52,17 @@ function localIds(q: SearchQuery): string[] {
   }
 }
 
-async function remoteIds(q: SearchQuery): Promise<string[]> {
-  const out: string[] = []
+async function remoteRecords(q: SearchQuery, includeAnalysis: boolean): Promise<CallRecord[]> {
+  const out: CallRecord[] = []
   for (;;) {
-    const page = await remoteSearch(env.session, q, out.length, 500, false)
-    out.push(...page.records.map((r) => r.callId))
+    const page = await remoteSearch(env.session, q, out.length, 500, includeAnalysis)
+    out.push(...page.records)
     if (page.exhausted || page.records.length === 0) return out
   }
+}
+
+async function remoteIds(q: SearchQuery): Promise<string[]> {
+  return (await remoteRecords(q, false)).map((r) => r.callId)
 }
 
 /** [from, to) less the query's missing ranges: where the local answer must be the service's. */
@@ -132,6 +139,29 @@ describe('local answers against the reference service', () => {
       })
     }
   }
+
+  it('an analysis filter is covered only where a scope was synced with analysis, and exact there', async () => {
+    // The service has no analysis filter: its answer is its records, with analysis, filtered here.
+    const whole = SearchQuery.parse({ from: FROM_MS, to: TO_MS, callTypes: ['Complaint'] })
+    const records = await remoteRecords(whole, true)
+    const item = records.flatMap((r) => r.analysis).find((a) => a.value.trim() !== '')!
+    const has = (r: CallRecord): boolean => r.analysis.some((a) => a.key === item.key && foldText(a.value) === foldText(item.value))
+    const q = SearchQuery.parse({ ...whole, analysis: [{ kind: 'equals', key: item.key, value: item.value }] })
+    const coverage = search.coverage(q)
+    expect(coverage).toMatchObject({
+      complete: false,
+      missing: [{ callTypes: ['Complaint'], analysis: true, from: MID, to: TO_MS }]
+    })
+    const inRange = (from: number, to: number) => records.filter((r) => r.callAt >= from && r.callAt < to && has(r)).map((r) => r.callId)
+    // Covered: the service's answer, in its order.
+    expect(localIds(SearchQuery.parse({ ...q, to: MID }))).toEqual(inRange(FROM_MS, MID))
+    // Not covered: the service has such calls the cache cannot find (stored without analysis).
+    const missed = inRange(MID, TO_MS)
+    expect(missed.length).toBeGreaterThan(0)
+    expect(localIds(SearchQuery.parse({ ...q, from: MID })).length).toBeLessThan(missed.length)
+    // The same filter written as a term on the key reads analysis just as much.
+    expect(search.coverage(SearchQuery.parse({ ...whole, text: `${item.key}:"${item.value}"` })).missing).toEqual(coverage.missing)
+  })
 
   it('refuses an unknown type locally as the service does, naming the known ones', async () => {
     const q = SearchQuery.parse({ from: FROM_MS, to: TO_MS, callTypes: ['Kargo'] })

@@ -130,7 +130,7 @@ describe('callsight team init, sync --db postgres://, pull', () => {
 
     const status = await runCli(cli, ['team', 'status', '--db', readerUrl, '--schema', 'acme', '--json'], { PGPASSWORD: 'r-secret-1' })
     expect(status.code, status.stderr).toBe(0)
-    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: 1, calls: 3000 })
+    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: 2, calls: 3000 })
   }, 120_000)
 
   it('ten workstations pulling send no request to the service', async () => {

@@ -3,10 +3,10 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
-import { PgSyncStore } from '../../../src/core/team'
+import { createPool, PgSyncStore, readWorkerState } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
-import { spawnCli } from '../cli/helpers'
+import { runCli, spawnCli } from '../cli/helpers'
 import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, startTestService, tempDir } from './helpers'
 
@@ -39,7 +39,7 @@ const SCOPES = [
   { name: 'answered inbound', from: FROM, analysis: false, direction: 1 }
 ]
 
-async function setUp(): Promise<{ url: string; config: string }> {
+async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string; config: string }> {
   const database = await freshDatabase(cluster)
   const url = cluster.urlFor({ database })
   await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
@@ -55,7 +55,8 @@ async function setUp(): Promise<{ url: string; config: string }> {
       schema: 'acme',
       rateLimit: { requests: 600, perSeconds: 1 },
       intervalMinutes: 0.02,
-      scopes: SCOPES
+      scopes: SCOPES,
+      ...extra
     })
   )
   return { url, config }
@@ -157,4 +158,59 @@ describe('callsight worker', () => {
       await c.end()
     }
   }, 120_000)
+
+  it('a killed worker reads as interrupted, a frozen one as stale, in the state and in team status', async () => {
+    const { url, config } = await setUp({ heartbeatSeconds: 0.2 })
+    // Slow pages, so the run outlasts the steps below.
+    service.admin.setFaults({ latencyMs: 400 })
+    const pool = createPool({ url, schema: 'acme', maxConnections: 1 })
+    const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
+    try {
+      await new Promise<void>((resolve) =>
+        child.stdout!.on('data', (d: Buffer) => {
+          if (d.toString().includes('"sync started"')) resolve()
+        })
+      )
+      const everything = async (): Promise<string | undefined> =>
+        (await readWorkerState(pool, 'acme')).find((w) => w.name === 'everything')?.status
+      /** Polls (a real process, a real server: generous bound, no fixed wait). */
+      const until = async (status: string): Promise<void> => {
+        const deadline = Date.now() + 20_000
+        let seen: string | undefined
+        while ((seen = await everything()) !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+        expect(seen).toBe(status)
+      }
+      const teamStatus = async (): Promise<string> => {
+        const r = await runCli(cli, ['team', 'status', '--db', url, '--schema', 'acme'], ENV)
+        expect(r.code, r.stderr).toBe(0)
+        return r.stdout
+      }
+      await until('running')
+      expect(await teamStatus()).toMatch(/- everything: running since /)
+      // Frozen: its connections (and the scope's run lock) stay, its heartbeat stops.
+      child.kill('SIGSTOP')
+      await until('stale')
+      expect(await teamStatus()).toMatch(/- everything: stale: running since .*no heartbeat for \d+ s/)
+      child.kill('SIGCONT')
+      await until('running')
+      // Killed: PostgreSQL drops its sessions and the run lock with them; the row still says running.
+      child.kill('SIGKILL')
+      expect((await done).signal).toBe('SIGKILL')
+      await until('interrupted')
+      const raw = await pool.query<{ running: boolean }>("SELECT running FROM acme.worker_scopes WHERE name = 'everything'")
+      expect(raw.rows[0]!.running).toBe(true)
+      expect(await teamStatus()).toMatch(/- everything: interrupted: the worker stopped during the run started /)
+    } finally {
+      child.kill('SIGKILL')
+      service.admin.setFaults({ latencyMs: 10 })
+    }
+    // The next run continues and ends idle.
+    const r = await runCli(cli, ['worker', '--config', config, '--once'], ENV)
+    expect(r.code, r.stderr).toBe(0)
+    expect((await readWorkerState(pool, 'acme')).map((w) => [w.name, w.status, w.last_outcome])).toEqual([
+      ['answered inbound', 'idle', 'done'],
+      ['everything', 'idle', 'done']
+    ])
+    await pool.end()
+  }, 180_000)
 })

@@ -50,7 +50,15 @@ export function exportHandlers(state: AppState): ExportHandlers {
           if (finished.size >= FINISHED_KEPT) finished.delete(finished.keys().next().value!)
           finished.set(exportId, result.file)
         }
-        emit({ phase: 'done', written: result.count, total: result.count, file: result.file, ...(download ? { download } : {}) })
+        const metaDownload = result.metaFile ? platform.dialogs.offerDownload?.(result.metaFile) : null
+        emit({
+          phase: 'done',
+          written: result.count,
+          total: result.count,
+          file: result.file,
+          ...(download ? { download } : {}),
+          ...(metaDownload ? { metaDownload } : {})
+        })
       } catch (e) {
         const error = toErrorInfo(e)
         if (error.code === 'Internal') platform.logger.log('error', 'export failed', { error: String(e) })

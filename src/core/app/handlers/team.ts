@@ -128,6 +128,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
             name: w.name,
             worker: w.worker,
             running: w.running,
+            status: w.status,
             lastSuccessAt: w.last_success_at,
             lastOutcome: w.last_outcome,
             lastErrorMessage: w.last_error_message,

@@ -187,7 +187,8 @@ export const en = {
       noNewRequests: 'no new requests',
       nothingSynced: 'nothing synced yet',
       syncThis: 'Sync this',
-      searchService: 'Search the service'
+      searchService: 'Search the service',
+      withAnalysis: 'with analysis'
     },
     results: 'Results',
     serviceWindow: 'Service window: results {from}–{to} of at most 10,000',
@@ -266,7 +267,11 @@ export const en = {
     connect: 'Connect to the team cache',
     remoteHint: 'Searching the service itself (remote search) needs a sign-in to the service; pulling does not.',
     signInForRemote: 'Sign in to the service',
-    connectError: 'Could not connect to the team cache'
+    connectError: 'Could not connect to the team cache',
+    interrupted: 'Interrupted',
+    interruptedHint: 'The worker stopped during this run (killed or crashed); its next run continues where it stopped.',
+    stale: 'Not responding',
+    staleHint: 'Marked as syncing, but the worker has not reported for a while: it may hang, or its computer may be unreachable.'
   },
   sync: {
     title: 'Sync calls to this computer',

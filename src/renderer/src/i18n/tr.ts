@@ -187,7 +187,8 @@ export const tr: Messages = {
       noNewRequests: 'yeni talep olmayanlar',
       nothingSynced: 'henüz hiçbir şey eşitlenmedi',
       syncThis: 'Bunu eşitle',
-      searchService: 'Serviste ara'
+      searchService: 'Serviste ara',
+      withAnalysis: 'analizle birlikte'
     },
     results: 'Sonuçlar',
     serviceWindow: 'Servis penceresi: en fazla 10.000 sonuçtan {from}–{to} arası',
@@ -266,7 +267,11 @@ export const tr: Messages = {
     connect: 'Ekip önbelleğine bağlan',
     remoteHint: 'Servisin kendisinde aramak (uzak arama) servise giriş ister; çekmek istemez.',
     signInForRemote: 'Servise giriş yap',
-    connectError: 'Ekip önbelleğine bağlanılamadı'
+    connectError: 'Ekip önbelleğine bağlanılamadı',
+    interrupted: 'Yarıda kaldı',
+    interruptedHint: 'Çalışan bu eşitleme sırasında durdu (sonlandırıldı ya da çöktü); bir sonraki çalışması kaldığı yerden sürdürür.',
+    stale: 'Yanıt vermiyor',
+    staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
   },
   sync: {
     title: 'Çağrıları bu bilgisayara eşitle',

@@ -44,8 +44,8 @@ describe('CSV export', () => {
       meta: baseMeta,
       guard: testGuard
     })
-    expect(result).toEqual({ file, count: 400, rows: 400 })
-    expect(tmp.files()).toEqual(['calls.csv'])
+    expect(result).toEqual({ file, metaFile: `${file}.meta.json`, count: 400, rows: 400 })
+    expect(tmp.files()).toEqual(['calls.csv', 'calls.csv.meta.json'])
 
     const { raw, rows } = readCsv(file)
     expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])

@@ -48,8 +48,8 @@ describe('export from a real SQLite cache', () => {
       meta: baseMeta,
       guard: testGuard
     })
-    expect(result).toMatchObject({ count: CALLS, rows: CALLS })
-    expect(tmp.files().filter((f) => !f.startsWith('cache.db'))).toEqual(['calls.csv'])
+    expect(result).toMatchObject({ count: CALLS, rows: CALLS, metaFile: `${file}.meta.json` })
+    expect(tmp.files().filter((f) => !f.startsWith('cache.db'))).toEqual(['calls.csv', 'calls.csv.meta.json'])
 
     const cached: CallRecord[] = [...search.iterate(selection).records]
     const rows = parse(readFileSync(file), { bom: true }) as string[][]
@@ -67,6 +67,37 @@ describe('export from a real SQLite cache', () => {
         })
       ])
     )
+  })
+
+  it('records beside a CSV the query, the export time and what synced scopes do not cover', async () => {
+    // The scope covers the first and the last of the three days the calls span, not the middle one.
+    const day = 86_400_000
+    const start = Date.UTC(2024, 2, 30)
+    cache.addCoverage('all', start, start + day)
+    cache.addCoverage('all', start + 2 * day, start + 3 * day)
+    const query = SearchQuery.parse({ results: 'all', from: start, to: start + 3 * day })
+    const coverage = search.coverage(query)
+    const file = join(tmp.dir, 'partly.csv')
+    const result = await exportCallsWith({
+      source: search.iterate({ kind: 'query', query }),
+      file,
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: { ...baseMeta, query: { kind: 'query', query }, coverage },
+      guard: testGuard
+    })
+    const meta = JSON.parse(readFileSync(result.metaFile!, 'utf8')) as Record<string, unknown>
+    expect(meta).toMatchObject({
+      application: 'Callsight',
+      file: 'partly.csv',
+      format: 'csv',
+      exportedAt: '2024-04-01T09:30:00+00:00',
+      total: result.count,
+      query: { kind: 'query', query: { from: start, to: start + 3 * day } },
+      coverage: { complete: false, missing: [{ callTypes: [], results: 'all', from: start + day, to: start + 2 * day }] }
+    })
   })
 
   it('exports chosen calls to XLSX in the order they were chosen', async () => {

@@ -89,6 +89,13 @@ describe('no partial files', () => {
     expect(tmp.files()).toEqual(['taken.csv'])
   })
 
+  it('a CSV whose metadata sidecar cannot be written is removed too, so no CSV stands without its coverage', async () => {
+    mkdirSync(join(tmp.dir, 'calls.csv.meta.json'))
+    const run = exportCallsWith(options(generated(300), join(tmp.dir, 'calls.csv'), 'csv'))
+    await expect(run).rejects.toMatchObject({ code: 'Storage' })
+    expect(tmp.files()).toEqual(['calls.csv.meta.json'])
+  })
+
   it('a folder that does not exist fails with a Storage error before reading any call', async () => {
     const source = generated(100)
     const run = exportCallsWith(options(source, join(tmp.dir, 'missing', 'out.xlsx'), 'xlsx'))

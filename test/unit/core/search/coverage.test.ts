@@ -21,8 +21,16 @@ const SCOPES: ScopeRef[] = [
   { id: 3, filters: f({ results: 'all' }), coverage: [[0, 200]] },
   { id: 4, filters: f({}), coverage: [[120, 180]] }
 ]
-const cov = (q: SearchQueryInput, scopes = SCOPES) => queryCoverage(SearchQuery.parse(q), scopes, NAMES)
-const gap = (over: Record<string, unknown>) => ({ callTypes: [], direction: null, results: 'answered', hasNewRequest: null, ...over })
+const KEYS = [{ key: 'sentiment', friendlyName: 'Müşteri duygusu', numeric: false }]
+const cov = (q: SearchQueryInput, scopes = SCOPES) => queryCoverage(SearchQuery.parse(q), scopes, NAMES, KEYS)
+const gap = (over: Record<string, unknown>) => ({
+  callTypes: [],
+  direction: null,
+  results: 'answered',
+  hasNewRequest: null,
+  analysis: false,
+  ...over
+})
 
 describe('interval arithmetic', () => {
   it('unions, intersects and subtracts sorted lists', () => {
@@ -111,5 +119,31 @@ describe('query coverage', () => {
     })
     expect(cov({ results: 'all', from: 150, to: 10_000 })).toMatchObject({ complete: true, from: 150, to: 200 })
     expect(cov({ callTypes: ['Refund'], from: 300, to: 400 })).toMatchObject({ complete: true, from: 300, to: 300, missing: [] })
+  })
+
+  it('a query that reads analysis items is covered only where the scopes were synced with analysis', () => {
+    // Scope 1 (Complaint, 0–100) with analysis; a second Complaint scope without it over 100–200.
+    const scopes: ScopeRef[] = [
+      SCOPES[0]!,
+      { id: 5, filters: f({ callTypes: ['Complaint'], includeAnalysis: false }), coverage: [[100, 200]] }
+    ]
+    const sentiment = { kind: 'equals' as const, key: 'sentiment', value: 'olumsuz' }
+    // Without analysis in the query, both scopes answer it.
+    expect(cov({ callTypes: ['Complaint'], from: 0, to: 200 }, scopes).complete).toBe(true)
+    // An analysis filter, a term on a key by its friendly name, and one under NOT: only 0–100.
+    for (const q of [{ analysis: [sentiment] }, { text: 'müşteriduygusu:olumsuz' }, { text: 'fatura -sentiment:olumlu' }]) {
+      expect(cov({ ...q, callTypes: ['Complaint'], from: 0, to: 200 }, scopes)).toEqual({
+        complete: false,
+        from: 0,
+        to: 200,
+        missing: [gap({ callTypes: ['Complaint'], analysis: true, from: 100, to: 200 })]
+      })
+    }
+    // Free text is not an analysis filter: title and summary are stored by every scope.
+    expect(cov({ text: 'fatura', callTypes: ['Complaint'], from: 0, to: 200 }, scopes).complete).toBe(true)
+    // Outside any scope the gap says to sync with analysis.
+    expect(cov({ analysis: [sentiment], callTypes: ['Refund'], from: 0, to: 100 }, scopes).missing).toEqual([
+      gap({ callTypes: ['Refund'], analysis: true, from: 0, to: 100 })
+    ])
   })
 })

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { openCache, type MigrationProgress } from '../../../../src/core/cache'
+import { createSearch } from '../../../../src/core/search'
+import { migrationProgress } from '../../../../src/cli/migration-progress'
+import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
+
+// Migration 7 rebuilds the whole search index at the first open: minutes at 1,000,000 calls.
+// Opening says how far it is (the CLI prints it, the app logs it).
+
+let dir: string | null = null
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true })
+  dir = null
+})
+
+function call(i: number): CallRecord {
+  const at = Date.UTC(2025, 0, 1) + i * 1000
+  return {
+    callId: `m-${i}`,
+    callAt: at,
+    callDate: new Date(at).toISOString(),
+    title: i % 3 === 0 ? 'Fatura itirazı' : 'Kargo gecikti',
+    summary: `görüşme ${i}`,
+    analysis: [{ key: 'sentiment', friendlyName: 'Duygu', value: i % 2 ? 'olumlu' : 'olumsuz' }],
+    extra: {}
+  }
+}
+
+describe('migration progress', () => {
+  it('counts the index rebuild of every call, in order, to its end, and the index answers after', () => {
+    dir = mkdtempSync(join(tmpdir(), 'callsight-migrate-'))
+    const file = join(dir, 'cache.db')
+    const old = openCache(file, { schemaVersion: 6 })
+    old.ensureScope('all', { callTypes: [], direction: null, results: 'answered', hasNewRequest: null, includeAnalysis: true })
+    const n = 12_345
+    for (let i = 0; i < n; i += 100)
+      old.writePage({
+        scopeKey: 'all',
+        records: Array.from({ length: Math.min(100, n - i) }, (_, k) => call(i + k)),
+        includeAnalysis: true,
+        checkpoint: { i }
+      })
+    old.close()
+
+    const seen: MigrationProgress[] = []
+    const cache = openCache(file, { onMigrationProgress: (p) => seen.push(p) })
+    try {
+      expect(seen.length).toBeGreaterThan(2)
+      expect(new Set(seen.map((p) => p.version))).toEqual(new Set([7]))
+      const total = seen[0]!.total
+      expect(seen.every((p) => p.total === total)).toBe(true)
+      expect(total).toBeGreaterThan(n)
+      for (let k = 1; k < seen.length; k++) expect(seen[k]!.done).toBeGreaterThan(seen[k - 1]!.done)
+      expect(seen.at(-1)!.done).toBe(total)
+      expect(seen.at(-2)!.done).toBe(n)
+      expect(createSearch(cache).count(SearchQuery.parse({ text: 'fatura' }))).toBe(Math.ceil(n / 3))
+    } finally {
+      cache.close()
+    }
+    // Opened again: nothing to migrate, nothing said.
+    const again: MigrationProgress[] = []
+    openCache(file, { onMigrationProgress: (p) => again.push(p) }).close()
+    expect(again).toEqual([])
+  })
+
+  it('the CLI prints a line per tenth on a pipe, one redrawn line on a terminal', () => {
+    const lines: string[] = []
+    const pipe = migrationProgress({ out: () => {}, err: (t) => lines.push(t), tty: false })
+    for (let done = 0; done <= 1000; done += 50) pipe({ version: 7, done, total: 1000 })
+    expect(lines).toHaveLength(11)
+    expect(lines[5]).toBe('Updating the cache to schema 7: rebuilding the search index, 50% (500 of 1,000 steps)\n')
+    const drawn: string[] = []
+    const tty = migrationProgress({ out: () => {}, err: (t) => drawn.push(t), tty: true })
+    tty({ version: 7, done: 10, total: 20 })
+    tty({ version: 7, done: 20, total: 20 })
+    expect(drawn[0]!.startsWith('\r\x1b[2K')).toBe(true)
+    expect(drawn[1]!.endsWith('100% (20 of 20 steps)\n')).toBe(true)
+  })
+})
