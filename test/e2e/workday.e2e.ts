@@ -236,7 +236,8 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     await page.getByTestId('export-open').click()
     const dialog = page.getByTestId('export-dialog')
     await dialog.getByText('CSV', { exact: true }).click()
-    const downloading = page.waitForEvent('download', { timeout: 30_000 })
+    // The CSV itself (a CSV export also offers its metadata sidecar as a second download).
+    const downloading = page.waitForEvent('download', { timeout: 30_000, predicate: (d) => d.suggestedFilename().endsWith('.csv') })
     await dialog.getByTestId('export-start').click()
     const download = await downloading
     const lines = readFileSync(await download.path(), 'utf8')
