@@ -47,6 +47,7 @@ export function createAdmin(ctx: ServiceContext): ServiceAdmin {
       return t.addCalls(count, { from, to })
     },
     updateCalls: (count: number, opts?: { tenant?: string }) => tenantOf(ctx, opts?.tenant).updateCalls(count),
+    removeCalls: (callIds: string[], opts?: { tenant?: string }) => tenantOf(ctx, opts?.tenant).store.remove(new Set(callIds)),
     addRawCall(call: RawCallInput) {
       const t = tenantOf(ctx, call.tenant)
       const type = call.type === undefined ? 0 : t.typeIndex(call.type)

@@ -59,6 +59,8 @@ export class CallStore {
   version = new Uint16Array(0)
   /** Raw texts of calls added through addRawCall, by key. */
   readonly raw = new Map<number, { title: string; summary: string }>()
+  /** Calls removed (admin removeCalls): their result code is 0, which no filter asks for. */
+  removed = 0
   private nextOrdinal = 0
   /** Per result code, how many calls before each position: counts without a scan. Built lazily. */
   private resultPrefix: Uint32Array[] | null = null
@@ -215,7 +217,7 @@ export class CallStore {
   scan(lo: number, hi: number, f: ScanFilter, skip: number, take: number, ascending: boolean): ScanResult {
     const positions: number[] = []
     const end = skip + take
-    if (f.types === null && f.direction === null && f.results === null && f.hasNewRequest === null) {
+    if (f.types === null && f.direction === null && f.results === null && f.hasNewRequest === null && this.removed === 0) {
       const total = Math.max(0, hi - lo)
       for (let r = skip; r < Math.min(end, total); r++) positions.push(ascending ? lo + r : hi - 1 - r)
       return { total, positions }
@@ -231,6 +233,7 @@ export class CallStore {
     let total = 0
     const step = ascending ? 1 : -1
     for (let p = ascending ? lo : hi - 1, left = hi - lo; left > 0; left--, p += step) {
+      if (R[p] === 0) continue
       if (results !== null && results[R[p]!] === 0) continue
       if (direction !== null && D[p] !== direction) continue
       if (fresh >= 0 && F[p] !== fresh) continue
@@ -239,6 +242,19 @@ export class CallStore {
       total++
     }
     return { total, positions }
+  }
+
+  /** Stops returning these calls (a test hook: a service that drops calls); returns how many were found. */
+  remove(callIds: ReadonlySet<string>): number {
+    let found = 0
+    for (let p = 0; p < this.n; p++) {
+      if (this.res[p] === 0 || !callIds.has(this.callId(this.key[p]!))) continue
+      this.res[p] = 0
+      this.removed++
+      found++
+    }
+    this.resultPrefix = null
+    return found
   }
 
   /** The common request (a results filter only): count from prefix sums, walk only to the page's end. */

@@ -129,6 +129,8 @@ export interface ServiceAdmin {
   addCalls(count: number, opts?: { from?: string; to?: string; tenant?: string }): number
   /** Changes summary and analysis of existing calls (late analysis); returns their callIds. */
   updateCalls(count: number, opts?: { tenant?: string }): string[]
+  /** Stops returning these calls, as a service that dropped them would; returns how many it had. */
+  removeCalls(callIds: string[], opts?: { tenant?: string }): number
   /** Adds one call with the given raw (unmasked) texts; returns its callId. */
   addRawCall(call: RawCallInput): string
   dump(tenant?: string): DumpRecord[]

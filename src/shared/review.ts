@@ -99,7 +99,9 @@ export const Annotation = z.object({
   updatedAt: EpochMs,
   updatedBy: z.string(),
   /** The call is no longer in the cache (the service stopped returning it, or the cache was cleared). */
-  callMissing: z.boolean()
+  callMissing: z.boolean(),
+  /** When a sync over the call's window found that the service no longer returns it; null while it does. */
+  serviceDroppedAt: EpochMs.nullable().default(null)
 })
 export type Annotation = z.infer<typeof Annotation>
 

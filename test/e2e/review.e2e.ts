@@ -14,6 +14,8 @@ const invoke = invokeInPage
 describe('review mode', () => {
   let app: LaunchedApp
   const shownMs: number[] = []
+  /** The calls reviewed with the keyboard, in order. */
+  const reviewed: string[] = []
 
   beforeAll(async () => {
     app = await launchApp({ serve: { args: ['--demo'] }, viewport: { width: 1440, height: 900 } })
@@ -92,6 +94,7 @@ describe('review mode', () => {
       }
     }
     expect(new Set(seen).size).toBe(5)
+    reviewed.push(...seen)
     await expect.poll(() => page.getByTestId('review-progress').textContent()).toBe(`4 of ${size} reviewed`)
     // The note was masked before it was stored.
     const saved = await invoke<{ note: string; tags: string[]; score: { total: number } }>(page, 'annotations.get', { callId: seen[0] })
@@ -116,6 +119,43 @@ describe('review mode', () => {
     expect(await page.getByTestId('review-insight-scores').getAttribute('data-scored')).toBe('5')
     expect(await page.getByTestId('review-insight-scores').locator('canvas').count()).toBeGreaterThan(0)
     expect(await page.getByTestId('review-insight-tags').textContent()).toContain('şikayet')
+  })
+
+  it('filters the search by tag and status from the Search screen, and shows the review columns', async () => {
+    const { page } = app
+    await page.getByTestId('nav-search').click()
+    const count = page.getByTestId('result-count')
+    const total = async () => {
+      await expect.poll(() => count.getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
+      return Number(await count.getAttribute('data-total'))
+    }
+    expect(await total()).toBeGreaterThan(20)
+    // Keyboard: the toggle, then the tag field (known tags offered), Enter adds the tag.
+    await page.getByTestId('review-filters-toggle').focus()
+    await page.keyboard.press('Enter')
+    await page.getByTestId('review-filter-tag-input').focus()
+    await page.keyboard.type('iade')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.getByTestId('review-filter-tag').count()).toBe(1)
+    // Calls 1, 3 and 5 of the review were tagged "iade" (all found by "fatura").
+    await expect.poll(total, { timeout: 15_000 }).toBe(3)
+    await page.getByTestId('review-filter-status').click()
+    await page.getByRole('option', { name: 'Reviewed', exact: true }).click()
+    await page.keyboard.press('Escape')
+    // The fifth call's "reviewed" was undone.
+    await expect.poll(total, { timeout: 15_000 }).toBe(2)
+    expect(await page.getByTestId('review-filters-toggle').textContent()).toContain('Review (2)')
+
+    await page.getByTestId('column-chooser').click()
+    for (const name of ['Status', 'Tags', 'Score']) await page.getByRole('option', { name, exact: true }).click()
+    await page.keyboard.press('Escape')
+    const cell = (i: number, column: string) => page.getByTestId(`row-${i}`).locator(`[data-col="${column}"]`).textContent()
+    await expect.poll(() => cell(0, 'review:status'), { timeout: 10_000 }).toBe('Reviewed')
+    expect(await cell(1, 'review:tags')).toBe('iade')
+    expect(Number(await cell(0, 'review:score'))).toBeGreaterThan(0)
+    await app.screenshot('62-review-filters-en')
+    await page.getByTestId('review-filter-clear').click()
+    await expect.poll(total, { timeout: 15_000 }).toBeGreaterThan(20)
   })
 
   it('exports the list to XLSX with a sheet for the scorecard', async () => {
@@ -145,6 +185,31 @@ describe('review mode', () => {
     const calls = wb.getWorksheet('Calls')!
     const header = (calls.getRow(1).values as unknown[]).slice(1)
     expect(header).toContain('Review status')
+  })
+
+  it('edits the scorecard in Settings: a change saves a new version, the old one kept', async () => {
+    const { page } = app
+    await page.getByTestId('nav-settings').click()
+    const panel = page.getByTestId('settings-scorecards')
+    await panel.getByRole('button', { name: 'Kalite formu', exact: true }).click()
+    await expect.poll(() => page.getByTestId('scorecard-name').inputValue()).toBe('Kalite formu')
+    await page.getByTestId('criterion-name-0').fill('Selamlama ve karşılama')
+    await page.getByTestId('criterion-add').click()
+    await page.getByTestId('criterion-name-2').fill('Kapanış')
+    await page.getByTestId('criterion-scale-2').selectOption('0_10')
+    await page.getByTestId('scorecard-save').click()
+    type Card = { id: string; name: string; version: number; criteria: Array<{ name: string; scale: string }> }
+    const latest = async () => (await invoke<Card[]>(page, 'scorecards.list', {})).find((c) => c.name === 'Kalite formu')
+    await expect.poll(async () => (await latest())?.version, { timeout: 10_000 }).toBe(2)
+    const card = (await latest())!
+    expect(card.criteria.map((c) => [c.name, c.scale])).toEqual([
+      ['Selamlama ve karşılama', '1_5'],
+      ['KVKK', 'yes_no'],
+      ['Kapanış', '0_10']
+    ])
+    // The calls scored before keep the version they answered.
+    const scores = await invoke<{ score: { version: number } }>(page, 'annotations.get', { callId: reviewed[0]! })
+    expect(scores.score.version).toBe(1)
   })
 
   it('shows review mode in Turkish', async () => {

@@ -35,6 +35,18 @@ export async function simulateTenant(opts: {
   staggerMs?: number
   wholeSeconds?: boolean
   stepMs?: number
+  /**
+   * Requests each workstation keeps in flight (a sync keeps up to 3 pages going): that many
+   * senders share its count, so a 429 may find others of its requests already on their way.
+   */
+  inFlight?: number
+  /** Time from arrival until the answer is back with the client (the service's work, the way back). */
+  answerMs?: number
+  /**
+   * The service works one admitted request at a time for this long, and counts an arrival
+   * only when it gets to it: a busy service squeezes arrivals together (a loaded machine).
+   */
+  serviceBusyMs?: number
 }): Promise<TenantRun> {
   const { clock, window } = opts
   const start = clock.now()
@@ -48,22 +60,36 @@ export async function simulateTenant(opts: {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
+  const answer = opts.answerMs ?? 0
+  let busyUntil = 0
   const work = opts.limiters.map(async (limiter, i) => {
     const c = clients[i]!
     if (opts.staggerMs) await clock.sleep(i * opts.staggerMs)
-    while (c.admitted.length < opts.requests) {
-      await limiter.acquire()
-      const travel = latency + Math.round(random() * (opts.jitterMs ?? 0))
-      if (travel > 0) await clock.sleep(travel)
-      const retry = window.admit(clock.now())
-      if (retry === null) {
-        c.admitted.push(clock.now())
-        c.finishedAt = clock.now()
-      } else {
-        c.rejected++
-        limiter.penalize(opts.wholeSeconds ? Math.max(1, Math.ceil(retry / 1000)) * 1000 : retry)
+    let started = 0
+    const sender = async (): Promise<void> => {
+      while (started < opts.requests) {
+        started++
+        for (;;) {
+          await limiter.acquire()
+          const travel = latency + Math.round(random() * (opts.jitterMs ?? 0))
+          if (travel > 0) await clock.sleep(travel)
+          if (busyUntil > clock.now()) await clock.sleep(busyUntil - clock.now())
+          const retry = window.admit(clock.now())
+          if (retry === null && opts.serviceBusyMs) busyUntil = Math.max(busyUntil, clock.now()) + opts.serviceBusyMs
+          const arrived = clock.now()
+          if (answer > 0) await clock.sleep(answer)
+          limiter.settle?.()
+          if (retry === null) {
+            c.admitted.push(arrived)
+            c.finishedAt = Math.max(c.finishedAt, arrived)
+            break
+          }
+          c.rejected++
+          limiter.penalize(opts.wholeSeconds ? Math.max(1, Math.ceil(retry / 1000)) * 1000 : retry)
+        }
       }
     }
+    await Promise.all(Array.from({ length: opts.inFlight ?? 1 }, sender))
   })
   let done = false
   const all = Promise.all(work).then(() => (done = true))

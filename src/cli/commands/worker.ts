@@ -91,6 +91,7 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal)
       scopes: cfg.scopes,
       workerName: `${hostname()}:${process.pid}`,
       waits: conn.waits,
+      pace: () => conn.limiter.status,
       relogin: async () => conn.session.login(cfg.user, await readPassword())
     })
     const r = await worker.run(stop.signal, { once: values.once })

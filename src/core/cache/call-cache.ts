@@ -298,6 +298,15 @@ export class CallCache {
     this.wrote(null, [])
   }
 
+  hasAnnotations(): boolean {
+    return this.annotations.count() > 0
+  }
+
+  /** The sync's hook after a whole pass (SyncStore.markServiceDropped): see AnnotationStore. */
+  markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
+    return this.annotations.markServiceDropped(scopeKey, from, to, seen, at)
+  }
+
   /**
    * Empties the cache (calls, scopes, runs, catalog) and gives the space back. The review
    * tables stay unless `keepReview` is false: annotations are the user's work, not a copy.

@@ -375,6 +375,16 @@ export const migrations: readonly Migration[] = [
         END;
       `)
     }
+  },
+  {
+    // Version 10: when a sync found that the service no longer returns an annotated call
+    // (a full pass over a window of a scope the call was a member of, without it), distinct
+    // from a call not in the cache (docs/review.md). NULL while the service returns it.
+    version: 10,
+    up(db) {
+      const cols = db.prepare(`SELECT name FROM pragma_table_info('annotations')`).pluck().all() as string[]
+      if (!cols.includes('service_dropped_at')) db.exec('ALTER TABLE annotations ADD COLUMN service_dropped_at INTEGER')
+    }
   }
 ]
 

@@ -160,12 +160,13 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
     for (let attempt = 0; ; attempt++) {
       const canRetry = attempt < policy.maxRetries
       await opts.limiter.acquire(signal)
-      // Built after the limiter's wait: what goes into it (the access token) must be current.
-      const request = typeof init === 'function' ? await init() : init
       let res: RawResponse
       try {
+        // Built after the limiter's wait: what goes into it (the access token) must be current.
+        const request = typeof init === 'function' ? await init() : init
         res = await exchange(opts.fetch, clock, url, request, timeoutMs, signal, limit)
       } catch (e) {
+        opts.limiter.settle?.()
         if (!(e instanceof AttemptError)) throw e
         log.log('warn', `${endpoint}: ${e.error.code} on attempt ${attempt + 1}`)
         // A refused connection at sign-in is reported at once: someone is waiting at the form,
@@ -174,6 +175,8 @@ export function createServiceClient(opts: ServiceClientOptions): ServiceClient {
         await wait('backoff', backoffMs(attempt, policy), attempt, signal)
         continue
       }
+      // The answer is in: the limiter may let the next request go while it is slowed down.
+      opts.limiter.settle?.()
       log.log('debug', `${endpoint}: HTTP ${res.status}`, { attempt: attempt + 1 })
       const hint = readRateHeaders(res.headers, clock.now())
       if (hint) opts.limiter.learn(hint)

@@ -97,7 +97,7 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       [labels.scope, text.text(describe(text.deep(meta.scope)))],
       [labels.coverage, text.text(describeCoverage(meta.coverage, clock))]
     ]
-    const scorecards = review ? new ScorecardSheets(review, text) : undefined
+    const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
   if (format !== 'csv') return { file, ...result }

@@ -28,6 +28,19 @@ export interface HeaderLabels {
   query: string
   scope: string
   coverage: string
+  // Column `review` and the scorecard sheets (docs/review.md).
+  reviewStatus: string
+  tags: string
+  note: string
+  score: string
+  scorecard: string
+  reviewer: string
+  reviewedAt: string
+  version: string
+  total: string
+  criticalFailed: string
+  yes: string
+  no: string
 }
 
 const EN: HeaderLabels = {
@@ -50,7 +63,19 @@ const EN: HeaderLabels = {
   analysisLayout: 'Analysis layout',
   query: 'Query',
   scope: 'Scope',
-  coverage: 'Coverage'
+  coverage: 'Coverage',
+  reviewStatus: 'Review status',
+  tags: 'Tags',
+  note: 'Note',
+  score: 'Score',
+  scorecard: 'Scorecard',
+  reviewer: 'Reviewer',
+  reviewedAt: 'Reviewed at',
+  version: 'Version',
+  total: 'Total',
+  criticalFailed: 'Critical failed',
+  yes: 'yes',
+  no: 'no'
 }
 
 const TR: HeaderLabels = {
@@ -73,7 +98,19 @@ const TR: HeaderLabels = {
   analysisLayout: 'Analiz düzeni',
   query: 'Sorgu',
   scope: 'Kapsam',
-  coverage: 'Eşitleme kapsamı'
+  coverage: 'Eşitleme kapsamı',
+  reviewStatus: 'İnceleme durumu',
+  tags: 'Etiketler',
+  note: 'Not',
+  score: 'Puan',
+  scorecard: 'Puan kartı',
+  reviewer: 'İnceleyen',
+  reviewedAt: 'İnceleme zamanı',
+  version: 'Sürüm',
+  total: 'Toplam',
+  criticalFailed: 'Kritik kriter başarısız',
+  yes: 'evet',
+  no: 'hayır'
 }
 
 export function headerLabels(language: HeaderLanguage): HeaderLabels {

@@ -2,6 +2,7 @@ import type { CallRecord } from '../../shared/domain'
 import type { Annotation, Scorecard } from '../../shared/review'
 import { DateCell, NumberCell, type Cell } from './cells'
 import type { TabularColumn } from './tabular'
+import type { HeaderLabels } from './header-labels'
 import type { TextGuard } from './text-guard'
 
 /** The annotations an export reads beside the calls (column `review`). */
@@ -14,15 +15,20 @@ export interface ReviewLookup {
 const number = (n: number): NumberCell => new NumberCell(String(n), n)
 
 /** CSV/XLSX: status, tags, note, score, scorecard, reviewer, reviewed at. */
-export function reviewPart(lookup: ReviewLookup, text: TextGuard, columns: TabularColumn[]): (row: Cell[], record: CallRecord) => void {
+export function reviewPart(
+  lookup: ReviewLookup,
+  text: TextGuard,
+  columns: TabularColumn[],
+  labels: HeaderLabels
+): (row: Cell[], record: CallRecord) => void {
   columns.push(
-    { header: 'Review status', kind: 'text' },
-    { header: 'Tags', kind: 'text' },
-    { header: 'Note', kind: 'longText' },
-    { header: 'Score', kind: 'value' },
-    { header: 'Scorecard', kind: 'text' },
-    { header: 'Reviewer', kind: 'text' },
-    { header: 'Reviewed at', kind: 'date' }
+    { header: labels.reviewStatus, kind: 'text' },
+    { header: labels.tags, kind: 'text' },
+    { header: labels.note, kind: 'longText' },
+    { header: labels.score, kind: 'value' },
+    { header: labels.scorecard, kind: 'text' },
+    { header: labels.reviewer, kind: 'text' },
+    { header: labels.reviewedAt, kind: 'date' }
   )
   const names = new Map(lookup.scorecards.map((s) => [`${s.id}@${s.version}`, `${s.name} v${s.version}`]))
   return (row, record) => {
@@ -86,7 +92,8 @@ export class ScorecardSheets {
 
   constructor(
     private readonly lookup: ReviewLookup,
-    private readonly text: TextGuard
+    private readonly text: TextGuard,
+    private readonly labels: HeaderLabels
   ) {
     for (const s of lookup.scorecards) this.cards.set(s.id, [...(this.cards.get(s.id) ?? []), s])
   }
@@ -107,7 +114,7 @@ export class ScorecardSheets {
       new DateCell(record.callAt),
       number(score.version),
       score.total === null ? '' : number(score.total),
-      score.failed ? 'yes' : 'no',
+      score.failed ? this.labels.yes : this.labels.no,
       ...criteria.map((c) => {
         const a = score.answers[c.id]
         return a === undefined || a === null ? '' : number(a)
@@ -119,17 +126,17 @@ export class ScorecardSheets {
   }
 
   sheets(zone: string): ScorecardSheet[] {
-    const taken = new Set(['calls', 'export'])
+    const taken = new Set([this.labels.dataSheet.toLowerCase(), this.labels.aboutSheet.toLowerCase()])
     return [...this.rows].map(([id, rows]) => {
       const newest = [...(this.cards.get(id) ?? [])].sort((a, b) => b.version - a.version)[0]
       return {
         name: sheetName(newest?.name ?? id, taken),
         header: [
-          'Call ID',
-          `Call date (${zone})`,
-          'Version',
-          'Total',
-          'Critical failed',
+          this.labels.callId,
+          this.labels.callDate(zone),
+          this.labels.version,
+          this.labels.total,
+          this.labels.criticalFailed,
           ...this.criteriaOf(id).map((c) => this.text.text(c.name))
         ],
         rows

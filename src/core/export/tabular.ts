@@ -82,7 +82,7 @@ export function planTabular(input: TabularInput): TabularPlan {
         break
       case 'review':
         // Without annotations to read (an export from elsewhere), the column is left out.
-        if (input.review) parts.push(reviewPart(input.review, text, columns))
+        if (input.review) parts.push(reviewPart(input.review, text, columns, labels))
         break
     }
   }

@@ -1,15 +1,8 @@
-import { cancelled } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import type { RateLimit } from '../../shared/domain'
 import type { LimiterStatus, LimiterWait, RequestPacer, TenantRateLimiterOptions } from './pacer'
-
-interface Waiter {
-  resolve: () => void
-  reject: (e: unknown) => void
-  signal: AbortSignal | undefined
-  onAbort: () => void
-}
+import { WaiterQueue } from './waiter-queue'
 
 /**
  * The limiter before issue 12, kept as the same-run baseline of `npm run bench -- --only
@@ -30,8 +23,7 @@ export class LegacyTenantRateLimiter implements RequestPacer {
   private readonly margin: number | undefined
   private readonly onWait: ((w: LimiterWait) => void) | undefined
   private spent: number[] = []
-  private queue: Waiter[] = []
-  private pumping = false
+  private readonly queue: WaiterQueue
   private pausedUntil = 0
   private paceValue = 1
   private lastAdjustAt = 0
@@ -43,6 +35,11 @@ export class LegacyTenantRateLimiter implements RequestPacer {
     this.clock = opts.clock ?? systemClock
     this.margin = opts.marginMs
     this.onWait = opts.onWait
+    this.queue = new WaiterQueue(this.clock, {
+      delayMs: () => this.delayMs(),
+      granted: () => this.granted(),
+      waiting: (ms) => this.onWait?.({ reason: this.pausedUntil > this.clock.now() ? 'retryAfter' : 'limit', ms })
+    })
   }
 
   get limit(): RateLimit {
@@ -96,21 +93,7 @@ export class LegacyTenantRateLimiter implements RequestPacer {
 
   /** Resolves when a request may be sent; rejects with Cancelled if the signal aborts first. */
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(cancelled('The request'))
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          this.queue = this.queue.filter((w) => w !== waiter)
-          reject(cancelled('The request'))
-        }
-      }
-      signal?.addEventListener('abort', waiter.onAbort, { once: true })
-      this.queue.push(waiter)
-      void this.pump()
-    })
+    return this.queue.acquire(signal)
   }
 
   /** A 429 was received: hold every request for Retry-After, then go slower. */
@@ -122,33 +105,13 @@ export class LegacyTenantRateLimiter implements RequestPacer {
     this.lastAdjustAt = now
   }
 
-  private grant(w: Waiter): void {
+  private granted(): void {
     const now = this.clock.now()
     this.spent.push(now)
     this.grantedCount++
     if (this.paceValue < 1 && now - this.lastAdjustAt >= 2 * this.windowMs) {
       this.paceValue = Math.min(1, this.paceValue + 0.1)
       this.lastAdjustAt = now
-    }
-    w.signal?.removeEventListener('abort', w.onAbort)
-    w.resolve()
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) return
-    this.pumping = true
-    try {
-      while (this.queue.length > 0) {
-        const wait = this.delayMs()
-        if (wait <= 0) {
-          this.grant(this.queue.shift()!)
-          continue
-        }
-        this.onWait?.({ reason: this.pausedUntil > this.clock.now() ? 'retryAfter' : 'limit', ms: wait })
-        await this.clock.sleep(wait)
-      }
-    } finally {
-      this.pumping = false
     }
   }
 }

@@ -28,6 +28,8 @@ export interface TenantRateLimiterOptions {
   /** Requests that may go at once after an idle spell; default from the limit (1 to 3). */
   burst?: number
   onWait?: (w: LimiterWait) => void
+  /** Desynchronises workstations' climbs after a 429 (tests pass a seeded one); Math.random by default. */
+  random?: () => number
 }
 
 /** What the service client needs from a tenant's limiter (the current one and the legacy baseline). */
@@ -42,4 +44,9 @@ export interface RequestPacer {
   hold(ms: number): void
   /** A response carried rate-limit headers. */
   learn(hint: RateHint): void
+  /**
+   * The answer to a granted request is in (or it failed). Optional: a pacer that is told
+   * keeps one request on its way at a time while it is slowed down by others' use.
+   */
+  settle?(): void
 }

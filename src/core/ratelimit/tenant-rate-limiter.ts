@@ -1,4 +1,3 @@
-import { cancelled } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import type { RateLimit } from '../../shared/domain'
@@ -6,13 +5,7 @@ import { PaceControl } from './pace-control'
 import type { LimiterStatus, LimiterWait, RateHint, RequestPacer, TenantRateLimiterOptions } from './pacer'
 import { holdCapMs } from './retry-after'
 import { SlotSchedule } from './slot-schedule'
-
-interface Waiter {
-  resolve: () => void
-  reject: (e: unknown) => void
-  signal: AbortSignal | undefined
-  onAbort: () => void
-}
+import { WaiterQueue } from './waiter-queue'
 
 /** Waits shorter than this are the schedule's ordinary spacing, not news for the progress. */
 const REPORTED_WAIT_MS = 1_000
@@ -45,12 +38,22 @@ export class TenantRateLimiter implements RequestPacer {
   private readonly onWait: ((w: LimiterWait) => void) | undefined
   private readonly schedule = new SlotSchedule()
   private readonly control: PaceControl
-  private queue: Waiter[] = []
-  private pumping = false
+  private readonly queue: WaiterQueue
   private pausedUntil = 0
   private pauseIsRetryAfter = false
   private grantedCount = 0
   private penaltyCount = 0
+  /** Grant times over the last window, oldest first, and the 429s among them (see ownShare). */
+  private recentGrants: number[] = []
+  private recentRefusals: number[] = []
+  private firstGrantAt: number | null = null
+  /** Granted requests whose answer is not in yet (settle). */
+  private outstanding = 0
+  private wakeOnSettle: (() => void) | null = null
+  /** Set by the first settle(): the caller reports answers, so requests in flight can be counted. */
+  private tracksAnswers = false
+  /** After a 429 of others' making, until a request is answered without one (see oneAtATime). */
+  private probing = false
 
   constructor(limit: RateLimit, opts: TenantRateLimiterOptions = {}) {
     this.limitValue = { ...limit }
@@ -58,7 +61,16 @@ export class TenantRateLimiter implements RequestPacer {
     this.margin = opts.marginMs
     this.burstOption = opts.burst
     this.onWait = opts.onWait
-    this.control = new PaceControl(() => this.windowMs)
+    this.control = new PaceControl(() => this.windowMs, opts.random)
+    this.queue = new WaiterQueue(this.clock, {
+      delayMs: () => this.delayMs(),
+      blocked: () => (this.oneAtATime() ? new Promise<void>((resolve) => (this.wakeOnSettle = resolve)) : null),
+      granted: () => this.granted(),
+      waiting: (ms) => {
+        const retryAfter = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
+        if (retryAfter || ms >= REPORTED_WAIT_MS) this.onWait?.({ reason: retryAfter ? 'retryAfter' : 'limit', ms })
+      }
+    })
   }
 
   get limit(): RateLimit {
@@ -111,31 +123,61 @@ export class TenantRateLimiter implements RequestPacer {
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(cancelled('The request'))
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
-          this.queue = this.queue.filter((w) => w !== waiter)
-          reject(cancelled('The request'))
-        }
-      }
-      signal?.addEventListener('abort', waiter.onAbort, { once: true })
-      this.queue.push(waiter)
-      void this.pump()
-    })
+    return this.queue.acquire(signal)
   }
 
   penalize(retryAfterMs: number): void {
     const now = this.clock.now()
     const ms = Math.min(Math.max(0, retryAfterMs), holdCapMs(this.limitValue))
     this.penaltyCount++
+    this.recentRefusals.push(now)
     // The 429s of requests already on their way when the first came are one signal, not several.
     const fresh = !(this.pauseIsRetryAfter && this.pausedUntil > now)
     this.pause(now + ms, true)
-    if (fresh) this.control.throttled(now, this.pausedUntil, ms)
+    if (fresh) {
+      this.control.throttled(now, this.pausedUntil, ms, this.ownShare(now), this.admittedPace(now))
+      this.probing = this.control.retreating(now)
+    }
+  }
+
+  /** A granted request's answer (or failure) is in. */
+  settle(): void {
+    this.tracksAnswers = true
+    this.outstanding = Math.max(0, this.outstanding - 1)
+    // The client reports a 429 right after its settle, in the same turn: if none came, this
+    // answer got through, and the probe after the last 429 is done.
+    const penalties = this.penaltyCount
+    queueMicrotask(() => {
+      if (this.penaltyCount === penalties) this.probing = false
+    })
+    const wake = this.wakeOnSettle
+    this.wakeOnSettle = null
+    wake?.()
+  }
+
+  /**
+   * The share of the configured limit our own admitted requests took in the last window, or
+   * null before we have sent for a whole window (too early to tell ours from others').
+   */
+  private ownShare(now: number): number | null {
+    if (this.firstGrantAt === null || now - this.firstGrantAt < this.windowMs) return null
+    const since = now - this.windowMs
+    this.recentGrants = this.recentGrants.filter((t) => t > since)
+    this.recentRefusals = this.recentRefusals.filter((t) => t > since)
+    return Math.max(0, this.recentGrants.length - this.recentRefusals.length) / this.limitValue.requests
+  }
+
+  /**
+   * The pace our admitted requests came at over the last window (or since the first, once a
+   * quarter of a window has passed), against the configured limit; null before.
+   */
+  private admittedPace(now: number): number | null {
+    if (this.firstGrantAt === null) return null
+    const span = Math.min(this.windowMs, now - this.firstGrantAt)
+    if (span < this.windowMs / 4) return null
+    const since = now - span
+    const admitted = this.recentGrants.filter((t) => t > since).length - this.recentRefusals.filter((t) => t > since).length
+    return (Math.max(0, admitted) / span) * (this.windowMs / this.limitValue.requests)
   }
 
   hold(ms: number): void {
@@ -160,33 +202,27 @@ export class TenantRateLimiter implements RequestPacer {
     this.schedule.holdUntil(this.pausedUntil)
   }
 
-  private grant(w: Waiter): void {
+  /**
+   * After a 429 of others' making the first request after the pause goes alone, and the next
+   * waits for its answer: a sync keeps several pages in flight, and those sent into a window
+   * that is still full would meet 429s of their own. Only until one gets through: a slow
+   * answer must not cap the pace for long.
+   */
+  private oneAtATime(): boolean {
+    return this.tracksAnswers && this.probing && this.outstanding > 0
+  }
+
+  private granted(): void {
     const now = this.clock.now()
     // A late grant (a timer firing late) keeps the grid up to a tenth of the margin: a window a
     // sixth of ours (10 of our 60 requests) still has 60 % of its share of the margin left.
     this.schedule.take(now, this.interval(now), this.burst(now), this.marginMs / 10)
     this.grantedCount++
-    w.signal?.removeEventListener('abort', w.onAbort)
-    w.resolve()
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) return
-    this.pumping = true
-    try {
-      while (this.queue.length > 0) {
-        const wait = this.delayMs()
-        if (wait <= 0) {
-          this.grant(this.queue.shift()!)
-          continue
-        }
-        const retryAfter = this.pauseIsRetryAfter && this.pausedUntil > this.clock.now()
-        if (retryAfter || wait >= REPORTED_WAIT_MS) this.onWait?.({ reason: retryAfter ? 'retryAfter' : 'limit', ms: wait })
-        await this.clock.sleep(wait)
-      }
-    } finally {
-      this.pumping = false
-    }
+    this.outstanding++
+    this.firstGrantAt ??= now
+    this.recentGrants.push(now)
+    // Bounded: only the last window's grants are ever counted.
+    if (this.recentGrants.length > 4 * this.limitValue.requests) this.ownShare(now)
   }
 }
 

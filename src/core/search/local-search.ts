@@ -188,7 +188,7 @@ class SearchOverCache implements LocalSearch {
       for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
       return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
     }
-    const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}`)
+    const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}\u0000${this.view.versionOf(sortBy.column)}`)
     const near = state.nearest(offset)
     const start = near.key === null ? 0 : near.key[0] + 1
     const at = (i: number): number => positionAt(sorted, sortBy.dir, i)

@@ -1,4 +1,4 @@
-import type { CallRow, CellValue, ColumnInfo, ResultColumn, RowCells } from '../../shared/domain'
+import { REVIEW_STATUSES, type CallRow, type CellValue, type ColumnInfo, type ResultColumn, type RowCells } from '../../shared/domain'
 import type { ScopeRef, ViewReads } from '../cache'
 import type { SearchCatalog } from './catalog'
 import { MAX_MASK_TYPES, type CallColumns } from './columns'
@@ -41,10 +41,25 @@ const SORTED_KEPT = 4
  */
 const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
 
-type Parsed = { kind: 'callType' } | { kind: 'extra'; field: string } | { kind: 'analysis'; key: string }
+type ReviewField = 'status' | 'tags' | 'score'
+type Parsed =
+  { kind: 'callType' } | { kind: 'extra'; field: string } | { kind: 'analysis'; key: string } | { kind: 'review'; field: ReviewField }
+
+/** The review columns, always offered: review is local work on any cache. */
+const REVIEW_COLUMNS: readonly ColumnInfo[] = [
+  { column: 'review:status', label: 'review:status', numeric: false },
+  { column: 'review:tags', label: 'review:tags', numeric: false },
+  { column: 'review:score', label: 'review:score', numeric: true }
+]
+
+/** A sorted review column is kept under the review version it was built at (annotation writes do not move the data version). */
+export function sortedKey(column: ResultColumn, reviewVersion: number): string {
+  return column.startsWith('review:') ? `${column}\u0000${reviewVersion}` : column
+}
 
 function parse(column: ResultColumn): Parsed {
   if (column === 'callType') return { kind: 'callType' }
+  if (column.startsWith('review:')) return { kind: 'review', field: column.slice(7) as ReviewField }
   if (column.startsWith('extra:')) return { kind: 'extra', field: column.slice(6) }
   return { kind: 'analysis', key: column.slice(9) }
 }
@@ -124,21 +139,28 @@ export class ViewColumns {
     for (const e of this.extras.get())
       if (/^[A-Za-z0-9_]{1,100}$/.test(e.field)) out.push({ column: `extra:${e.field}`, label: e.field, numeric: e.numeric })
     for (const k of this.catalog.analysisKeys()) out.push({ column: `analysis:${k.key}`, label: k.friendlyName, numeric: k.numeric })
+    out.push(...REVIEW_COLUMNS)
     return out
   }
 
   /** Every call in the column's order (built once per data version, a few kept). */
   sortedBy(column: ResultColumn): SortedColumn {
     const kept = this.sorted.get()
-    let s = kept.get(column)
+    const key = sortedKey(column, this.reads.reviewVersion())
+    let s = kept.get(key)
     if (s) {
-      kept.delete(column)
+      kept.delete(key)
     } else {
       s = this.build(parse(column))
       if (kept.size >= SORTED_KEPT) kept.delete(kept.keys().next().value!)
     }
-    kept.set(column, s)
+    kept.set(key, s)
     return s
+  }
+
+  /** The review version a sort by this column was built at (0 for other columns): part of a query's per-sort memory. */
+  versionOf(column: ResultColumn): number {
+    return column.startsWith('review:') ? this.reads.reviewVersion() : 0
   }
 
   private build(c: Parsed): SortedColumn {
@@ -153,6 +175,21 @@ export class ViewColumns {
     for (let i = 0; i < byDate.length; i++) size = Math.max(size, byDate[i]! + 1)
     const rankOf = new Int32Array(size).fill(-1)
     const none = { rankOf, labels: [], numbers: null }
+    if (c.kind === 'review') {
+      const { calls, values } = this.reads.reviewColumn(c.field)
+      if (c.field === 'score') {
+        const nums = values.map(Number)
+        const { rank, distinct } = rankNumbers(nums)
+        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
+        return { rankOf, ...numbered(distinct) }
+      }
+      // Status in workflow order (new, in review, reviewed, follow-up), tags in collation order.
+      const text = values.map(String)
+      const labels = c.field === 'status' ? REVIEW_STATUSES.map((v) => v as string) : rankText(text).distinct
+      const rank = new Map(labels.map((v, i) => [v, i]))
+      for (let i = 0; i < calls.length; i++) if (calls[i]! < size && rank.has(text[i]!)) rankOf[calls[i]!] = rank.get(text[i]!)!
+      return { rankOf, labels, numbers: null }
+    }
     if (c.kind === 'callType') {
       const types = typeScopes(this.catalog.scopes()).slice(0, MAX_MASK_TYPES)
       const masks = this.columns.typeMasks(types.map((t) => t.scopes))
@@ -230,18 +267,28 @@ export class ViewColumns {
       if (!mine.has(key)) mine.set(key, numericKey.has(key) && num !== null ? num : value)
       items.set(call, mine)
     }
+    const reviewOf = new Map(rows.map((r) => [r.callId, r.review]))
     const out: RowCells = {}
     for (const call of read.calls) {
       const cell: Record<string, CellValue> = {}
       for (const { column, p } of parsed) {
         if (p.kind === 'callType') cell[column] = types.has(call.id) ? [...types.get(call.id)!].sort(collator.compare).join(', ') : null
         else if (p.kind === 'extra') cell[column] = scalar(call.extra[fields.indexOf(p.field)])
+        else if (p.kind === 'review') cell[column] = reviewCell(reviewOf.get(call.callId), p.field)
         else cell[column] = items.get(call.id)?.get(p.key) ?? null
       }
       out[call.callId] = cell
     }
     return out
   }
+}
+
+/** A review column's cell from the row's annotation: the status code (the app names it), tags joined, the total. */
+function reviewCell(review: CallRow['review'], field: ReviewField): CellValue {
+  if (!review) return null
+  if (field === 'status') return review.status
+  if (field === 'tags') return review.tags.length > 0 ? review.tags.join(', ') : null
+  return review.total
 }
 
 function scalar(v: unknown): CellValue {

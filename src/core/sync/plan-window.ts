@@ -19,6 +19,8 @@ export interface RunPlan {
   pageSize: number
   /** Where this run starts: a stored checkpoint it continues, or a new pass. */
   checkpoint: Checkpoint
+  /** It continues a stored checkpoint: calls returned before this run are not known to it. */
+  resumed: boolean
 }
 
 /**
@@ -43,13 +45,13 @@ export async function planRun(
   const plan = { scope, filters, key, pageSize: maxTake(filters.includeAnalysis) }
 
   const stored = readCheckpoint(await store.getCheckpoint(key))
-  if (stored && stored.requestFrom === scope.from && stored.requestTo === scope.to) return { ...plan, checkpoint: stored }
+  if (stored && stored.requestFrom === scope.from && stored.requestTo === scope.to) return { ...plan, checkpoint: stored, resumed: true }
   // A finished pass whose coverage was not yet recorded (killed right at the end).
   if (stored?.pager.done) await store.addCoverage(key, stored.rangeFrom, stored.rangeTo)
   const rangeFrom = mode === 'incremental' ? passStart(await store.coverage(key), scope, lookbackMs) : scope.from
   const checkpoint = newPass(scope, rangeFrom, order)
   await store.setCheckpoint(key, checkpoint)
-  return { ...plan, checkpoint }
+  return { ...plan, checkpoint, resumed: false }
 }
 
 /**

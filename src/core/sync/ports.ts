@@ -47,6 +47,13 @@ export interface SyncStore {
   upsertCallTypes(list: readonly CallType[]): Awaitable<void>
   /** Housekeeping after a run that stored calls (SQLite merges its full-text index). */
   optimizeIndex(): Awaitable<void>
+  /**
+   * After a whole pass over [from, to) of a scope: annotated member calls the pass did not
+   * return are marked dropped by the service (docs/review.md). Only stores with annotations.
+   */
+  markServiceDropped?(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): Awaitable<unknown>
+  /** Whether any call is annotated: without annotations a pass keeps no set of the ids it saw. */
+  hasAnnotations?(): Awaitable<boolean>
 }
 
 /** Something that reports how long the next request must wait (the tenant limiter's onWait). */

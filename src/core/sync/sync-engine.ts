@@ -88,10 +88,13 @@ export class SyncEngine {
     const unsubscribe = this.deps.waits?.subscribe((ms) => report.waiting(ms))
     const pipeline = new FetchPipeline(source, { rangeTo: plan.checkpoint.rangeTo, filters, pageSize }, opts.signal)
     const group = new StoreGroup(cache)
-    const at = { checkpoint: plan.checkpoint }
+    // A whole pass in this run over a cache with annotations keeps the ids it saw, so that
+    // complete() can tell which annotated calls the service no longer returns.
+    const track = !plan.resumed && cache.markServiceDropped !== undefined && (await cache.hasAnnotations?.()) === true
+    const at = { checkpoint: plan.checkpoint, seen: track ? new Set<string>() : null }
     try {
       await this.fetchAndStore(plan, runId, pipeline, group, report, at)
-      return await this.complete(plan, runId, at.checkpoint, report)
+      return await this.complete(plan, runId, at, report)
     } catch (e) {
       pipeline.abort()
       await group.salvage(logger)
@@ -115,7 +118,7 @@ export class SyncEngine {
     pipeline: FetchPipeline,
     group: StoreGroup,
     report: RunReport,
-    at: { checkpoint: Checkpoint }
+    at: { checkpoint: Checkpoint; seen: Set<string> | null }
   ): Promise<void> {
     report.fetching(at.checkpoint)
     pipeline.fill(at.checkpoint.pager)
@@ -127,6 +130,7 @@ export class SyncEngine {
       }
       const { params, page } = await pipeline.next()
       const step = foldPage(at.checkpoint, params, page)
+      if (at.seen) for (const r of step.records) at.seen.add(r.callId)
       report.pageApplied(page, step.outcome, at.checkpoint, step.records.length)
       pipeline.follow(step.checkpoint.pager)
       const stored = group.add({
@@ -147,8 +151,17 @@ export class SyncEngine {
   }
 
   /** The pass is done: record its coverage, merge the full-text index, close the run. */
-  private async complete(plan: RunPlan, runId: string, cp: Checkpoint, report: RunReport): Promise<SyncProgress> {
+  private async complete(
+    plan: RunPlan,
+    runId: string,
+    at: { checkpoint: Checkpoint; seen: ReadonlySet<string> | null },
+    report: RunReport
+  ): Promise<SyncProgress> {
     const { cache, clock } = this.deps
+    const cp = at.checkpoint
+    // The whole pass ran in this run and reached every call (no dense second): a member of
+    // the scope in its range that it did not return is one the service no longer returns.
+    if (at.seen && cp.pager.dense.length === 0) await cache.markServiceDropped?.(plan.key, cp.rangeFrom, cp.rangeTo, at.seen, clock.now())
     // Coverage is added after the last page's transaction; a kill in between leaves a
     // checkpoint marked done, which the next run turns into coverage without fetching.
     await cache.addCoverage(plan.key, cp.rangeFrom, cp.rangeTo)

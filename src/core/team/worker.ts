@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncProgress, type SyncScopeInput } from '../../shared/domain'
+import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncPace, type SyncProgress, type SyncScopeInput } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { isAbortError, toErrorInfo } from '../errors'
 import type { Clock, Logger } from '../platform'
@@ -100,6 +100,13 @@ export interface WorkerDeps {
   waits?: WaitSource
   /** Signs in again after the session ended (refresh token expired). */
   relogin?: () => Promise<void>
+  /** The tenant limiter's pace now, reported in the progress and done lines. */
+  pace?: () => SyncPace
+}
+
+/** The limiter's pace against the tenant's limit, for a log line: slowed down when others spend it too. */
+function paceFields(pace: SyncPace | undefined): Record<string, number | boolean> {
+  return pace ? { pacePerMinute: Math.round(pace.perMinute), limitPerMinute: pace.limitPerMinute, throttled: pace.throttled } : {}
 }
 
 /** Now in PostgreSQL's clock, in ms: heartbeats and their age are both read from it. */
@@ -182,7 +189,9 @@ export class TeamWorker {
           stored: p.stored,
           requests: p.requests,
           requestsPerMinute: Math.round(p.requestsPerMinute),
-          etaSeconds: p.etaSeconds
+          etaSeconds: p.etaSeconds,
+          // The limiter's pace against the tenant's limit: slowed down when others spend it too.
+          ...paceFields(p.pace)
         })
       }
       const engine = new SyncEngine({
@@ -192,7 +201,8 @@ export class TeamWorker {
         logger,
         rateLimit: this.deps.rateLimit,
         lookbackHours: this.deps.lookbackHours,
-        waits: this.deps.waits
+        waits: this.deps.waits,
+        pace: this.deps.pace
       })
       const final = await engine.run(scope, { mode: 'incremental', signal, onProgress })
       heartbeat.abort()
@@ -212,6 +222,7 @@ export class TeamWorker {
         stored: final.stored,
         requests: final.requests,
         seconds: Math.round((clock.now() - startedAt) / 100) / 10,
+        ...paceFields(final.pace),
         ...(error ? { error: { code: error.code, message: error.message } } : {})
       })
       if (error && RELOGIN_CODES.has(error.code) && this.deps.relogin && !signal.aborted) {

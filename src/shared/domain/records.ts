@@ -51,12 +51,13 @@ export const SUMMARY_PREVIEW_CHARS = 240
 /**
  * A column of the results list besides the fixed ones: the call type (from the single-type
  * scopes that returned the call), a field the service sends that the contract does not name
- * (`extra:agentName`, `extra:durationSeconds`), or an analysis key (`analysis:<key>`).
+ * (`extra:agentName`, `extra:durationSeconds`), an analysis key (`analysis:<key>`), or the call's
+ * review annotation (`review:status`, `review:tags`, `review:score`; docs/review.md).
  */
 export const ResultColumn = z
   .string()
   .max(210)
-  .regex(/^(callType|extra:[A-Za-z0-9_]{1,100}|analysis:.{1,200})$/s, 'Not a known column')
+  .regex(/^(callType|extra:[A-Za-z0-9_]{1,100}|analysis:.{1,200}|review:(status|tags|score))$/s, 'Not a known column')
 export type ResultColumn = z.infer<typeof ResultColumn>
 
 /** Sorting the results by a column: numbers numerically, text in Turkish collation; calls without a value last. */

@@ -1,85 +1,46 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../../src/service'
-import { buildCli, removeBuild } from './build-cli'
-import { runCli } from './helpers'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { runCli, syncArgs, useCliAndService } from './helpers'
 
 const FROM = '2026-03-02T06:00:00Z'
 const TO = '2026-03-02T18:00:00Z'
 
-let cli = ''
-let service: RunningService
-let dir = ''
+const env = useCliAndService(
+  { calls: 1200, seed: 3, from: FROM, to: TO, tz: 'Europe/Istanbul', rateLimit: { requests: 600, perSeconds: 1 } },
+  'callsight-cli-'
+)
 let db = ''
 
 beforeAll(async () => {
-  cli = await buildCli()
-  service = await startService({
-    port: 0,
-    calls: 1200,
-    seed: 3,
-    from: FROM,
-    to: TO,
-    tz: 'Europe/Istanbul',
-    rateLimit: { requests: 600, perSeconds: 1 },
-    quiet: true
-  })
-  dir = mkdtempSync(join(tmpdir(), 'callsight-cli-'))
-  db = join(dir, 'cli.db')
-  const r = await runCli(cli, [
-    'sync',
-    '--server',
-    service.url,
-    '--user',
-    'demo',
-    '--db',
-    db,
-    '--from',
-    FROM,
-    '--to',
-    '2026-03-02T18:00:01Z',
-    '--results',
-    'all',
-    '--analysis',
-    '--zone',
-    'Europe/Istanbul',
-    '--rate-limit',
-    '600/1'
-  ])
+  db = join(env.dir, 'cli.db')
+  const r = await runCli(env.cli, syncArgs({ server: env.service.url, db, from: FROM, to: '2026-03-02T18:00:01Z', rateLimit: '600/1' }))
   if (r.code !== 0) throw new Error(`sync failed: ${r.stderr}`)
 }, 120_000)
 
-afterAll(async () => {
-  await service?.stop()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-  removeBuild(cli)
-})
-
 describe('callsight CLI', () => {
   it('documents the exit codes in --help', async () => {
-    const r = await runCli(cli, ['--help'])
+    const r = await runCli(env.cli, ['--help'])
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(/Exit codes:[\s\S]*3 +the user name or password was refused/)
     expect(r.stdout).toContain('130')
   })
 
   it('answers a bad flag with one line and exit code 2, never a stack trace', async () => {
-    const r = await runCli(cli, ['search', '--db', db, '--limit', 'many'])
+    const r = await runCli(env.cli, ['search', '--db', db, '--limit', 'many'])
     expect(r.code).toBe(2)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
     expect(r.stderr).toContain('--limit')
     expect(r.stderr).not.toMatch(/\bat .*\(.*:\d+:\d+\)/)
-    const unknown = await runCli(cli, ['sync', '--password', 'x'])
+    const unknown = await runCli(env.cli, ['sync', '--password', 'x'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain("'--password'")
   })
 
   it('exits 3 on a refused password and does not print it', async () => {
     const r = await runCli(
-      cli,
-      ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'x.db'), '--from', FROM, '--to', TO],
+      env.cli,
+      ['sync', '--server', env.service.url, '--user', 'demo', '--db', join(env.dir, 'x.db'), '--from', FROM, '--to', TO],
       { CALLSIGHT_PASSWORD: 'wrong-secret-123' }
     )
     expect(r.code).toBe(3)
@@ -88,8 +49,8 @@ describe('callsight CLI', () => {
 
   it('exits 2 without a password when there is no terminal to ask on', async () => {
     const r = await runCli(
-      cli,
-      ['sync', '--server', service.url, '--user', 'demo', '--db', join(dir, 'y.db'), '--from', FROM, '--to', TO],
+      env.cli,
+      ['sync', '--server', env.service.url, '--user', 'demo', '--db', join(env.dir, 'y.db'), '--from', FROM, '--to', TO],
       { CALLSIGHT_PASSWORD: '' }
     )
     expect(r.code).toBe(2)
@@ -97,10 +58,10 @@ describe('callsight CLI', () => {
   })
 
   it('search --json prints the total and items with callId, callDate, title, summary and analysis', async () => {
-    const r = await runCli(cli, ['search', '--db', db, '--results', 'all', '--limit', '5', '--sort', 'date', '--json'])
+    const r = await runCli(env.cli, ['search', '--db', db, '--results', 'all', '--limit', '5', '--sort', 'date', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: Array<Record<string, unknown>> }
-    const dump = service.admin.dump()
+    const dump = env.service.admin.dump()
     expect(out.total).toBe(dump.length)
     expect(out.items).toHaveLength(5)
     const first = [...dump].sort((a, b) => Date.parse(a.callDate) - Date.parse(b.callDate) || (a.callId < b.callId ? -1 : 1))[0]!
@@ -114,10 +75,10 @@ describe('callsight CLI', () => {
   })
 
   it('search filters by text and analysis, with --where', async () => {
-    const dump = service.admin.dump()
+    const dump = env.service.admin.dump()
     const sample = dump.find((d) => d.analysis.length > 0)!
     const item = sample.analysis[0]!
-    const r = await runCli(cli, [
+    const r = await runCli(env.cli, [
       'search',
       '--db',
       db,
@@ -137,8 +98,8 @@ describe('callsight CLI', () => {
   })
 
   it('export writes the file and says where and how many', async () => {
-    const out = join(dir, 'calls.ndjson')
-    const r = await runCli(cli, [
+    const out = join(env.dir, 'calls.ndjson')
+    const r = await runCli(env.cli, [
       'export',
       '--db',
       db,
@@ -156,7 +117,7 @@ describe('callsight CLI', () => {
       'Europe/Istanbul'
     ])
     expect(r.code, r.stderr).toBe(0)
-    const want = service.admin.dump().filter((d) => Date.parse(d.callDate) < Date.parse('2026-03-02T09:00:00Z')).length
+    const want = env.service.admin.dump().filter((d) => Date.parse(d.callDate) < Date.parse('2026-03-02T09:00:00Z')).length
     expect(r.stdout).toContain(out)
     expect(r.stdout).toContain(`Wrote ${want} call(s)`)
     expect(existsSync(out)).toBe(true)
@@ -165,10 +126,10 @@ describe('callsight CLI', () => {
   })
 
   it('remote-search prints one page from the service', async () => {
-    const r = await runCli(cli, [
+    const r = await runCli(env.cli, [
       'remote-search',
       '--server',
-      service.url,
+      env.service.url,
       '--user',
       'demo',
       '--from',
@@ -186,18 +147,18 @@ describe('callsight CLI', () => {
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as { total: number; items: unknown[] }
     expect(out.items).toHaveLength(7)
-    expect(out.total).toBe(service.admin.dump().length)
+    expect(out.total).toBe(env.service.admin.dump().length)
   })
 
   it('exits 9 for a call type the service does not know', async () => {
-    const r = await runCli(cli, [
+    const r = await runCli(env.cli, [
       'sync',
       '--server',
-      service.url,
+      env.service.url,
       '--user',
       'demo',
       '--db',
-      join(dir, 'z.db'),
+      join(env.dir, 'z.db'),
       '--from',
       FROM,
       '--to',

@@ -1,42 +1,25 @@
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../../src/service'
+import { describe, expect, it } from 'vitest'
 import { prng } from '../../support/prng'
-import { buildCli, removeBuild } from './build-cli'
-import { runCli, spawnCli } from './helpers'
+import { runCli, spawnCli, syncArgs, useCliAndService } from './helpers'
 
 const FROM = '2026-02-02T06:00:00Z'
 const TO = '2026-02-02T20:00:00Z'
 
-let cli = ''
-let service: RunningService
-let dir = ''
-
-beforeAll(async () => {
-  cli = await buildCli()
-  service = await startService({
-    port: 0,
+const env = useCliAndService(
+  {
     calls: 10_000,
     seed: 5,
     from: FROM,
     to: TO,
     tz: 'Europe/Istanbul',
     rateLimit: { requests: 600, perSeconds: 1 },
-    denseSeconds: [{ at: '2026-02-02T12:00:00Z', count: 800 }],
-    quiet: true
-  })
-  dir = mkdtempSync(join(tmpdir(), 'callsight-cli-kill-'))
-}, 120_000)
-
-afterAll(async () => {
-  await service?.stop()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-  removeBuild(cli)
-})
+    denseSeconds: [{ at: '2026-02-02T12:00:00Z', count: 800 }]
+  },
+  'callsight-cli-kill-'
+)
 
 /**
  * SIGKILLs the child when `--verbose` logs the answer to its `pages`-th page request (the
@@ -59,34 +42,17 @@ function killAtPage(child: ChildProcess, pages: number): void {
 
 describe('callsight sync killed with SIGKILL at 20 random moments', () => {
   it('resumes each time and ends with exactly the service set, no duplicates, integrity ok', async () => {
-    const db = join(dir, 'kill.db')
-    const args = [
-      'sync',
-      '--server',
-      service.url,
-      '--user',
-      'demo',
-      '--db',
-      db,
-      '--from',
-      FROM,
-      '--to',
-      '2026-02-02T20:00:01Z',
-      '--results',
-      'all',
-      '--zone',
-      'Europe/Istanbul',
-      '--analysis',
-      '--rate-limit',
-      '600/1',
+    const db = join(env.dir, 'kill.db')
+    const args = syncArgs(
+      { server: env.service.url, db, from: FROM, to: '2026-02-02T20:00:01Z', rateLimit: '600/1' },
       '--mode',
       'full',
       '--json',
       '--verbose'
-    ]
+    )
     // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
     {
-      const { child, done } = spawnCli(cli, args)
+      const { child, done } = spawnCli(env.cli, args)
       child.stdout!.once('data', () => setTimeout(() => child.kill('SIGINT'), 100))
       const r = await done
       expect(r.code, r.stderr).toBe(130)
@@ -106,7 +72,7 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
     // Seeded: a failure names kill points that a re-run repeats.
     const random = prng(20)
     for (let i = 0; i < 20; i++) {
-      const { child, done } = spawnCli(cli, args)
+      const { child, done } = spawnCli(env.cli, args)
       // Each run is killed at its 2nd to 4th page: an amount of work, not of time, so a loaded
       // machine kills at the same points as a quiet one and leaves the last run the same work.
       // The child goes on until the signal lands: where in a page's read or write it dies varies.
@@ -119,12 +85,12 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
       }
     }
     expect(kills).toBeGreaterThanOrEqual(15)
-    const last = await runCli(cli, args)
+    const last = await runCli(env.cli, args)
     expect(last.code, last.stderr).toBe(0)
     const final = JSON.parse(last.stdout.trim().split('\n').pop()!) as { phase: string }
     expect(final.phase).toBe('done')
 
-    const dump = service.admin.dump()
+    const dump = env.service.admin.dump()
     const want = new Set(dump.map((d) => d.callId))
     const conn = new Database(db, { readonly: true })
     try {

@@ -66,6 +66,7 @@ interface LogLine {
   level: string
   msg: string
   scope?: string
+  limitPerMinute?: number
 }
 const lines = (stdout: string): LogLine[] =>
   stdout
@@ -96,6 +97,8 @@ describe('callsight worker', () => {
     expect(r.code, r.stderr).toBe(0)
     const log = lines(r.stdout)
     expect(log.filter((l) => l.msg === 'sync done').map((l) => l.scope)).toEqual(['everything', 'answered inbound'])
+    // Each says the limiter's pace against the tenant's limit.
+    for (const l of log.filter((l) => l.msg === 'sync done')) expect(l.limitPerMinute).toBeGreaterThan(0)
 
     const dump = service.admin.dump()
     const c = new pg.Client({ connectionString: url })

@@ -26,6 +26,6 @@ export function createSearchReader(cache: CallCache): SearchReader {
     columns: new SqliteColumnReads(statements),
     totals: new SqliteTotalsReads(statements),
     facetSql: new SqliteFacetSqlReads(statements),
-    view: new SqliteViewReads(statements)
+    view: new SqliteViewReads(statements, cache)
   }
 }

@@ -153,6 +153,13 @@ export interface ViewReads {
   /** One extra field of every call that has it (not empty), as text. */
   extraColumn(field: string): { calls: Int32Array; values: string[] }
   /**
+   * A review field of every cached call that has an annotation: status, tags (joined with
+   * ", ", none left out) or the score's total (a number; unscored left out).
+   */
+  reviewColumn(field: 'status' | 'tags' | 'score'): { calls: Int32Array; values: Array<string | number> }
+  /** Moves with every annotation write of this connection: a review column's sort is built again. */
+  reviewVersion(): number
+  /**
    * For the calls of a page: their ids and extra fields (in the order asked), their items of
    * these key ids (call, key id, value, numeric value; in item order), their scope memberships.
    */

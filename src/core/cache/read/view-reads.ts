@@ -1,6 +1,7 @@
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
 import type { ViewReads } from './types'
+import type { CallCache } from '../call-cache'
 
 const idList = (ids: readonly number[]): string => ids.map((n) => String(Math.trunc(n))).join(',')
 
@@ -9,7 +10,25 @@ const memberPath = (field: string): string => `$."${field.replace(/["\\]/g, '')}
 
 /** Reads for the results list's chosen columns: their values per page, and whole columns to sort by. */
 export class SqliteViewReads implements ViewReads {
-  constructor(private readonly statements: StatementCache) {}
+  constructor(
+    private readonly statements: StatementCache,
+    private readonly cache: Pick<CallCache, 'reviewVersion'>
+  ) {}
+
+  reviewVersion(): number {
+    return this.cache.reviewVersion
+  }
+
+  reviewColumn(field: 'status' | 'tags' | 'score'): { calls: Int32Array; values: Array<string | number> } {
+    const value = { status: 'a.status', tags: "(SELECT group_concat(j.value, ', ') FROM json_each(a.tags) j)", score: 'a.total' }[field]
+    const rows = this.statements
+      .get(
+        `SELECT c.id, v FROM (SELECT call_id, ${value} AS v FROM annotations a) x JOIN calls c ON c.call_id = x.call_id WHERE v IS NOT NULL AND v <> ''`,
+        'raw'
+      )
+      .all() as Array<[number, string | number]>
+    return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => r[1]) }
+  }
 
   extraFields(sample: number): Array<{ field: string; numeric: boolean }> {
     // The newest calls stand for the rest: the fields a service sends do not change per call.

@@ -21,6 +21,7 @@ export interface AnnotationRowDb {
   score_at: number
   updated_at: number
   updated_by: string
+  service_dropped_at: number | null
 }
 
 /** The value of one field, as the history keeps it (JSON). */
@@ -53,7 +54,8 @@ export function toAnnotation(r: AnnotationRowDb, callMissing: boolean): Annotati
     scoreAt: r.score_at,
     updatedAt: r.updated_at,
     updatedBy: r.updated_by,
-    callMissing
+    callMissing,
+    serviceDroppedAt: r.service_dropped_at ?? null
   }
 }
 

@@ -214,6 +214,38 @@ export class AnnotationStore {
     return this.get(result)
   }
 
+  /**
+   * After a full pass of a sync over [from, to) of a scope: its annotated member calls the
+   * pass did not return are marked dropped by the service (at `at`, kept from the first time),
+   * those it returned are not. Returns the call ids newly marked.
+   */
+  markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
+    const marked: string[] = []
+    this.db
+      .transaction(() => {
+        const rows = this.db
+          .prepare(
+            `SELECT a.call_id, a.service_dropped_at FROM annotations a
+             JOIN calls c ON c.call_id = a.call_id
+             JOIN scope_members m ON m.call = c.id AND m.scope = (SELECT id FROM sync_scopes WHERE scope_key = ?)
+             WHERE c.call_at >= ? AND c.call_at < ?`
+          )
+          .raw()
+          .all(scopeKey, from, to) as Array<[string, number | null]>
+        const set = this.db.prepare('UPDATE annotations SET service_dropped_at = ? WHERE call_id = ?')
+        for (const [callId, droppedAt] of rows) {
+          if (seen.has(callId)) {
+            if (droppedAt !== null) set.run(null, callId)
+          } else if (droppedAt === null) {
+            set.run(at, callId)
+            marked.push(callId)
+          }
+        }
+      })
+      .immediate()
+    return marked
+  }
+
   /** Tags in use with how many calls carry each, most used first (autocomplete, Insight). */
   tagCounts(): Array<{ tag: string; count: number }> {
     return this.db.prepare('SELECT tag, count(*) AS count FROM annotation_tags GROUP BY tag ORDER BY count DESC, tag').all() as Array<{

@@ -589,7 +589,26 @@ export const en = {
     colStatus: 'Status',
     colTags: 'Tags',
     colScore: 'Score',
-    exportList: 'Export list…'
+    exportList: 'Export list…',
+    serviceDropped: 'The service no longer returns this call (found by the sync of {when}); its review is kept.'
+  },
+  reviewFilters: {
+    button: 'Review',
+    buttonCount: 'Review ({count})',
+    status: 'Review status',
+    tag: 'Tag',
+    tagHint: 'Filter by a tag: type it and press Enter (known tags are offered)',
+    list: 'Review list',
+    note: 'Note',
+    noteAny: 'Note or not',
+    noteYes: 'Has a note',
+    noteNo: 'No note',
+    score: 'Score',
+    scoreMin: 'Lowest score',
+    scoreMax: 'Highest score',
+    scorecard: 'Scorecard',
+    reviewer: 'Reviewer',
+    clear: 'Clear review filters'
   }
 }
 

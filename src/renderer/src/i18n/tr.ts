@@ -589,6 +589,25 @@ export const tr: Messages = {
     colStatus: 'Durum',
     colTags: 'Etiketler',
     colScore: 'Puan',
-    exportList: 'Listeyi dışa aktar…'
+    exportList: 'Listeyi dışa aktar…',
+    serviceDropped: 'Servis bu çağrıyı artık döndürmüyor ({when} eşitlemesinde görüldü); incelemesi saklanıyor.'
+  },
+  reviewFilters: {
+    button: 'İnceleme',
+    buttonCount: 'İnceleme ({count})',
+    status: 'İnceleme durumu',
+    tag: 'Etiket',
+    tagHint: 'Etikete göre süz: yazıp Enter’a basın (bilinen etiketler önerilir)',
+    list: 'İnceleme listesi',
+    note: 'Not',
+    noteAny: 'Notlu ya da notsuz',
+    noteYes: 'Notu olan',
+    noteNo: 'Notu olmayan',
+    score: 'Puan',
+    scoreMin: 'En düşük puan',
+    scoreMax: 'En yüksek puan',
+    scorecard: 'Puan kartı',
+    reviewer: 'İnceleyen',
+    clear: 'İnceleme süzgeçlerini temizle'
   }
 }

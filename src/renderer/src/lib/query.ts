@@ -1,4 +1,4 @@
-import type { AnalysisFilter, CallRecord, FieldFilter, CallRow, SearchQuery, SearchSort } from '../../../shared/domain'
+import type { AnalysisFilter, CallRecord, CallRow, FieldFilter, ReviewFilter, SearchQuery, SearchSort } from '../../../shared/domain'
 
 /**
  * shared/domain's SUMMARY_PREVIEW_CHARS, restated: importing a value from domain.ts would pull
@@ -20,6 +20,45 @@ export interface SearchFilters {
   sort: SearchSort
   /** Set while from/to are a "last N days" preset, so saving keeps the range relative. */
   relativeDays: number | null
+  /** Review filters (local only; docs/review.md). */
+  review: ReviewFilter
+}
+
+export function emptyReview(): ReviewFilter {
+  return {
+    statuses: [],
+    tags: [],
+    listId: null,
+    hasNote: null,
+    scoreMin: null,
+    scoreMax: null,
+    scorecardId: null,
+    reviewer: null,
+    noteText: ''
+  }
+}
+
+/** How many review conditions are set (the filter button's badge); 0: none, and the query carries no review filter. */
+export function reviewFilterCount(r: ReviewFilter): number {
+  return (
+    (r.statuses.length > 0 ? 1 : 0) +
+    (r.tags.length > 0 ? 1 : 0) +
+    (r.listId !== null ? 1 : 0) +
+    (r.hasNote !== null ? 1 : 0) +
+    (r.scoreMin !== null || r.scoreMax !== null ? 1 : 0) +
+    (r.scorecardId !== null ? 1 : 0) +
+    (r.reviewer !== null && r.reviewer.trim() !== '' ? 1 : 0) +
+    (r.noteText.trim() !== '' ? 1 : 0)
+  )
+}
+
+/** The review filter as sent: a reversed score range is put in order, an empty reviewer is none. */
+function reviewOf(r: ReviewFilter): ReviewFilter | undefined {
+  if (reviewFilterCount(r) === 0) return undefined
+  const [lo, hi] =
+    r.scoreMin !== null && r.scoreMax !== null && r.scoreMin > r.scoreMax ? [r.scoreMax, r.scoreMin] : [r.scoreMin, r.scoreMax]
+  const reviewer = r.reviewer?.trim() ? r.reviewer.trim() : null
+  return { ...r, statuses: [...r.statuses], tags: [...r.tags], scoreMin: lo, scoreMax: hi, reviewer, noteText: r.noteText.trim() }
 }
 
 /** shared/domain's DEFAULT_RESULTS, restated like PREVIEW_CHARS (a unit test keeps them equal). */
@@ -36,7 +75,8 @@ export function emptyFilters(): SearchFilters {
     analysis: [],
     fields: [],
     sort: 'date_desc',
-    relativeDays: null
+    relativeDays: null,
+    review: emptyReview()
   }
 }
 
@@ -61,7 +101,8 @@ export function buildQuery(f: SearchFilters): SearchQuery {
     hasNewRequest: null,
     analysis: completeAnalysis(f.analysis).map((a) => ({ ...a })),
     ...(f.fields.length > 0 ? { fields: f.fields.map((x) => ({ ...x })) } : {}),
-    sort: effectiveSort(f.sort, f.text)
+    sort: effectiveSort(f.sort, f.text),
+    ...(reviewOf(f.review) ? { review: reviewOf(f.review) } : {})
   }
 }
 
@@ -76,13 +117,14 @@ export function filtersFromQuery(q: SearchQuery): SearchFilters {
     analysis: q.analysis.map((a) => ({ ...a })),
     fields: (q.fields ?? []).map((x) => ({ ...x })),
     sort: q.sort,
-    relativeDays: null
+    relativeDays: null,
+    review: q.review ? { ...emptyReview(), ...q.review, statuses: [...q.review.statuses], tags: [...q.review.tags] } : emptyReview()
   }
 }
 
 /** Filters the service cannot apply, so service mode can say they are ignored. */
 export function hasLocalOnlyFilters(f: SearchFilters): boolean {
-  return f.text.trim() !== '' || completeAnalysis(f.analysis).length > 0 || f.fields.length > 0
+  return f.text.trim() !== '' || completeAnalysis(f.analysis).length > 0 || f.fields.length > 0 || reviewFilterCount(f.review) > 0
 }
 
 /** A full record shown in the same table as local rows. */

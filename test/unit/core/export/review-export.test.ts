@@ -103,6 +103,43 @@ describe('review in exports', () => {
     expect(wb.getWorksheet('Calls')!.rowCount).toBe(3)
   })
 
+  it('writes the review headers and the scorecard sheet in Turkish when asked', async () => {
+    const csv = join(tmp.dir, 'tr.csv')
+    await exportCalls({
+      source: source(),
+      file: csv,
+      format: 'csv',
+      columns: ['callId', 'review'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta,
+      headerLanguage: 'tr'
+    })
+    const rows = parse(readFileSync(csv), { bom: true }) as string[][]
+    expect(rows[0]).toEqual(['Çağrı kimliği', 'İnceleme durumu', 'Etiketler', 'Not', 'Puan', 'Puan kartı', 'İnceleyen', 'İnceleme zamanı'])
+    const xlsx = join(tmp.dir, 'tr.xlsx')
+    await exportCalls({
+      source: source({ review: { scorecardId: cardId } }),
+      file: xlsx,
+      format: 'xlsx',
+      columns: ['callId', 'review'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta,
+      headerLanguage: 'tr'
+    })
+    const wb = new ExcelJS.Workbook()
+    await wb.xlsx.readFile(xlsx)
+    expect(wb.worksheets.map((w) => w.name)).toEqual(['Çağrılar', 'Kalite  formu 2026', 'Dışa aktarım'])
+    const values = wb
+      .getWorksheet('Kalite  formu 2026')!
+      .getSheetValues()
+      .slice(1)
+      .map((r) => (r as unknown[]).slice(1))
+    expect(values[0]).toEqual(['Çağrı kimliği', 'Çağrı tarihi (UTC)', 'Sürüm', 'Toplam', 'Kritik kriter başarısız', 'Selamlama', 'Kapanış'])
+    expect(values.slice(1).map((r) => r[4])).toEqual(['hayır', 'hayır'])
+  })
+
   it('JSON: the annotation per call, null without one', async () => {
     const file = join(tmp.dir, 'r.json')
     await exportCalls({ source: source(), file, format: 'json', columns: ['callId', 'review'], analysisLayout: 'wide', zone: 'UTC', meta })

@@ -2,6 +2,7 @@ import { maxInWindow } from '../../../support/windows'
 import { describe, it, expect } from 'vitest'
 import { ManualClock } from '../../../../src/core/platform/manual-clock'
 import {
+  AIMD,
   RateLimiterRegistry,
   TenantRateLimiter,
   defaultBurst,
@@ -54,41 +55,105 @@ describe('TenantRateLimiter', () => {
 
   it('holds everyone for exactly the Retry-After of a 429, then goes slower and climbs back', async () => {
     const clock = new ManualClock()
-    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0, random: () => 0 })
     await limiter.acquire()
     limiter.penalize(5_000)
-    expect(limiter.pace).toBeCloseTo(0.5) // a Retry-After of half the window: twice the budget was spent
+    // A Retry-After of half the window: twice the budget was spent; a little more comes off.
+    expect(limiter.pace).toBeCloseTo(0.5 * AIMD.overloadSafety)
     expect(limiter.status).toMatchObject({ throttled: true, perMinute: 0, limitPerMinute: 60 })
     const start = clock.now()
     const grants = await drive(limiter, clock, 3, 10)
     expect(grants[0]! - start).toBe(5_000)
-    // Slower right after: the second request waits two intervals, not one.
-    expect(grants[1]! - grants[0]!).toBe(2_000)
+    // Slower right after: the second request waits over two intervals, not one.
+    expect(grants[1]! - grants[0]!).toBeGreaterThan(2_000)
     expect(limiter.stats.rateLimited).toBe(1)
+    // Then it climbs, and once the others are gone (no 429 for a few windows) it is back.
+    await clock.advance(10_000)
+    expect(limiter.pace).toBeGreaterThan(0.45)
+    await clock.advance(100_000)
+    expect(limiter.pace).toBe(1)
   })
 
-  it('climbs back to the configured pace within a window after a lone 429', async () => {
+  it('takes a lone 429 with a short Retry-After as a window finer than ours: a lower ceiling, regrowing', async () => {
     const clock = new ManualClock()
     const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
     const start = clock.now()
-    // A short Retry-After alone (a finer window, a request overtaken on the way): a gentle step.
     limiter.penalize(1_000)
-    expect(limiter.pace).toBeCloseTo(0.9)
+    expect(limiter.pace).toBeCloseTo(AIMD.ceilingDecrease)
     const grants = await drive(limiter, clock, 8, 10)
     expect(grants[0]! - start).toBe(1_000)
-    // Requests keep going while it climbs: spacing shrinks from 1/0.9 s towards 1 s.
+    // Requests keep going a little slower than the configured pace: that is the learnt margin.
     const gaps = grants.slice(1).map((t, i) => t - grants[i]!)
-    expect(gaps[0]).toBeGreaterThan(1_050)
-    expect(gaps[gaps.length - 1]).toBe(1_000)
+    for (const g of gaps) expect(g).toBeGreaterThan(1_000)
+    // The ceiling climbs back a point per window.
+    const after = limiter.pace
+    await clock.advance(10_000)
+    expect(limiter.pace).toBeCloseTo(after + AIMD.ceilingGrowth)
+    await clock.advance(50_000)
+    expect(limiter.pace).toBe(1)
     expect(limiter.status).toEqual({ perMinute: 60, limitPerMinute: 60, throttled: false })
-    // A climb, not a jump: below 1 two seconds after the pause, at 1 six seconds after it.
-    const other = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
-    other.penalize(1_000)
-    await clock.advance(1_500)
-    expect(other.pace).toBeGreaterThan(0.9)
-    expect(other.pace).toBeLessThan(1)
-    await clock.advance(4_000)
-    expect(other.pace).toBe(1)
+  })
+
+  it("tells its own 429s from others': a full window of its own lowers the ceiling, a small share retreats", async () => {
+    const limit = { requests: 10, perSeconds: 10 }
+    const after429 = async (ownRequests: number): Promise<TenantRateLimiter> => {
+      const clock = new ManualClock()
+      const limiter = new TenantRateLimiter(limit, { clock, marginMs: 0, random: () => 0 })
+      // A window and more of sending: the last window holds `ownRequests` of ours.
+      await drive(limiter, clock, 10, 10)
+      await clock.advance(10_000 - ownRequests * 1_000)
+      await drive(limiter, clock, ownRequests, 10)
+      limiter.penalize(1_000)
+      return limiter
+    }
+    // Ours alone filled it: the service counts finer than we were told.
+    expect((await after429(10)).pace).toBeCloseTo(AIMD.ceilingDecrease)
+    // A small part of it was ours: another workstation spends the tenant's budget too, and the
+    // pace retreats below what got through lately.
+    const retreated = await after429(3)
+    expect(retreated.pace).toBeLessThan(0.5)
+    expect(retreated.status.throttled).toBe(true)
+  })
+
+  it('does not cut again for a retried request meeting the same full window before it climbed', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0, random: () => 0 })
+    limiter.penalize(5_000)
+    const cut = limiter.pace
+    await clock.advance(5_000)
+    limiter.penalize(1_000)
+    expect(limiter.pace).toBe(cut)
+    // Once it has climbed, a 429 cuts again.
+    await clock.advance(40_000)
+    expect(limiter.pace).toBeGreaterThan(cut * 1.05)
+    limiter.penalize(5_000)
+    expect(limiter.pace).toBeLessThan(cut)
+  })
+
+  it('after a 429 of others, sends one request alone until one gets through, when told of answers', async () => {
+    const clock = new ManualClock()
+    const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 1 }, { clock, marginMs: 0, random: () => 0 })
+    await limiter.acquire()
+    limiter.settle()
+    await limiter.acquire()
+    // Its answer: a 429 with half the window to wait, so others spend the other half.
+    limiter.settle()
+    limiter.penalize(500)
+    let second = false
+    const first = limiter.acquire()
+    void limiter.acquire().then(() => (second = true))
+    await clock.advance(5_000)
+    await first
+    // The first went after the pause; the next waits for its answer however long it takes.
+    expect(second).toBe(false)
+    limiter.settle() // answered, no 429
+    await clock.advance(1_000)
+    expect(second).toBe(true)
+    // Through: the next ones go on the schedule again without waiting for answers.
+    let third = false
+    void limiter.acquire().then(() => (third = true))
+    await clock.advance(1_000)
+    expect(third).toBe(true)
   })
 
   it('counts the 429s of requests already under way as one signal', () => {

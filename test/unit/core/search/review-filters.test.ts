@@ -148,6 +148,42 @@ describe('review filters in local search', () => {
     expect(search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)).toBe(before + 1)
   })
 
+  it('offers status, tags and score columns, fills them from the annotation, and sorts by them', () => {
+    const offered = search.resultColumns().map((c) => c.column)
+    expect(offered).toEqual(expect.arrayContaining(['review:status', 'review:tags', 'review:score']))
+    const q = { results: 'all' } as never
+    const page = search.page(q, 0, 200, { columns: ['review:status', 'review:tags', 'review:score'] })
+    for (const r of page.rows) {
+      const a = fx.cache.annotations.get(r.callId)
+      expect(page.cells![r.callId]).toEqual({
+        'review:status': a?.status ?? null,
+        'review:tags': a && a.tags.length > 0 ? a.tags.join(', ') : null,
+        'review:score': a?.score?.total ?? null
+      })
+    }
+    // By score, highest first, unscored calls last; ties in date order.
+    const all = fx.cache.annotations.getMany(fx.records.map((r) => r.callId))
+    const totalOf = (id: string): number | null => all.get(id)?.score?.total ?? null
+    const byScore = search.page(q, 0, 300, { sortBy: { column: 'review:score', dir: 'desc' } }).rows.map((r) => r.callId)
+    const totals = byScore.map(totalOf)
+    expect(totals[0]).toBe(100)
+    for (let i = 1; i < totals.length; i++) if (totals[i] !== null) expect(totals[i]!).toBeLessThanOrEqual(totals[i - 1]!)
+    // A save moves the sort at once.
+    const last = byScore[byScore.length - 1]!
+    fx.cache.annotations.write(
+      last,
+      { score: { scorecardId: 'card', version: 1, answers: { q: 10 }, total: 100.5, failed: false } },
+      { author: 'x', at: 30, history: false }
+    )
+    expect(search.page(q, 0, 1, { sortBy: { column: 'review:score', dir: 'desc' } }).rows[0]!.callId).toBe(last)
+    // Status in workflow order.
+    const byStatus = [0, 1000, 2000].flatMap((offset) =>
+      search.page(q, offset, 1000, { sortBy: { column: 'review:status', dir: 'asc' } }).rows.map((r) => all.get(r.callId)?.status ?? null)
+    )
+    const rank = (s: string | null) => (s === null ? 9 : STATUSES.indexOf(s as ReviewStatus))
+    for (let i = 1; i < byStatus.length; i++) expect(rank(byStatus[i]!)).toBeGreaterThanOrEqual(rank(byStatus[i - 1]!))
+  })
+
   it('shows status, tags and score on the rows of annotated calls only', () => {
     const rows = search.page({ results: 'all' } as never, 0, 200).rows
     const annotated = rows.find((r) => r.review)!
