@@ -65,7 +65,8 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
       } catch {
         return homedir()
       }
-    }
+    },
+    { openPath: (path) => shell.openPath(path), showItemInFolder: (path) => shell.showItemInFolder(path) }
   )
 
   const platform: PlatformServices = {

@@ -1,31 +1,13 @@
 import { readFileSync } from 'node:fs'
-import type { Locator, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { syncDemoWeek } from './support/demo-week'
 import { launchApp, type LaunchedApp } from './support/harness'
+import { clickColumn, insightTotal, searchTotal } from './support/insight'
 
 // Insight as an analyst uses it on the demo: the active query as chips (analysis filters
 // too), a click on a bar or a day drilling into Search, a chip removed, two periods compared,
 // and each chart saved as PNG and its data as CSV.
-
-async function insightTotal(page: Page): Promise<number> {
-  const el = page.getByTestId('insight-total')
-  await el.waitFor({ timeout: 15_000 })
-  return Number(await el.getAttribute('data-total'))
-}
-
-async function searchTotal(page: Page): Promise<number> {
-  const el = page.getByTestId('result-count')
-  await expect.poll(() => el.getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
-  return Number(await el.getAttribute('data-total'))
-}
-
-/** Clicks the middle of column `i` of `n` in a chart's plot (the grid insets of InsightView). */
-async function clickColumn(canvas: Locator, i: number, n: number, inset = { left: 56, right: 16, top: 16, bottom: 56 }): Promise<void> {
-  const box = (await canvas.boundingBox())!
-  const width = box.width - inset.left - inset.right
-  await canvas.click({ position: { x: inset.left + ((i + 0.5) * width) / n, y: inset.top + (box.height - inset.top - inset.bottom) / 2 } })
-}
 
 async function download(page: Page, testid: string): Promise<{ name: string; bytes: Buffer }> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByTestId(testid).click()])

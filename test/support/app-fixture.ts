@@ -33,6 +33,8 @@ export interface TestApp {
   exportDir: string
   nextExportFile: { value: string | null | undefined }
   opened: string[]
+  /** Finished exports the app opened or showed in their folder (desktop file actions). */
+  revealed: Array<{ how: 'open' | 'folder'; file: string }>
   close(): Promise<void>
 }
 
@@ -74,6 +76,7 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
   const events: RecordedEvent[] = []
   const nextExportFile: { value: string | null | undefined } = { value: undefined }
   const opened: string[] = []
+  const revealed: Array<{ how: 'open' | 'folder'; file: string }> = []
   const persist = opts.persistTokens ?? true
   const sink: EventSink = {
     emit<E extends EventName>(event: E, payload: EventPayload<E>) {
@@ -100,6 +103,13 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
         nextExportFile.value = undefined
         if (answer === null) return null
         return join(exportDir, answer ?? defaultName)
+      },
+      // The desktop shell's file actions, recorded (src/main implements them with Electron's shell).
+      async openFile(file) {
+        revealed.push({ how: 'open', file })
+      },
+      showInFolder(file) {
+        revealed.push({ how: 'folder', file })
       }
     },
     events: sink,
@@ -125,6 +135,7 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
     exportDir,
     nextExportFile,
     opened,
+    revealed,
     async close() {
       await controller.dispose()
       if (!opts.userData) rmSync(userData, { recursive: true, force: true })

@@ -46,6 +46,12 @@ export interface ExportDialogs {
    * desktop app leaves the file where the user chose it and has no such step.
    */
   offerDownload?(file: string): ExportDownload | null
+  /**
+   * Desktop only: opens a finished export with the program the system gives its type, and
+   * shows it selected in the file manager. Core asks only about files it has just written.
+   */
+  openFile?(file: string): Promise<void>
+  showInFolder?(file: string): void
 }
 
 export type { ExportDownload }

@@ -1,4 +1,4 @@
-import type { SearchQuery } from '../../shared/domain'
+import type { FieldFilter, SearchQuery } from '../../shared/domain'
 import { foldText } from '../../shared/text/fold'
 import type { ScopeFilters, ScopeRef, SqlPiece } from '../cache'
 import { CallTypeNames } from '../cache'
@@ -207,6 +207,11 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       params.push(...p.params)
     }
   }
+  for (const f of query.fields ?? []) {
+    const p = fieldCondition(f)
+    where.push(p.sql)
+    params.push(...p.params)
+  }
   const review = compileReview(query.review)
   if (review) {
     where.push(...review.where)
@@ -230,4 +235,26 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order]),
     node: withFilters(analyzed.node, query.analysis)
   }
+}
+
+/**
+ * An extra field's condition: its value as text exactly (numbers compared as the text the
+ * breakdown shows them as), or its number within [min, max]. The field name is checked by
+ * FieldFilter's pattern and quoted in the JSON path, as the results list reads it.
+ */
+function fieldCondition(f: FieldFilter): { sql: string; params: unknown[] } {
+  const path = `$."${f.field}"`
+  if (f.kind === 'equals') return { sql: 'CAST(json_extract(c.extra, ?) AS TEXT) = ?', params: [path, f.value] }
+  // A service may send a number as JSON text ("125"); the results list sorts those as numbers too.
+  const conds = ["json_extract(c.extra, ?) <> ''"]
+  const params: unknown[] = [path]
+  if (f.min !== null) {
+    conds.push('CAST(json_extract(c.extra, ?) AS REAL) >= ?')
+    params.push(path, f.min)
+  }
+  if (f.max !== null) {
+    conds.push('CAST(json_extract(c.extra, ?) AS REAL) <= ?')
+    params.push(path, f.max)
+  }
+  return { sql: `(${conds.join(' AND ')})`, params }
 }

@@ -1,7 +1,9 @@
+import { IANAZone } from 'luxon'
 import {
   ExportSelection,
   SearchQuery,
   type AnalysisKeyInfo,
+  type Breakdown,
   type CallRecord,
   type ColumnInfo,
   type ColumnSort,
@@ -9,6 +11,9 @@ import {
   type QueryCoverage,
   type ResultColumn,
   type SearchPage,
+  type Trend,
+  type TrendBucket,
+  type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
 import { foldText } from '../../shared/text/fold'
@@ -23,6 +28,7 @@ import { queryCoverage } from './coverage'
 import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
+import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import { byCountThenValue } from './facets/buckets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
@@ -60,6 +66,10 @@ export interface LocalSearch {
   describeType(value: string): string
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets
   analysisKeys(): AnalysisKeyInfo[]
+  /** Insight: the query's calls per value of a column. */
+  breakdown(query: SearchQuery, column: ResultColumn): Breakdown
+  /** Insight: a column's mean (numeric) or one value's share per day or week of the zone. */
+  trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend
   /** The values of one analysis key among a query's matches, for the filter's value box. */
   values(query: SearchQuery, key: string): ValueSuggestions
   get(callId: string): CallRecord | null
@@ -300,6 +310,29 @@ class SearchOverCache implements LocalSearch {
     return this.catalog.analysisKeys()
   }
 
+  breakdown(query: SearchQuery, column: ResultColumn): Breakdown {
+    const ranked = this.view.sortedBy(column)
+    const numeric = ranked.numbers !== null
+    const matched = this.matched(query)
+    if (matched === null) return { column, numeric, total: 0, missing: 0, bars: [] }
+    return { column, numeric, ...breakdownBars(ranked, matched) }
+  }
+
+  trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend {
+    if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
+    const ranked = this.view.sortedBy(column)
+    const matched = this.matched(query)
+    const points = matched === null ? [] : trendPoints(ranked, matched, this.columns.quarters(), measure, bucket, zone)
+    return { column, measure, bucket, points }
+  }
+
+  /** The query's matched calls for Insight's column charts; null when it matches nothing. */
+  private matched(query: SearchQuery): Matched | null {
+    const p = this.prepare(query)
+    if (p.q.empty || this.countOf(p) === 0) return null
+    return { ids: this.matchesOf(p).list(), all: this.columns.byDate() }
+  }
+
   values(query: SearchQuery, key: string): ValueSuggestions {
     const info = this.catalog.keyInfo(key)
     if (info === undefined) return { key, numeric: false, items: 0, values: [], range: null }
@@ -325,16 +358,30 @@ class SearchOverCache implements LocalSearch {
     return this.reader.rows.record(callId)
   }
 
+  /** Every match's callId in a column's order: the export of a sorted list. */
+  private sortedCallIds(query: SearchQuery, sortBy: ColumnSort): string[] {
+    const ids: string[] = []
+    for (let offset = 0; ; offset += MAX_LIMIT) {
+      const rows = this.columnPage(query, sortBy, offset, MAX_LIMIT).rows
+      for (const r of rows) ids.push(r.callId)
+      if (rows.length < MAX_LIMIT) return ids
+    }
+  }
+
   iterate(selection: ExportSelection): ExportIteration {
     const parsed = ExportSelection.safeParse(selection)
     if (!parsed.success) throw invalid(parsed.error)
     const given = parsed.data
+    const view = given.kind === 'ids' || !given.sortBy ? {} : { sortBy: given.sortBy }
     // Offset ranges picked by hand become the ids of the rows the user saw, walked through
-    // the same search that showed them.
+    // the same search (and sort) that showed them. A query sorted by a column is walked in
+    // that order page by page (each page starts where the last ended, its keyset remembered).
     const sel =
       given.kind === 'ranges'
-        ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit), given.ranges) }
-        : given
+        ? { kind: 'ids' as const, ids: idsInRanges((offset, limit) => this.page(given.query, offset, limit, view), given.ranges) }
+        : given.kind === 'query' && given.sortBy
+          ? { kind: 'ids' as const, ids: this.sortedCallIds(given.query, given.sortBy) }
+          : given
     return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
       const p = this.prepare(query)
       return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }

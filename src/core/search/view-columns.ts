@@ -9,9 +9,20 @@ import { PerVersion, type DataWatch } from './data-watch'
  * calls without a value in date order. Ascending reads it forwards; descending reads the
  * valued part backwards and keeps the calls without a value last.
  */
-export interface SortedColumn {
+export interface SortedColumn extends RankedColumn {
   order: Int32Array
   valued: number
+}
+
+/**
+ * A column's values per call as ranks: `rankOf[id]` indexes `labels` (−1: no value), ranks in
+ * the column's order. Numeric columns carry each rank's number in `numbers`. Insight counts
+ * and averages over it (insight-series.ts) as the results list sorts by it.
+ */
+export interface RankedColumn {
+  rankOf: Int32Array
+  labels: readonly string[]
+  numbers: Float64Array | null
 }
 
 /** The call at position `i` of a sorted column in a direction. */
@@ -59,7 +70,7 @@ function parse(column: ResultColumn): Parsed {
  * once the distinct values are ranked. At 1,000,000 calls that is a few milliseconds where a
  * comparison sort of the calls would take a second.
  */
-export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: number): SortedColumn {
+export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: number): Pick<SortedColumn, 'order' | 'valued'> {
   const starts = new Int32Array(ranks + 2)
   const rank = (id: number): number => {
     const r = id < rankOf.length ? rankOf[id]! : -1
@@ -77,15 +88,20 @@ export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: numbe
 }
 
 /** Ranks of distinct values: numbers numerically, text in Turkish collation. */
-function rankText(values: Iterable<string>): Map<string, number> {
+function rankText(values: Iterable<string>): { rank: Map<string, number>; distinct: string[] } {
   const distinct = [...new Set(values)].sort(collator.compare)
-  return new Map(distinct.map((v, i) => [v, i]))
+  return { rank: new Map(distinct.map((v, i) => [v, i])), distinct }
 }
 
-function rankNumbers(values: Iterable<number>): Map<number, number> {
+function rankNumbers(values: Iterable<number>): { rank: Map<number, number>; distinct: number[] } {
   const distinct = [...new Set(values)].sort((a, b) => a - b)
-  return new Map(distinct.map((v, i) => [v, i]))
+  return { rank: new Map(distinct.map((v, i) => [v, i])), distinct }
 }
+
+const numbered = (distinct: readonly number[]): Pick<RankedColumn, 'labels' | 'numbers'> => ({
+  labels: distinct.map(String),
+  numbers: Float64Array.from(distinct)
+})
 
 /** The type of each single-type scope, types in collation order. */
 function typeScopes(scopes: readonly ScopeRef[]): Array<{ type: string; scopes: number[] }> {
@@ -149,70 +165,74 @@ export class ViewColumns {
 
   private build(c: Parsed): SortedColumn {
     const byDate = this.columns.byDate()
+    const ranked = this.ranked(c, byDate)
+    return { ...orderByRank(byDate, ranked.rankOf, ranked.labels.length), ...ranked }
+  }
+
+  /** The column's value of every call as a rank (see RankedColumn). */
+  private ranked(c: Parsed, byDate: Int32Array): RankedColumn {
     let size = 0
     for (let i = 0; i < byDate.length; i++) size = Math.max(size, byDate[i]! + 1)
     const rankOf = new Int32Array(size).fill(-1)
-    let ranks = 0
+    const none = { rankOf, labels: [], numbers: null }
     if (c.kind === 'review') {
       const { calls, values } = this.reads.reviewColumn(c.field)
       if (c.field === 'score') {
         const nums = values.map(Number)
-        const rank = rankNumbers(nums)
+        const { rank, distinct } = rankNumbers(nums)
         for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
-        ranks = rank.size
-      } else {
-        // Status in workflow order (new, in review, reviewed, follow-up), tags in collation order.
-        const text = values.map(String)
-        const rank = c.field === 'status' ? new Map(REVIEW_STATUSES.map((v, i) => [v as string, i])) : rankText(text)
-        for (let i = 0; i < calls.length; i++) if (calls[i]! < size && rank.has(text[i]!)) rankOf[calls[i]!] = rank.get(text[i]!)!
-        ranks = rank.size
+        return { rankOf, ...numbered(distinct) }
       }
-    } else if (c.kind === 'callType') {
+      // Status in workflow order (new, in review, reviewed, follow-up), tags in collation order.
+      const text = values.map(String)
+      const labels = c.field === 'status' ? REVIEW_STATUSES.map((v) => v as string) : rankText(text).distinct
+      const rank = new Map(labels.map((v, i) => [v, i]))
+      for (let i = 0; i < calls.length; i++) if (calls[i]! < size && rank.has(text[i]!)) rankOf[calls[i]!] = rank.get(text[i]!)!
+      return { rankOf, labels, numbers: null }
+    }
+    if (c.kind === 'callType') {
       const types = typeScopes(this.catalog.scopes()).slice(0, MAX_MASK_TYPES)
       const masks = this.columns.typeMasks(types.map((t) => t.scopes))
       for (let id = 0; id < size && id < masks.length; id++) {
         const m = masks[id]!
         if (m !== 0) rankOf[id] = 31 - Math.clz32(m & -m)
       }
-      ranks = types.length
-    } else if (c.kind === 'extra') {
+      return { rankOf, labels: types.map((t) => t.type), numbers: null }
+    }
+    if (c.kind === 'extra') {
       const { calls, values } = this.reads.extraColumn(c.field)
       const numeric = values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))
       if (numeric) {
         const nums = values.map(Number)
-        const rank = rankNumbers(nums)
+        const { rank, distinct } = rankNumbers(nums)
         for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
-        ranks = rank.size
-      } else {
-        const rank = rankText(values)
-        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(values[i]!)!
-        ranks = rank.size
+        return { rankOf, ...numbered(distinct) }
       }
-    } else {
-      const info = this.catalog.keyInfo(c.key)
-      if (info) {
-        const col = this.columns.values(this.catalog.keyIds(c.key), info.numeric)
-        if (col.nums) {
-          const rank = rankNumbers(Array.from(col.nums.subarray(0, col.length)).filter((n) => !Number.isNaN(n)))
-          // A call's first item of the key decides; calls -1 are items a write removed.
-          for (let i = 0; i < col.length; i++) {
-            const call = col.calls[i]!
-            const n = col.nums[i]!
-            if (call >= 0 && call < size && rankOf[call] === -1 && !Number.isNaN(n)) rankOf[call] = rank.get(n)!
-          }
-          ranks = rank.size
-        } else if (col.codes) {
-          const rank = rankText(col.dict)
-          const codeRank = Int32Array.from(col.dict, (v) => rank.get(v)!)
-          for (let i = 0; i < col.length; i++) {
-            const call = col.calls[i]!
-            if (call >= 0 && call < size && rankOf[call] === -1) rankOf[call] = codeRank[col.codes[i]!]!
-          }
-          ranks = rank.size
-        }
-      }
+      const { rank, distinct } = rankText(values)
+      for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(values[i]!)!
+      return { rankOf, labels: distinct, numbers: null }
     }
-    return orderByRank(byDate, rankOf, ranks)
+    const info = this.catalog.keyInfo(c.key)
+    if (!info) return none
+    const col = this.columns.values(this.catalog.keyIds(c.key), info.numeric)
+    if (col.nums) {
+      const { rank, distinct } = rankNumbers(Array.from(col.nums.subarray(0, col.length)).filter((n) => !Number.isNaN(n)))
+      // A call's first item of the key decides; calls -1 are items a write removed.
+      for (let i = 0; i < col.length; i++) {
+        const call = col.calls[i]!
+        const n = col.nums[i]!
+        if (call >= 0 && call < size && rankOf[call] === -1 && !Number.isNaN(n)) rankOf[call] = rank.get(n)!
+      }
+      return { rankOf, ...numbered(distinct) }
+    }
+    if (!col.codes) return none
+    const { rank, distinct } = rankText(col.dict)
+    const codeRank = Int32Array.from(col.dict, (v) => rank.get(v)!)
+    for (let i = 0; i < col.length; i++) {
+      const call = col.calls[i]!
+      if (call >= 0 && call < size && rankOf[call] === -1) rankOf[call] = codeRank[col.codes[i]!]!
+    }
+    return { rankOf, labels: distinct, numbers: null }
   }
 
   /** The chosen columns' values for a page's rows. */

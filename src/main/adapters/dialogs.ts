@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path'
 import type { ExportDialogs } from '../../core/app/platform'
+import { CallsightError } from '../../core/errors'
 
 type Format = Parameters<ExportDialogs['chooseExportFile']>[1]
 
@@ -18,8 +19,26 @@ const FILTERS: Record<Format, { name: string; extensions: string[] }> = {
   ndjson: { name: 'JSON lines', extensions: ['ndjson', 'jsonl'] }
 }
 
-export function createExportDialogs(showSaveDialog: ShowSaveDialog, defaultDir: () => string): ExportDialogs {
+/** The part of Electron's shell a finished export uses: open it, or show it in its folder. */
+export interface FileShell {
+  /** Resolves to an error message, '' on success (Electron's shell.openPath). */
+  openPath(path: string): Promise<string>
+  showItemInFolder(path: string): void
+}
+
+export function createExportDialogs(showSaveDialog: ShowSaveDialog, defaultDir: () => string, files?: FileShell): ExportDialogs {
   return {
+    ...(files
+      ? {
+          async openFile(file: string) {
+            const failed = await files.openPath(file)
+            if (failed) throw new CallsightError('Internal', `The file could not be opened: ${failed}`)
+          },
+          showInFolder(file: string) {
+            files.showItemInFolder(file)
+          }
+        }
+      : {}),
     async chooseExportFile(defaultName, format) {
       const filter = FILTERS[format]
       // Only a bare file name from the caller: the folder is the user's choice.

@@ -1,6 +1,7 @@
 /** Export requests, formats and progress. */
 import { z } from 'zod'
 import { AppErrorInfo } from '../errors'
+import { ColumnSort } from './records'
 import { SearchQuery } from './search'
 import { IanaZone } from './time'
 
@@ -24,9 +25,15 @@ export type OffsetRange = z.infer<typeof OffsetRange>
 
 export const ExportSelection = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ids'), ids: z.array(z.string().min(1).max(200)).min(1).max(1_000_000) }),
-  z.object({ kind: z.literal('query'), query: SearchQuery }),
-  /** A hand selection over a query's results, as the renderer holds it: core walks the ranges. */
-  z.object({ kind: z.literal('ranges'), query: SearchQuery, ranges: z.array(OffsetRange).min(1).max(100_000) })
+  /** `sortBy`: the results list's column sort, which the file follows (absent: the query's own order). */
+  z.object({ kind: z.literal('query'), query: SearchQuery, sortBy: ColumnSort.optional() }),
+  /** A hand selection over a query's results, as the renderer holds it: core walks the ranges in the list's order. */
+  z.object({
+    kind: z.literal('ranges'),
+    query: SearchQuery,
+    ranges: z.array(OffsetRange).min(1).max(100_000),
+    sortBy: ColumnSort.optional()
+  })
 ])
 export type ExportSelection = z.infer<typeof ExportSelection>
 

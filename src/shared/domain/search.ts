@@ -30,6 +30,24 @@ export const AnalysisFilter = z.discriminatedUnion('kind', [
 export type AnalysisFilter = z.infer<typeof AnalysisFilter>
 
 /**
+ * A filter on one of the extra fields a service sends with each call (agent, team, duration):
+ * its text value exactly, or its number within [min, max]. Local only, like analysis filters;
+ * Insight's breakdown drills into Search with one.
+ */
+export const FieldFilter = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('equals'), field: z.string().regex(/^[A-Za-z0-9_]{1,100}$/), value: z.string().max(500) }),
+  z
+    .object({
+      kind: z.literal('range'),
+      field: z.string().regex(/^[A-Za-z0-9_]{1,100}$/),
+      min: z.number().finite().nullable().default(null),
+      max: z.number().finite().nullable().default(null)
+    })
+    .refine((f) => f.min === null || f.max === null || f.min <= f.max, { message: 'min must not exceed max' })
+])
+export type FieldFilter = z.infer<typeof FieldFilter>
+
+/**
  * Local search over the user's review annotations (docs/review.md). Each set field is one
  * more condition: status one of `statuses` ('new' also matches calls never annotated), every
  * tag in `tags`, in the review list, a note or none, total within [scoreMin, scoreMax],
@@ -77,6 +95,8 @@ export const SearchQuery = z
     results: ResultsFilter.default(DEFAULT_RESULTS),
     hasNewRequest: z.boolean().nullable().default(null),
     analysis: z.array(AnalysisFilter).max(20).default([]),
+    /** Extra fields of the call record (agent, team, …): local only. */
+    fields: z.array(FieldFilter).max(20).optional(),
     sort: SearchSort.default('date_desc'),
     /** Local only: the review annotations (the service knows nothing of them). */
     review: ReviewFilter.optional()

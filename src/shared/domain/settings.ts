@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { Account, RateLimit } from './account'
 import { AnalysisLayout, ExportColumn, ExportFormat } from './export'
-import { ResultColumn } from './records'
+import { ColumnSort, ResultColumn } from './records'
 import { SearchQuery } from './search'
 import { SyncOrder } from './sync'
 import { DisplayZone, EpochMs, IanaZone } from './time'
@@ -57,7 +57,9 @@ export const Settings = z.object({
     }),
   savedSearches: z.array(SavedSearch).max(500).default([]),
   /** The results list's chosen columns, per account id. */
-  resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({})
+  resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({}),
+  /** The results list's column sort, per account id (absent: the query's own order). */
+  resultSort: z.record(z.string(), ColumnSort).default({})
 })
 export type Settings = z.infer<typeof Settings>
 
@@ -72,7 +74,9 @@ export const SettingsPatch = z.object({
     .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
     .optional(),
   /** One account's chosen result columns. */
-  resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional()
+  resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional(),
+  /** One account's column sort; null: back to the query's own order. */
+  resultSort: z.object({ accountId: z.string().min(1).max(100), sort: ColumnSort.nullable() }).optional()
 })
 export type SettingsPatch = z.infer<typeof SettingsPatch>
 

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import {
   AnalysisKeyInfo,
   AppInfo,
+  Breakdown,
   CacheInfo,
   CallRecord,
   CallType,
@@ -24,7 +25,10 @@ import {
   SettingsPatch,
   SignInRequest,
   SyncProgress,
-  SyncScope
+  SyncScope,
+  Trend,
+  TrendBucket,
+  TrendMeasure
 } from '../domain'
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
@@ -107,6 +111,18 @@ export const contract = {
     response: Facets
   },
   'search.analysisKeys': { request: Empty, response: z.array(AnalysisKeyInfo) },
+  /** Insight: the query's calls per value of a column (agent, team, type, any analysis key). */
+  'insight.breakdown': {
+    request: z.object({ query: SearchQuery, column: ResultColumn }).strict(),
+    response: Breakdown
+  },
+  /** Insight: a column over time, the mean of a numeric one or the share of one value, per day or week. */
+  'insight.trend': {
+    request: z
+      .object({ query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: IanaZone.optional() })
+      .strict(),
+    response: Trend
+  },
   'search.values': {
     request: z.object({ query: SearchQuery, key: z.string().min(1).max(200) }).strict(),
     response: ValueSuggestions
@@ -143,6 +159,8 @@ export const contract = {
     ])
   },
   'export.cancel': { request: z.object({ exportId: z.string().min(1) }).strict(), response: Ok },
+  /** Desktop: a finished export opened, or shown in its folder. Only a file this run exported. */
+  'export.reveal': { request: z.object({ exportId: z.string().min(1).max(100), how: z.enum(['open', 'folder']) }).strict(), response: Ok },
   'cache.info': { request: Empty, response: CacheInfo },
   'cache.clear': {
     // Annotations and review lists are the user's work: kept unless asked otherwise.

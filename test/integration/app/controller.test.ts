@@ -150,6 +150,23 @@ describe('application controller', () => {
     expect((await call('settings.get', {})).export).toMatchObject({ format: 'csv', columns: ['callId', 'title'] })
   })
 
+  it('opens a finished export, or shows it in its folder, through the desktop shell; only a file it wrote', async () => {
+    const started = await call('export.start', {
+      selection: { kind: 'query', query: { text: 'iptal' } },
+      format: 'json',
+      columns: ['callId']
+    })
+    if (!started.started) throw new Error('the export did not start')
+    expect((await exportEnd(started.exportId)).phase).toBe('done')
+    await call('export.reveal', { exportId: started.exportId, how: 'open' })
+    await call('export.reveal', { exportId: started.exportId, how: 'folder' })
+    expect(app.revealed.slice(-2)).toEqual([
+      { how: 'open', file: started.file },
+      { how: 'folder', file: started.file }
+    ])
+    await expect(call('export.reveal', { exportId: 'not-an-export', how: 'open' })).rejects.toMatchObject({ code: 'NotFound' })
+  })
+
   it('exports a hand selection sent as offset ranges over the query, walked in core', async () => {
     const query = { results: 'all' as const, text: 'iptal' }
     const page = await call('search.page', { query, offset: 0, limit: 10 })

@@ -54,3 +54,30 @@ describe('export dialog', () => {
     expect(await d.chooseExportFile('calls', 'json')).toBeNull()
   })
 })
+
+describe('a finished export opened through the shell', () => {
+  it('opens the file and shows it in its folder, and says when the system could not open it', async () => {
+    const calls: string[] = []
+    const d = createExportDialogs(
+      async () => ({ canceled: true }),
+      () => '/home/ayse',
+      {
+        openPath: async (p) => (calls.push(`open ${p}`), p.endsWith('.xyz') ? 'No application is associated' : ''),
+        showItemInFolder: (p) => void calls.push(`show ${p}`)
+      }
+    )
+    await d.openFile!('/home/ayse/calls.xlsx')
+    d.showInFolder!('/home/ayse/calls.xlsx')
+    expect(calls).toEqual(['open /home/ayse/calls.xlsx', 'show /home/ayse/calls.xlsx'])
+    await expect(d.openFile!('/home/ayse/calls.xyz')).rejects.toThrow(/No application/)
+  })
+
+  it('offers no file actions without a shell (browser mode keeps the download)', () => {
+    const d = createExportDialogs(
+      async () => ({ canceled: true }),
+      () => '/home/ayse'
+    )
+    expect(d.openFile).toBeUndefined()
+    expect(d.showInFolder).toBeUndefined()
+  })
+})

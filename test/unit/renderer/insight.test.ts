@@ -1,13 +1,22 @@
 import { describe, expect, it } from 'vitest'
 import { chartCsv, chartFileName } from '../../../src/renderer/src/lib/chartExport'
 import { emptyFilters } from '../../../src/renderer/src/lib/query'
-import { below, drillDay, drillValue, queryChips, type ChipFormat } from '../../../src/renderer/src/lib/queryChips'
+import {
+  below,
+  drillColumn,
+  drillDay,
+  drillPeriod,
+  drillValue,
+  queryChips,
+  type ChipFormat
+} from '../../../src/renderer/src/lib/queryChips'
 
 const fmt: ChipFormat = {
   range: (from, to) => `${from}..${to}`,
   count: (n) => String(n),
   keyName: (key) => (key === 'sentiment' ? 'Duygu Durumu' : key),
-  typeName: (v) => `type ${v}`
+  typeName: (v) => `type ${v}`,
+  fieldName: (field) => (field === 'agentName' ? 'Temsilci' : field)
 }
 
 describe('the active query as chips', () => {
@@ -79,6 +88,37 @@ describe('drilling down from a chart', () => {
     expect(below(50)).toBeGreaterThan(49.999999)
     expect(below(-1)).toBeLessThan(-1)
     expect(below(0)).toBeLessThan(0)
+  })
+})
+
+describe('drilling down from the breakdown and the trend', () => {
+  it('adds the bar of a column: a call type, an analysis value, an agent, a duration range', () => {
+    const f = emptyFilters()
+    drillColumn(f, 'callType', { value: 'Fatura', min: null, max: null, count: 3 })
+    expect(f.callTypes).toEqual(['Fatura'])
+    drillColumn(f, 'analysis:sentiment', { value: 'Olumsuz', min: null, max: null, count: 3 })
+    expect(f.analysis).toEqual([{ kind: 'equals', key: 'sentiment', value: 'Olumsuz' }])
+    drillColumn(f, 'extra:agentName', { value: 'Ayşe', min: null, max: null, count: 3 })
+    drillColumn(f, 'extra:agentName', { value: 'Cem', min: null, max: null, count: 3 })
+    drillColumn(f, 'extra:durationSeconds', { value: '60 – 120', min: 60, max: 120, count: 3 })
+    expect(f.fields).toEqual([
+      { kind: 'equals', field: 'agentName', value: 'Cem' },
+      { kind: 'range', field: 'durationSeconds', min: 60, max: below(120) }
+    ])
+    const chips = queryChips(f, fmt)
+    const agent = chips.find((c) => c.id === 'field:agentName=Cem')!
+    expect(agent).toMatchObject({ label: { key: 'insight.chipAnalysis', params: { name: 'Temsilci' } }, value: '= Cem' })
+    agent.remove(f)
+    expect(f.fields.map((x) => x.field)).toEqual(['durationSeconds'])
+  })
+
+  it('narrows the range to the clicked day or Monday-to-Sunday week in the zone', () => {
+    const f = emptyFilters()
+    drillPeriod(f, '2026-03-30', 'week', 'Europe/Istanbul')
+    expect(f.from).toBe(Date.UTC(2026, 2, 29, 21))
+    expect(f.to).toBe(Date.UTC(2026, 3, 5, 21))
+    drillPeriod(f, '2026-03-31', 'day', 'Europe/Istanbul')
+    expect([f.from, f.to]).toEqual([Date.UTC(2026, 2, 30, 21), Date.UTC(2026, 2, 31, 21)])
   })
 })
 

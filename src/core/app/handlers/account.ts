@@ -58,6 +58,10 @@ export function accountHandlers(state: AppState): AccountHandlers {
     }
     if (patch.account) next.accounts = editAccount(s.accounts, patch.account)
     if (patch.resultColumns) next.resultColumns = { ...s.resultColumns, [patch.resultColumns.accountId]: patch.resultColumns.columns }
+    if (patch.resultSort) {
+      const { [patch.resultSort.accountId]: _old, ...others } = s.resultSort
+      next.resultSort = patch.resultSort.sort ? { ...others, [patch.resultSort.accountId]: patch.resultSort.sort } : others
+    }
     if (patch.theme) platform.setThemeSource(patch.theme)
     return state.saveSettings(next)
   }

@@ -1,16 +1,21 @@
 import type { ExportProgress, ExportRequest, ExportSelection } from '../../../shared/domain'
-import { toErrorInfo } from '../../errors'
+import { CallsightError, toErrorInfo } from '../../errors'
 import { exportCalls } from '../../export'
 import { reviewLookup } from '../../review/review-service'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
 
-export type ExportHandlers = Pick<Handlers, 'export.start' | 'export.cancel'>
+export type ExportHandlers = Pick<Handlers, 'export.start' | 'export.cancel' | 'export.reveal'>
+
+/** Finished exports the user may still open from their toast. */
+const FINISHED_KEPT = 20
 
 /** Exporting a selection of the active account's cache to a file the user chooses. */
 export function exportHandlers(state: AppState): ExportHandlers {
   const { platform, exports } = state
+  /** exportId → the file it wrote: the renderer names an export, never a path. */
+  const finished = new Map<string, string>()
 
   /** Writes the file as a task on a read-only connection, so searches go on meanwhile. */
   function startExport(rt: AccountRuntime, req: ExportRequest, file: string): string {
@@ -41,6 +46,10 @@ export function exportHandlers(state: AppState): ExportHandlers {
         })
         // Browser mode hands the finished file to the page as a one-time download.
         const download = platform.dialogs.offerDownload?.(result.file)
+        if (!download) {
+          if (finished.size >= FINISHED_KEPT) finished.delete(finished.keys().next().value!)
+          finished.set(exportId, result.file)
+        }
         const metaDownload = result.metaFile ? platform.dialogs.offerDownload?.(result.metaFile) : null
         emit({
           phase: 'done',
@@ -74,6 +83,15 @@ export function exportHandlers(state: AppState): ExportHandlers {
     'export.cancel': async ({ exportId }) => {
       exports.cancel(exportId)
       return { ok: true as const }
+    },
+    'export.reveal': async ({ exportId, how }) => {
+      const file = finished.get(exportId)
+      const { openFile, showInFolder } = platform.dialogs
+      if (file === undefined) throw new CallsightError('NotFound', 'That export is no longer known; export again to open it.')
+      if (!openFile || !showInFolder) throw new CallsightError('InvalidInput', 'Opening files is only possible in the desktop app.')
+      if (how === 'open') await openFile(file)
+      else showInFolder(file)
+      return { ok: true as const }
     }
   }
 }
@@ -82,9 +100,9 @@ export function exportHandlers(state: AppState): ExportHandlers {
 function selectionMeta(selection: ExportSelection, total: number): unknown {
   switch (selection.kind) {
     case 'query':
-      return selection.query
+      return selection.sortBy ? { ...selection.query, sortBy: selection.sortBy } : selection.query
     case 'ranges':
-      return { query: selection.query, selectedRows: total }
+      return { query: selection.query, selectedRows: total, ...(selection.sortBy ? { sortBy: selection.sortBy } : {}) }
     case 'ids':
       return { ids: selection.ids.length }
   }

@@ -11,6 +11,8 @@ export type SearchHandlers = Pick<
   | 'search.count'
   | 'search.facets'
   | 'search.analysisKeys'
+  | 'insight.breakdown'
+  | 'insight.trend'
   | 'search.values'
   | 'search.columns'
   | 'calls.get'
@@ -41,6 +43,10 @@ export function searchHandlers(state: AppState): SearchHandlers {
     'search.facets': async ({ query, analysisKey, zone }) =>
       search()?.facets(query, analysisKey, zone ?? state.displayZone()) ?? { total: 0, perType: [], perDay: [], perValue: [] },
     'search.analysisKeys': async () => search()?.analysisKeys() ?? [],
+    'insight.breakdown': async ({ query, column }) =>
+      search()?.breakdown(query, column) ?? { column, numeric: false, total: 0, missing: 0, bars: [] },
+    'insight.trend': async ({ query, column, measure, bucket, zone }) =>
+      search()?.trend(query, column, measure, bucket, zone ?? state.displayZone()) ?? { column, measure, bucket, points: [] },
     'search.values': async ({ query, key }) => search()?.values(query, key) ?? { key, numeric: false, items: 0, values: [], range: null },
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],

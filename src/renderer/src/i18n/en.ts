@@ -345,7 +345,20 @@ export const en = {
     compareTotal: '{count} calls in the comparison period',
     dayN: 'Day {n}',
     day: 'Day',
-    dayNumber: 'Day number'
+    dayNumber: 'Day number',
+    breakdown: 'Breakdown by a column',
+    chooseColumn: 'Choose a column',
+    trend: 'A parameter over time',
+    chooseValue: 'Choose a value',
+    perDayBucket: 'Per day',
+    perWeekBucket: 'Per week',
+    period: 'Period',
+    callsWithValue: 'Calls with a value',
+    mean: 'Mean of {name}',
+    share: 'Share of {value}',
+    missing: '{count} calls without a value',
+    dataTable: 'Data table',
+    searchThese: 'Search these calls'
   },
   export: {
     title: 'Export calls',

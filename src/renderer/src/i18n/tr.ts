@@ -345,7 +345,20 @@ export const tr: Messages = {
     compareTotal: 'Karşılaştırma döneminde {count} çağrı',
     dayN: '{n}. gün',
     day: 'Gün',
-    dayNumber: 'Gün sırası'
+    dayNumber: 'Gün sırası',
+    breakdown: 'Bir sütuna göre dağılım',
+    chooseColumn: 'Bir sütun seçin',
+    trend: 'Zaman içinde bir parametre',
+    chooseValue: 'Bir değer seçin',
+    perDayBucket: 'Günlük',
+    perWeekBucket: 'Haftalık',
+    period: 'Dönem',
+    callsWithValue: 'Değeri olan çağrılar',
+    mean: '{name} ortalaması',
+    share: '{value} payı',
+    missing: 'Değeri olmayan {count} çağrı',
+    dataTable: 'Veri tablosu',
+    searchThese: 'Bu çağrıları ara'
   },
   export: {
     title: 'Çağrıları dışa aktar',

@@ -1,4 +1,4 @@
-import type { AnalysisFilter, CallRecord, CallRow, ReviewFilter, SearchQuery, SearchSort } from '../../../shared/domain'
+import type { AnalysisFilter, CallRecord, CallRow, FieldFilter, ReviewFilter, SearchQuery, SearchSort } from '../../../shared/domain'
 
 /**
  * shared/domain's SUMMARY_PREVIEW_CHARS, restated: importing a value from domain.ts would pull
@@ -15,6 +15,8 @@ export interface SearchFilters {
   direction: number | null
   results: 'all' | 'answered'
   analysis: AnalysisFilter[]
+  /** Extra-field filters (agent, team, …), added by drilling into Insight's breakdown. */
+  fields: FieldFilter[]
   sort: SearchSort
   /** Set while from/to are a "last N days" preset, so saving keeps the range relative. */
   relativeDays: number | null
@@ -71,6 +73,7 @@ export function emptyFilters(): SearchFilters {
     direction: null,
     results: DEFAULT_RESULTS,
     analysis: [],
+    fields: [],
     sort: 'date_desc',
     relativeDays: null,
     review: emptyReview()
@@ -97,6 +100,7 @@ export function buildQuery(f: SearchFilters): SearchQuery {
     results: f.results,
     hasNewRequest: null,
     analysis: completeAnalysis(f.analysis).map((a) => ({ ...a })),
+    ...(f.fields.length > 0 ? { fields: f.fields.map((x) => ({ ...x })) } : {}),
     sort: effectiveSort(f.sort, f.text),
     ...(reviewOf(f.review) ? { review: reviewOf(f.review) } : {})
   }
@@ -111,6 +115,7 @@ export function filtersFromQuery(q: SearchQuery): SearchFilters {
     direction: q.direction,
     results: q.results === 'answered' ? 'answered' : 'all',
     analysis: q.analysis.map((a) => ({ ...a })),
+    fields: (q.fields ?? []).map((x) => ({ ...x })),
     sort: q.sort,
     relativeDays: null,
     review: q.review ? { ...emptyReview(), ...q.review, statuses: [...q.review.statuses], tags: [...q.review.tags] } : emptyReview()
@@ -119,7 +124,7 @@ export function filtersFromQuery(q: SearchQuery): SearchFilters {
 
 /** Filters the service cannot apply, so service mode can say they are ignored. */
 export function hasLocalOnlyFilters(f: SearchFilters): boolean {
-  return f.text.trim() !== '' || completeAnalysis(f.analysis).length > 0 || reviewFilterCount(f.review) > 0
+  return f.text.trim() !== '' || completeAnalysis(f.analysis).length > 0 || f.fields.length > 0 || reviewFilterCount(f.review) > 0
 }
 
 /** A full record shown in the same table as local rows. */

@@ -1,4 +1,4 @@
-import type { AnalysisFilter, Facets } from '../../../shared/domain'
+import type { AnalysisFilter, BreakdownBar, Facets, FieldFilter, ResultColumn, TrendBucket } from '../../../shared/domain'
 import { completeAnalysis, type SearchFilters } from './query'
 import { daysToRange } from './dateRange'
 
@@ -21,6 +21,8 @@ export interface ChipFormat {
   count(n: number): string
   keyName(key: string): string
   typeName(value: string): string
+  /** An extra field's name in the UI language ("Agent" for agentName). */
+  fieldName(field: string): string
 }
 
 export function queryChips(filters: SearchFilters, fmt: ChipFormat): QueryChip[] {
@@ -65,7 +67,19 @@ export function queryChips(filters: SearchFilters, fmt: ChipFormat): QueryChip[]
       remove: (f) => void (f.analysis = f.analysis.filter((x) => analysisId(x) !== analysisId(a)))
     })
   }
+  for (const f of filters.fields)
+    chips.push({
+      id: `field:${fieldId(f)}`,
+      label: { key: 'insight.chipAnalysis', params: { name: fmt.fieldName(f.field) } },
+      value:
+        f.kind === 'equals' ? `= ${f.value}` : `${f.min === null ? '…' : fmt.count(f.min)} – ${f.max === null ? '…' : fmt.count(f.max)}`,
+      remove: (x) => void (x.fields = x.fields.filter((y) => fieldId(y) !== fieldId(f)))
+    })
   return chips
+}
+
+function fieldId(f: FieldFilter): string {
+  return f.kind === 'equals' ? `${f.field}=${f.value}` : `${f.field}:${f.min ?? ''}..${f.max ?? ''}`
 }
 
 function analysisId(a: AnalysisFilter): string {
@@ -104,4 +118,36 @@ export function below(x: number): number {
   const bits = view.getBigUint64(0)
   view.setBigUint64(0, x > 0 ? bits - 1n : bits + 1n)
   return view.getFloat64(0)
+}
+
+/**
+ * Drill into one bar of Insight's breakdown by a column: the call type, the analysis key's
+ * value or range, or the extra field's value or range. Replaces an earlier filter on the same
+ * column, as drillValue does.
+ */
+export function drillColumn(filters: SearchFilters, column: ResultColumn, bar: BreakdownBar): void {
+  if (column === 'callType') {
+    filters.callTypes = [bar.value]
+    return
+  }
+  if (column.startsWith('analysis:')) return drillValue(filters, column.slice(9), bar)
+  const field = column.slice(6)
+  const next: FieldFilter =
+    bar.min !== null && bar.max !== null
+      ? { kind: 'range', field, min: bar.min, max: below(bar.max) }
+      : { kind: 'equals', field, value: bar.value }
+  filters.fields = [...filters.fields.filter((f) => f.field !== field), next]
+}
+
+/** Drill into one period of a trend: the range becomes that day, or that week (Monday to Sunday), in the zone. */
+export function drillPeriod(filters: SearchFilters, period: string, bucket: TrendBucket, zone: string): void {
+  const [year, month, d] = period.split('-').map(Number)
+  if (!year || !month || !d) return
+  const last = new Date(Date.UTC(year, month - 1, d + (bucket === 'week' ? 6 : 0)))
+  const range = daysToRange(
+    { year, month, day: d },
+    { year: last.getUTCFullYear(), month: last.getUTCMonth() + 1, day: last.getUTCDate() },
+    zone
+  )
+  Object.assign(filters, { from: range.from, to: range.to, relativeDays: null })
 }

@@ -24,6 +24,14 @@ export const useColumnsStore = defineStore('columns', () => {
     return (id ? app.settings?.resultColumns?.[id] : undefined) ?? []
   })
 
+  /** The account's remembered sort, while its column is still chosen. */
+  function remembered(): ColumnSort | null {
+    const id = app.account?.id
+    const sort = id ? (app.settings?.resultSort?.[id] ?? null) : null
+    return sort && chosen.value.includes(sort.column) ? { ...sort } : null
+  }
+  sortBy.value = remembered()
+
   async function load(): Promise<void> {
     try {
       available.value = await call('search.columns', {})
@@ -36,7 +44,7 @@ export const useColumnsStore = defineStore('columns', () => {
     const id = app.account?.id
     if (!id) return
     // A column no longer shown cannot stay the sort.
-    if (sortBy.value && !columns.includes(sortBy.value.column)) sortBy.value = null
+    if (sortBy.value && !columns.includes(sortBy.value.column)) setSort(null)
     await app.updateSettings({ resultColumns: { accountId: id, columns } })
   }
 
@@ -44,12 +52,19 @@ export const useColumnsStore = defineStore('columns', () => {
   function toggleSort(column: ResultColumn): void {
     const numeric = available.value.find((c) => c.column === column)?.numeric ?? false
     const current = sortBy.value
-    if (current?.column === column) sortBy.value = { column, dir: current.dir === 'asc' ? 'desc' : 'asc' }
-    else sortBy.value = { column, dir: numeric ? 'desc' : 'asc' }
+    if (current?.column === column) setSort({ column, dir: current.dir === 'asc' ? 'desc' : 'asc' })
+    else setSort({ column, dir: numeric ? 'desc' : 'asc' })
   }
 
   function clearSort(): void {
-    sortBy.value = null
+    setSort(null)
+  }
+
+  /** The sort, remembered for the account (as its columns are) so the list opens sorted as it was left. */
+  function setSort(sort: ColumnSort | null): void {
+    sortBy.value = sort
+    const id = app.account?.id
+    if (id) void app.updateSettings({ resultSort: { accountId: id, sort } }).catch(() => undefined)
   }
 
   function remember(page: RowCells | undefined): void {
@@ -63,9 +78,9 @@ export const useColumnsStore = defineStore('columns', () => {
     return cells.value.get(callId)?.[column]
   }
 
-  /** A new account: its own columns, no sort, no cells. */
+  /** A new account: its own columns and its own remembered sort, no cells. */
   function reset(): void {
-    sortBy.value = null
+    sortBy.value = remembered()
     cells.value = new Map()
     available.value = []
   }

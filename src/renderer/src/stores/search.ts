@@ -261,7 +261,8 @@ export const useSearchStore = defineStore('search', () => {
         }
       return { kind: 'ids', ids }
     }
-    return { kind: 'ranges', query: activeQuery.value, ranges: sel.ranges.map(([s, e]) => [s, e]) }
+    const sortBy = useColumnsStore().sortBy
+    return { kind: 'ranges', query: activeQuery.value, ranges: sel.ranges.map(([s, e]) => [s, e]), ...(sortBy ? { sortBy } : {}) }
   }
 
   function resetFilters(): void {

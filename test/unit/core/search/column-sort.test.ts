@@ -184,6 +184,31 @@ describe('sorting the results by a chosen column', () => {
     )
   })
 
+  it('exports a query, and a hand selection over it, in the list’s column order', () => {
+    const sortBy: ColumnSort = { column: 'extra:agentName', dir: 'asc' }
+    const q = Q({ text: 'fatura' })
+    const listed = pages(q, sortBy, 300)
+    const exported = [...search.iterate({ kind: 'query', query: q, sortBy }).records].map((r) => r.callId)
+    expect(exported).toEqual(listed)
+    // Rows 5–9 and 40 of the sorted list, as the user selected them there.
+    const picked = [
+      ...search.iterate({
+        kind: 'ranges',
+        query: q,
+        ranges: [
+          [5, 9],
+          [40, 40]
+        ],
+        sortBy
+      }).records
+    ].map((r) => r.callId)
+    expect(picked).toEqual([...listed.slice(5, 10), listed[40]])
+    // Without a sort the file keeps the date order.
+    const byDateOrder = [...search.iterate({ kind: 'query', query: q }).records].map((r) => r.callId)
+    expect(byDateOrder).toEqual(pages(q, null, 300))
+    expect(byDateOrder).not.toEqual(listed)
+  })
+
   it('follows a write: new calls take their place in the sorted order', () => {
     const sort: ColumnSort = { column: 'analysis:score', dir: 'desc' }
     const before = pages(Q({}), sort, 500)
