@@ -153,9 +153,14 @@ describe('analyst workspace', () => {
     await dialog.waitFor()
     await dialog.getByText('CSV', { exact: true }).click()
     await app.screenshot('08-export-dialog')
-    const downloading = page.waitForEvent('download', { timeout: 30_000 })
+    // A CSV export downloads the file and its coverage sidecar (FILE.meta.json), in either order.
+    const downloading = page.waitForEvent('download', { timeout: 30_000, predicate: (d) => d.suggestedFilename().endsWith('.csv') })
+    const sidecar = page.waitForEvent('download', { timeout: 30_000, predicate: (d) => d.suggestedFilename().endsWith('.csv.meta.json') })
     await page.getByTestId('export-start').click()
     const download = await downloading
+    const meta = JSON.parse(readFileSync(await (await sidecar).path(), 'utf8')) as Record<string, unknown>
+    expect(meta).toMatchObject({ application: 'Callsight', format: 'csv', total: 5 })
+    expect(meta).toHaveProperty('coverage')
     const toast = page.locator('.p-toast-message-success').filter({ hasText: 'Export finished' })
     await toast.waitFor({ timeout: 30_000 })
     expect(await toast.textContent()).toContain(`5 calls in ${download.suggestedFilename()}, saved by your browser`)
