@@ -1,0 +1,34 @@
+/** English messages for the export dialog. */
+export const exportMessages = {
+  export: {
+    title: 'Export calls',
+    what: 'What to export',
+    selected: 'Selected calls ({count})',
+    allResults: 'All results of the query ({count})',
+    format: 'Format',
+    columns: 'Columns',
+    col_callId: 'Call ID',
+    col_callDate: 'Date',
+    col_title: 'Title',
+    col_summary: 'Summary',
+    col_analysis: 'Analysis parameters',
+    col_review: 'Review (status, tags, note, score)',
+    layout: 'Analysis layout',
+    wide: 'Wide: one column per parameter',
+    long: 'Long: one row per parameter',
+    start: 'Export…',
+    writing: 'Writing {written} of {total}',
+    cancel: 'Cancel export',
+    done: 'Export finished',
+    doneDetail: '{count} calls written to {file}',
+    downloadedDetail: '{count} calls in {file}, saved by your browser with your downloads',
+    failed: 'Export failed',
+    cancelled: 'Export cancelled; no file was left behind.',
+    nothing: 'Select calls first, or export all results.',
+    zoneNote: 'Dates are written in {zone}.',
+    englishHeaders: 'English headers',
+    englishHeadersHelp: 'Write column headers and the metadata sheet in English, for tools that read them by name.',
+    openFile: 'Open file',
+    showInFolder: 'Show in folder'
+  }
+}

@@ -1,0 +1,50 @@
+import type { Shape } from '../shape'
+import type { settingsMessages as en } from '../en/settings'
+
+/** Turkish messages for the Settings screen (the same keys as en/settings.ts). */
+export const settingsMessages: Shape<typeof en> = {
+  settings: {
+    title: 'Ayarlar',
+    accounts: 'Hesaplar',
+    active: 'Etkin',
+    label: 'Etiket',
+    zone: 'Servis saat dilimi',
+    rateLimit: 'İstek sınırı',
+    requests: 'istek',
+    perSeconds: 'saniyede',
+    removeAccount: 'Hesabı kaldır',
+    confirmRemove: '{name} hesabı kaldırılsın ve belirteçleri unutulsun mu?',
+    noAccounts: 'Henüz hesap yok.',
+    display: 'Görünüm',
+    displayZone: 'Gösterim saat dilimi',
+    systemZone: 'Sistem ({zone})',
+    language: 'Dil',
+    languageSystem: 'Sistem',
+    theme: 'Tema',
+    themeSystem: 'Sistem',
+    themeLight: 'Açık',
+    themeDark: 'Koyu',
+    syncDefaults: 'Eşitleme varsayılanları',
+    presetDays: 'Varsayılan aralık (gün)',
+    lookbackHours: 'Artımlı geriye bakış (saat)',
+    syncOrder: 'Eşitleme sırası',
+    syncOrderNewest: 'Önce en yeni',
+    syncOrderOldest: 'Önce en eski',
+    cache: 'Yerel önbellek',
+    cachePath: 'Konum',
+    cacheSize: 'Boyut',
+    cacheCalls: 'Çağrı',
+    cacheLastSync: 'Son eşitleme',
+    clearCache: 'Önbelleği temizle',
+    confirmClear: 'Bu bilgisayardaki tüm önbellekli çağrılar silinsin mi? Yeniden eşitlemek onları servisten tekrar alır.',
+    cleared: 'Önbellek temizlendi',
+    session: 'Oturum',
+    signedInAs: '{url} adresinde {user} olarak oturum açıldı',
+    signOut: 'Oturumu kapat',
+    signOutForget: 'Oturumu kapat ve bu hesabı unut',
+    saved: 'Ayarlar kaydedildi',
+    tokensNotPersisted: 'Bu bilgisayarda belirteçler yalnızca bellekte tutulur; yeniden başlatmadan sonra tekrar oturum açarsınız.',
+    about: 'Hakkında',
+    version: 'Sürüm {version}'
+  }
+}
