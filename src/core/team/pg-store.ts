@@ -242,7 +242,7 @@ export class PgSyncStore implements SyncStore {
     })
     if (last.size === 0) return
     // Statements of UPSERT_CHUNK calls, each sent as soon as it is ready: while PostgreSQL
-    // stores one, this process guards and serializes the next (a group written in one
+    // stores one, this process serializes the next (a group written in one
     // statement kept one of them idle at a time). They queue on this transaction's connection,
     // so they run in order; if one fails, the transaction fails.
     const sent: Array<Promise<pg.QueryResult<UpsertedRow>>> = []

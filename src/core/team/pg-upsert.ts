@@ -1,6 +1,5 @@
 import type pg from 'pg'
 import type { CallRecord } from '../../shared/domain'
-import { guardRecord } from '../pii'
 import { q } from './connection'
 
 /** Calls per upsert statement: small enough that preparing the next overlaps storing one. */
@@ -30,10 +29,9 @@ export function upsertChunk(
   // analysisJson would write it. Measured against COPY into a temporary table and against
   // unnest over one array per column: no difference this machine could resolve (docs/team.md).
   const rows: unknown[] = []
-  for (const { r: raw } of chunk) {
-    // The guard runs in the service client already; the team cache is shared, so the
-    // records are checked again right before they leave this computer.
-    const r = guardRecord(raw)
+  for (const { r } of chunk) {
+    // Records arrive masked: the service client guards every record it parses
+    // (client/service-client.ts), for this store as for the SQLite cache.
     rows.push([
       r.callId,
       r.callAt,
