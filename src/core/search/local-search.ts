@@ -16,9 +16,7 @@ import {
   type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
-import { foldText } from '../../shared/text/fold'
-import { createSearchReader, parseNumeric, type CallCache, type SearchReader } from '../cache'
-import { matchedIn, reachesAnalysis } from '../../shared/query'
+import { createSearchReader, type CallCache, type SearchReader } from '../cache'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
@@ -29,20 +27,17 @@ import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
 import { FacetCounter } from './facets'
 import { breakdownBars, trendPoints, type Matched } from './insight-series'
-import { byCountThenValue } from './facets/buckets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
 import { idsInRanges } from './selection'
-import { countSql, matchedAmong, matchedIds } from './sql'
+import { countSql, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
+import { mergeFolded } from './folded-values'
+import { withMatchedIn } from './matched-in'
+import { PROBE_MAX, probeSorted } from './sorted-probe'
 
 export type { ExportIteration } from './export-iteration'
-
-/** Sorted by a column, candidates asked about at once when the query's match list is not read. */
-const PROBE_BATCH = 500
-/** Candidates asked about per page before reading the match list instead (a rare filter). */
-const PROBE_MAX = 10_000
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
@@ -198,7 +193,9 @@ class SearchOverCache implements LocalSearch {
     const rare = p.q.match !== null && p.estimate.n <= walkThreshold(total, limit)
     const far = offset - near.position >= PROBE_MAX / 2
     const probed =
-      this.matchesOf(p).read || rare || far ? null : this.probe(p.q, at, sorted.order.length, start, offset - near.position, limit)
+      this.matchesOf(p).read || rare || far
+        ? null
+        : probeSorted(this.reader, p.q, at, sorted.order.length, start, offset - near.position, limit)
     let end: number
     if (probed !== null) {
       ids.push(...probed.ids)
@@ -216,37 +213,6 @@ class SearchOverCache implements LocalSearch {
     }
     if (ids.length > 0) state.remember(offset + ids.length, [end - 1, 0])
     return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
-  }
-
-  /**
-   * Matches along a sorted order from position `start`, skipping `skip` of them, up to
-   * `limit`: candidates asked about PROBE_BATCH at a time. Null when PROBE_MAX candidates
-   * were not enough (a rare filter: its match list is the cheaper way).
-   */
-  private probe(
-    q: CompiledQuery,
-    at: (i: number) => number,
-    length: number,
-    start: number,
-    skip: number,
-    limit: number
-  ): { ids: number[]; end: number } | null {
-    const ids: number[] = []
-    let seen = 0
-    let i = start
-    while (i < length && ids.length < limit) {
-      if (i - start >= PROBE_MAX) return null
-      const batch: number[] = []
-      for (let k = i; k < Math.min(length, i + PROBE_BATCH); k++) batch.push(at(k))
-      const hits = new Set(this.reader.matches.idList(matchedAmong(q, JSON.stringify(batch))))
-      for (const id of batch) {
-        i++
-        if (!hits.has(id)) continue
-        if (seen++ >= skip) ids.push(id)
-        if (ids.length === limit) break
-      }
-    }
-    return { ids, end: i }
   }
 
   private datePage(query: SearchQuery, offset: number, limit: number): SearchPage {
@@ -390,43 +356,9 @@ class SearchOverCache implements LocalSearch {
 }
 
 /**
- * Each row says which analysis keys the query found it through ("matched in"), when the query
- * has a term analysis items can hold: one read of the page's items, evaluated in memory.
- */
-function withMatchedIn(page: SearchPage, q: CompiledQuery, reader: SearchReader): SearchPage {
-  if (!reachesAnalysis(q.node) || page.rows.length === 0) return page
-  const items = reader.rows.items(page.rows.map((r) => r.callId))
-  return {
-    offset: page.offset,
-    rows: page.rows.map((r) => {
-      const names = matchedIn(q.node, items.get(r.callId) ?? [], parseNumeric)
-      return names.length > 0 ? { ...r, matchedIn: names } : r
-    })
-  }
-}
-
-/**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns (tests move both).
  */
 export function createSearch(cache: CallCache, tuning: { longJump?: number; facetScanShare?: number } = {}): LocalSearch {
   return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare)
-}
-
-/**
- * Values that equals cannot tell apart (case, accents: "Negative", "negative") as one, shown
- * as their most frequent spelling with the counts added, most first.
- */
-function mergeFolded(values: ReadonlyArray<{ value: string; count: number }>): ValueSuggestions['values'] {
-  const byFolded = new Map<string, { value: string; count: number; top: number }>()
-  for (const { value, count } of values) {
-    const k = foldText(value)
-    const seen = byFolded.get(k)
-    if (seen === undefined) byFolded.set(k, { value, count, top: count })
-    else {
-      seen.count += count
-      if (count > seen.top) Object.assign(seen, { value, top: count })
-    }
-  }
-  return [...byFolded.values()].map(({ value, count }) => ({ value, count })).sort(byCountThenValue)
 }
