@@ -61,6 +61,14 @@ export const useSearchStore = defineStore('search', () => {
   const analysisKeys = ref<AnalysisKeyInfo[]>([])
   const keysLoaded = ref(false)
   const callTypes = ref<CallType[]>([])
+  /** A call type as people read it: its Description, or its Value when it has none. */
+  function typeName(value: string): string {
+    return callTypes.value.find((c) => c.value === value)?.description || value
+  }
+  /** The call types for a multi-select: "Description (Value)". */
+  const typeOptions = computed(() =>
+    callTypes.value.map((c) => ({ label: c.description ? `${c.description} (${c.value})` : c.value, value: c.value }))
+  )
 
   /**
    * What is wrong with the typed text, each with the span to underline (checked here, as
@@ -322,6 +330,8 @@ export const useSearchStore = defineStore('search', () => {
     highlightTerms,
     activeNode,
     callTypes,
+    typeName,
+    typeOptions,
     shownTotal,
     selectedTotal,
     cache,
