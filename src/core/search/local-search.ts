@@ -45,6 +45,7 @@ import { idsInRanges } from './selection'
 import { countSql, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
 import { mergeFolded } from './folded-values'
+import { foldText } from '../../shared/text/fold'
 import { withMatchedIn } from './matched-in'
 import { PROBE_MAX, probeSorted } from './sorted-probe'
 import { windowPage } from './window-page'
@@ -81,8 +82,12 @@ export interface LocalSearch {
   breakdown(query: SearchQuery, column: ResultColumn): Breakdown
   /** Insight: a column's mean (numeric) or one value's share per day or week of the zone. */
   trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend
-  /** The values of one analysis key among a query's matches, for the filter's value box. */
-  values(query: SearchQuery, key: string): ValueSuggestions
+  /**
+   * The values of one analysis key among a query's matches, for the filter's value box; with
+   * `contains`, only values whose folded text contains it (the box's typed text), so a value
+   * beyond the 100 most frequent is found.
+   */
+  values(query: SearchQuery, key: string, contains?: string): ValueSuggestions
   get(callId: string): CallRecord | null
   iterate(selection: ExportSelection): ExportIteration
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
@@ -374,7 +379,7 @@ class SearchOverCache implements LocalSearch {
     return { ids: this.matchesOf(p).list(), all: this.columns.byDate() }
   }
 
-  values(query: SearchQuery, key: string): ValueSuggestions {
+  values(query: SearchQuery, key: string, contains?: string): ValueSuggestions {
     const info = this.catalog.keyInfo(key)
     if (info === undefined) return { key, numeric: false, items: 0, values: [], range: null }
     const p = this.prepare(query)
@@ -383,7 +388,11 @@ class SearchOverCache implements LocalSearch {
       total: this.countOf(p),
       allCalls: this.catalog.totalCalls(),
       matches: this.matchesOf(p),
-      key: { ids: this.catalog.keyIds(key), numeric: info.numeric }
+      key: {
+        ids: this.catalog.keyIds(key),
+        numeric: info.numeric,
+        contains: contains === undefined ? undefined : foldText(contains.trim())
+      }
     })
     const merged = mergeFolded(values)
     return {

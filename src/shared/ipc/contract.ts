@@ -124,7 +124,7 @@ export const contract = {
     response: Trend
   },
   'search.values': {
-    request: z.object({ query: SearchQuery, key: z.string().min(1).max(200) }).strict(),
+    request: z.object({ query: SearchQuery, key: z.string().min(1).max(200), contains: z.string().max(200).optional() }).strict(),
     response: ValueSuggestions
   },
   'calls.get': { request: z.object({ callId: z.string().min(1).max(200) }).strict(), response: CallRecord.nullable() },

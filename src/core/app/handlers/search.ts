@@ -47,7 +47,8 @@ export function searchHandlers(state: AppState): SearchHandlers {
       search()?.breakdown(query, column) ?? { column, numeric: false, total: 0, missing: 0, bars: [] },
     'insight.trend': async ({ query, column, measure, bucket, zone }) =>
       search()?.trend(query, column, measure, bucket, zone ?? state.displayZone()) ?? { column, measure, bucket, points: [] },
-    'search.values': async ({ query, key }) => search()?.values(query, key) ?? { key, numeric: false, items: 0, values: [], range: null },
+    'search.values': async ({ query, key, contains }) =>
+      search()?.values(query, key, contains) ?? { key, numeric: false, items: 0, values: [], range: null },
     'calls.get': async ({ callId }) => search()?.get(callId) ?? null,
     'catalog.callTypes': async () => state.runtime?.cache.callTypes() ?? [],
     'catalog.import': async ({ name, text }) => {

@@ -1,3 +1,4 @@
+import { foldText } from '../../../shared/text/fold'
 import { DateTime, IANAZone } from 'luxon'
 import type { Facets } from '../../../shared/domain'
 import { HOUR_MS } from '../../cache'
@@ -126,8 +127,10 @@ export function typeFacet(counts: Iterable<readonly [string, number]>): Facets['
 }
 
 /** The TOP_VALUES most frequent values, most first (ties by value). */
-export function topValues(counts: ReadonlyMap<string, number>): Facets['perValue'] {
+export function topValues(counts: ReadonlyMap<string, number>, contains?: string): Facets['perValue'] {
+  // `contains` (folded): the value box's typed text, so values past the first 100 are found.
   return [...counts]
+    .filter(([value]) => contains === undefined || contains === '' || foldText(value).includes(contains))
     .sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0))
     .slice(0, TOP_VALUES)
     .map(([value, count]) => ({ value, min: null, max: null, count }))

@@ -58,7 +58,7 @@ export class ColumnsSource implements FacetSource {
     perCode.forEach((n, c) => {
       if (n > 0) counts.set(col.dict[c]!, n)
     })
-    return topValues(counts)
+    return topValues(counts, key.contains)
   }
 
   numericRange(key: KeyColumns): NumericRange | null {

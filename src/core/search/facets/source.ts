@@ -14,6 +14,8 @@ export type TypeScopes = ReadonlyMap<string, readonly number[]>
 export interface KeyColumns {
   ids: readonly number[]
   numeric: boolean
+  /** Only values whose folded text contains this (folded): the value box's typed text. */
+  contains?: string
 }
 
 /**

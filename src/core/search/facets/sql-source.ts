@@ -40,7 +40,7 @@ export class SqlSource implements FacetSource {
 
   perValue(key: KeyColumns): Facets['perValue'] {
     if (key.numeric) return numericBuckets(this.reads.numericValues(key.ids, this.how.matches), null)
-    return topValues(tally(this.reads.textValues(key.ids, this.how.matches)))
+    return topValues(tally(this.reads.textValues(key.ids, this.how.matches)), key.contains)
   }
 
   numericRange(key: KeyColumns): NumericRange | null {

@@ -54,7 +54,7 @@ export class TotalsSource implements FacetSource {
     if (!key.numeric) {
       const counts = new Map<string, number>()
       for (const [v, , n] of rows) counts.set(v, (counts.get(v) ?? 0) + n)
-      return topValues(counts)
+      return topValues(counts, key.contains)
     }
     const { values, weights } = this.weighted(rows)
     return numericBuckets(values, weights)

@@ -115,3 +115,43 @@ describe('value suggestions', () => {
     expect(search.values(SearchQuery.parse({}), 'nope')).toEqual({ key: 'nope', numeric: false, items: 0, values: [], range: null })
   })
 })
+
+describe('value suggestions past the 100 most frequent', () => {
+  it('finds a rare value by the typed text, folded, with its count', () => {
+    const d = mkdtempSync(join(tmpdir(), 'callsight-values-many-'))
+    const c = openCache(join(d, 'cache.db'))
+    try {
+      // 300 distinct values; the first 100 are the most frequent (two calls each).
+      const recs: CallRecord[] = []
+      for (let i = 0; i < 400; i++) {
+        const v = i < 200 ? `Kayıt ${i % 100}` : `Kayıt ${i - 100}`
+        recs.push({
+          callId: `m-${i}`,
+          callAt: T0 + i * 60_000,
+          callDate: new Date(T0 + i * 60_000).toISOString(),
+          title: `çağrı ${i}`,
+          summary: 'fatura',
+          analysis: [{ key: 'ticket', friendlyName: 'Kayıt', value: v }],
+          extra: {}
+        })
+      }
+      c.ensureScope('all', { callTypes: [], direction: null, results: 'answered', hasNewRequest: null, includeAnalysis: true })
+      c.writePage({ scopeKey: 'all', records: recs, includeAnalysis: true, checkpoint: { i: 0 } })
+      const s = createSearch(c)
+      for (const q of [SearchQuery.parse({}), SearchQuery.parse({ text: 'fatura' })]) {
+        const top = s.values(q, 'ticket')
+        expect(top.values).toHaveLength(100)
+        expect(top.values.map((v) => v.value)).not.toContain('Kayıt 250')
+        // Typed in capitals and without the dotless ı: folded as equals compares.
+        expect(s.values(q, 'ticket', 'KAYIT 25').values).toEqual([
+          { value: 'Kayıt 25', count: 2 },
+          ...[250, 251, 252, 253, 254, 255, 256, 257, 258, 259].map((n) => ({ value: `Kayıt ${n}`, count: 1 }))
+        ])
+        expect(s.values(q, 'ticket', 'nothing like it').values).toEqual([])
+      }
+    } finally {
+      c.close()
+      rmSync(d, { recursive: true, force: true })
+    }
+  })
+})
