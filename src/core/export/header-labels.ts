@@ -1,4 +1,5 @@
 import type { HeaderLanguage } from '../../shared/domain'
+import type { ReviewStatus } from '../../shared/review'
 
 /**
  * The words an export writes itself — column headers and the metadata sheet — in the UI
@@ -30,6 +31,8 @@ export interface HeaderLabels {
   coverage: string
   // Column `review` and the scorecard sheets (docs/review.md).
   reviewStatus: string
+  /** A review status's name in the cells (the app's words for it: "Needs follow-up", "Takip gerekli"). */
+  statuses: Record<ReviewStatus, string>
   tags: string
   note: string
   score: string
@@ -65,6 +68,7 @@ const EN: HeaderLabels = {
   scope: 'Scope',
   coverage: 'Coverage',
   reviewStatus: 'Review status',
+  statuses: { new: 'New', in_review: 'In review', reviewed: 'Reviewed', follow_up: 'Needs follow-up' },
   tags: 'Tags',
   note: 'Note',
   score: 'Score',
@@ -100,6 +104,7 @@ const TR: HeaderLabels = {
   scope: 'Kapsam',
   coverage: 'Eşitleme kapsamı',
   reviewStatus: 'İnceleme durumu',
+  statuses: { new: 'Yeni', in_review: 'İncelemede', reviewed: 'İncelendi', follow_up: 'Takip gerekli' },
   tags: 'Etiketler',
   note: 'Not',
   score: 'Puan',

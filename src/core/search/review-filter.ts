@@ -76,6 +76,7 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
     conds.push('r.updated_by = ?')
     condParams.push(f.reviewer)
   }
+  if (f.serviceDropped === true) conds.push('r.service_dropped_at IS NOT NULL')
   for (const w of noteWords(f.noteText)) {
     conds.push('instr(r.note_folded, ?) > 0')
     condParams.push(w)
@@ -85,6 +86,8 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
     params.push(...condParams)
   }
   if (f.hasNote === false) where.push("NOT EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND r.note <> '')")
+  if (f.serviceDropped === false)
+    where.push('NOT EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND r.service_dropped_at IS NOT NULL)')
   const tags = [...new Set(f.tags)]
   for (const t of tags) {
     where.push('EXISTS (SELECT 1 FROM annotation_tags t WHERE t.tag = ? AND t.call_id = c.call_id)')

@@ -221,6 +221,7 @@ export class AnnotationStore {
    */
   markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
     const marked: string[] = []
+    let unmarked = 0
     this.db
       .transaction(() => {
         const rows = this.db
@@ -235,7 +236,10 @@ export class AnnotationStore {
         const set = this.db.prepare('UPDATE annotations SET service_dropped_at = ? WHERE call_id = ?')
         for (const [callId, droppedAt] of rows) {
           if (seen.has(callId)) {
-            if (droppedAt !== null) set.run(null, callId)
+            if (droppedAt !== null) {
+              set.run(null, callId)
+              unmarked++
+            }
           } else if (droppedAt === null) {
             set.run(at, callId)
             marked.push(callId)
@@ -243,6 +247,8 @@ export class AnnotationStore {
         }
       })
       .immediate()
+    // The "dropped by the service" filter reads the mark: queries with review filters start over.
+    if (marked.length > 0 || unmarked > 0) this.onWrite()
     return marked
   }
 

@@ -40,6 +40,11 @@ beforeAll(() => {
       { author: r() < 0.5 ? 'ayse' : 'mehmet', at: 10, history: false }
     )
   })
+  // Some annotated calls the service no longer returns (a sync marks them so; set here directly).
+  const drop = fx.cache.db.prepare('UPDATE annotations SET service_dropped_at = 7 WHERE call_id = ?')
+  fx.records.forEach((rec, i) => {
+    if (i % 7 === 0) drop.run(rec.callId)
+  })
   // An annotation whose call the cache does not hold: never a search result.
   fx.cache.annotations.write('gone', { status: 'reviewed', tags: ['kvkk'] }, { author: 'ayse', at: 10, history: false })
 })
@@ -62,6 +67,8 @@ function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?:
       const words = foldText(f.noteText).split(/\s+/).filter(Boolean)
       if (!a || !words.every((w) => foldText(a.note).includes(w))) return false
     }
+    if (f.serviceDropped === true && !a?.serviceDroppedAt) return false
+    if (f.serviceDropped === false && a?.serviceDroppedAt) return false
     if (list && !list.has(rec.callId)) return false
     return text ? text(rec) : true
   }
@@ -94,6 +101,9 @@ describe('review filters in local search', () => {
     ['scorecard and reviewer', { scorecardId: 'card', reviewer: 'mehmet' }],
     ['note text, Turkish folding', { noteText: 'istanbul' }],
     ['note text, dotless i', { noteText: 'ISIK' }],
+    ['dropped by the service', { serviceDropped: true }],
+    ['not dropped by the service', { serviceDropped: false }],
+    ['dropped by the service, with a status', { serviceDropped: true, statuses: ['reviewed'] }],
     ['everything at once', { statuses: ['reviewed', 'in_review'], tags: ['iade'], scoreMin: 10, reviewer: 'ayse' }]
   ]
   for (const [name, f] of cases) {
