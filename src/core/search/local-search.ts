@@ -29,7 +29,17 @@ import { FacetCounter } from './facets'
 import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
-import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
+import {
+  choosePlan,
+  estimateCap,
+  LONG_JUMP,
+  needsEstimate,
+  REVIEW_FEW,
+  reviewCap,
+  walkThreshold,
+  type Estimate,
+  type PlanKind
+} from './plan'
 import { idsInRanges } from './selection'
 import { countSql, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
@@ -101,7 +111,8 @@ class SearchOverCache implements LocalSearch {
   constructor(
     private readonly reader: SearchReader,
     private readonly longJump: number,
-    facetScanShare: number | undefined
+    facetScanShare: number | undefined,
+    private readonly reviewFew: number
   ) {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
@@ -125,7 +136,7 @@ class SearchOverCache implements LocalSearch {
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, candidateCap(total))
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 
@@ -357,8 +368,12 @@ class SearchOverCache implements LocalSearch {
 
 /**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
- * share of all calls above which facets count against the in-memory columns (tests move both).
+ * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
+ * REVIEW_FEW (tests move them).
  */
-export function createSearch(cache: CallCache, tuning: { longJump?: number; facetScanShare?: number } = {}): LocalSearch {
-  return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare)
+export function createSearch(
+  cache: CallCache,
+  tuning: { longJump?: number; facetScanShare?: number; reviewFew?: number } = {}
+): LocalSearch {
+  return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare, tuning.reviewFew ?? REVIEW_FEW)
 }
