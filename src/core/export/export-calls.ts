@@ -9,7 +9,7 @@ import { writeAtomically } from './atomic-file'
 import { writeJson } from './json-writer'
 import { ProgressThrottle } from './progress'
 import { throwIfAborted } from './pump'
-import { headerLabels } from './header-labels'
+import { headerLabels, type CoverageText } from './header-labels'
 import { ScorecardSheets } from './review-columns'
 import { planTabular } from './tabular'
 import { TextGuard } from './text-guard'
@@ -95,7 +95,7 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
       [labels.analysisLayout, opts.analysisLayout],
       [labels.query, text.text(describe(text.deep(meta.query)))],
       [labels.scope, text.text(describe(text.deep(meta.scope)))],
-      [labels.coverage, text.text(describeCoverage(meta.coverage, clock))]
+      [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
     ]
     const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
@@ -120,22 +120,22 @@ export function csvMetaFile(file: string): string {
   return `${file}.meta.json`
 }
 
-/** Whether synced scopes answer the whole query, and what they miss, for the About sheet. */
-function describeCoverage(c: QueryCoverage | undefined, clock: ZoneClock): string {
+/** Whether synced scopes answer the whole query, and what they miss, for the About sheet, in its language. */
+function describeCoverage(c: QueryCoverage | undefined, clock: ZoneClock, words: CoverageText): string {
   if (c === undefined) return '—'
-  if (c.complete) return 'Complete: synced scopes answer the whole query.'
+  if (c.complete) return words.complete
   const gaps = c.missing.map((g) => {
     const what = [
-      g.callTypes.length > 0 ? `call type ${g.callTypes.join(', ')}` : null,
-      g.direction !== null ? `direction ${g.direction}` : null,
-      `results ${Array.isArray(g.results) ? g.results.join(',') : g.results}`,
-      g.hasNewRequest !== null ? `new request ${g.hasNewRequest}` : null,
-      g.analysis ? 'with analysis' : null
+      g.callTypes.length > 0 ? words.callType(g.callTypes.join(', ')) : null,
+      g.direction !== null ? words.direction(g.direction) : null,
+      words.results(Array.isArray(g.results) ? g.results.join(',') : String(g.results)),
+      g.hasNewRequest !== null ? words.newRequest(g.hasNewRequest) : null,
+      g.analysis ? words.withAnalysis : null
     ]
-    const range = g.from !== null && g.to !== null ? `${clock.iso(g.from)} – ${clock.iso(g.to)}` : 'nothing synced'
+    const range = g.from !== null && g.to !== null ? `${clock.iso(g.from)} – ${clock.iso(g.to)}` : words.nothingSynced
     return `${what.filter((w) => w !== null).join(', ')}: ${range}`
   })
-  return `Incomplete, not synced: ${gaps.join('; ')}. The file may lack calls the service has.`
+  return words.incomplete(gaps.join('; '))
 }
 
 /** Query and scope as readable JSON; absent means "—" rather than an empty cell. */

@@ -28,6 +28,8 @@ export interface HeaderLabels {
   query: string
   scope: string
   coverage: string
+  /** The coverage sentence of the metadata sheet, in the same language as its labels. */
+  coverageText: CoverageText
   // Column `review` and the scorecard sheets (docs/review.md).
   reviewStatus: string
   tags: string
@@ -41,6 +43,18 @@ export interface HeaderLabels {
   criticalFailed: string
   yes: string
   no: string
+}
+
+/** Words of the coverage sentence; a gap's parts are joined by the caller. */
+export interface CoverageText {
+  complete: string
+  incomplete: (gaps: string) => string
+  callType: (types: string) => string
+  direction: (direction: number) => string
+  results: (results: string) => string
+  newRequest: (yes: boolean) => string
+  withAnalysis: string
+  nothingSynced: string
 }
 
 const EN: HeaderLabels = {
@@ -64,6 +78,16 @@ const EN: HeaderLabels = {
   query: 'Query',
   scope: 'Scope',
   coverage: 'Coverage',
+  coverageText: {
+    complete: 'Complete: synced scopes answer the whole query.',
+    incomplete: (gaps) => `Incomplete, not synced: ${gaps}. The file may lack calls the service has.`,
+    callType: (types) => `call type ${types}`,
+    direction: (direction) => `direction ${direction}`,
+    results: (results) => `results ${results}`,
+    newRequest: (yes) => `new request ${yes}`,
+    withAnalysis: 'with analysis',
+    nothingSynced: 'nothing synced'
+  },
   reviewStatus: 'Review status',
   tags: 'Tags',
   note: 'Note',
@@ -99,6 +123,16 @@ const TR: HeaderLabels = {
   query: 'Sorgu',
   scope: 'Kapsam',
   coverage: 'Eşitleme kapsamı',
+  coverageText: {
+    complete: 'Tam: eşitlenmiş kapsamlar sorgunun tamamını yanıtlıyor.',
+    incomplete: (gaps) => `Eksik, eşitlenmemiş: ${gaps}. Dosyada serviste olan bazı çağrılar bulunmayabilir.`,
+    callType: (types) => `çağrı türü ${types}`,
+    direction: (direction) => `yön ${direction}`,
+    results: (results) => `sonuçlar ${results === 'all' ? 'tümü' : results === 'answered' ? 'yanıtlananlar' : results}`,
+    newRequest: (yes) => `yeni talep ${yes ? 'evet' : 'hayır'}`,
+    withAnalysis: 'analiz dahil',
+    nothingSynced: 'hiç eşitlenmedi'
+  },
   reviewStatus: 'İnceleme durumu',
   tags: 'Etiketler',
   note: 'Not',

@@ -217,6 +217,42 @@ describe('XLSX export', () => {
     ])
   })
 
+  it('writes the coverage sentence in the language of the metadata sheet', async () => {
+    const gap = {
+      callTypes: ['sales'],
+      direction: null,
+      results: 'all' as const,
+      hasNewRequest: null,
+      analysis: true,
+      from: null,
+      to: null
+    }
+    const coverage = { complete: false, from: null, to: null, missing: [gap] }
+    const sentence = async (headerLanguage: 'en' | 'tr', sheetName: string): Promise<string> => {
+      const file = join(tmp.dir, `coverage-${headerLanguage}.xlsx`)
+      await exportCallsWith({
+        source: sourceOf(makeRecords(2)),
+        file,
+        format: 'xlsx',
+        columns: ['callId'],
+        analysisLayout: 'wide',
+        zone: 'UTC',
+        headerLanguage,
+        meta: { ...baseMeta, coverage },
+        guard: testGuard
+      })
+      const rows = new Map<string, unknown>()
+      ;(await readBook(file)).getWorksheet(sheetName)!.eachRow((row) => rows.set(String(row.getCell(1).value), row.getCell(2).value))
+      return String(rows.get(headerLanguage === 'tr' ? 'Eşitleme kapsamı' : 'Coverage'))
+    }
+    expect(await sentence('tr', 'Dışa aktarım')).toBe(
+      'Eksik, eşitlenmemiş: çağrı türü sales, sonuçlar tümü, analiz dahil: hiç eşitlenmedi. Dosyada serviste olan bazı çağrılar bulunmayabilir.'
+    )
+    expect(await sentence('en', 'Export')).toBe(
+      'Incomplete, not synced: call type sales, results all, with analysis: nothing synced. The file may lack calls the service has.'
+    )
+  })
+
   it('puts an autofilter on the English header row too', async () => {
     const file = join(tmp.dir, 'en.xlsx')
     await exportCallsWith({
