@@ -8,22 +8,13 @@ import { startService, type RunningService } from '../../../src/service'
 import { accountDbPath } from '../../../src/core/app/account-runtime'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { refusal, routerClient, type RouterClient } from '../../support/router-client'
+import { until } from '../../support/until'
 
 // Several accounts side by side (the account switcher): two reference services on 127.0.0.1,
 // one account on each, through the app's own router. Each account has its own SQLite file;
 // switching signs nobody out; tokens stay in main.
 
 const DAY = 86_400_000
-
-async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = what()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 function harness(app: TestApp): {
   call: <C extends ChannelName>(channel: C, request: Request<C>) => Promise<Response<C>>
