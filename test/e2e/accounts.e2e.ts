@@ -53,7 +53,16 @@ async function sync90(page: Page): Promise<number> {
   const progress = page.getByTestId('sync-progress')
   await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
   await page.getByTestId('nav-search').click()
-  return totalOf(page)
+  // The list reads again once the sync stored calls; until then it may still show the count
+  // from before. Wait until it shows every call the cache holds (the sync kept answered
+  // calls, which is what the list shows by default).
+  const cached = await page.evaluate(async () => {
+    const r = await (globalThis as unknown as PageGlobal).api.invoke('cache.info', {})
+    return r.ok ? r.value.calls : -1
+  })
+  expect(cached).toBeGreaterThan(0)
+  await expect.poll(() => totalOf(page), { timeout: 30_000 }).toBe(cached)
+  return cached
 }
 
 async function switchByMouse(page: Page, id: string): Promise<void> {
