@@ -31,11 +31,12 @@ import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import {
-  candidateCap,
   choosePlan,
   estimateCap,
   LONG_JUMP,
   needsEstimate,
+  REVIEW_FEW,
+  reviewCap,
   walkThreshold,
   type Estimate,
   type PagePlan,
@@ -122,7 +123,8 @@ class SearchOverCache implements LocalSearch {
     private readonly reader: SearchReader,
     private readonly longJump: number,
     facetScanShare: number | undefined,
-    bitmaps: boolean
+    bitmaps: boolean,
+    private readonly reviewFew: number
   ) {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
@@ -159,7 +161,7 @@ class SearchOverCache implements LocalSearch {
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, candidateCap(total))
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 
@@ -432,11 +434,18 @@ class SearchOverCache implements LocalSearch {
 
 /**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
- * share of all calls above which facets count against the in-memory columns (tests move both).
+ * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
+ * REVIEW_FEW (tests move them).
  */
 export function createSearch(
   cache: CallCache,
-  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean } = {}
+  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number } = {}
 ): LocalSearch {
-  return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare, tuning.bitmaps !== false)
+  return new SearchOverCache(
+    createSearchReader(cache),
+    tuning.longJump ?? LONG_JUMP,
+    tuning.facetScanShare,
+    tuning.bitmaps !== false,
+    tuning.reviewFew ?? REVIEW_FEW
+  )
 }
