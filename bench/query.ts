@@ -1,11 +1,13 @@
 /**
  * The search language as analysts type it (issue 17): short prefixes, relevance over a week,
  * AND / phrase / OR / NOT of 5 % words, analysis terms. Every shape is measured twice in the
- * same run on the same calls: first on the index as main had it at 772697e (schema 6, no
- * prefix index: a short prefix merges every doclist under it), then after migration 7 (FTS5
- * prefix='1 2'), which is timed too. Cold: the search's per-query memory is reset before each
- * run. First page of 100, count and facets (key sentiment), p95.
+ * same run on the same cache file: first by search as it was before counting moved to the
+ * bitmap evaluator (`createSearch(cache, { bitmaps: false })`), then as it is. Cold: the
+ * search's per-query memory is reset before each run (data-level memory, the in-memory columns,
+ * is built by one untimed run first). First page of 100, count
+ * and facets (key sentiment), p95.
  */
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
@@ -44,68 +46,49 @@ function wordsNear(share: number, count: number, n: number): string[] {
     .map(([t]) => t)
 }
 
-/**
- * What the prefix index costs ingest: the same calls written into a fresh cache at schema 6
- * (no prefix index) and at the current schema, alternately in blocks so a pause of this
- * shared machine falls on both, median calls/s of each (README's target: 20,000).
- */
-function ingestCost(ctx: Parameters<BenchFn>[0], n: number): BenchRow {
-  const rates: Record<'old' | 'new', number[]> = { old: [], new: [] }
-  for (let round = 0; round < 3; round++) {
-    for (const which of ['old', 'new'] as const) {
-      const file = join(ctx.workDir, `query-ingest-${which}-${round}.db`)
-      const cache = openCache(file, which === 'old' ? { schemaVersion: 6 } : {})
-      try {
-        rates[which].push(ingest(cache, Math.ceil(n / 3), 20, () => undefined).callsPerSec)
-      } finally {
-        cache.close()
-      }
-    }
+/** The cache file of a size: `CALLSIGHT_BENCH_QUERY_DB` keeps it between runs (iterating on the search code). */
+function cacheFile(ctx: Parameters<BenchFn>[0], n: number): string {
+  const kept = process.env.CALLSIGHT_BENCH_QUERY_DB
+  const file = kept ? `${kept}.${n}.db` : join(ctx.workDir, 'query-bench.db')
+  if (kept && existsSync(file)) return file
+  const cache = openCache(file)
+  try {
+    ctx.log(`ingesting ${n.toLocaleString('en')} calls`)
+    ingest(cache, n, 20, ctx.log)
+    cache.optimizeIndex()
+  } finally {
+    cache.close()
   }
-  const median = (xs: number[]): number => percentile(xs, 50)
-  ctx.log(`ingest old ${rates.old.map((r) => r.toFixed(0)).join('/')} new ${rates.new.map((r) => r.toFixed(0)).join('/')} calls/s`)
-  return {
-    metric: `ingest with the prefix index (${Math.ceil(n / 3).toLocaleString('en')} calls × 3 fresh caches, median)`,
-    value: median(rates.new),
-    unit: 'calls/s',
-    baseline: median(rates.old),
-    ratio: median(rates.new) / median(rates.old),
-    target: 20_000,
-    targetKind: 'min',
-    note: 'baseline: same run, schema 6 (no prefix index); ratio = ours / baseline'
-  }
+  return file
 }
 
 export const run: BenchFn = async (ctx) => {
-  const n = ctx.quick ? 100_000 : 1_000_000
+  // CALLSIGHT_BENCH_QUERY_CALLS: another size (e.g. 200000 while iterating).
+  const n = Number(process.env.CALLSIGHT_BENCH_QUERY_CALLS) || (ctx.quick ? 100_000 : 1_000_000)
   const iters = ctx.quick ? 10 : 20
   const rows: BenchRow[] = []
-  const file = join(ctx.workDir, 'query-bench.db')
   const [w1, w2] = wordsNear(0.05, 2, n)
   const [half] = wordsNear(0.5, 1, n)
   const end = START_MS + 365 * DAY
   const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
+  const week = { from: end - 7 * DAY, to: end }
   const shapes: Array<[string, SearchQuery]> = [
     ['one-letter prefix "i"', Q({ text: 'i' })],
     ['two-letter prefix "ka"', Q({ text: 'ka' })],
-    [`common word "${COMMON_TERM}", last 7 days, by relevance`, Q({ text: COMMON_TERM, from: end - 7 * DAY, to: end, sort: 'relevance' })],
+    [`common word "${COMMON_TERM}", last 7 days, by relevance`, Q({ text: COMMON_TERM, ...week, sort: 'relevance' })],
+    [`"ka", last 7 days`, Q({ text: 'ka', ...week })],
     [`two 5% words "${w1} ${w2}"`, Q({ text: `${w1} ${w2}` })],
     [`phrase "\\"${w1} ${w2}\\""`, Q({ text: `"${w1} ${w2}"` })],
     [`OR "${w1} OR iptal"`, Q({ text: `${w1} OR iptal` })],
     [`NOT "${COMMON_TERM} -${w1}"`, Q({ text: `${COMMON_TERM} -${w1}` })],
+    [`NOT alone "-${w1}"`, Q({ text: `-${w1}` })],
+    [`mixed "(${w1} OR duygu:olumsuz) -${w2}"`, Q({ text: `(${w1} OR duygu:olumsuz) -${w2}` })],
     [`csat = 1 and a 50% word "csat:1 ${half}"`, Q({ text: `csat:1 ${half}` })],
-    ['range and equals "duration:300..600 duygu:olumsuz"', Q({ text: 'duration:300..600 duygu:olumsuz' })]
+    ['range and equals "duration:300..600 duygu:olumsuz"', Q({ text: 'duration:300..600 duygu:olumsuz' })],
+    [`filter bar: a word and csat >= 4`, Q({ text: half, analysis: [{ kind: 'range', key: 'csat', min: 4, max: null }] })]
   ]
 
-  // Schema 6: the index as main had it.
-  const before = openCache(file, { schemaVersion: 6 })
-  try {
-    ctx.log(`ingesting ${n.toLocaleString('en')} calls at schema 6`)
-    ingest(before, n, 20, ctx.log)
-    before.optimizeIndex()
-  } finally {
-    before.close()
-  }
+  const file = cacheFile(ctx, n)
   const results = new Map<string, { before?: number; after?: number; plan?: string }>()
   const measureAll = (search: LocalSearch, phase: 'before' | 'after'): void => {
     for (const [label, q] of shapes) {
@@ -116,6 +99,9 @@ export const run: BenchFn = async (ctx) => {
         ['facets', () => search.facets(q, 'sentiment', 'Europe/Istanbul')]
       ]
       for (const [what, f] of measures) {
+        // Once untimed: data-level memory (the facet columns, the catalog) is built, as the
+        // app builds it on the first query that needs it; per-query memory is reset below.
+        f()
         const times = timeIt(iters, 8_000, () => {
           search.resetCaches()
           f()
@@ -126,25 +112,18 @@ export const run: BenchFn = async (ctx) => {
         if (phase === 'after') r.plan = plan
         results.set(key, r)
       }
-      ctx.log(`${phase}: ${label} [${plan}]`)
+      ctx.log(`${phase}: ${label} [${plan}] count ${search.count(q)}`)
     }
   }
-  const reopened = openCache(file, { schemaVersion: 6 })
-  try {
-    measureAll(createSearch(reopened), 'before')
-  } finally {
-    reopened.close()
+  // The same calls, the same cache file: first as main had search before this change, then ours.
+  for (const phase of ['before', 'after'] as const) {
+    const cache = openCache(file)
+    try {
+      measureAll(createSearch(cache, { bitmaps: phase === 'after' }), phase)
+    } finally {
+      cache.close()
+    }
   }
-  const t = performance.now()
-  const after = openCache(file)
-  const migrateS = (performance.now() - t) / 1000
-  rows.push({ metric: `migration 7 (index rebuilt with prefix='1 2') at ${n.toLocaleString('en')} calls`, value: migrateS, unit: 's' })
-  try {
-    measureAll(createSearch(after), 'after')
-  } finally {
-    after.close()
-  }
-  rows.push(ingestCost(ctx, Math.min(n, 200_000)))
   const target: Record<string, number> = { 'first page': 25, count: 100, facets: 300 }
   for (const [key, r] of results) {
     const what = key.slice(0, key.indexOf(':'))
@@ -156,7 +135,7 @@ export const run: BenchFn = async (ctx) => {
       ratio: r.before !== undefined ? r.before / r.after! : undefined,
       target: target[what],
       targetKind: 'max',
-      note: 'baseline: same run, schema 6 (the index as main had it at 772697e); ratio = baseline / ours'
+      note: "baseline: same run, same cache, search without the bitmap evaluator (main before issue 17's counting change); ratio = baseline / ours"
     })
   }
   return { name: 'query', rows }

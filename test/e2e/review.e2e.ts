@@ -145,6 +145,16 @@ describe('review mode', () => {
     // The fifth call's "reviewed" was undone.
     await expect.poll(total, { timeout: 15_000 }).toBe(2)
     expect(await page.getByTestId('review-filters-toggle').textContent()).toContain('Review (2)')
+    // The service still returns every demo call: "no longer returned" finds none, "still returned" all.
+    const dropped = async (name: string) => {
+      await page.getByTestId('review-filter-dropped').click()
+      await page.getByRole('option', { name, exact: true }).click()
+    }
+    await dropped('No longer returned by the service')
+    await expect.poll(total, { timeout: 15_000 }).toBe(0)
+    expect(await page.getByTestId('review-filters-toggle').textContent()).toContain('Review (3)')
+    await dropped('Still returned by the service')
+    await expect.poll(total, { timeout: 15_000 }).toBe(2)
 
     await page.getByTestId('column-chooser').click()
     for (const name of ['Status', 'Tags', 'Score']) await page.getByRole('option', { name, exact: true }).click()

@@ -11,7 +11,8 @@ export const REVIEW_OPTIONS = {
   score: { type: 'string' },
   scorecard: { type: 'string' },
   reviewer: { type: 'string' },
-  note: { type: 'string' }
+  note: { type: 'string' },
+  'service-dropped': { type: 'string' }
 } as const
 
 export const REVIEW_HELP = `  --status LIST         review status: new,in_review,reviewed,follow_up (new: never annotated too)
@@ -21,7 +22,8 @@ export const REVIEW_HELP = `  --status LIST         review status: new,in_review
   --score MIN..MAX      score total within the range (either end may be left out)
   --scorecard ID        scored with the scorecard
   --reviewer NAME       last changed by the reviewer
-  --note TEXT           every word in the note (Turkish case and diacritics fold)`
+  --note TEXT           every word in the note (Turkish case and diacritics fold)
+  --service-dropped B   annotated calls the service no longer returns (true), or none of them (false)`
 
 export interface ReviewFlagValues {
   status?: string
@@ -32,6 +34,7 @@ export interface ReviewFlagValues {
   scorecard?: string
   reviewer?: string
   note?: string
+  'service-dropped'?: string
 }
 
 function parseScore(raw: string | undefined): { scoreMin: number | null; scoreMax: number | null } {
@@ -56,7 +59,8 @@ export function buildReviewFilter(v: ReviewFlagValues): ReviewFilter | undefined
       ...parseScore(v.score),
       scorecardId: v.scorecard ?? null,
       reviewer: v.reviewer ?? null,
-      noteText: v.note ?? ''
+      noteText: v.note ?? '',
+      serviceDropped: parseBoolFlag(v['service-dropped'], '--service-dropped')
     },
     'review filters'
   )

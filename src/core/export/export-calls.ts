@@ -82,7 +82,7 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     throwIfAborted(signal)
     if (format === 'json' || format === 'ndjson') {
       const review = columns.includes('review') ? opts.source.review : undefined
-      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review })
+      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review, labels })
     }
     const review = columns.includes('review') ? opts.source.review : undefined
     const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })

@@ -1,4 +1,5 @@
 import type { HeaderLanguage } from '../../shared/domain'
+import type { ReviewStatus } from '../../shared/review'
 
 /**
  * The words an export writes itself — column headers and the metadata sheet — in the UI
@@ -32,6 +33,8 @@ export interface HeaderLabels {
   coverageText: CoverageText
   // Column `review` and the scorecard sheets (docs/review.md).
   reviewStatus: string
+  /** A review status's name in the cells (the app's words for it: "Needs follow-up", "Takip gerekli"). */
+  statuses: Record<ReviewStatus, string>
   tags: string
   note: string
   score: string
@@ -89,6 +92,7 @@ const EN: HeaderLabels = {
     nothingSynced: 'nothing synced'
   },
   reviewStatus: 'Review status',
+  statuses: { new: 'New', in_review: 'In review', reviewed: 'Reviewed', follow_up: 'Needs follow-up' },
   tags: 'Tags',
   note: 'Note',
   score: 'Score',
@@ -134,6 +138,7 @@ const TR: HeaderLabels = {
     nothingSynced: 'hiç eşitlenmedi'
   },
   reviewStatus: 'İnceleme durumu',
+  statuses: { new: 'Yeni', in_review: 'İncelemede', reviewed: 'İncelendi', follow_up: 'Takip gerekli' },
   tags: 'Etiketler',
   note: 'Not',
   score: 'Puan',

@@ -2,6 +2,7 @@ import type { WriteStream } from 'node:fs'
 import type { CallRecord, ExportColumn } from '../../shared/domain'
 import type { ProgressThrottle } from './progress'
 import { drained, pump } from './pump'
+import type { HeaderLabels } from './header-labels'
 import { reviewJson, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
 import type { WriteResult } from './types'
@@ -20,6 +21,8 @@ export interface JsonJob {
   signal: AbortSignal | undefined
   /** Set when the `review` column is chosen. */
   review?: ReviewLookup
+  /** The export's header language: the review status's label. */
+  labels: HeaderLabels
 }
 
 /** Writes go out in chunks of about this size: one write per record costs more than the JSON itself. */
@@ -73,7 +76,7 @@ function jsonRecord(r: CallRecord, job: JsonJob): Record<string, unknown> {
       value: text.mask(item.value)
     }))
   }
-  if (job.review) out.review = reviewJson(job.review, text, r)
+  if (job.review) out.review = reviewJson(job.review, text, job.labels, r)
   // Fields the app does not know may hold anything, personal data included.
   out.extra = text.deep(r.extra)
   if (r.firstSeenAt !== undefined) out.firstSeenAt = r.firstSeenAt

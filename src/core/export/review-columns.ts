@@ -39,7 +39,7 @@ export function reviewPart(
     }
     const score = a.score
     row.push(
-      a.status,
+      labels.statuses[a.status],
       text.text(a.tags.join(', ')),
       text.text(a.note),
       score?.total === null || score === null ? '' : number(score.total),
@@ -50,13 +50,22 @@ export function reviewPart(
   }
 }
 
-/** JSON: the annotation, texts guarded. */
-export function reviewJson(lookup: ReviewLookup, text: TextGuard, record: CallRecord): Record<string, unknown> | null {
+/**
+ * JSON: the annotation, texts guarded. `status` stays the code (what a program matches on),
+ * `statusLabel` is its name in the export's header language, as the CSV/XLSX cell shows it.
+ */
+export function reviewJson(
+  lookup: ReviewLookup,
+  text: TextGuard,
+  labels: HeaderLabels,
+  record: CallRecord
+): Record<string, unknown> | null {
   const a = lookup.annotation(record.callId)
   if (!a) return null
   return {
     id: a.id,
     status: a.status,
+    statusLabel: labels.statuses[a.status],
     tags: a.tags.map((t) => text.mask(t)),
     note: text.mask(a.note),
     score: a.score,

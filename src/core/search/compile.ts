@@ -39,6 +39,8 @@ export interface CompiledQuery {
   candidates: SqlPiece | null
   /** Review filters: an index of annotated calls in date order that holds every match (review-filter.ts). */
   reviewDriver: ReviewDriver | null
+  /** The driver's rows may mostly fail the annotation's conditions: count the candidates first. */
+  reviewSelective: boolean
   /** Equal keys, equal rows in equal order: what per-query memory is kept under. */
   key: string
   /** The text's resolved syntax tree: what "matched in" is computed from. */
@@ -232,6 +234,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     dateOnly: !empty && matchParts.length === 0 && where.length === dateConds,
     candidates: review?.candidates ?? null,
     reviewDriver: empty ? null : (review?.driver ?? null),
+    reviewSelective: !empty && review?.selective === true,
     key: JSON.stringify(review ? [where, params, match, order, catalog.reviewVersion ?? 0] : [where, params, match, order]),
     node: withFilters(analyzed.node, query.analysis)
   }

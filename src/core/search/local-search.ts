@@ -21,7 +21,8 @@ import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
 import { CallColumns } from './columns'
-import { compileQuery, type CompiledQuery } from './compile'
+import { compileQuery, type CompiledQuery, type QueryCatalog } from './compile'
+import { BitmapEvaluator, evaluable } from './bitmap-eval'
 import { queryCoverage } from './coverage'
 import { DataWatch, PerVersion } from './data-watch'
 import { exportIteration, type ExportIteration } from './export-iteration'
@@ -29,18 +30,34 @@ import { FacetCounter } from './facets'
 import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
-import { candidateCap, choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate, type PlanKind } from './plan'
+import {
+  choosePlan,
+  estimateCap,
+  LONG_JUMP,
+  needsEstimate,
+  REVIEW_FEW,
+  reviewCap,
+  walkThreshold,
+  type Estimate,
+  type PagePlan,
+  type PlanKind
+} from './plan'
 import { idsInRanges } from './selection'
 import { countSql, matchedIds } from './sql'
 import { positionAt, ViewColumns } from './view-columns'
 import { mergeFolded } from './folded-values'
 import { withMatchedIn } from './matched-in'
 import { PROBE_MAX, probeSorted } from './sorted-probe'
+import { windowPage } from './window-page'
 
 export type { ExportIteration } from './export-iteration'
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
+/** Pages from this offset on come from the whole match list, not a window of the newest calls. */
+const WINDOW_MAX_OFFSET = 1000
+/** The share of calls a query without a text estimate is taken to match, to size its first window. */
+const WINDOW_SHARE = 0.05
 /** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
 const QUERIES_KEPT = 16
 
@@ -81,6 +98,8 @@ function invalid(e: unknown): CallsightError {
 
 /** A query compiled, with what it remembers and its match estimate. */
 interface Prepared {
+  query: SearchQuery
+  catalog: QueryCatalog
   q: CompiledQuery
   state: QueryState
   estimate: Estimate
@@ -97,11 +116,15 @@ class SearchOverCache implements LocalSearch {
   private readonly facetCounter: FacetCounter
   private readonly pager: Pager
   private readonly view: ViewColumns
+  /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
+  private readonly bitmaps: BitmapEvaluator | null
 
   constructor(
     private readonly reader: SearchReader,
     private readonly longJump: number,
-    facetScanShare: number | undefined
+    facetScanShare: number | undefined,
+    bitmaps: boolean,
+    private readonly reviewFew: number
   ) {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
@@ -110,27 +133,42 @@ class SearchOverCache implements LocalSearch {
     this.facetCounter = new FacetCounter(reader, this.columns, facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
     this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
+    const m = reader.matches
+    this.bitmaps = bitmaps
+      ? new BitmapEvaluator(
+          {
+            ftsIds: (match, b) => m.ftsIds(match, b),
+            idsInTime: (a, b) => m.idsInTime(a, b),
+            membersOf: (s) => reader.columns.membersOf(s)
+          },
+          this.columns,
+          watch
+        )
+      : null
   }
 
   private prepare(query: SearchQuery): Prepared {
     const r = SearchQuery.safeParse(query)
     if (!r.success) throw invalid(r.error)
-    const q = compileQuery(r.data, this.catalog.forText(r.data.text))
+    const catalog = this.catalog.forText(r.data.text)
+    const q = compileQuery(r.data, catalog)
     const state = this.queries.get().get(q.key)
     state.estimate ??= this.estimate(q)
-    return { q, state, estimate: state.estimate }
+    return { query: r.data, catalog, q, state, estimate: state.estimate }
   }
 
   /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
   private estimate(q: CompiledQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, candidateCap(total))
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 
   private matchesOf(p: Prepared): MatchSet {
-    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches))
+    const bitmaps = this.bitmaps
+    const evaluate = bitmaps && evaluable(p.query) ? () => bitmaps.evaluate(p.query, p.q, p.catalog) : undefined
+    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
   }
 
   resetCaches(): void {
@@ -228,11 +266,41 @@ class SearchOverCache implements LocalSearch {
       bitmapRead: state.matches?.read === true,
       longJump: this.longJump
     })
-    return withMatchedIn(
-      this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1),
-      q,
-      this.reader
+    return withMatchedIn(this.datePageOf(p, plan, offset, limit, total), q, this.reader)
+  }
+
+  /**
+   * Walks and scans test a predicate per row in SQL, slow for an OR of expanded prefixes
+   * (~100 µs a probe) and for a scan's mixed predicates. The bitmap evaluator answers those
+   * from memory instead: from the match list once it was read (the count reads it), else from
+   * a window of the newest calls. A walk of plain words stays a walk: FTS5 probes one word
+   * per row in a few µs, while reading even a window of a common word's doclist costs a
+   * good part of reading all of it (perf-log).
+   */
+  private datePageOf(p: Prepared, plan: PagePlan, offset: number, limit: number, total: number): SearchPage {
+    const { q, state } = p
+    const bitmaps = this.bitmaps
+    const inMemory =
+      bitmaps !== null &&
+      evaluable(p.query) &&
+      matchedIds(q) !== null &&
+      (plan.kind === 'scan' || ((plan.kind === 'walk' || plan.kind === 'bitmap') && q.match !== null && q.match.includes(' OR ')))
+    if (!inMemory) return this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1)
+    if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
+      return this.pager.page(q, state, { kind: 'bitmap' }, offset, limit, () => this.matchesOf(p), total + 1)
+    }
+    const share = Number.isNaN(p.estimate.n) ? WINDOW_SHARE : p.estimate.n / Math.max(1, total)
+    const page = windowPage(
+      this.columns.byDate(),
+      q.order !== 'date_asc',
+      offset,
+      limit,
+      share,
+      (within) => bitmaps.evaluate(p.query, q, p.catalog, within),
+      this.reader.rows
     )
+    if (page.whole && page.rows.length < limit) state.count = page.seen
+    return { offset, rows: page.rows }
   }
 
   count(query: SearchQuery): number {
@@ -248,11 +316,20 @@ class SearchOverCache implements LocalSearch {
       case 'counted':
         state.count = plan.n
         break
-      case 'match-list':
-        state.count = this.matchesOf(p).list()?.length ?? this.reader.matches.count(countSql(q, { kind: 'fts', ids: null }))
+      case 'match-list': {
+        const fts = this.bitmaps?.ftsOnly(p.query, q, p.catalog, this.catalog.totalCalls()) ?? null
+        state.count =
+          fts !== null
+            ? this.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] })
+            : (this.matchesOf(p).list()?.length ?? this.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
         break
+      }
       default:
-        state.count = this.reader.matches.count(countSql(q, plan))
+        // The bitmap evaluator when it takes the query: exact, and the list its facets need.
+        state.count =
+          this.bitmaps && evaluable(p.query) && matchedIds(q) !== null
+            ? this.matchesOf(p).list()!.length
+            : this.reader.matches.count(countSql(q, plan))
     }
     return state.count
   }
@@ -357,8 +434,18 @@ class SearchOverCache implements LocalSearch {
 
 /**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
- * share of all calls above which facets count against the in-memory columns (tests move both).
+ * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
+ * REVIEW_FEW (tests move them).
  */
-export function createSearch(cache: CallCache, tuning: { longJump?: number; facetScanShare?: number } = {}): LocalSearch {
-  return new SearchOverCache(createSearchReader(cache), tuning.longJump ?? LONG_JUMP, tuning.facetScanShare)
+export function createSearch(
+  cache: CallCache,
+  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number } = {}
+): LocalSearch {
+  return new SearchOverCache(
+    createSearchReader(cache),
+    tuning.longJump ?? LONG_JUMP,
+    tuning.facetScanShare,
+    tuning.bitmaps !== false,
+    tuning.reviewFew ?? REVIEW_FEW
+  )
 }

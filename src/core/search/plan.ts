@@ -86,9 +86,23 @@ export function candidateCap(total: number): number {
   return Math.ceil(Math.sqrt(CANDIDATE_FACTOR * PLANNED_PAGE * Math.max(1, total))) + 1
 }
 
+/**
+ * How far to count the candidates of a selective review filter (review-filter.ts) that has a
+ * driver to walk. Fewer are read by id and sorted: at most this many reads of a call's row.
+ * More: the walk of the driver, testing each row's annotation before its call is read,
+ * finds a page of 100 within about 100 × driver rows / REVIEW_FEW rows (5,000 of 100,000
+ * annotations), and the count stopped after REVIEW_FEW index steps.
+ */
+export const REVIEW_FEW = 2000
+
 /** Whether a query needs its matches counted before a plan can be chosen. */
 export function needsEstimate(q: CompiledQuery): boolean {
-  return q.match === null ? q.candidates !== null && q.reviewDriver === null : q.order !== 'relevance'
+  return q.match === null ? q.candidates !== null && (q.reviewDriver === null || q.reviewSelective) : q.order !== 'relevance'
+}
+
+/** How far a query without text counts its review candidates (`few`: REVIEW_FEW, tests move it). */
+export function reviewCap(q: CompiledQuery, total: number, few = REVIEW_FEW): number {
+  return q.reviewDriver !== null ? few + 1 : candidateCap(total)
 }
 
 const NOTHING: Of<'nothing'> = { kind: 'nothing' }
@@ -107,8 +121,9 @@ export function choosePlan(q: CompiledQuery, estimate: Estimate, total: number, 
   if (q.empty) return NOTHING
   if (q.match === null) {
     // Review filters with an index in date order: a walk of it reads fewer rows than the
-    // scan, in the same order, and stops after the page.
-    if (q.reviewDriver !== null) return REVIEW
+    // scan, in the same order, and stops after the page; unless the candidates were counted
+    // and are few (a selective filter): then they are read by id and sorted.
+    if (q.reviewDriver !== null) return q.reviewSelective && estimate.ids !== null ? { kind: 'fts', ids: estimate.ids } : REVIEW
     // Review filters without text: their candidates, when few enough to be listed, are read
     // by id and sorted (the rule above, with the candidates as the matches); else the scan.
     if (q.candidates !== null && estimate.ids !== null) return { kind: 'fts', ids: estimate.ids }

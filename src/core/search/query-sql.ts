@@ -83,7 +83,8 @@ function boundsSql(min: Bound | null, max: Bound | null): { cond: string; params
   return { cond: conds.join(' AND '), params }
 }
 
-function compileNode(n: ResolvedNode, ctx: QuerySqlContext): Part {
+/** A node as one FTS5 expression when it is text alone, else as a predicate on c. */
+export function textPart(n: ResolvedNode, ctx: QuerySqlContext): Part {
   switch (n.kind) {
     case 'text':
       // `note` is not in the index: a field outside it is answered by its own predicate (none yet).
@@ -96,11 +97,11 @@ function compileNode(n: ResolvedNode, ctx: QuerySqlContext): Part {
       return analysisExists(ctx.keyIds.get(n.key), b.cond, b.params)
     }
     case 'not': {
-      const inner = toSql(compileNode(n.item, ctx))
+      const inner = toSql(textPart(n.item, ctx))
       return { sql: `NOT ${inner.sql}`, params: inner.params }
     }
     case 'or': {
-      const parts = n.items.map((i) => compileNode(i, ctx))
+      const parts = n.items.map((i) => textPart(i, ctx))
       if (parts.every((p) => 'fts' in p)) {
         const fts = parts as Array<{ fts: string; costly: boolean }>
         return { fts: `(${fts.map((p) => p.fts).join(' OR ')})`, costly: fts.some((p) => p.costly) }
@@ -111,16 +112,16 @@ function compileNode(n: ResolvedNode, ctx: QuerySqlContext): Part {
     case 'and': {
       const split = splitAnd(n.items, ctx)
       if (split.other.length === 0 && split.pos.length > 0) return ftsAnd(split.pos, split.neg)
-      const sql = n.items.map((i) => toSql(compileNode(i, ctx)))
+      const sql = n.items.map((i) => toSql(textPart(i, ctx)))
       return { sql: `(${sql.map((s) => s.sql).join(' AND ')})`, params: sql.flatMap((s) => s.params) }
     }
   }
 }
 
-type FtsPart = { fts: string; costly: boolean }
+export type FtsPart = { fts: string; costly: boolean }
 
 /** An AND's terms: positive text, negated text, and the rest (predicates). */
-function splitAnd(
+export function splitAnd(
   items: readonly ResolvedNode[],
   ctx: QuerySqlContext
 ): { pos: FtsPart[]; neg: FtsPart[]; other: Array<{ node: ResolvedNode; part: Part }> } {
@@ -129,13 +130,13 @@ function splitAnd(
   const other: Array<{ node: ResolvedNode; part: Part }> = []
   for (const item of items) {
     if (item.kind === 'not') {
-      const inner = compileNode(item.item, ctx)
+      const inner = textPart(item.item, ctx)
       if ('fts' in inner) {
         neg.push(inner)
         continue
       }
     }
-    const part = compileNode(item, ctx)
+    const part = textPart(item, ctx)
     if ('fts' in part) pos.push(part)
     else other.push({ node: item, part })
   }
@@ -143,12 +144,16 @@ function splitAnd(
 }
 
 /** `(a AND b) NOT (c OR d)`: FTS5's NOT is binary, so the negated terms go after one positive group. */
-function ftsAnd(pos: FtsPart[], neg: FtsPart[]): FtsPart {
+export function ftsAnd(pos: FtsPart[], neg: FtsPart[]): FtsPart {
   const head = pos.length === 1 ? pos[0]!.fts : pos.map((p) => p.fts).join(' AND ')
   const costly = pos.some((p) => p.costly)
   if (neg.length === 0) return { fts: head, costly }
-  const tail = neg.length === 1 ? neg[0]!.fts : neg.map((p) => p.fts).join(' OR ')
-  return { fts: `(${head}) NOT (${tail})`, costly }
+  return { fts: `(${head}) NOT (${ftsOr(neg).fts})`, costly }
+}
+
+/** Any of the parts (bare when one). */
+export function ftsOr(parts: FtsPart[]): FtsPart {
+  return { fts: parts.length === 1 ? parts[0]!.fts : parts.map((p) => p.fts).join(' OR '), costly: parts.some((p) => p.costly) }
 }
 
 /**
@@ -179,9 +184,8 @@ export function compileText(node: ResolvedNode | null, ctx: QuerySqlContext): Te
     out.match = m.fts
     out.costlyProbe = m.costly
   } else if (neg.length > 0) {
-    const m = neg.length === 1 ? neg[0]!.fts : neg.map((p) => p.fts).join(' OR ')
     out.where.push(`NOT ${PROBE}`)
-    out.params.push(m)
+    out.params.push(ftsOr(neg).fts)
   }
   return out
 }

@@ -20,6 +20,13 @@ export interface CompiledReview {
    * list, 'new', only "has no note").
    */
   driver: ReviewDriver | null
+  /**
+   * The driver is the annotations table and the row's conditions go beyond its index (a score
+   * range, a scorecard, a reviewer, a note, the service's mark): few rows may match, and the
+   * walk would then read most of the driver. Such a query counts its candidates first
+   * (plan.ts, REVIEW_FEW).
+   */
+  selective: boolean
 }
 
 /**
@@ -45,8 +52,9 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
   if (!f) return null
   const where: string[] = []
   const params: unknown[] = []
-  // Conditions on the call's annotations row, which must then exist.
-  const conds: string[] = []
+  // Conditions on the call's annotations row, which must then exist; over alias `a`, so the
+  // annotations driver can test them on its own row before joining the call.
+  const conds: Array<(a: string) => string> = []
   const condParams: unknown[] = []
   const statuses = [...new Set(f.statuses)]
   if (statuses.length > 0 && statuses.length < 4) {
@@ -55,36 +63,40 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
       where.push(`coalesce((SELECT r.status FROM annotations r WHERE r.call_id = c.call_id), 'new') IN (${marks(statuses.length)})`)
       params.push(...statuses)
     } else {
-      conds.push(`r.status IN (${marks(statuses.length)})`)
+      conds.push((a) => `${a}.status IN (${marks(statuses.length)})`)
       condParams.push(...statuses)
     }
   }
-  if (f.hasNote === true) conds.push("r.note <> ''")
+  if (f.hasNote === true) conds.push((a) => `${a}.note <> ''`)
   if (f.scoreMin !== null) {
-    conds.push('r.total >= ?')
+    conds.push((a) => `${a}.total >= ?`)
     condParams.push(f.scoreMin)
   }
   if (f.scoreMax !== null) {
-    conds.push('r.total <= ?')
+    conds.push((a) => `${a}.total <= ?`)
     condParams.push(f.scoreMax)
   }
   if (f.scorecardId !== null) {
-    conds.push('r.scorecard_id = ?')
+    conds.push((a) => `${a}.scorecard_id = ?`)
     condParams.push(f.scorecardId)
   }
   if (f.reviewer !== null) {
-    conds.push('r.updated_by = ?')
+    conds.push((a) => `${a}.updated_by = ?`)
     condParams.push(f.reviewer)
   }
+  if (f.serviceDropped === true) conds.push((a) => `${a}.service_dropped_at IS NOT NULL`)
   for (const w of noteWords(f.noteText)) {
-    conds.push('instr(r.note_folded, ?) > 0')
+    conds.push((a) => `instr(${a}.note_folded, ?) > 0`)
     condParams.push(w)
   }
+  const condsOn = (a: string): string => conds.map((c) => c(a)).join(' AND ')
   if (conds.length > 0) {
-    where.push(`EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND ${conds.join(' AND ')})`)
+    where.push(`EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND ${condsOn('r')})`)
     params.push(...condParams)
   }
   if (f.hasNote === false) where.push("NOT EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND r.note <> '')")
+  if (f.serviceDropped === false)
+    where.push('NOT EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND r.service_dropped_at IS NOT NULL)')
   const tags = [...new Set(f.tags)]
   for (const t of tags) {
     where.push('EXISTS (SELECT 1 FROM annotation_tags t WHERE t.tag = ? AND t.call_id = c.call_id)')
@@ -110,18 +122,27 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
     }
   } else if (conds.length > 0) {
     candidates = {
-      sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${conds.join(' AND ')}`,
+      sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${condsOn('r')}`,
       params: condParams
     }
   }
   // The narrowest index in date order: a tag's rows (tags are rarer than a status), one
-  // status's rows, or every annotated call (the row's other conditions probed per call).
+  // status's rows, or every annotated call. An annotations driver tests the row's conditions
+  // on its own row, before the call's row is read (a join to calls costs a seek in a table of
+  // every call, the row's test a look at the row the index led to).
   let driver: ReviewDriver | null = null
+  const own = conds.length > 0 ? { where: [condsOn('d')], params: condParams } : { where: [], params: [] }
   if (f.listId !== null) driver = null
   else if (tags.length > 0)
     driver = { from: 'annotation_tags d INDEXED BY annotation_tags_by_time', where: ['d.tag = ?'], params: [tags[0]] }
   else if (statuses.length === 1 && statuses[0] !== 'new')
-    driver = { from: 'annotations d INDEXED BY annotations_by_status_time', where: ['d.status = ?'], params: [statuses[0]] }
-  else if (conds.length > 0) driver = { from: 'annotations d INDEXED BY annotations_by_time', where: [], params: [] }
-  return { where, params, candidates, driver }
+    driver = {
+      from: 'annotations d INDEXED BY annotations_by_status_time',
+      where: ['d.status = ?', ...own.where],
+      params: [statuses[0], ...own.params]
+    }
+  else if (conds.length > 0) driver = { from: 'annotations d INDEXED BY annotations_by_time', ...own }
+  const statusOnly = conds.length === 1 && statuses.length > 0 && !statuses.includes('new')
+  const selective = driver !== null && tags.length === 0 && conds.length > 0 && !statusOnly
+  return { where, params, candidates, driver, selective }
 }

@@ -1,12 +1,13 @@
 import type pg from 'pg'
 import { z } from 'zod'
-import { CallType, ScopeStatus, type CallRecord } from '../../shared/domain'
+import { CallType, ScopeStatus } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import type { CallCache, PulledBatch } from '../cache'
 import { Intervals } from '../cache/coverage'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import { mapPgError, q, redactUrl } from './connection'
 import { checkPgSchema } from './pg-migrations'
+import { pulledCall } from './pulled-rows'
 
 /**
  * A workstation's pull from the team cache: every row whose change number is above the
@@ -59,18 +60,6 @@ export const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
   return n
 })
 
-const CallRow = z.object({
-  call_id: z.string().min(1),
-  call_at: Int8,
-  call_date: z.string(),
-  title: z.string(),
-  summary: z.string(),
-  extra: z.string(),
-  analysis: z.string().nullable(),
-  seq: Int8
-})
-const Items = z.array(z.tuple([z.string(), z.string(), z.string()]))
-const Extra = z.record(z.string(), z.unknown())
 const ScopeRow = z.object({
   scope_key: z.string(),
   filters: z.string(),
@@ -80,23 +69,6 @@ const ScopeRow = z.object({
 })
 const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
 const MetaRow = z.object({ cache_id: z.string().min(1) })
-
-function toRecord(row: z.infer<typeof CallRow>): { record: CallRecord; hasAnalysis: boolean } {
-  const items = row.analysis === null ? [] : Items.parse(JSON.parse(row.analysis))
-  const extra = row.extra === '{}' ? {} : Extra.parse(JSON.parse(row.extra))
-  return {
-    record: {
-      callId: row.call_id,
-      callAt: row.call_at,
-      callDate: row.call_date,
-      title: row.title,
-      summary: row.summary,
-      analysis: items.map(([key, friendlyName, value]) => ({ key, friendlyName, value })),
-      extra
-    },
-    hasAnalysis: row.analysis !== null
-  }
-}
 
 /** Calls applied by one pull past which the full-text index is merged at its end. */
 const OPTIMIZE_AFTER = 20_000
@@ -155,7 +127,7 @@ function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): 
     }
     return {
       cursor: hi,
-      calls: [...calls!.rows, ...ahead!.rows].map((r) => toRecord(CallRow.parse(r))),
+      calls: [...calls!.rows.map(pulledCall), ...ahead!.rows.map(pulledCall)],
       members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
       // Scopes numbered in the batch come whole; those its memberships name but numbered
       // later (their coverage moved on since) by their filters only, coverage with their batch.

@@ -64,7 +64,9 @@ export const ReviewFilter = z
     scoreMax: z.number().finite().nullable().default(null),
     scorecardId: z.string().min(1).max(64).nullable().default(null),
     reviewer: z.string().min(1).max(320).nullable().default(null),
-    noteText: z.string().max(200).default('')
+    noteText: z.string().max(200).default(''),
+    /** true: calls the service no longer returns (docs/review.md); false: none of those. */
+    serviceDropped: z.boolean().nullable().default(null)
   })
   .refine((f) => f.scoreMin === null || f.scoreMax === null || f.scoreMin <= f.scoreMax, {
     message: 'min must not exceed max',

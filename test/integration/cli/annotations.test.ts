@@ -179,4 +179,27 @@ describe('callsight annotations', () => {
     expect(lines[0]).toBe('Call ID,Review status,Tags,Note,Score,Scorecard,Reviewer,Reviewed at')
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(['call-2', 'call-1'])
   }, 120_000) // nine CLI processes, one after another: slow on a loaded machine
+
+  it('search takes --service-dropped: the annotated calls the service no longer returns, or none of them', async () => {
+    const ca = openCache(a)
+    try {
+      // A whole pass over the day that served call-1 and call-3 only: call-2 is marked.
+      expect(
+        ca.annotations.markServiceDropped('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3), new Set(['call-1', 'call-3']), 5_000)
+      ).toEqual(['call-2'])
+    } finally {
+      ca.close()
+    }
+    const ids = async (flag: string) =>
+      (
+        JSON.parse((await runCli(cli, ['search', '--db', a, '--results', 'all', '--service-dropped', flag, '--json'])).stdout) as {
+          items: Array<{ callId: string }>
+        }
+      ).items.map((i) => i.callId)
+    expect(await ids('true')).toEqual(['call-2'])
+    expect(await ids('false')).toEqual(['call-3', 'call-1'])
+    const bad = await runCli(cli, ['search', '--db', a, '--results', 'all', '--service-dropped', 'maybe'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--service-dropped')
+  }, 60_000)
 })

@@ -13,6 +13,7 @@ import {
   buildQuery,
   completeAnalysis,
   effectiveSort,
+  emptyReview,
   emptyFilters,
   filtersFromQuery,
   hasLocalOnlyFilters,
@@ -20,6 +21,15 @@ import {
 } from '../../../src/renderer/src/lib/query'
 
 describe('query building', () => {
+  it('the "no longer returned by the service" review filter counts, is sent as the contract takes it, and comes back', () => {
+    const f = { ...emptyFilters(), review: { ...emptyReview(), serviceDropped: true } }
+    expect(SearchQuery.parse(buildQuery(f)).review).toMatchObject({ serviceDropped: true })
+    expect(filtersFromQuery(buildQuery(f)).review.serviceDropped).toBe(true)
+    expect(hasLocalOnlyFilters(f)).toBe(true)
+    expect(buildQuery(emptyFilters()).review).toBeUndefined()
+    expect(SearchQuery.parse(buildQuery({ ...f, review: { ...emptyReview(), serviceDropped: false } })).review?.serviceDropped).toBe(false)
+  })
+
   it("one default for results: the app, local search and sync all take the service's (answered only)", () => {
     expect(DEFAULT_RESULTS).toBe(SHARED_DEFAULT_RESULTS)
     expect(emptyFilters().results).toBe('answered')

@@ -91,4 +91,23 @@ export class SqliteMatchReads implements MatchReads {
   count(countSql: SqlPiece): number {
     return this.statements.get(countSql.sql, 'pluck').get(...countSql.params) as number
   }
+
+  ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array {
+    // FTS5 takes rowid bounds as a range of its doclists: only the matches within are read.
+    const text =
+      bounds === null
+        ? this.statements.get('SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ?', 'pluck').get(match)
+        : this.statements
+            .get('SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ? AND rowid >= ? AND rowid <= ?', 'pluck')
+            .get(match, bounds[0], bounds[1])
+    return parseIntList(text as string | null)
+  }
+
+  idsInTime(from: number, to: number): Int32Array {
+    return parseIntList(
+      this.statements
+        .get('SELECT group_concat(id) FROM calls INDEXED BY calls_by_date WHERE call_at >= ? AND call_at < ?', 'pluck')
+        .get(from, to) as string | null
+    )
+  }
 }

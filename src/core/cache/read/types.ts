@@ -96,6 +96,10 @@ export interface MatchReads {
   idList(ids: SqlPiece): Int32Array
   /** The number a `SELECT count(*) …` returns. */
   count(countSql: SqlPiece): number
+  /** The row ids an FTS5 expression matches, within [lo, hi] when given. */
+  ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
+  /** The ids of the calls with call_at in [from, to). */
+  idsInTime(from: number, to: number): Int32Array
 }
 
 /** A page row and its sort key. */

@@ -35,6 +35,8 @@ export const normalizeTags = (tags: readonly string[]): string[] => [...new Set(
 export class AnnotationStore {
   private readonly getStmt: Database.Statement
   private readonly existsStmt: Database.Statement
+  /** The save path's statements, prepared once (a save runs five to eight of them). */
+  private readonly statements = new Map<string, Database.Statement>()
 
   constructor(
     private readonly db: Database.Database,
@@ -42,6 +44,15 @@ export class AnnotationStore {
   ) {
     this.getStmt = db.prepare('SELECT * FROM annotations WHERE call_id = ?')
     this.existsStmt = db.prepare('SELECT 1 FROM calls WHERE call_id = ?').pluck()
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql)
+    if (!st) {
+      st = this.db.prepare(sql)
+      this.statements.set(sql, st)
+    }
+    return st
   }
 
   get(callId: string): Annotation | null {
@@ -101,16 +112,14 @@ export class AnnotationStore {
     if (!row) {
       const who = opts.identity ?? { id: randomUUID(), author: opts.author, createdAt: opts.at }
       // A new row starts at its creation time for every field, so any later write wins over it.
-      this.db
-        .prepare(
-          `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by, call_at)
+      this.stmt(
+        `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by, call_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT c.call_at FROM calls c WHERE c.call_id = ?))`
-        )
-        .run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author, callId)
+      ).run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author, callId)
       row = this.getStmt.get(callId) as AnnotationRowDb
     }
     const before = toAnnotation(row, false)
-    const history = this.db.prepare(
+    const history = this.stmt(
       'INSERT INTO annotation_history (call_id, field, before, before_at, after, at, author) VALUES (?, ?, ?, ?, ?, ?, ?)'
     )
     let wrote = false
@@ -139,31 +148,27 @@ export class AnnotationStore {
 
   /** The row's last write: the latest of its fields' (an import may bring older ones). */
   private touch(callId: string, at: number, author: string): void {
-    this.db
-      .prepare(
-        'UPDATE annotations SET updated_by = CASE WHEN ? >= updated_at THEN ? ELSE updated_by END, updated_at = max(updated_at, ?) WHERE call_id = ?'
-      )
-      .run(at, author, at, callId)
+    this.stmt(
+      'UPDATE annotations SET updated_by = CASE WHEN ? >= updated_at THEN ? ELSE updated_by END, updated_at = max(updated_at, ?) WHERE call_id = ?'
+    ).run(at, author, at, callId)
   }
 
   private setField(callId: string, field: AnnotationField, value: FieldValue, at: number): void {
     switch (field) {
       case 'status':
-        this.db.prepare('UPDATE annotations SET status = ?, status_at = ? WHERE call_id = ?').run(value, at, callId)
+        this.stmt('UPDATE annotations SET status = ?, status_at = ? WHERE call_id = ?').run(value, at, callId)
         return
       case 'note': {
         const note = value as string
-        this.db
-          .prepare('UPDATE annotations SET note = ?, note_folded = ?, note_at = ? WHERE call_id = ?')
-          .run(note, foldText(note), at, callId)
+        this.stmt('UPDATE annotations SET note = ?, note_folded = ?, note_at = ? WHERE call_id = ?').run(note, foldText(note), at, callId)
         return
       }
       case 'tags': {
         const tags = value as string[]
-        this.db.prepare('UPDATE annotations SET tags = ?, tags_at = ? WHERE call_id = ?').run(JSON.stringify(tags), at, callId)
-        this.db.prepare('DELETE FROM annotation_tags WHERE call_id = ?').run(callId)
+        this.stmt('UPDATE annotations SET tags = ?, tags_at = ? WHERE call_id = ?').run(JSON.stringify(tags), at, callId)
+        this.stmt('DELETE FROM annotation_tags WHERE call_id = ?').run(callId)
         // The call's time (migration 9) comes with each tag row: the tag filter walks them in date order.
-        const put = this.db.prepare(
+        const put = this.stmt(
           'INSERT OR IGNORE INTO annotation_tags (tag, call_id, call_at) VALUES (?, ?, (SELECT a.call_at FROM annotations a WHERE a.call_id = ?))'
         )
         for (const t of tags) put.run(t, callId, callId)
@@ -171,19 +176,17 @@ export class AnnotationStore {
       }
       case 'score': {
         const s = value as Score | null
-        this.db
-          .prepare(
-            'UPDATE annotations SET scorecard_id = ?, scorecard_version = ?, answers = ?, total = ?, failed = ?, score_at = ? WHERE call_id = ?'
-          )
-          .run(
-            s?.scorecardId ?? null,
-            s?.version ?? null,
-            s ? JSON.stringify(s.answers) : null,
-            s?.total ?? null,
-            s?.failed ? 1 : 0,
-            at,
-            callId
-          )
+        this.stmt(
+          'UPDATE annotations SET scorecard_id = ?, scorecard_version = ?, answers = ?, total = ?, failed = ?, score_at = ? WHERE call_id = ?'
+        ).run(
+          s?.scorecardId ?? null,
+          s?.version ?? null,
+          s ? JSON.stringify(s.answers) : null,
+          s?.total ?? null,
+          s?.failed ? 1 : 0,
+          at,
+          callId
+        )
         return
       }
     }
@@ -199,11 +202,11 @@ export class AnnotationStore {
       .transaction(() => {
         const h = (
           callId === null
-            ? this.db.prepare('SELECT * FROM annotation_history WHERE undone = 0 ORDER BY seq DESC LIMIT 1').get()
-            : this.db.prepare('SELECT * FROM annotation_history WHERE undone = 0 AND call_id = ? ORDER BY seq DESC LIMIT 1').get(callId)
+            ? this.stmt('SELECT * FROM annotation_history WHERE undone = 0 ORDER BY seq DESC LIMIT 1').get()
+            : this.stmt('SELECT * FROM annotation_history WHERE undone = 0 AND call_id = ? ORDER BY seq DESC LIMIT 1').get(callId)
         ) as { seq: number; call_id: string; field: AnnotationField; before: string | null } | undefined
         if (!h) return null
-        this.db.prepare('UPDATE annotation_history SET undone = 1 WHERE seq = ?').run(h.seq)
+        this.stmt('UPDATE annotation_history SET undone = 1 WHERE seq = ?').run(h.seq)
         this.setField(h.call_id, h.field, JSON.parse(h.before ?? 'null') as FieldValue, at)
         this.touch(h.call_id, at, author)
         return h.call_id
@@ -221,6 +224,7 @@ export class AnnotationStore {
    */
   markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
     const marked: string[] = []
+    let unmarked = 0
     this.db
       .transaction(() => {
         const rows = this.db
@@ -235,7 +239,10 @@ export class AnnotationStore {
         const set = this.db.prepare('UPDATE annotations SET service_dropped_at = ? WHERE call_id = ?')
         for (const [callId, droppedAt] of rows) {
           if (seen.has(callId)) {
-            if (droppedAt !== null) set.run(null, callId)
+            if (droppedAt !== null) {
+              set.run(null, callId)
+              unmarked++
+            }
           } else if (droppedAt === null) {
             set.run(at, callId)
             marked.push(callId)
@@ -243,6 +250,8 @@ export class AnnotationStore {
         }
       })
       .immediate()
+    // The "dropped by the service" filter reads the mark: queries with review filters start over.
+    if (marked.length > 0 || unmarked > 0) this.onWrite()
     return marked
   }
 

@@ -72,7 +72,7 @@ export class FacetCounter {
     const { q, total, matches, zone } = ask
     if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
     if (q.empty || total === 0) return { total: 0, perType: [], perDay: [], perValue: [] }
-    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.ids }, this.scanShare), ask)
+    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.sql() }, this.scanShare), ask)
     const days = this.dayRange(q, zone)
     const types: TypeScopes = typeScopes(ask.scopes)
     return {
@@ -93,7 +93,7 @@ export class FacetCounter {
   } {
     const { q, total, matches, key } = ask
     if (q.empty || total === 0 || key.ids.length === 0) return { values: [], range: null }
-    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.ids }, this.scanShare), ask)
+    const source = this.source(chooseFacetPlan(q, { total, allCalls: ask.allCalls, ids: matches.sql() }, this.scanShare), ask)
     return key.numeric ? { values: [], range: source.numericRange(key) } : { values: source.perValue(key), range: null }
   }
 
@@ -101,7 +101,7 @@ export class FacetCounter {
   private source(plan: FacetPlan, ask: Pick<FacetQuestion, 'q' | 'matches'>): FacetSource {
     const counted =
       plan.matches === 'many'
-        ? new ColumnsSource(this.columns, ask.matches, new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.ids }))
+        ? new ColumnsSource(this.columns, ask.matches, new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.sql() }))
         : new SqlSource(this.reader.facetSql, { form: 'seek', matches: plan.ids })
     return plan.totals ? new TotalsSource(this.reader.totals, ask.q, counted) : counted
   }

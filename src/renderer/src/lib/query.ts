@@ -34,7 +34,8 @@ export function emptyReview(): ReviewFilter {
     scoreMax: null,
     scorecardId: null,
     reviewer: null,
-    noteText: ''
+    noteText: '',
+    serviceDropped: null
   }
 }
 
@@ -48,7 +49,8 @@ export function reviewFilterCount(r: ReviewFilter): number {
     (r.scoreMin !== null || r.scoreMax !== null ? 1 : 0) +
     (r.scorecardId !== null ? 1 : 0) +
     (r.reviewer !== null && r.reviewer.trim() !== '' ? 1 : 0) +
-    (r.noteText.trim() !== '' ? 1 : 0)
+    (r.noteText.trim() !== '' ? 1 : 0) +
+    (r.serviceDropped !== null ? 1 : 0)
   )
 }
 

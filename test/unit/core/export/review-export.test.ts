@@ -71,9 +71,9 @@ describe('review in exports', () => {
     const rows = parse(readFileSync(file), { bom: true }) as string[][]
     expect(rows[0]).toEqual(['Call ID', 'Review status', 'Tags', 'Note', 'Score', 'Scorecard', 'Reviewer', 'Reviewed at'])
     const first = rows.find((r) => r[0] === scored[0])!
-    expect(first.slice(1, 7)).toEqual(['reviewed', 'iade, kvkk', "'=1+1 arayan [MASKED]", '100', 'Kalite: formu/2026 v1', 'ayşe'])
+    expect(first.slice(1, 7)).toEqual(['Reviewed', 'iade, kvkk', "'=1+1 arayan [MASKED]", '100', 'Kalite: formu/2026 v1', 'ayşe'])
     expect(first[7]).toMatch(/^1970-01-01T00:00:01/)
-    expect(rows.find((r) => r[0] === scored[1])!.slice(1, 6)).toEqual(['follow_up', '', '', '40', 'Kalite: formu/2026 v2'])
+    expect(rows.find((r) => r[0] === scored[1])!.slice(1, 6)).toEqual(['Needs follow-up', '', '', '40', 'Kalite: formu/2026 v2'])
     expect(rows.filter((r) => r[1] === '').length).toBe(40 - 3)
   })
 
@@ -117,6 +117,9 @@ describe('review in exports', () => {
     })
     const rows = parse(readFileSync(csv), { bom: true }) as string[][]
     expect(rows[0]).toEqual(['Çağrı kimliği', 'İnceleme durumu', 'Etiketler', 'Not', 'Puan', 'Puan kartı', 'İnceleyen', 'İnceleme zamanı'])
+    // The status cell in the same language as the headers, as the app names it.
+    expect(rows.find((r) => r[0] === scored[0])![1]).toBe('İncelendi')
+    expect(rows.find((r) => r[0] === scored[1])![1]).toBe('Takip gerekli')
     const xlsx = join(tmp.dir, 'tr.xlsx')
     await exportCalls({
       source: source({ review: { scorecardId: cardId } }),
@@ -138,6 +141,32 @@ describe('review in exports', () => {
       .map((r) => (r as unknown[]).slice(1))
     expect(values[0]).toEqual(['Çağrı kimliği', 'Çağrı tarihi (UTC)', 'Sürüm', 'Toplam', 'Kritik kriter başarısız', 'Selamlama', 'Kapanış'])
     expect(values.slice(1).map((r) => r[4])).toEqual(['hayır', 'hayır'])
+    const calls = wb
+      .getWorksheet('Çağrılar')!
+      .getSheetValues()
+      .slice(2)
+      .map((r) => (r as unknown[]).slice(1))
+    expect(new Map(calls.map((r) => [r[0], r[1]]))).toEqual(
+      new Map([
+        [scored[0], 'İncelendi'],
+        [scored[1], 'Takip gerekli']
+      ])
+    )
+    const json = join(tmp.dir, 'tr.json')
+    await exportCalls({
+      source: source(),
+      file: json,
+      format: 'json',
+      columns: ['callId', 'review'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta,
+      headerLanguage: 'tr'
+    })
+    const first = (JSON.parse(readFileSync(json, 'utf8')) as { calls: Array<{ callId: string; review: unknown }> }).calls.find(
+      (c) => c.callId === scored[1]
+    )!
+    expect(first.review).toMatchObject({ status: 'follow_up', statusLabel: 'Takip gerekli' })
   })
 
   it('JSON: the annotation per call, null without one', async () => {
@@ -149,7 +178,12 @@ describe('review in exports', () => {
       }
     ).calls
     const first = calls.find((c) => c.callId === scored[0])!
-    expect(first.review).toMatchObject({ note: '=1+1 arayan [MASKED]', score: { total: 100, version: 1 } })
+    expect(first.review).toMatchObject({
+      status: 'reviewed',
+      statusLabel: 'Reviewed',
+      note: '=1+1 arayan [MASKED]',
+      score: { total: 100, version: 1 }
+    })
     expect(calls.filter((c) => c.review === null)).toHaveLength(37)
   })
 })

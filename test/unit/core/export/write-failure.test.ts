@@ -39,7 +39,18 @@ const WRITERS: Array<[string, Writer]> = [
   [
     'json',
     (out, records) =>
-      writeJson({ out, ndjson: false, records, columns: ALL_COLUMNS, header: {}, text, clock, progress: progress(), signal: undefined })
+      writeJson({
+        out,
+        ndjson: false,
+        records,
+        columns: ALL_COLUMNS,
+        header: {},
+        text,
+        clock,
+        progress: progress(),
+        signal: undefined,
+        labels: headerLabels('en')
+      })
   ]
 ]
 

@@ -11,6 +11,8 @@ import { buildFixture, rnd, T0, type Fixture } from './fixture'
 
 let fx: Fixture
 let search: LocalSearch
+/** The same cache with REVIEW_FEW at 10: a selective filter walks its driver instead of sorting its candidates. */
+let walking: LocalSearch
 const STATUSES: ReviewStatus[] = ['new', 'in_review', 'reviewed', 'follow_up']
 const TAGS = ['iade', 'şikayet', 'kvkk', 'İPTAL']
 const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iade talebi', '']
@@ -18,6 +20,7 @@ const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iad
 beforeAll(() => {
   fx = buildFixture(3000, 5)
   search = createSearch(fx.cache)
+  walking = createSearch(fx.cache, { reviewFew: 10 })
   const r = rnd(9)
   const card = fx.cache.scorecards.save(
     { name: 'F', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '0_10', critical: false }] },
@@ -39,6 +42,11 @@ beforeAll(() => {
       },
       { author: r() < 0.5 ? 'ayse' : 'mehmet', at: 10, history: false }
     )
+  })
+  // Some annotated calls the service no longer returns (a sync marks them so; set here directly).
+  const drop = fx.cache.db.prepare('UPDATE annotations SET service_dropped_at = 7 WHERE call_id = ?')
+  fx.records.forEach((rec, i) => {
+    if (i % 7 === 0) drop.run(rec.callId)
   })
   // An annotation whose call the cache does not hold: never a search result.
   fx.cache.annotations.write('gone', { status: 'reviewed', tags: ['kvkk'] }, { author: 'ayse', at: 10, history: false })
@@ -62,6 +70,8 @@ function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?:
       const words = foldText(f.noteText).split(/\s+/).filter(Boolean)
       if (!a || !words.every((w) => foldText(a.note).includes(w))) return false
     }
+    if (f.serviceDropped === true && !a?.serviceDroppedAt) return false
+    if (f.serviceDropped === false && a?.serviceDroppedAt) return false
     if (list && !list.has(rec.callId)) return false
     return text ? text(rec) : true
   }
@@ -71,10 +81,10 @@ function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?:
     .map((r) => r.callId)
 }
 
-function all(query: SearchQueryInput): string[] {
+function all(query: SearchQueryInput, s: LocalSearch = search): string[] {
   const out: string[] = []
   for (let offset = 0; ; offset += 500) {
-    const rows = search.page({ results: 'all', ...query } as never, offset, 500).rows
+    const rows = s.page({ results: 'all', ...query } as never, offset, 500).rows
     out.push(...rows.map((r) => r.callId))
     if (rows.length < 500) return out
   }
@@ -94,6 +104,9 @@ describe('review filters in local search', () => {
     ['scorecard and reviewer', { scorecardId: 'card', reviewer: 'mehmet' }],
     ['note text, Turkish folding', { noteText: 'istanbul' }],
     ['note text, dotless i', { noteText: 'ISIK' }],
+    ['dropped by the service', { serviceDropped: true }],
+    ['not dropped by the service', { serviceDropped: false }],
+    ['dropped by the service, with a status', { serviceDropped: true, statuses: ['reviewed'] }],
     ['everything at once', { statuses: ['reviewed', 'in_review'], tags: ['iade'], scoreMin: 10, reviewer: 'ayse' }]
   ]
   for (const [name, f] of cases) {
@@ -101,14 +114,21 @@ describe('review filters in local search', () => {
       const expected = brute(f)
       expect(expected.length).toBeGreaterThan(0)
       expect(all({ review: f })).toEqual(expected)
+      expect(all({ review: f }, walking)).toEqual(expected)
       expect(search.count({ results: 'all', review: f } as never)).toBe(expected.length)
+      expect(walking.count({ results: 'all', review: f } as never)).toBe(expected.length)
       const second = search.page({ results: 'all', review: f } as never, 20, 10).rows.map((r) => r.callId)
       expect(second).toEqual(expected.slice(20, 30))
     })
   }
 
   it('walks a review index in date order when one holds every match; a list through its candidates; new by the scan', () => {
-    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('review')
+    // A selective filter (a condition beyond the driver's index): its few candidates read by
+    // id and sorted; many of them: the walk, each row's annotation tested before its call is read.
+    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
+    expect(walking.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('review')
+    expect(walking.explain({ review: { statuses: ['reviewed'], reviewer: 'ayse' } } as never, 100).plan).toBe('review')
+    expect(search.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe('review')
     expect(search.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('review')
     expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('review')
     expect(search.explain({ review: { statuses: ['new'] } } as never, 100).plan).toBe('scan')

@@ -91,6 +91,10 @@ export const reviewMessages = {
     scoreMax: 'Highest score',
     scorecard: 'Scorecard',
     reviewer: 'Reviewer',
+    dropped: 'Returned by the service',
+    droppedAny: 'Returned by the service or not',
+    droppedYes: 'No longer returned by the service',
+    droppedNo: 'Still returned by the service',
     clear: 'Clear review filters'
   }
 }

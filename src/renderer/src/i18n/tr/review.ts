@@ -94,6 +94,10 @@ export const reviewMessages: Shape<typeof en> = {
     scoreMax: 'En yüksek puan',
     scorecard: 'Puan kartı',
     reviewer: 'İnceleyen',
+    dropped: 'Servisin döndürmesi',
+    droppedAny: 'Servis döndürsün ya da döndürmesin',
+    droppedYes: 'Servisin artık döndürmediği çağrılar',
+    droppedNo: 'Servisin hâlâ döndürdüğü çağrılar',
     clear: 'İnceleme süzgeçlerini temizle'
   }
 }

@@ -1,0 +1,273 @@
+import type { SearchQuery } from '../../shared/domain'
+import type { ResolvedNode } from '../../shared/query/ast'
+import { foldText } from '../../shared/text/fold'
+import { QUARTER_MS } from '../cache'
+import { NO_CALL, type CallColumns, type ValueColumn } from './columns'
+import type { CompiledQuery, QueryCatalog } from './compile'
+import { scopesFor } from './compile'
+import { PerVersion, type DataWatch } from './data-watch'
+import { ftsAnd, ftsOr, splitAnd, textPart, type QuerySqlContext } from './query-sql'
+
+/**
+ * A query's exact match set as a byte per call id, computed in memory: each run of text terms
+ * is one FTS5 expression whose row ids are read once (rowid-bounded by the date range), each
+ * analysis term a pass over that key's in-memory column (CallColumns, kept per data version,
+ * shared with facets), the date range from the calls' quarter hours (SQL only for the calls
+ * of a quarter the range cuts), scope filters from their members; AND, OR and NOT are byte
+ * operations. A count is then a sum over the bytes, instead of SQLite testing an EXISTS per
+ * call for each analysis term (docs/search.md, "Counting").
+ *
+ * Exact for every query it takes; it takes none with review filters or extra-field filters
+ * (those stay with SQL).
+ */
+
+/** What the evaluator reads from SQLite. */
+export interface BitmapReads {
+  /** The calls any of these scopes returned. */
+  membersOf(scopeIds: readonly number[]): Int32Array
+  /** The row ids an FTS5 expression matches, within [lo, hi] when given. */
+  ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
+  /** The ids of the calls with call_at in [from, to). */
+  idsInTime(from: number, to: number): Int32Array
+}
+
+/** Whether the evaluator answers this query (else the SQL path does). */
+export function evaluable(query: SearchQuery): boolean {
+  return query.review === undefined && (query.fields ?? []).length === 0
+}
+
+/** Scope lists whose members are kept (a list is one filter of the filter bar: few). */
+const SCOPE_LISTS_KEPT = 16
+
+const foldedDicts = new WeakMap<ValueColumn, string[]>()
+
+/** The column's dictionary folded as equals compares, extended as the column grows. */
+function foldedDict(col: ValueColumn): string[] {
+  let f = foldedDicts.get(col)
+  if (!f) foldedDicts.set(col, (f = []))
+  for (let i = f.length; i < col.dict.length; i++) f.push(foldText(col.dict[i]!))
+  return f
+}
+
+export class BitmapEvaluator {
+  /** Each scope list's members as bytes, per data version: a scope filter's members are read once. */
+  private readonly members: PerVersion<Map<string, { bits: Uint8Array; n: number }>>
+
+  constructor(
+    private readonly reads: BitmapReads,
+    private readonly columns: CallColumns,
+    watch: DataWatch
+  ) {
+    this.members = new PerVersion(watch, () => new Map())
+  }
+
+  private membersOf(scopeIds: readonly number[], size: number): { bits: Uint8Array; n: number } {
+    const kept = this.members.get()
+    const key = scopeIds.join(',')
+    let m = kept.get(key)
+    if (m?.bits.length !== size) {
+      const bits = new Uint8Array(size)
+      const calls = this.reads.membersOf(scopeIds)
+      for (let i = 0; i < calls.length; i++) if (calls[i]! < size) bits[calls[i]!] = 1
+      m = { bits, n: countOf(bits) }
+      if (kept.size >= SCOPE_LISTS_KEPT) kept.clear()
+      kept.set(key, m)
+    }
+    return m
+  }
+
+  /**
+   * The FTS5 expression that alone decides the query, when it does: text terms only, no date
+   * range, and every scope filter held by every call (the default "answered" of a cache
+   * synced with answered calls only). Its count is then FTS5's own, without the ids leaving
+   * SQLite (about half the cost of reading them).
+   */
+  ftsOnly(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, calls: number): string | null {
+    if (q.empty || q.node === null || query.from !== null || query.to !== null) return null
+    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    const part = textPart(q.node, ctx)
+    if (!('fts' in part)) return null
+    const size = this.columns.quarters().length
+    for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
+      if (this.membersOf(scopeIds, size).n !== calls) return null
+    }
+    return part.fts
+  }
+
+  /**
+   * The matches of a compiled query (byte 1 per matching id, sized to the largest id + 1).
+   * `within`: only ids in [lo, hi] are asked about (the rest read 0), so FTS5 reads only that
+   * stretch of its doclists (a first page asks about the newest calls first).
+   */
+  evaluate(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, within: readonly [number, number] | null = null): Uint8Array {
+    const quarters = this.columns.quarters()
+    const size = quarters.length
+    const out = new Uint8Array(size)
+    if (q.empty) return out
+    const base = this.base(query, quarters, catalog)
+    // With a range or scopes, FTS5 reads only the doclists between the first and last call
+    // they allow (narrow when ids grow with call time, as a sync in time order writes them).
+    let bounds: readonly [number, number] | null = within
+    if (within !== null) {
+      base.fill(0, 0, Math.max(0, within[0]))
+      base.fill(0, Math.max(0, within[1] + 1))
+    }
+    if (within !== null || query.from !== null || query.to !== null || q.where.some((w) => w.includes('scope_members'))) {
+      const first = base.indexOf(1)
+      if (first < 0) return out
+      bounds = [first, base.lastIndexOf(1)]
+    }
+    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    const run = new Run(this.reads, this.columns, ctx, base, bounds, size)
+    const node = q.node
+    const m = node === null ? base : run.node(node)
+    for (let i = 0; i < size; i++) out[i] = m[i]! & base[i]!
+    return out
+  }
+
+  /** The calls the date range and scope filters allow (every call without them). */
+  private base(query: SearchQuery, quarters: Int32Array, catalog: QueryCatalog): Uint8Array {
+    const size = quarters.length
+    const base = new Uint8Array(size)
+    const { from, to } = query
+    // Quarters wholly inside [from, to) from the column; a quarter the range cuts from SQL.
+    const q0 = from === null ? -Infinity : Math.ceil(from / QUARTER_MS)
+    const q1 = to === null ? Infinity : Math.floor(to / QUARTER_MS) - 1
+    for (let id = 0; id < size; id++) {
+      const k = quarters[id]!
+      if (k !== NO_CALL && k >= q0 && k <= q1) base[id] = 1
+    }
+    const cut: Array<[number, number]> = []
+    if (from !== null && from % QUARTER_MS !== 0) cut.push([from, Math.min(to ?? Infinity, q0 * QUARTER_MS)])
+    if (to !== null && to % QUARTER_MS !== 0) cut.push([Math.max(from ?? -Infinity, (q1 + 1) * QUARTER_MS), to])
+    for (const [a, b] of cut) {
+      if (!(a < b)) continue
+      const ids = this.reads.idsInTime(Math.max(a, Number.MIN_SAFE_INTEGER), Math.min(b, Number.MAX_SAFE_INTEGER))
+      for (let i = 0; i < ids.length; i++) if (ids[i]! < size) base[ids[i]!] = 1
+    }
+    for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
+      const members = this.membersOf(scopeIds, size).bits
+      for (let i = 0; i < size; i++) base[i]! &= members[i]!
+    }
+    return base
+  }
+}
+
+/** One evaluation: the tree's nodes as byte sets over ids [0, size). */
+class Run {
+  constructor(
+    private readonly reads: BitmapReads,
+    private readonly columns: CallColumns,
+    private readonly ctx: QuerySqlContext,
+    /** NOT is taken within these calls (the range and scopes), which bounds the result anyway. */
+    private readonly universe: Uint8Array,
+    private readonly bounds: readonly [number, number] | null,
+    private readonly size: number
+  ) {}
+
+  private fts(match: string): Uint8Array {
+    const out = new Uint8Array(this.size)
+    const ids = this.reads.ftsIds(match, this.bounds)
+    for (let i = 0; i < ids.length; i++) if (ids[i]! < this.size) out[ids[i]!] = 1
+    return out
+  }
+
+  private not(m: Uint8Array): Uint8Array {
+    const u = this.universe
+    for (let i = 0; i < m.length; i++) m[i] = u[i]! & (m[i]! ^ 1)
+    return m
+  }
+
+  node(n: ResolvedNode): Uint8Array {
+    // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
+    const text = textPart(n, this.ctx)
+    if ('fts' in text) return this.fts(text.fts)
+    switch (n.kind) {
+      case 'text':
+        // A field outside the index (`note`) matches nothing yet, as in SQL.
+        return new Uint8Array(this.size)
+      case 'equals':
+        return this.equals(n.key, n.folded)
+      case 'range':
+        return this.range(n)
+      case 'not':
+        return this.not(this.node(n.item))
+      case 'or': {
+        const out = new Uint8Array(this.size)
+        const fts = n.items.map((i) => textPart(i, this.ctx)).filter((p): p is { fts: string; costly: boolean } => 'fts' in p)
+        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts))
+        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item))
+        return out
+      }
+      case 'and': {
+        const { pos, neg, other } = splitAnd(n.items, this.ctx)
+        let out: Uint8Array | null = null
+        if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
+        else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
+        for (const { node } of other) {
+          const m = this.node(node)
+          if (out === null) out = m
+          else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+        }
+        return out ?? new Uint8Array(this.size)
+      }
+    }
+  }
+
+  private equals(key: string, folded: string): Uint8Array {
+    const out = new Uint8Array(this.size)
+    const keyIds = this.ctx.keyIds.get(key)
+    if (!keyIds || keyIds.length === 0) return out
+    const col = this.columns.values(keyIds, false)
+    const dict = foldedDict(col)
+    const hit = new Uint8Array(dict.length)
+    dict.forEach((v, c) => (hit[c] = v === folded ? 1 : 0))
+    const { calls, length } = col
+    const codes = col.codes!
+    for (let i = 0; i < length; i++) {
+      const c = calls[i]!
+      if (c >= 0 && c < this.size && hit[codes[i]!] === 1) out[c] = 1
+    }
+    return out
+  }
+
+  private range(n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
+    const out = new Uint8Array(this.size)
+    const keyIds = this.ctx.keyIds.get(n.key)
+    if (!keyIds || keyIds.length === 0) return out
+    const col = this.columns.values(keyIds, true)
+    const nums = col.nums!
+    const { calls, length } = col
+    const lo = n.min?.value ?? -Infinity
+    const hi = n.max?.value ?? Infinity
+    const loStrict = n.min?.strict === true
+    const hiStrict = n.max?.strict === true
+    for (let i = 0; i < length; i++) {
+      const v = nums[i]!
+      const c = calls[i]!
+      // NaN (no number) fails every comparison, as value_num IS NULL does in SQL.
+      if (c < 0 || c >= this.size || !(loStrict ? v > lo : v >= lo) || !(hiStrict ? v < hi : v <= hi)) continue
+      out[c] = 1
+    }
+    return out
+  }
+}
+
+function or(into: Uint8Array, m: Uint8Array): void {
+  for (let i = 0; i < into.length; i++) into[i]! |= m[i]!
+}
+
+/** How many calls a byte set holds. */
+export function countOf(m: Uint8Array): number {
+  let n = 0
+  for (let i = 0; i < m.length; i++) n += m[i]!
+  return n
+}
+
+/** The ids a byte set holds, ascending. */
+export function idsOf(m: Uint8Array, n = countOf(m)): Int32Array {
+  const out = new Int32Array(n)
+  let k = 0
+  for (let i = 0; i < m.length; i++) if (m[i] === 1) out[k++] = i
+  return out
+}

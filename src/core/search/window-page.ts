@@ -1,0 +1,50 @@
+import type { SearchPage } from '../../shared/domain'
+import type { RowReads } from '../cache'
+import { countOf } from './bitmap-eval'
+
+/**
+ * A page in date order from the bitmap evaluator asked about the newest (or oldest) calls
+ * only: a window of the ids in date order, its id span evaluated (FTS5 reads only that
+ * stretch of each doclist, so a common word or a short prefix costs what the window holds),
+ * the window walked in order. When the window holds too few matches it grows fourfold, up
+ * to every call. Exact whatever the ids' order: the evaluation is exact for every id in the
+ * span, and every id of the window lies in it.
+ */
+export function windowPage(
+  order: Int32Array,
+  desc: boolean,
+  offset: number,
+  limit: number,
+  /** Matches expected per call (the estimate), to size the first window. */
+  share: number,
+  evaluate: (within: readonly [number, number]) => Uint8Array,
+  rows: RowReads
+): SearchPage & { seen: number; whole: boolean } {
+  const want = offset + limit
+  let w = Math.min(order.length, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
+  for (;;) {
+    const from = desc ? order.length - w : 0
+    const window = order.subarray(from, from + w)
+    let lo = Infinity
+    let hi = -Infinity
+    for (let i = 0; i < window.length; i++) {
+      const id = window[i]!
+      if (id < lo) lo = id
+      if (id > hi) hi = id
+    }
+    const bits = window.length === 0 ? new Uint8Array(0) : evaluate([lo, hi])
+    const ids: number[] = []
+    let seen = 0
+    for (let k = 0; k < window.length && ids.length < limit; k++) {
+      const id = window[desc ? window.length - 1 - k : k]!
+      if (bits[id] !== 1) continue
+      if (seen++ >= offset) ids.push(id)
+    }
+    const whole = w >= order.length
+    if (ids.length === limit || whole) {
+      // Every call asked about: the count is the bitmap's.
+      return { offset, rows: ids.length === 0 ? [] : rows.byIds(ids), seen: whole ? countOf(bits) : seen, whole }
+    }
+    w = Math.min(order.length, w * 4)
+  }
+}
