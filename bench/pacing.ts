@@ -42,6 +42,8 @@ interface Stamp {
   status: number
   /** When the request reached the proxy. */
   sent: number
+  /** Which station sent it (each station has its own proxy port). */
+  station: number
 }
 
 interface Outcome {
@@ -108,9 +110,8 @@ function cases(quick: boolean): Case[] {
   ]
 }
 
-/** Forwards to the service and stamps each get-calls response with its time and status. */
-async function stampingProxy(target: string): Promise<{ url: string; stamps: Stamp[]; close(): Promise<void> }> {
-  const stamps: Stamp[] = []
+/** Forwards to the service and stamps each get-calls response with its time, status and station. */
+async function stampingProxy(target: string, stamps: Stamp[], station: number): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -123,7 +124,7 @@ async function stampingProxy(target: string): Promise<{ url: string; stamps: Sta
       fetch(target + req.url, { method: req.method, headers, body })
         .then(async (r) => {
           const payload = Buffer.from(await r.arrayBuffer())
-          if (req.url?.startsWith(CALLS_PATH)) stamps.push({ at: performance.now(), status: r.status, sent })
+          if (req.url?.startsWith(CALLS_PATH)) stamps.push({ at: performance.now(), status: r.status, sent, station })
           const out: Record<string, string> = {}
           r.headers.forEach((v, k) => {
             if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(k)) out[k] = v
@@ -140,7 +141,6 @@ async function stampingProxy(target: string): Promise<{ url: string; stamps: Sta
   const { port } = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
-    stamps,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -203,19 +203,20 @@ function storedCalls(file: string): number {
 
 async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string, limitMs: number): Promise<Outcome> {
   const svc = await startBenchService(c.calls, c.service, c.window)
-  const proxy = await stampingProxy(svc.url)
+  const stamps: Stamp[] = []
+  const proxies = await Promise.all(Array.from({ length: c.stations }, (_, i) => stampingProxy(svc.url, stamps, i)))
   try {
     const start = performance.now()
     const deadline = start + limitMs
     const dbs = Array.from({ length: c.stations }, (_, i) => join(ctx.workDir, `pacing-${c.key}-${legacy ? 'old' : 'new'}-${i}.db`))
     const stations = await Promise.all(
-      dbs.map((db) =>
+      dbs.map((db, i) =>
         runStation(
           cli,
           [
             'sync',
             '--server',
-            proxy.url,
+            proxies[i]!.url,
             '--user',
             'demo',
             '--db',
@@ -244,17 +245,17 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
     for (const s of stations)
       if (s.code !== 0 && s.code !== 130) ctx.log(`  a station exited ${s.code}: ${s.stderr.trim().split('\n').pop() ?? ''}`)
     const exact = dbs.every((db) => storedCalls(db) === c.calls)
-    const status429 = proxy.stamps.filter((s) => s.status === 429).length
-    const admitted = proxy.stamps.filter((s) => s.status === 200).length
+    const status429 = stamps.filter((s) => s.status === 429).length
+    const admitted = stamps.filter((s) => s.status === 200).length
     const finishes = stations.map((s) => s.exitedAt)
-    // CALLSIGHT_PACING_TRACE=dir keeps each run's stamps (ms from the start: request in, answer out; status).
+    // CALLSIGHT_PACING_TRACE=dir keeps each run's stamps (ms from the start: request in, answer out; status; station).
     const trace = process.env.CALLSIGHT_PACING_TRACE
     if (trace) {
-      const rows = proxy.stamps.map((p) => `${Math.round(p.sent - start)} ${Math.round(p.at - start)} ${p.status}`)
+      const rows = stamps.map((p) => `${Math.round(p.sent - start)} ${Math.round(p.at - start)} ${p.status} ${p.station}`)
       writeFileSync(join(trace, `${c.key}-${legacy ? 'old' : 'new'}.txt`), rows.join('\n') + '\n')
     }
     return {
-      share: shareOf(proxy.stamps, c.service),
+      share: shareOf(stamps, c.service),
       ratio429: status429 / Math.max(1, status429 + admitted),
       status429,
       admitted,
@@ -264,7 +265,7 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
       seconds: (performance.now() - start) / 1000
     }
   } finally {
-    await proxy.close()
+    await Promise.all(proxies.map((p) => p.close()))
     await svc.stop()
   }
 }

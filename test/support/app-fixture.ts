@@ -61,6 +61,8 @@ export interface TestAppOptions {
   /** Extra sinks, to watch events as they happen. */
   sink?: EventSink
   persistTokens?: boolean
+  /** The cipher's key; pass the same one to a second app on the same userData (a restart). */
+  cipherKey?: Buffer
   systemZone?: string
   locale?: string
 }
@@ -88,7 +90,7 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
     paths: { userData, logs: join(userData, 'logs') },
     // Without a secure key store the shell's cipher reports itself insecure (Electron's
     // basic_text backend): the vault then keeps tokens in memory only.
-    cipher: persist ? createAesGcmCipher(randomBytes(32)) : insecureCipher(createAesGcmCipher(randomBytes(32))),
+    cipher: persist ? createAesGcmCipher(opts.cipherKey ?? randomBytes(32)) : insecureCipher(createAesGcmCipher(randomBytes(32))),
     tokenPersistence: persist
       ? { persist: true, notice: null }
       : { persist: false, notice: 'This computer has no secure key store, so you will sign in again next time.' },

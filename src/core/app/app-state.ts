@@ -1,6 +1,6 @@
 import type { Account, SessionState, Settings, SyncProgress } from '../../shared/domain'
 import type { TeamPullProgress } from '../../shared/team'
-import { CallsightError } from '../errors'
+import { CallsightError, toErrorInfo } from '../errors'
 import { RateLimiterRegistry } from '../ratelimit'
 import { WaitFeed } from '../sync'
 import { AccountRuntime } from './account-runtime'
@@ -78,15 +78,63 @@ export class AppState {
 
   readonly emitSession = (): void => this.platform.events.emit('session.changed', this.sessionState())
 
+  /**
+   * Every account used this run keeps its runtime here, active or not, so its session (and,
+   * without a secure key store, its in-memory tokens) lives on while another account is
+   * active: switching back needs no new sign-in. Only the active runtime holds its cache open.
+   */
+  private readonly runtimes = new Map<string, AccountRuntime>()
+
   /** A runtime for `account` that is not active yet (a sign-in that may still fail). */
   runtimeFor(account: Account): AccountRuntime {
     return new AccountRuntime(account, this.platform, this.limiters)
   }
 
+  /**
+   * The runtime this run keeps for `account`, made (and its saved tokens restored) on first
+   * use; a kept runtime that connects differently (another zone) is rebuilt with its tokens.
+   */
+  async runtimeOf(account: Account): Promise<AccountRuntime> {
+    const kept = this.runtimes.get(account.id)
+    if (kept && sameConnection(kept.account, account)) return kept
+    const rt = this.runtimeFor(account)
+    if (kept) await rt.adoptTokensFrom(kept)
+    try {
+      await rt.session.restore()
+    } catch (e) {
+      this.platform.logger.log('warn', 'could not restore the session', { code: toErrorInfo(e).code })
+    }
+    if (kept && this.runtime === kept) this.install(rt)
+    else {
+      kept?.closeCache()
+      this.runtimes.set(account.id, rt)
+    }
+    return rt
+  }
+
+  /**
+   * Before another account becomes active: a sync or a team pull writes into the cache being
+   * left, whose handle closes, so it is cancelled and awaited (the run is recorded as
+   * cancelled; the next sync of that account resumes from what it stored). Exports read
+   * through their own connection and finish.
+   */
+  async leaveFor(accountId: string): Promise<void> {
+    if (!this.runtime || this.runtime.account.id === accountId) return
+    await Promise.all([this.syncs.cancelAll(), this.pulls.cancelAll()])
+  }
+
   /** Makes `rt` the active runtime, releasing the previous one's cache and listeners. */
   install(rt: AccountRuntime): AccountRuntime {
-    this.runtime?.closeCache()
-    this.runtime?.session.removeAllListeners('state')
+    if (rt === this.runtime) return rt
+    const previous = this.runtime
+    if (previous) {
+      previous.closeCache()
+      previous.session.off('state', this.emitSession)
+    }
+    // A new sign-in to an account replaces the runtime kept for it.
+    const replaced = this.runtimes.get(rt.account.id)
+    if (replaced && replaced !== rt && replaced !== previous) replaced.closeCache()
+    this.runtimes.set(rt.account.id, rt)
     rt.session.on('state', this.emitSession)
     this.runtime = rt
     return rt
@@ -96,7 +144,14 @@ export class AppState {
   activate(account: Account): AccountRuntime {
     const rt = this.runtime
     if (rt && rt.account.id === account.id && sameConnection(rt.account, account)) return rt
+    const kept = this.runtimes.get(account.id)
+    if (kept && sameConnection(kept.account, account)) return this.install(kept)
     return this.install(this.runtimeFor(account))
+  }
+
+  /** The runtime kept for an account id this run, if any (active or not). */
+  keptRuntime(id: string): AccountRuntime | undefined {
+    return this.runtimes.get(id)
   }
 
   requireRuntime(): AccountRuntime {
@@ -112,9 +167,21 @@ export class AppState {
     return rt
   }
 
-  /** Closes the active account's cache and forgets the runtime. */
-  closeRuntime(): void {
+  /** Forgets an account's runtime (removed from this computer); closes its cache. */
+  dropRuntime(id: string): void {
+    const rt = this.runtimes.get(id)
+    this.runtimes.delete(id)
+    if (!rt) return
+    rt.closeCache()
+    rt.session.off('state', this.emitSession)
+    if (this.runtime === rt) this.runtime = null
+  }
+
+  /** Closes every account's cache and forgets the runtimes (the app is closing). */
+  closeAll(): void {
+    for (const rt of this.runtimes.values()) rt.closeCache()
     this.runtime?.closeCache()
+    this.runtimes.clear()
     this.runtime = null
   }
 }

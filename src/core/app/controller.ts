@@ -35,7 +35,7 @@ export function createAppController(platform: PlatformServices): AppController {
       await startup.catch(() => undefined)
       await Promise.all([state.syncs.cancelAll(), state.exports.cancelAll(), state.pulls.cancelAll()])
       state.connectivity.dispose()
-      state.closeRuntime()
+      state.closeAll()
       await platform.demo?.stop()
     }
   }

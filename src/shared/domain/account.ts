@@ -68,3 +68,12 @@ export const SignInRequest = z.object({
   rateLimit: RateLimit.optional()
 })
 export type SignInRequest = z.infer<typeof SignInRequest>
+
+/** One account set up on this computer, as the account switcher lists it (never its tokens). */
+export const AccountEntry = z.object({
+  account: Account,
+  active: z.boolean(),
+  /** Whether it can be used without signing in again (its tokens are held or saved). */
+  status: SessionStatus
+})
+export type AccountEntry = z.infer<typeof AccountEntry>

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import {
+  AccountEntry,
   AnalysisKeyInfo,
   AppInfo,
   Breakdown,
@@ -62,6 +63,13 @@ export const contract = {
   'settings.get': { request: Empty, response: Settings },
   'settings.update': { request: SettingsPatch, response: Settings },
   'accounts.remove': { request: z.object({ id: z.string().min(1) }).strict(), response: Settings },
+  /** The accounts set up here, the active one marked; tokens stay in main. */
+  'accounts.list': { request: Empty, response: z.object({ accounts: z.array(AccountEntry) }) },
+  /**
+   * Makes another account active without signing any out: its own cache opens, the one left
+   * closes, and a sync or team pull of the account left is cancelled (docs/shell.md).
+   */
+  'accounts.switch': { request: z.object({ id: z.string().min(1).max(100) }).strict(), response: SessionState },
   'catalog.callTypes': { request: Empty, response: z.array(CallType) },
   /** A catalog file's text (JSON or CSV of {Value, Description}), read by the renderer from a file the user picked. */
   'catalog.import': {

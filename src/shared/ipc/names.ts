@@ -11,6 +11,8 @@ export const CHANNELS = [
   'settings.get',
   'settings.update',
   'accounts.remove',
+  'accounts.list',
+  'accounts.switch',
   'catalog.callTypes',
   'catalog.import',
   'catalog.save',

@@ -11,6 +11,7 @@ import { silentLogger } from '../../../src/core/platform/node'
 import { createDemoProvider } from '../../../src/host/demo'
 import { createDownloadStaging, type DownloadStaging } from '../../../src/host/web/downloads'
 import { createBrowserPlatform, NOTICE_BROWSER_MODE } from '../../../src/host/web/platform'
+import { until } from '../../support/until'
 
 // The controller on the browser mode's platform, over a data folder the desktop app also uses:
 // settings in electron-store's format, the desktop's token vault never touched, tokens in
@@ -32,14 +33,6 @@ const events: Array<{ event: EventName; payload: unknown }> = []
 async function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> {
   const handler = controller.handlers[channel] as (r: unknown, ctx: { senderId: number }) => Promise<unknown>
   return contract[channel].response.parse(await handler(contract[channel].request.parse(request), { senderId: 1 })) as Response<C>
-}
-
-async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
-    const v = what()
-    if (v !== undefined) return v
-  }
-  throw new Error('timed out waiting')
 }
 
 const progress = <T>(event: EventName, pick: (p: T) => boolean): T | undefined =>

@@ -9,6 +9,7 @@ import { startService, type RunningService } from '../../../src/service'
 import { accountDbPath } from '../../../src/core/app/account-runtime'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { refusal, routerClient, type RouterClient } from '../../support/router-client'
+import { until } from '../../support/until'
 
 // The application controller end to end over real parts: the app's own IPC router, the
 // reference service over HTTP on 127.0.0.1, a real SQLite file, the real sync engine and exporter.
@@ -26,16 +27,6 @@ function call<C extends ChannelName>(channel: C, request: Request<C>): Promise<R
 }
 
 const failure = refusal
-
-async function until<T>(what: () => T | undefined, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms
-  for (;;) {
-    const v = what()
-    if (v !== undefined) return v
-    if (Date.now() > end) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 /** The last progress of an export: done, failed or cancelled. */
 function exportEnd(exportId: string): Promise<ExportProgress> {

@@ -23,7 +23,7 @@ beforeEach(() => {
   state = new AppState(app.platform)
 })
 afterEach(async () => {
-  state.closeRuntime()
+  state.closeAll()
   await app.close()
 })
 

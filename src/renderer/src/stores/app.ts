@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, ref } from 'vue'
-import type { AppInfo, CacheInfo, SessionState, Settings, SettingsPatch } from '../../../shared/domain'
+import type { AccountEntry, AppInfo, CacheInfo, SessionState, Settings, SettingsPatch } from '../../../shared/domain'
 import { call, listen } from '../api'
 import { intlLocale, resolveZone } from '../lib/format'
 import { resolveDark, resolveLanguage } from '../lib/language'
@@ -78,6 +78,23 @@ export const useAppStore = defineStore('app', () => {
     session.value = state
   }
 
+  /** The accounts set up on this computer, for the switcher (tokens never leave main). */
+  const accounts = ref<AccountEntry[]>([])
+
+  async function loadAccounts(): Promise<void> {
+    accounts.value = (await call('accounts.list', {})).accounts
+  }
+
+  /**
+   * Makes another account active; nobody is signed out. App.vue starts the new account's
+   * search afresh when the session's account changes; an account that needs its password
+   * again lands on the sign-in screen with its address filled in.
+   */
+  async function switchAccount(id: string): Promise<void> {
+    session.value = await call('accounts.switch', { id })
+    await Promise.all([refreshSettings(), refreshCache(), loadAccounts()])
+  }
+
   return {
     info,
     settings,
@@ -97,6 +114,9 @@ export const useAppStore = defineStore('app', () => {
     refreshSettings,
     refreshCache,
     updateSettings,
-    setSession
+    setSession,
+    accounts,
+    loadAccounts,
+    switchAccount
   }
 })

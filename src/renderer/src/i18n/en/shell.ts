@@ -26,7 +26,20 @@ export const shellMessages = {
     relogin: 'Sign in again to sync',
     zone: 'Times in {zone}'
   },
+  accounts: {
+    switcherLabel: 'Account: {name}. Switch account',
+    add: 'Add account',
+    manage: 'Manage accounts…',
+    needsSignIn: 'Sign in again to use it',
+    switched: 'Switched to {name}',
+    switchFailed: 'Could not switch accounts'
+  },
   signIn: {
+    addTitle: 'Add an account',
+    addSubtitle: 'Sign in to another service or user. The accounts already here stay signed in, each with its own cache.',
+    cancelAdd: 'Back to {name}',
+    otherAccounts: 'Accounts on this computer',
+    useAccount: 'Use {name}',
     title: 'Sign in to the call service',
     subtitle: 'Your calls are synced to this computer, so search works offline afterwards.',
     baseUrl: 'Service address',

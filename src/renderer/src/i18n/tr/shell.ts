@@ -29,7 +29,20 @@ export const shellMessages: Shape<typeof en> = {
     relogin: 'Eşitlemek için yeniden oturum açın',
     zone: 'Saatler {zone} diliminde'
   },
+  accounts: {
+    switcherLabel: 'Hesap: {name}. Hesap değiştir',
+    add: 'Hesap ekle',
+    manage: 'Hesapları yönet…',
+    needsSignIn: 'Kullanmak için yeniden oturum açın',
+    switched: '{name} hesabına geçildi',
+    switchFailed: 'Hesap değiştirilemedi'
+  },
   signIn: {
+    addTitle: 'Hesap ekleyin',
+    addSubtitle: 'Başka bir servise veya kullanıcıyla oturum açın. Buradaki hesaplar oturumlarını ve kendi önbelleklerini korur.',
+    cancelAdd: '{name} hesabına dön',
+    otherAccounts: 'Bu bilgisayardaki hesaplar',
+    useAccount: '{name} hesabını kullan',
     title: 'Çağrı servisine oturum açın',
     subtitle: 'Çağrılarınız bu bilgisayara eşitlenir; ardından arama çevrimdışı da çalışır.',
     baseUrl: 'Servis adresi',
