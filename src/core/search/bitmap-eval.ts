@@ -83,7 +83,8 @@ export class BitmapEvaluator {
    * SQLite (about half the cost of reading them).
    */
   ftsOnly(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, calls: number): string | null {
-    if (q.empty || q.node === null || query.from !== null || query.to !== null) return null
+    // Review and extra-field filters are not in FTS5: its count(*) would count calls they exclude.
+    if (!evaluable(query) || q.empty || q.node === null || query.from !== null || query.to !== null) return null
     const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
     const part = textPart(q.node, ctx)
     if (!('fts' in part)) return null

@@ -155,7 +155,17 @@ describe('review filters in local search', () => {
   it('combines with text', () => {
     const f: ReviewFilterInput = { statuses: ['reviewed'] }
     const hasIade = (rec: CallRecord) => foldText(`${rec.title} ${rec.summary}`).split(/\s+/).includes('iade')
-    expect(all({ text: 'iade ', review: f })).toEqual(brute(f, hasIade))
+    const expected = brute(f, hasIade)
+    expect(all({ text: 'iade ', review: f })).toEqual(expected)
+    // The count too: a text-only count must not come from FTS5 alone when a review filter applies.
+    for (const text of ['iade ', 'iade', 'fatura ', 'fatura']) {
+      const withText = new Set(all({ text }))
+      for (const review of [f, { tags: ['iade'] }, { tags: ['kvkk'] }] as ReviewFilterInput[]) {
+        const want = brute(review, (rec) => withText.has(rec.callId)).length
+        expect(search.count({ results: 'all', text, review } as never), `${text} ${JSON.stringify(review)}`).toBe(want)
+        expect(walking.count({ results: 'all', text, review } as never), `${text} ${JSON.stringify(review)}`).toBe(want)
+      }
+    }
   })
 
   it('filters by review list, and follows writes to annotations', () => {
