@@ -16,7 +16,7 @@ import {
   type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
-import { createSearchReader, type CallCache, type SearchReader } from '../cache'
+import { createReviewReads, createSearchReader, type CallCache, type ReviewReads, type SearchReader } from '../cache'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { SearchCatalog } from './catalog'
@@ -48,6 +48,8 @@ import { positionAt, ViewColumns } from './view-columns'
 import { mergeFolded } from './folded-values'
 import { foldText } from '../../shared/text/fold'
 import { withMatchedIn } from './matched-in'
+import { reviewDatePage } from './review-page'
+import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
 import { PROBE_MAX, probeSorted } from './sorted-probe'
 import { windowPage } from './window-page'
 
@@ -94,7 +96,7 @@ export interface LocalSearch {
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
   resetCaches(): void
   /** The plan the first page of this query would use (for tests, benchmarks and docs). */
-  explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number }
+  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number }
 }
 
 function invalid(e: unknown): CallsightError {
@@ -123,13 +125,17 @@ class SearchOverCache implements LocalSearch {
   private readonly view: ViewColumns
   /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
   private readonly bitmaps: BitmapEvaluator | null
+  /** Review filters in memory (review-set.ts); null: SQL only (the bench's baseline). */
+  private readonly reviews: ReviewSet | null
 
   constructor(
     private readonly reader: SearchReader,
     private readonly longJump: number,
     facetScanShare: number | undefined,
     bitmaps: boolean,
-    private readonly reviewFew: number
+    private readonly reviewFew: number,
+    reviewReads: ReviewReads | null,
+    private readonly reviewProbeMax: number | undefined
   ) {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
@@ -150,6 +156,26 @@ class SearchOverCache implements LocalSearch {
           watch
         )
       : null
+    this.reviews = bitmaps && reviewReads ? new ReviewSet(reviewReads, watch) : null
+  }
+
+  /**
+   * The query's matches as a byte per id from memory, when the bitmap evaluator takes it (with
+   * a review filter: ANDed with the annotations held in memory); `within` as evaluate's.
+   */
+  /** Whether a date-order page of this query comes from the annotations in memory (review-page.ts). */
+  private reviewsTake(p: Prepared, plan: PagePlan): boolean {
+    return this.reviews !== null && reviewEvaluable(p.query) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
+  }
+
+  private evaluator(p: Prepared): ((within?: readonly [number, number] | null) => Uint8Array) | null {
+    const bitmaps = this.bitmaps
+    if (bitmaps === null) return null
+    const rest = (within: readonly [number, number] | null = null): Uint8Array => bitmaps.evaluate(p.query, p.q, p.catalog, within)
+    if (evaluable(p.query)) return rest
+    const reviews = this.reviews
+    if (reviews !== null && reviewEvaluable(p.query)) return (within = null) => evaluateWithReview(rest, reviews, p.query, within)
+    return null
   }
 
   private prepare(query: SearchQuery): Prepared {
@@ -158,26 +184,28 @@ class SearchOverCache implements LocalSearch {
     const catalog = this.catalog.forText(r.data.text)
     const q = compileQuery(r.data, catalog)
     const state = this.queries.get().get(q.key)
-    state.estimate ??= this.estimate(q)
+    state.estimate ??= this.estimate(q, r.data)
     return { query: r.data, catalog, q, state, estimate: state.estimate }
   }
 
   /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
-  private estimate(q: CompiledQuery): Estimate {
+  private estimate(q: CompiledQuery, query: SearchQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
+    // Review candidates from SQL only for the SQL plans: in memory, the review set counts them.
+    if (q.match === null && this.reviews !== null && reviewEvaluable(query)) return { n: Number.NaN, ids: null }
     if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     return this.reader.matches.boundedMatches(q.match, estimateCap(total))
   }
 
   private matchesOf(p: Prepared): MatchSet {
-    const bitmaps = this.bitmaps
-    const evaluate = bitmaps && evaluable(p.query) ? () => bitmaps.evaluate(p.query, p.q, p.catalog) : undefined
-    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
+    const evaluate = this.evaluator(p) ?? undefined
+    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate && (() => evaluate())))
   }
 
   resetCaches(): void {
     this.queries.reset()
+    this.reviews?.reset()
   }
 
   coverage(query: SearchQuery): QueryCoverage {
@@ -190,11 +218,13 @@ class SearchOverCache implements LocalSearch {
     return this.catalog.typeNames().describe(value)
   }
 
-  explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number } {
-    const { q, estimate } = this.prepare(query)
+  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number } {
+    const p = this.prepare(query)
+    const { q, estimate } = p
     const total = this.catalog.totalCalls()
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.longJump })
-    return { plan: plan.kind, estimate: estimate.n, total }
+    // A review filter in memory (datePageOf): named 'review-set'.
+    return { plan: this.reviewsTake(p, plan) ? 'review-set' : plan.kind, estimate: estimate.n, total }
   }
 
   page(query: SearchQuery, offset: number, limit: number, view: PageView = {}): SearchPage {
@@ -284,10 +314,24 @@ class SearchOverCache implements LocalSearch {
    */
   private datePageOf(p: Prepared, plan: PagePlan, offset: number, limit: number, total: number): SearchPage {
     const { q, state } = p
-    const bitmaps = this.bitmaps
+    const evaluate = this.evaluator(p)
+    if (this.reviewsTake(p, plan)) {
+      // A review filter from the annotations in memory, the smaller side driving (review-page.ts).
+      return reviewDatePage({
+        reader: this.reader,
+        q,
+        bits: this.reviews!.bits(p.query, total + 1).bits,
+        byDate: () => this.columns.byDate(),
+        textIds: q.match !== null ? p.estimate.ids : null,
+        offset,
+        limit,
+        probeMax: this.reviewProbeMax,
+        listed: (ids) => this.pager.page(q, state, { kind: 'fts', ids }, offset, limit, () => this.matchesOf(p), total + 1),
+        fromMatchList: () => this.pager.page(q, state, { kind: 'bitmap' }, offset, limit, () => this.matchesOf(p), total + 1)
+      })
+    }
     const inMemory =
-      bitmaps !== null &&
-      evaluable(p.query) &&
+      evaluate !== null &&
       matchedIds(q) !== null &&
       (plan.kind === 'scan' || ((plan.kind === 'walk' || plan.kind === 'bitmap') && q.match !== null && q.match.includes(' OR ')))
     if (!inMemory) return this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1)
@@ -301,7 +345,7 @@ class SearchOverCache implements LocalSearch {
       offset,
       limit,
       share,
-      (within) => bitmaps.evaluate(p.query, q, p.catalog, within),
+      (within) => evaluate!(within),
       this.reader.rows
     )
     if (page.whole && page.rows.length < limit) state.count = page.seen
@@ -332,7 +376,7 @@ class SearchOverCache implements LocalSearch {
       default:
         // The bitmap evaluator when it takes the query: exact, and the list its facets need.
         state.count =
-          this.bitmaps && evaluable(p.query) && matchedIds(q) !== null
+          this.evaluator(p) !== null && matchedIds(q) !== null
             ? this.matchesOf(p).list()!.length
             : this.reader.matches.count(countSql(q, plan))
     }
@@ -444,17 +488,27 @@ class SearchOverCache implements LocalSearch {
 /**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
- * REVIEW_FEW (tests move them).
+ * REVIEW_FEW; `tuning.reviewSet`: false answers review filters in SQL only (the bench's baseline);
+ * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX (tests move them).
  */
 export function createSearch(
   cache: CallCache,
-  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number } = {}
+  tuning: {
+    longJump?: number
+    facetScanShare?: number
+    bitmaps?: boolean
+    reviewFew?: number
+    reviewSet?: boolean
+    reviewProbeMax?: number
+  } = {}
 ): LocalSearch {
   return new SearchOverCache(
     createSearchReader(cache),
     tuning.longJump ?? LONG_JUMP,
     tuning.facetScanShare,
     tuning.bitmaps !== false,
-    tuning.reviewFew ?? REVIEW_FEW
+    tuning.reviewFew ?? REVIEW_FEW,
+    tuning.reviewSet === false ? null : createReviewReads(cache),
+    tuning.reviewProbeMax
   )
 }
