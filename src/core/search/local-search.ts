@@ -156,7 +156,7 @@ class SearchOverCache implements LocalSearch {
           watch
         )
       : null
-    this.reviews = bitmaps && reviewReads ? new ReviewSet(reviewReads, watch) : null
+    this.reviews = bitmaps && reviewReads ? new ReviewSet(reviewReads, watch, () => this.columns.byDate()) : null
   }
 
   /**
@@ -320,8 +320,7 @@ class SearchOverCache implements LocalSearch {
       return reviewDatePage({
         reader: this.reader,
         q,
-        bits: this.reviews!.bits(p.query, total + 1).bits,
-        byDate: () => this.columns.byDate(),
+        review: this.reviews!.match(p.query),
         textIds: q.match !== null ? p.estimate.ids : null,
         offset,
         limit,
