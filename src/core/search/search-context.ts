@@ -1,0 +1,159 @@
+import { SearchQuery } from '../../shared/domain'
+import type { ReviewReads, SearchReader } from '../cache'
+import { CallsightError } from '../errors'
+import { StateCache, type QueryState } from './anchors'
+import { BitmapEvaluator, evaluable } from './bitmap-eval'
+import { SearchCatalog } from './catalog'
+import { CallColumns } from './columns'
+import { compileQuery, type CompiledQuery, type QueryCatalog } from './compile'
+import { DataWatch, PerVersion } from './data-watch'
+import { FacetCounter } from './facets'
+import { MatchSet } from './match-set'
+import { Pager } from './pager'
+import { estimateCap, needsEstimate, reviewCap, type Estimate, type PagePlan } from './plan'
+import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
+import { matchedIds } from './sql'
+import { ViewColumns } from './view-columns'
+
+/** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
+const QUERIES_KEPT = 16
+
+export function invalid(e: unknown): CallsightError {
+  return new CallsightError('InvalidInput', 'The search is not valid.', { cause: e })
+}
+
+/** A query compiled, with what it remembers and its match estimate. */
+export interface Prepared {
+  query: SearchQuery
+  catalog: QueryCatalog
+  q: CompiledQuery
+  state: QueryState
+  estimate: Estimate
+}
+
+/** How createSearch was tuned (tests and benchmarks move these). */
+export interface SearchTuning {
+  /** Rows from which a jump uses the match set. */
+  longJump: number
+  /** The share of all calls above which facets count against the in-memory columns. */
+  facetScanShare: number | undefined
+  /** Counts and match lists in memory (bitmap-eval.ts); false: SQL only (the bench's baseline). */
+  bitmaps: boolean
+  /** REVIEW_FEW. */
+  reviewFew: number
+  /** Review filters from the annotations in memory (review-set.ts); null: SQL only (the bench's baseline). */
+  reviewReads: ReviewReads | null
+  /** REVIEW_PROBE_MAX (review-page.ts). */
+  reviewProbeMax: number | undefined
+}
+
+/**
+ * What one cache's search keeps, shared by its steps (date pages, column pages, counts,
+ * summaries): the reader, the caches that follow its data version (DataWatch), and each
+ * query's memory. `prepare` turns a query into its compiled form and remembered state.
+ */
+export class SearchContext {
+  readonly catalog: SearchCatalog
+  readonly columns: CallColumns
+  readonly facetCounter: FacetCounter
+  readonly pager: Pager
+  readonly view: ViewColumns
+  /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
+  readonly bitmaps: BitmapEvaluator | null
+  readonly longJump: number
+  /** Review filters from the annotations in memory; null: SQL only. */
+  readonly reviews: ReviewSet | null
+  readonly reviewProbeMax: number | undefined
+  private readonly reviewFew: number
+  private readonly queries: PerVersion<StateCache>
+
+  constructor(
+    readonly reader: SearchReader,
+    tuning: SearchTuning
+  ) {
+    this.longJump = tuning.longJump
+    this.reviewFew = tuning.reviewFew
+    const watch = new DataWatch(reader.data)
+    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
+    this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
+    this.columns = new CallColumns(reader.columns, watch)
+    this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
+    this.pager = new Pager(reader.rows, this.columns)
+    this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
+    const m = reader.matches
+    this.bitmaps = tuning.bitmaps
+      ? new BitmapEvaluator(
+          {
+            ftsIds: (match, b) => m.ftsIds(match, b),
+            idsInTime: (a, b) => m.idsInTime(a, b),
+            membersOf: (s) => reader.columns.membersOf(s)
+          },
+          this.columns,
+          watch
+        )
+      : null
+    this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
+    this.reviewProbeMax = tuning.reviewProbeMax
+  }
+
+  prepare(query: SearchQuery): Prepared {
+    const r = SearchQuery.safeParse(query)
+    if (!r.success) throw invalid(r.error)
+    const catalog = this.catalog.forText(r.data.text)
+    const q = compileQuery(r.data, catalog)
+    const state = this.queries.get().get(q.key)
+    state.estimate ??= this.estimate(q, r.data)
+    return { query: r.data, catalog, q, state, estimate: state.estimate }
+  }
+
+  /** The remembered state under another key (a query in a column's order). */
+  stateFor(key: string): QueryState {
+    return this.queries.get().get(key)
+  }
+
+  /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
+  reset(): void {
+    this.queries.reset()
+    this.reviews?.reset()
+  }
+
+  /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
+  private estimate(q: CompiledQuery, query: SearchQuery): Estimate {
+    const total = this.catalog.totalCalls()
+    if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
+    // Review candidates are counted in SQL for the SQL plans only: in memory they are walked.
+    if (q.match === null && this.reviewsAnswer(query)) return { n: Number.NaN, ids: null }
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
+    return this.reader.matches.boundedMatches(q.match, estimateCap(total))
+  }
+
+  /** Whether the bitmap evaluator answers this query's match list (else SQL does); with a review filter, with the review set. */
+  inMemory(p: Prepared): boolean {
+    return this.bitmaps !== null && (evaluable(p.query) || this.reviewsAnswer(p.query)) && matchedIds(p.q) !== null
+  }
+
+  /** Whether the review set answers the query's review filter (it has one, and no extra-field filter). */
+  private reviewsAnswer(query: SearchQuery): boolean {
+    return this.reviews !== null && reviewEvaluable(query)
+  }
+
+  /** Whether a date-order page of this query comes from the review set (review-page.ts): any order but relevance. */
+  reviewsTake(p: Prepared, plan: PagePlan): boolean {
+    return this.reviewsAnswer(p.query) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
+  }
+
+  /** The query's match set, kept with its state: read once for its count, facets and deep pages. */
+  matchesOf(p: Prepared): MatchSet {
+    const bitmaps = this.bitmaps
+    const reviews = this.reviews
+    const evaluate =
+      bitmaps === null
+        ? undefined
+        : evaluable(p.query)
+          ? () => bitmaps.evaluate(p.query, p.q, p.catalog)
+          : reviews !== null && reviewEvaluable(p.query)
+            ? () => evaluateWithReview((within) => bitmaps.evaluate(p.query, p.q, p.catalog, within), reviews, p.query)
+            : undefined
+    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
+  }
+}
