@@ -14,9 +14,12 @@ export function countOf(ctx: SearchContext, p: Prepared): number {
       break
     case 'match-list': {
       const fts = ctx.bitmaps?.ftsOnly(p.query, q, p.catalog, ctx.catalog.totalCalls()) ?? null
+      // A short prefix ("i", "ka") is counted from its kept set (read now when not kept: its
+      // facets and match list need it next), any other expression by FTS5's own count.
       state.count =
         fts !== null
-          ? ctx.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] })
+          ? (ctx.bitmaps!.prefixCount(fts) ??
+            ctx.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] }))
           : (ctx.matchesOf(p).list()?.length ?? ctx.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
       break
     }

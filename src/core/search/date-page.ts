@@ -28,7 +28,8 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
 
 /**
  * Walks and scans test a predicate per row in SQL, slow for an OR of expanded prefixes
- * (~100 µs a probe) and for a scan's mixed predicates. The bitmap evaluator answers those
+ * (~100 µs a probe) and for a scan's mixed predicates; a short prefix whose set is kept
+ * (prefix-sets.ts) needs no probe at all. The bitmap evaluator answers those
  * from memory instead: from the match list once it was read (the count reads it), else from
  * a window of the newest calls. A walk of plain words stays a walk: FTS5 probes one word
  * per row in a few µs, while reading even a window of a common word's doclist costs a
@@ -55,7 +56,10 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
   const inMemory =
     bitmaps !== null &&
     ctx.inMemory(p) &&
-    (plan.kind === 'scan' || ((plan.kind === 'walk' || plan.kind === 'bitmap') && q.match !== null && q.match.includes(' OR ')))
+    (plan.kind === 'scan' ||
+      ((plan.kind === 'walk' || plan.kind === 'bitmap') &&
+        q.match !== null &&
+        (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)))
   if (!inMemory) return ctx.pager.page(q, state, plan, offset, limit, matches, total + 1)
   if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
     return ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)

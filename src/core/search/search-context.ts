@@ -10,6 +10,7 @@ import { DataWatch, PerVersion } from './data-watch'
 import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
+import type { PrefixSet } from './prefix-sets'
 import { estimateCap, needsEstimate, reviewCap, type Estimate, type PagePlan } from './plan'
 import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
 import { matchedIds } from './sql'
@@ -29,6 +30,14 @@ export interface Prepared {
   q: CompiledQuery
   state: QueryState
   estimate: Estimate
+}
+
+/** What boundedMatches answers (the first `cap` matches counted; their ids when fewer), from a kept set. */
+function boundedFromSet(set: PrefixSet, cap: number): Estimate {
+  if (set.n >= cap) return { n: cap, ids: null }
+  const ids: number[] = []
+  for (let i = 0; i < set.bits.length; i++) if (set.bits[i] === 1) ids.push(i)
+  return { n: set.n, ids: `[${ids.join(',')}]` }
 }
 
 /** How createSearch was tuned (tests and benchmarks move these). */
@@ -124,7 +133,9 @@ export class SearchContext {
     // Review candidates are counted in SQL for the SQL plans only: in memory they are walked.
     if (q.match === null && this.reviewsAnswer(query)) return { n: Number.NaN, ids: null }
     if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
-    return this.reader.matches.boundedMatches(q.match, estimateCap(total))
+    const cap = estimateCap(total)
+    const kept = this.bitmaps?.keptPrefix(q.match)
+    return kept ? boundedFromSet(kept, cap) : this.reader.matches.boundedMatches(q.match, cap)
   }
 
   /** Whether the bitmap evaluator answers this query's match list (else SQL does); with a review filter, with the review set. */
