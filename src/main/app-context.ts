@@ -72,7 +72,7 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
   const platform: PlatformServices = {
     paths: { userData, logs: logsDir() },
     cipher,
-    tokenPersistence: { persist: cipher.policy.persist, notice: cipher.policy.notice },
+    tokenPersistence: { persist: cipher.policy.persist, notice: cipher.policy.notice, noticeCode: cipher.policy.noticeCode },
     settingsStore,
     secretStore,
     // Electron's network stack (system proxy and PAC settings, the OS certificate store),

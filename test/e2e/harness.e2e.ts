@@ -79,7 +79,7 @@ describe('browser mode plumbing', () => {
     })
     await new Promise((r) => setTimeout(r, 300))
     expect(await app.page.evaluate(() => (globalThis as unknown as PageGlobal).seen)).toEqual([
-      { status: 'signedOut', account: null, tokensPersisted: false, notice: null }
+      { status: 'signedOut', account: null, tokensPersisted: false, notice: null, noticeCode: null }
     ])
   })
 

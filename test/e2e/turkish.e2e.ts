@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { englishOnScreen, englishVocabulary } from './support/english-words'
 import { launchApp, type LaunchedApp } from './support/harness'
+import { tr } from '../../src/renderer/src/i18n/tr'
 
 // The workspace in Turkish from end to end, on the demo: every screen is walked and its
 // visible text (titles, placeholders and aria-labels too) checked against the English UI
@@ -104,6 +105,21 @@ describe('Turkish workspace', () => {
     await expectNoEnglish(page, 'shortcuts')
     await page.keyboard.press('Escape')
     await page.locator('.p-dialog').waitFor({ state: 'detached' })
+  })
+
+  it('signs out to a Turkish sign-in screen whose browser-mode notice is Turkish, and back into the demo', async () => {
+    const { page } = app
+    await page.getByTestId('nav-settings').click()
+    await page.getByTestId('sign-out').click()
+    await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
+    // The core sends this notice in English too; the screen must show the renderer's Turkish.
+    const notice = page.getByTestId('signin-notice')
+    expect(await notice.getAttribute('data-code')).toBe('browserMode')
+    expect(await notice.textContent()).toContain(tr.signIn.notice.browserMode)
+    await expectNoEnglish(page, 'sign-in')
+    await app.screenshot('52-sign-in-notice-tr')
+    await page.getByTestId('signin-demo').click()
+    await page.getByTestId('results-grid').waitFor({ timeout: 30_000 })
   })
 
   it('switches the date picker to English with the language, at once', async () => {

@@ -92,8 +92,8 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
     // basic_text backend): the vault then keeps tokens in memory only.
     cipher: persist ? createAesGcmCipher(opts.cipherKey ?? randomBytes(32)) : insecureCipher(createAesGcmCipher(randomBytes(32))),
     tokenPersistence: persist
-      ? { persist: true, notice: null }
-      : { persist: false, notice: 'This computer has no secure key store, so you will sign in again next time.' },
+      ? { persist: true, notice: null, noticeCode: null }
+      : { persist: false, notice: 'This computer has no secure key store, so you will sign in again next time.', noticeCode: 'noKeyring' },
     settingsStore: new NodeSettingsStore(join(userData, 'config.json')),
     secretStore: new JsonFileStore(join(userData, 'secrets.json')),
     fetch: (input, init) => fetch(input, init),

@@ -4,9 +4,10 @@ import { CallsightError, toErrorInfo } from '../errors'
 import { RateLimiterRegistry } from '../ratelimit'
 import { WaitFeed } from '../sync'
 import { AccountRuntime } from './account-runtime'
+import type { SessionNotice } from '../session/session'
 import { Connectivity } from './connectivity'
 import { migrateSavedSearches } from './saved-searches'
-import type { PlatformServices } from './platform'
+import type { PlatformServices, TokenPersistence } from './platform'
 import { TaskRegistry } from './tasks'
 
 /**
@@ -72,7 +73,7 @@ export class AppState {
       status: rt?.session.status ?? 'signedOut',
       account: rt?.account ?? null,
       tokensPersisted: tokenPersistence.persist && !(rt?.account.demo ?? false),
-      notice: rt?.session.notice ?? (rt && !tokenPersistence.persist ? tokenPersistence.notice : null)
+      ...noticeOf(rt?.session.notice ?? (rt && !tokenPersistence.persist ? tokenPersistence : null))
     }
   }
 
@@ -184,6 +185,10 @@ export class AppState {
     this.runtimes.clear()
     this.runtime = null
   }
+}
+
+function noticeOf(n: SessionNotice | TokenPersistence | null): Pick<SessionState, 'notice' | 'noticeCode'> {
+  return n ? { notice: n.notice, noticeCode: n.noticeCode } : { notice: null, noticeCode: null }
 }
 
 function sameConnection(a: Account, b: Account): boolean {

@@ -1,6 +1,6 @@
 import type { ChannelName, EventName } from '../../shared/ipc/names'
 import type { EventPayload, ParsedRequest, Response } from '../../shared/ipc/contract'
-import type { CallType, ExportDownload, RateLimit, Settings } from '../../shared/domain'
+import type { CallType, ExportDownload, RateLimit, SessionNoticeCode, Settings } from '../../shared/domain'
 import type { Cipher, Clock, FetchLike, KeyValueStore, Logger } from '../platform'
 
 /**
@@ -36,6 +36,8 @@ export interface TokenPersistence {
   persist: boolean
   /** Why the user will have to sign in again on the next start, when that is so. */
   notice: string | null
+  /** The same notice as a code the UI translates (the sentence above is English). */
+  noticeCode: SessionNoticeCode | null
 }
 
 export interface ExportDialogs {

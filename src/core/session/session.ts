@@ -5,7 +5,7 @@ import { silentLogger, systemClock } from '../platform/node'
 import { MESSAGES } from '../client/error-map'
 import { redactingLogger } from '../client/redact'
 import type { CallsPage, GetCallsParams, ServiceClient, TokenSet } from '../client/service-client'
-import type { SessionStatus } from '../../shared/domain'
+import type { SessionNoticeCode, SessionStatus } from '../../shared/domain'
 import type { SaveOutcome, TokenVault } from './token-vault'
 
 export interface SessionOptions {
@@ -26,6 +26,12 @@ export interface SessionEvents {
 
 const TRANSIENT = new Set(['Network', 'Timeout', 'ServerError', 'RateLimited'])
 const NOT_SIGNED_IN = 'Sign in to the service first.'
+/** A notice in the core's English, with the code the UI translates it by. */
+export interface SessionNotice {
+  notice: string
+  noticeCode: SessionNoticeCode
+}
+
 export const NOT_SAVED_NOTICE =
   'Your sign-in could not be saved on this computer. You stay signed in until Callsight closes; then you will need to sign in again.'
 /** The spec's access-token lifetime; assumed for tokens restored from the vault. */
@@ -41,9 +47,9 @@ export class Session extends EventEmitter<SessionEvents> {
   private tokens: TokenSet | null = null
   private lifetimeMs = SPEC_LIFETIME_MS
   private statusValue: SessionStatus = 'signedOut'
-  private noticeValue: string | null = null
+  private noticeValue: SessionNotice | null = null
   /** Set while the tokens in use exist in memory only because saving them failed. */
-  private storageNotice: string | null = null
+  private storageNotice: SessionNotice | null = null
   private inflight: Promise<TokenSet> | null = null
   /** Bumped on sign-in and sign-out, so a refresh that finishes late cannot resurrect tokens. */
   private signInEpoch = 0
@@ -68,7 +74,7 @@ export class Session extends EventEmitter<SessionEvents> {
   }
 
   /** Why the user must sign in again, or that the sign-in lives in memory only. */
-  get notice(): string | null {
+  get notice(): SessionNotice | null {
     return this.noticeValue ?? this.storageNotice
   }
 
@@ -85,7 +91,7 @@ export class Session extends EventEmitter<SessionEvents> {
     return this.tokens?.expiresAt ?? null
   }
 
-  private setStatus(s: SessionStatus, notice: string | null = null): void {
+  private setStatus(s: SessionStatus, notice: SessionNotice | null = null): void {
     this.noticeValue = notice
     if (s === this.statusValue) return
     this.statusValue = s
@@ -125,7 +131,7 @@ export class Session extends EventEmitter<SessionEvents> {
 
   private noteSave(saved: SaveOutcome): void {
     const failed = !saved.persisted && saved.failed
-    this.storageNotice = failed ? NOT_SAVED_NOTICE : null
+    this.storageNotice = failed ? { notice: NOT_SAVED_NOTICE, noticeCode: 'notSaved' } : null
     if (failed) this.log.log('warn', 'new tokens kept in memory only: saving them failed')
   }
 
@@ -197,7 +203,7 @@ export class Session extends EventEmitter<SessionEvents> {
       if (e instanceof CallsightError && ['ReloginRequired', 'InvalidCredentials', 'Unauthorized'].includes(e.code)) {
         this.tokens = null
         this.vault.clear()
-        this.setStatus('reloginRequired', MESSAGES.reloginRequired)
+        this.setStatus('reloginRequired', { notice: MESSAGES.reloginRequired, noticeCode: 'reloginRequired' })
         this.log.log('warn', 'refresh refused; sign-in required')
         throw new CallsightError('ReloginRequired', MESSAGES.reloginRequired, { status: e.status })
       }

@@ -7,7 +7,7 @@ import { openConfFile } from '../json-file'
 import { openSettingsStore } from '../settings-store'
 import type { DownloadStaging } from './downloads'
 
-/** Shown in Settings (and on the sign-in screen), as the desktop app does without a keyring. */
+/** The English form of the 'browserMode' notice (logs, CLI); the UI shows its own translation. */
 export const NOTICE_BROWSER_MODE =
   'Callsight is running in your browser (callsight serve), which keeps your sign-in only while it runs. You will have to sign in again after it restarts.'
 
@@ -50,7 +50,7 @@ export function createBrowserPlatform(opts: BrowserPlatformOptions): PlatformSer
   return {
     paths: { userData: opts.dataDir, logs: join(opts.dataDir, 'logs') },
     cipher: memoryOnlyCipher,
-    tokenPersistence: { persist: false, notice: NOTICE_BROWSER_MODE },
+    tokenPersistence: { persist: false, notice: NOTICE_BROWSER_MODE, noticeCode: 'browserMode' },
     settingsStore,
     secretStore: new MemoryStore(),
     // Node's fetch: unlike the desktop app's net.request, no system proxy or OS certificate store.

@@ -30,10 +30,10 @@ export const NOTICE_ENCRYPTION_UNAVAILABLE =
 export function decideTokenPolicy(facts: KeyringFacts): TokenPolicy {
   const backend = `electron-safestorage:${backendName(facts)}`
   if (facts.platform === 'linux' && (facts.linuxBackend === null || WEAK_LINUX_BACKENDS.has(facts.linuxBackend))) {
-    return { persist: false, backend, notice: NOTICE_NO_KEYRING }
+    return { persist: false, backend, notice: NOTICE_NO_KEYRING, noticeCode: 'noKeyring' }
   }
-  if (!facts.available) return { persist: false, backend, notice: NOTICE_ENCRYPTION_UNAVAILABLE }
-  return { persist: true, backend, notice: null }
+  if (!facts.available) return { persist: false, backend, notice: NOTICE_ENCRYPTION_UNAVAILABLE, noticeCode: 'encryptionUnavailable' }
+  return { persist: true, backend, notice: null, noticeCode: null }
 }
 
 function backendName(facts: KeyringFacts): string {

@@ -50,13 +50,21 @@ export type Account = z.infer<typeof Account>
 export const SessionStatus = z.enum(['signedOut', 'signedIn', 'refreshing', 'reloginRequired'])
 export type SessionStatus = z.infer<typeof SessionStatus>
 
+/**
+ * Which notice `notice` is, so the UI can say it in its own language; the core's English
+ * sentence stays in `notice` for logs and the CLI.
+ */
+export const SessionNoticeCode = z.enum(['browserMode', 'noKeyring', 'encryptionUnavailable', 'notSaved', 'reloginRequired'])
+export type SessionNoticeCode = z.infer<typeof SessionNoticeCode>
+
 export const SessionState = z.object({
   status: SessionStatus,
   account: Account.nullable(),
   /** Whether tokens survive a restart (false with no real OS keyring). */
   tokensPersisted: z.boolean(),
   /** Why the user will have to sign in again, when that is so. */
-  notice: z.string().nullable()
+  notice: z.string().nullable(),
+  noticeCode: SessionNoticeCode.nullable()
 })
 export type SessionState = z.infer<typeof SessionState>
 

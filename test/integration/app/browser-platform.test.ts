@@ -66,7 +66,7 @@ afterAll(async () => {
 describe('the controller in browser mode', () => {
   it('signs in with tokens in memory only, says so, and leaves the desktop vault alone', async () => {
     const state = await call('session.startDemo', {})
-    expect(state).toMatchObject({ status: 'signedIn', tokensPersisted: false, notice: NOTICE_BROWSER_MODE })
+    expect(state).toMatchObject({ status: 'signedIn', tokensPersisted: false, notice: NOTICE_BROWSER_MODE, noticeCode: 'browserMode' })
     expect(readFileSync(join(dataDir, 'vault.json'), 'utf8')).toBe(DESKTOP_VAULT)
     // electron-store's format: what the desktop app reads.
     const settings = readFileSync(join(dataDir, 'settings.json'), 'utf8')

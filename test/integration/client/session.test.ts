@@ -180,7 +180,10 @@ describe('Session against the reference service', () => {
         })
     }
     expect(states).toEqual(['refreshing', 'reloginRequired'])
-    expect(r.session.notice).toBe('Your session with the service has ended; please sign in again.')
+    expect(r.session.notice).toEqual({
+      notice: 'Your session with the service has ended; please sign in again.',
+      noticeCode: 'reloginRequired'
+    })
     expect(r.store.get('tokens:acct')).toBeUndefined()
     expect(r.session.refreshes).toBe(1)
     expect((await failure(r.session.getCalls(params()))).code).toBe('ReloginRequired')

@@ -40,7 +40,7 @@ describe('a refreshed token pair that cannot be saved', () => {
     expect(first.records).toHaveLength(2)
     expect(r.session.refreshes).toBe(1)
     expect(r.session.status).toBe('signedIn')
-    expect(r.session.notice).toBe(NOT_SAVED_NOTICE)
+    expect(r.session.notice).toEqual({ notice: NOT_SAVED_NOTICE, noticeCode: 'notSaved' })
     // The copy on disk held the spent refresh token; it is gone rather than left to be sent.
     expect(store.get('tokens:acct')).toBeUndefined()
     expect(onDisk).not.toBe('undefined')

@@ -20,11 +20,21 @@ describe('event sink', () => {
   it('sends contract events on their namespaced channel, stripped to the contract', () => {
     const target = new FakeTarget()
     const sink = createEventSink(() => target)
-    const state = { status: 'signedOut' as const, account: null, tokensPersisted: false, notice: 'No keyring', refreshToken: 'r-1' }
+    const state = {
+      status: 'signedOut' as const,
+      account: null,
+      tokensPersisted: false,
+      notice: 'No keyring',
+      noticeCode: 'noKeyring' as const,
+      refreshToken: 'r-1'
+    }
     sink.emit('session.changed', state)
     sink.emit('connectivity.changed', { online: true, checkedAt: 5 })
     expect(target.sent).toEqual([
-      [ipcEvent('session.changed'), { status: 'signedOut', account: null, tokensPersisted: false, notice: 'No keyring' }],
+      [
+        ipcEvent('session.changed'),
+        { status: 'signedOut', account: null, tokensPersisted: false, notice: 'No keyring', noticeCode: 'noKeyring' }
+      ],
       [ipcEvent('connectivity.changed'), { online: true, checkedAt: 5 }]
     ])
   })

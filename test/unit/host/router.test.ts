@@ -18,7 +18,8 @@ const signedIn: SessionState = {
     demo: false
   },
   tokensPersisted: true,
-  notice: null
+  notice: null,
+  noticeCode: null
 }
 
 function setup() {
@@ -54,7 +55,7 @@ describe('IPC router', () => {
     let forget: boolean | null = null
     handlers['session.signOut'] = async (request) => {
       forget = request.forget
-      return { status: 'signedOut', account: null, tokensPersisted: false, notice: null }
+      return { status: 'signedOut', account: null, tokensPersisted: false, notice: null, noticeCode: null }
     }
     await ipc.invoke(ipcChannel('session.signOut'), mainFrame(), {})
     expect(forget).toBe(false)

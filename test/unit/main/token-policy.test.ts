@@ -28,7 +28,8 @@ describe('token storage policy', () => {
     expect(decideTokenPolicy({ platform: 'linux', available: true, linuxBackend: backend })).toEqual({
       persist: false,
       backend: `electron-safestorage:${backend}`,
-      notice: NOTICE_NO_KEYRING
+      notice: NOTICE_NO_KEYRING,
+      noticeCode: 'noKeyring'
     })
   })
 
@@ -36,7 +37,8 @@ describe('token storage policy', () => {
     expect(decideTokenPolicy({ platform: 'linux', available: true, linuxBackend: backend })).toEqual({
       persist: true,
       backend: `electron-safestorage:${backend}`,
-      notice: null
+      notice: null,
+      noticeCode: null
     })
   })
 
@@ -47,11 +49,13 @@ describe('token storage policy', () => {
     expect(decideTokenPolicy({ platform, available: true, linuxBackend: null })).toEqual({
       persist: true,
       backend: `electron-safestorage:${name}`,
-      notice: null
+      notice: null,
+      noticeCode: null
     })
     expect(decideTokenPolicy({ platform, available: false, linuxBackend: null })).toMatchObject({
       persist: false,
-      notice: NOTICE_ENCRYPTION_UNAVAILABLE
+      notice: NOTICE_ENCRYPTION_UNAVAILABLE,
+      noticeCode: 'encryptionUnavailable'
     })
   })
 

@@ -56,7 +56,19 @@ export const shellMessages = {
     refusedAdvice: 'Nothing answers at this address: check the address and port, and that the service is running.',
     required: 'Fill in every field.',
     noticeTitle: 'Note',
-    errorTitle: 'Could not sign in'
+    errorTitle: 'Could not sign in',
+    /** The session's notice (SessionState.noticeCode): why the sign-in lasts only while the app runs, or must be repeated. */
+    notice: {
+      browserMode:
+        'Callsight is running in your browser (callsight serve), which keeps your sign-in only while it runs. You will have to sign in again after it restarts.',
+      noKeyring:
+        'No system keyring (such as GNOME Keyring or KWallet) was found, so Callsight keeps your sign-in only while it runs. You will have to sign in again after a restart.',
+      encryptionUnavailable:
+        "The system's secure storage is not available, so Callsight keeps your sign-in only while it runs. You will have to sign in again after a restart.",
+      notSaved:
+        'Your sign-in could not be saved on this computer. You stay signed in until Callsight closes; then you will need to sign in again.',
+      reloginRequired: 'Your session with the service has ended; please sign in again.'
+    }
   },
   errors: {
     InvalidCredentials: 'The user name or password is wrong. Check them and try again.',

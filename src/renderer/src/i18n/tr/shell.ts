@@ -59,7 +59,18 @@ export const shellMessages: Shape<typeof en> = {
     refusedAdvice: 'Bu adreste yanıt veren yok: adresi ve bağlantı noktasını, servisin çalıştığını kontrol edin.',
     required: 'Tüm alanları doldurun.',
     noticeTitle: 'Not',
-    errorTitle: 'Oturum açılamadı'
+    errorTitle: 'Oturum açılamadı',
+    notice: {
+      browserMode:
+        'Callsight tarayıcınızda çalışıyor (callsight serve); oturumunuz yalnızca o çalıştığı sürece tutulur. Yeniden başladıktan sonra tekrar oturum açmanız gerekir.',
+      noKeyring:
+        'Sistem anahtarlığı (GNOME Keyring veya KWallet gibi) bulunamadı; Callsight oturumunuzu yalnızca çalıştığı sürece tutar. Yeniden başlatmadan sonra tekrar oturum açmanız gerekir.',
+      encryptionUnavailable:
+        'Sistemin güvenli depolaması kullanılamıyor; Callsight oturumunuzu yalnızca çalıştığı sürece tutar. Yeniden başlatmadan sonra tekrar oturum açmanız gerekir.',
+      notSaved:
+        'Oturumunuz bu bilgisayara kaydedilemedi. Callsight kapanana kadar oturumunuz açık kalır; sonra tekrar oturum açmanız gerekir.',
+      reloginRequired: 'Servisteki oturumunuz sona erdi; lütfen tekrar oturum açın.'
+    }
   },
   errors: {
     InvalidCredentials: 'Kullanıcı adı veya parola yanlış. Kontrol edip yeniden deneyin.',
