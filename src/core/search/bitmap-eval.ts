@@ -6,6 +6,7 @@ import { NO_CALL, type CallColumns, type ValueColumn } from './columns'
 import type { CompiledQuery, QueryCatalog } from './compile'
 import { scopesFor } from './compile'
 import { PerVersion, type DataWatch } from './data-watch'
+import { PrefixSets, type PrefixSet } from './prefix-sets'
 import { ftsAnd, ftsOr, splitAnd, textPart, type QuerySqlContext } from './query-sql'
 
 /**
@@ -52,6 +53,8 @@ function foldedDict(col: ValueColumn): string[] {
 export class BitmapEvaluator {
   /** Each scope list's members as bytes, per data version: a scope filter's members are read once. */
   private readonly members: PerVersion<Map<string, { bits: Uint8Array; n: number }>>
+  /** One- and two-letter prefixes' id sets, per data version (prefix-sets.ts). */
+  private readonly prefixes: PrefixSets
 
   constructor(
     private readonly reads: BitmapReads,
@@ -59,6 +62,21 @@ export class BitmapEvaluator {
     watch: DataWatch
   ) {
     this.members = new PerVersion(watch, () => new Map())
+    this.prefixes = new PrefixSets(
+      (match) => reads.ftsIds(match, null),
+      () => columns.quarters().length,
+      watch
+    )
+  }
+
+  /** The count of an FTS5 expression that is one short prefix, from its set (read now if not kept); else null. */
+  prefixCount(match: string): number | null {
+    return this.prefixes.get(match)?.n ?? null
+  }
+
+  /** A short prefix's set when it is kept already; null for any other expression or when not kept. */
+  keptPrefix(match: string): PrefixSet | null {
+    return this.prefixes.peek(match)
   }
 
   private membersOf(scopeIds: readonly number[], size: number): { bits: Uint8Array; n: number } {
@@ -119,7 +137,10 @@ export class BitmapEvaluator {
       bounds = [first, base.lastIndexOf(1)]
     }
     const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
-    const run = new Run(this.reads, this.columns, ctx, base, bounds, size)
+    // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
+    // list); a first page's window uses it when kept, else reads its stretch of the doclist.
+    const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
+    const run = new Run(this.reads, this.columns, ctx, base, bounds, size, prefix)
     const node = q.node
     const m = node === null ? base : run.node(node)
     for (let i = 0; i < size; i++) out[i] = m[i]! & base[i]!
@@ -163,10 +184,15 @@ class Run {
     /** NOT is taken within these calls (the range and scopes), which bounds the result anyway. */
     private readonly universe: Uint8Array,
     private readonly bounds: readonly [number, number] | null,
-    private readonly size: number
+    private readonly size: number,
+    private readonly prefix: (match: string) => PrefixSet | null
   ) {}
 
   private fts(match: string): Uint8Array {
+    // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
+    // the result is cut by the base (range and scopes), which is 0 outside them.
+    const kept = this.prefix(match)
+    if (kept !== null && kept.bits.length === this.size) return kept.bits.slice()
     const out = new Uint8Array(this.size)
     const ids = this.reads.ftsIds(match, this.bounds)
     for (let i = 0; i < ids.length; i++) if (ids[i]! < this.size) out[ids[i]!] = 1

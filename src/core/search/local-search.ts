@@ -1,4 +1,3 @@
-import { IANAZone } from 'luxon'
 import {
   ExportSelection,
   SearchQuery,
@@ -16,51 +15,22 @@ import {
   type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
-import { createSearchReader, type CallCache, type SearchReader } from '../cache'
+import { createSearchReader, type CallCache } from '../cache'
 import { CallsightError } from '../errors'
-import { StateCache, type QueryState } from './anchors'
-import { SearchCatalog } from './catalog'
-import { CallColumns } from './columns'
-import { compileQuery, type CompiledQuery, type QueryCatalog } from './compile'
-import { BitmapEvaluator, evaluable } from './bitmap-eval'
+import { columnPage } from './column-page'
+import { countOf } from './count'
 import { queryCoverage } from './coverage'
-import { DataWatch, PerVersion } from './data-watch'
+import { datePage } from './date-page'
 import { exportIteration, type ExportIteration } from './export-iteration'
-import { FacetCounter } from './facets'
-import { breakdownBars, trendPoints, type Matched } from './insight-series'
-import { MatchSet } from './match-set'
-import { Pager } from './pager'
-import {
-  choosePlan,
-  estimateCap,
-  LONG_JUMP,
-  needsEstimate,
-  REVIEW_FEW,
-  reviewCap,
-  walkThreshold,
-  type Estimate,
-  type PagePlan,
-  type PlanKind
-} from './plan'
+import { choosePlan, LONG_JUMP, REVIEW_FEW, type PlanKind } from './plan'
+import { SearchContext, invalid } from './search-context'
 import { idsInRanges } from './selection'
-import { countSql, matchedIds } from './sql'
-import { positionAt, ViewColumns } from './view-columns'
-import { mergeFolded } from './folded-values'
-import { foldText } from '../../shared/text/fold'
-import { withMatchedIn } from './matched-in'
-import { PROBE_MAX, probeSorted } from './sorted-probe'
-import { windowPage } from './window-page'
+import { breakdown, facets, trend, values } from './summaries'
 
 export type { ExportIteration } from './export-iteration'
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
-/** Pages from this offset on come from the whole match list, not a window of the newest calls. */
-const WINDOW_MAX_OFFSET = 1000
-/** The share of calls a query without a text estimate is taken to match, to size its first window. */
-const WINDOW_SHARE = 0.05
-/** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
-const QUERIES_KEPT = 16
 
 /** How the results list shows a page: sorted by a chosen column, with the chosen columns' values. */
 export interface PageView {
@@ -97,103 +67,34 @@ export interface LocalSearch {
   explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number }
 }
 
-function invalid(e: unknown): CallsightError {
-  return new CallsightError('InvalidInput', 'The search is not valid.', { cause: e })
-}
-
-/** A query compiled, with what it remembers and its match estimate. */
-interface Prepared {
-  query: SearchQuery
-  catalog: QueryCatalog
-  q: CompiledQuery
-  state: QueryState
-  estimate: Estimate
-}
-
 /**
  * Local search over one cache: compile (pure) → plan (pure, one function) → read (through
  * the cache's SearchReader). Every cache it keeps follows the one data version (DataWatch).
+ * The steps live by concern: date-page.ts, column-page.ts, count.ts, summaries.ts, over the
+ * state search-context.ts keeps; this class checks input and routes.
  */
 class SearchOverCache implements LocalSearch {
-  private readonly catalog: SearchCatalog
-  private readonly queries: PerVersion<StateCache>
-  private readonly columns: CallColumns
-  private readonly facetCounter: FacetCounter
-  private readonly pager: Pager
-  private readonly view: ViewColumns
-  /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
-  private readonly bitmaps: BitmapEvaluator | null
-
-  constructor(
-    private readonly reader: SearchReader,
-    private readonly longJump: number,
-    facetScanShare: number | undefined,
-    bitmaps: boolean,
-    private readonly reviewFew: number
-  ) {
-    const watch = new DataWatch(reader.data)
-    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
-    this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
-    this.columns = new CallColumns(reader.columns, watch)
-    this.facetCounter = new FacetCounter(reader, this.columns, facetScanShare)
-    this.pager = new Pager(reader.rows, this.columns)
-    this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
-    const m = reader.matches
-    this.bitmaps = bitmaps
-      ? new BitmapEvaluator(
-          {
-            ftsIds: (match, b) => m.ftsIds(match, b),
-            idsInTime: (a, b) => m.idsInTime(a, b),
-            membersOf: (s) => reader.columns.membersOf(s)
-          },
-          this.columns,
-          watch
-        )
-      : null
-  }
-
-  private prepare(query: SearchQuery): Prepared {
-    const r = SearchQuery.safeParse(query)
-    if (!r.success) throw invalid(r.error)
-    const catalog = this.catalog.forText(r.data.text)
-    const q = compileQuery(r.data, catalog)
-    const state = this.queries.get().get(q.key)
-    state.estimate ??= this.estimate(q)
-    return { query: r.data, catalog, q, state, estimate: state.estimate }
-  }
-
-  /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
-  private estimate(q: CompiledQuery): Estimate {
-    const total = this.catalog.totalCalls()
-    if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
-    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
-    return this.reader.matches.boundedMatches(q.match, estimateCap(total))
-  }
-
-  private matchesOf(p: Prepared): MatchSet {
-    const bitmaps = this.bitmaps
-    const evaluate = bitmaps && evaluable(p.query) ? () => bitmaps.evaluate(p.query, p.q, p.catalog) : undefined
-    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
-  }
+  constructor(private readonly ctx: SearchContext) {}
 
   resetCaches(): void {
-    this.queries.reset()
+    this.ctx.reset()
   }
 
   coverage(query: SearchQuery): QueryCoverage {
     const r = SearchQuery.safeParse(query)
     if (!r.success) throw invalid(r.error)
-    return queryCoverage(r.data, this.catalog.scopes(), this.catalog.typeNames(), this.catalog.analysisKeys())
+    const catalog = this.ctx.catalog
+    return queryCoverage(r.data, catalog.scopes(), catalog.typeNames(), catalog.analysisKeys())
   }
 
   describeType(value: string): string {
-    return this.catalog.typeNames().describe(value)
+    return this.ctx.catalog.typeNames().describe(value)
   }
 
   explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number } {
-    const { q, estimate } = this.prepare(query)
-    const total = this.catalog.totalCalls()
-    const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.longJump })
+    const { q, estimate } = this.ctx.prepare(query)
+    const total = this.ctx.catalog.totalCalls()
+    const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.ctx.longJump })
     return { plan: plan.kind, estimate: estimate.n, total }
   }
 
@@ -201,220 +102,49 @@ class SearchOverCache implements LocalSearch {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
-    const page = view.sortBy ? this.columnPage(query, view.sortBy, offset, limit) : this.datePage(query, offset, limit)
+    const p = this.ctx.prepare(query)
+    const page = view.sortBy ? columnPage(this.ctx, p, view.sortBy, offset, limit) : datePage(this.ctx, p, offset, limit)
     if (!view.columns || view.columns.length === 0) return page
-    return { ...page, cells: this.view.cells(page.rows, view.columns) }
+    return { ...page, cells: this.ctx.view.cells(page.rows, view.columns) }
   }
 
   resultColumns(): ColumnInfo[] {
-    return this.view.list()
-  }
-
-  /**
-   * A page in a chosen column's order: positions in the column's sorted ids (view-columns.ts),
-   * the query's matches tested along them through its match bitmap. Keyset paging as for
-   * the date order: the query remembers, per page served, the position in the sorted ids it
-   * ended at, so reading on starts there and a jump starts from the nearest one known.
-   */
-  private columnPage(query: SearchQuery, sortBy: ColumnSort, offset: number, limit: number): SearchPage {
-    const p = this.prepare(query)
-    if (p.q.empty) return { offset, rows: [] }
-    const sorted = this.view.sortedBy(sortBy.column)
-    const total = this.catalog.totalCalls()
-    const ids: number[] = []
-    if (p.q.match === null && p.q.where.length === 0) {
-      for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
-      return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
-    }
-    const state = this.queries.get().get(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}\u0000${this.view.versionOf(sortBy.column)}`)
-    const near = state.nearest(offset)
-    const start = near.key === null ? 0 : near.key[0] + 1
-    const at = (i: number): number => positionAt(sorted, sortBy.dir, i)
-    // Near a known position, with the match list not read (a common word's first pages): ask
-    // SQL about the next candidates in batches, as the walk plan asks FTS5 about each row,
-    // instead of reading every match first. A rare match list is cheap to read: read it.
-    const rare = p.q.match !== null && p.estimate.n <= walkThreshold(total, limit)
-    const far = offset - near.position >= PROBE_MAX / 2
-    const probed =
-      this.matchesOf(p).read || rare || far
-        ? null
-        : probeSorted(this.reader, p.q, at, sorted.order.length, start, offset - near.position, limit)
-    let end: number
-    if (probed !== null) {
-      ids.push(...probed.ids)
-      end = probed.end
-    } else {
-      const bits = this.matchesOf(p).bitmap(total + 1)!
-      let seen = near.position
-      let i = start
-      for (; i < sorted.order.length && ids.length < limit; i++) {
-        const id = at(i)
-        if (bits[id] !== 1) continue
-        if (seen++ >= offset) ids.push(id)
-      }
-      end = i
-    }
-    if (ids.length > 0) state.remember(offset + ids.length, [end - 1, 0])
-    return { offset, rows: ids.length === 0 ? [] : this.reader.rows.byIds(ids) }
-  }
-
-  private datePage(query: SearchQuery, offset: number, limit: number): SearchPage {
-    const p = this.prepare(query)
-    const { q, state, estimate } = p
-    if (state.count !== null && offset >= state.count) return { offset, rows: [] }
-    const total = this.catalog.totalCalls()
-    const gap = offset - state.nearest(offset).position
-    const plan = choosePlan(q, estimate, total, {
-      for: 'page',
-      limit,
-      gap,
-      bitmapRead: state.matches?.read === true,
-      longJump: this.longJump
-    })
-    return withMatchedIn(this.datePageOf(p, plan, offset, limit, total), q, this.reader)
-  }
-
-  /**
-   * Walks and scans test a predicate per row in SQL, slow for an OR of expanded prefixes
-   * (~100 µs a probe) and for a scan's mixed predicates. The bitmap evaluator answers those
-   * from memory instead: from the match list once it was read (the count reads it), else from
-   * a window of the newest calls. A walk of plain words stays a walk: FTS5 probes one word
-   * per row in a few µs, while reading even a window of a common word's doclist costs a
-   * good part of reading all of it (perf-log).
-   */
-  private datePageOf(p: Prepared, plan: PagePlan, offset: number, limit: number, total: number): SearchPage {
-    const { q, state } = p
-    const bitmaps = this.bitmaps
-    const inMemory =
-      bitmaps !== null &&
-      evaluable(p.query) &&
-      matchedIds(q) !== null &&
-      (plan.kind === 'scan' || ((plan.kind === 'walk' || plan.kind === 'bitmap') && q.match !== null && q.match.includes(' OR ')))
-    if (!inMemory) return this.pager.page(q, state, plan, offset, limit, () => this.matchesOf(p), total + 1)
-    if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
-      return this.pager.page(q, state, { kind: 'bitmap' }, offset, limit, () => this.matchesOf(p), total + 1)
-    }
-    const share = Number.isNaN(p.estimate.n) ? WINDOW_SHARE : p.estimate.n / Math.max(1, total)
-    const page = windowPage(
-      this.columns.byDate(),
-      q.order !== 'date_asc',
-      offset,
-      limit,
-      share,
-      (within) => bitmaps.evaluate(p.query, q, p.catalog, within),
-      this.reader.rows
-    )
-    if (page.whole && page.rows.length < limit) state.count = page.seen
-    return { offset, rows: page.rows }
+    return this.ctx.view.list()
   }
 
   count(query: SearchQuery): number {
-    return this.countOf(this.prepare(query))
-  }
-
-  private countOf(p: Prepared): number {
-    const { q, state, estimate } = p
-    const plan = choosePlan(q, estimate, this.catalog.totalCalls(), { for: 'count' })
-    if (plan.kind === 'nothing') return 0
-    if (state.count !== null) return state.count
-    switch (plan.kind) {
-      case 'counted':
-        state.count = plan.n
-        break
-      case 'match-list': {
-        const fts = this.bitmaps?.ftsOnly(p.query, q, p.catalog, this.catalog.totalCalls()) ?? null
-        state.count =
-          fts !== null
-            ? this.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] })
-            : (this.matchesOf(p).list()?.length ?? this.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
-        break
-      }
-      default:
-        // The bitmap evaluator when it takes the query: exact, and the list its facets need.
-        state.count =
-          this.bitmaps && evaluable(p.query) && matchedIds(q) !== null
-            ? this.matchesOf(p).list()!.length
-            : this.reader.matches.count(countSql(q, plan))
-    }
-    return state.count
+    return countOf(this.ctx, this.ctx.prepare(query))
   }
 
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets {
-    const p = this.prepare(query)
-    const total = this.countOf(p)
-    const info = analysisKey === null ? undefined : this.catalog.keyInfo(analysisKey)
-    return this.facetCounter.compute({
-      q: p.q,
-      total,
-      allCalls: this.catalog.totalCalls(),
-      matches: this.matchesOf(p),
-      scopes: this.catalog.scopes(),
-      key: analysisKey === null || info === undefined ? null : { ids: this.catalog.keyIds(analysisKey), numeric: info.numeric },
-      zone
-    })
+    return facets(this.ctx, this.ctx.prepare(query), analysisKey, zone)
   }
 
   analysisKeys(): AnalysisKeyInfo[] {
-    return this.catalog.analysisKeys()
+    return this.ctx.catalog.analysisKeys()
   }
 
   breakdown(query: SearchQuery, column: ResultColumn): Breakdown {
-    const ranked = this.view.sortedBy(column)
-    const numeric = ranked.numbers !== null
-    const matched = this.matched(query)
-    if (matched === null) return { column, numeric, total: 0, missing: 0, bars: [] }
-    return { column, numeric, ...breakdownBars(ranked, matched) }
+    return breakdown(this.ctx, () => this.ctx.prepare(query), column)
   }
 
   trend(query: SearchQuery, column: ResultColumn, measure: TrendMeasure, bucket: TrendBucket, zone: string): Trend {
-    if (!IANAZone.isValidZone(zone)) throw new CallsightError('InvalidInput', `"${zone}" is not a known time zone.`)
-    const ranked = this.view.sortedBy(column)
-    const matched = this.matched(query)
-    const points = matched === null ? [] : trendPoints(ranked, matched, this.columns.quarters(), measure, bucket, zone)
-    return { column, measure, bucket, points }
-  }
-
-  /** The query's matched calls for Insight's column charts; null when it matches nothing. */
-  private matched(query: SearchQuery): Matched | null {
-    const p = this.prepare(query)
-    if (p.q.empty || this.countOf(p) === 0) return null
-    return { ids: this.matchesOf(p).list(), all: this.columns.byDate() }
+    return trend(this.ctx, () => this.ctx.prepare(query), column, measure, bucket, zone)
   }
 
   values(query: SearchQuery, key: string, contains?: string): ValueSuggestions {
-    const info = this.catalog.keyInfo(key)
-    if (info === undefined) return { key, numeric: false, items: 0, values: [], range: null }
-    const p = this.prepare(query)
-    const { values, range } = this.facetCounter.values({
-      q: p.q,
-      total: this.countOf(p),
-      allCalls: this.catalog.totalCalls(),
-      matches: this.matchesOf(p),
-      key: {
-        ids: this.catalog.keyIds(key),
-        numeric: info.numeric,
-        contains: contains === undefined ? undefined : foldText(contains.trim())
-      }
-    })
-    const merged = mergeFolded(values)
-    return {
-      key,
-      numeric: info.numeric,
-      items: range?.items ?? merged.reduce((n, v) => n + v.count, 0),
-      values: merged,
-      range: range && { min: range.min, max: range.max }
-    }
+    return values(this.ctx, () => this.ctx.prepare(query), key, contains)
   }
 
   get(callId: string): CallRecord | null {
-    return this.reader.rows.record(callId)
+    return this.ctx.reader.rows.record(callId)
   }
 
   /** Every match's callId in a column's order: the export of a sorted list. */
   private sortedCallIds(query: SearchQuery, sortBy: ColumnSort): string[] {
     const ids: string[] = []
     for (let offset = 0; ; offset += MAX_LIMIT) {
-      const rows = this.columnPage(query, sortBy, offset, MAX_LIMIT).rows
+      const rows = columnPage(this.ctx, this.ctx.prepare(query), sortBy, offset, MAX_LIMIT).rows
       for (const r of rows) ids.push(r.callId)
       if (rows.length < MAX_LIMIT) return ids
     }
@@ -434,9 +164,13 @@ class SearchOverCache implements LocalSearch {
         : given.kind === 'query' && given.sortBy
           ? { kind: 'ids' as const, ids: this.sortedCallIds(given.query, given.sortBy) }
           : given
-    return exportIteration(sel, this.reader, this.analysisKeys(), (query) => {
-      const p = this.prepare(query)
-      return { q: p.q, plan: choosePlan(p.q, p.estimate, this.catalog.totalCalls(), { for: 'export' }), count: () => this.countOf(p) }
+    return exportIteration(sel, this.ctx.reader, this.analysisKeys(), (query) => {
+      const p = this.ctx.prepare(query)
+      return {
+        q: p.q,
+        plan: choosePlan(p.q, p.estimate, this.ctx.catalog.totalCalls(), { for: 'export' }),
+        count: () => countOf(this.ctx, p)
+      }
     })
   }
 }
@@ -451,10 +185,11 @@ export function createSearch(
   tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number } = {}
 ): LocalSearch {
   return new SearchOverCache(
-    createSearchReader(cache),
-    tuning.longJump ?? LONG_JUMP,
-    tuning.facetScanShare,
-    tuning.bitmaps !== false,
-    tuning.reviewFew ?? REVIEW_FEW
+    new SearchContext(createSearchReader(cache), {
+      longJump: tuning.longJump ?? LONG_JUMP,
+      facetScanShare: tuning.facetScanShare,
+      bitmaps: tuning.bitmaps !== false,
+      reviewFew: tuning.reviewFew ?? REVIEW_FEW
+    })
   )
 }

@@ -3,7 +3,7 @@ import type { CompiledQuery } from './compile'
 
 /**
  * How one question about a query is answered. Every choice is made in choosePlan; the
- * executors (pager.ts, local-search.ts) only switch on the kind.
+ * executors (pager.ts, date-page.ts, count.ts) only switch on the kind.
  *  - nothing: some filter can match nothing.
  *  - scan: no text; walk the date index (calls_by_date) in sort order, filters per row.
  *  - walk: common text, date order; walk the date index and ask FTS5 about each row (a

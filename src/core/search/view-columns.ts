@@ -123,7 +123,7 @@ function typeScopes(scopes: readonly ScopeRef[]): Array<{ type: string; scopes: 
  * The results list's chosen columns: which can be chosen, each call's value in a page, and
  * whole columns in sorted order for sorting by them. Sorted orders are built once per data
  * version from the in-memory facet columns (analysis keys, call types) or one read of an
- * extra field, and paged through by position (local-search.ts), so a sort at 1,000,000
+ * extra field, and paged through by position (column-page.ts), so a sort at 1,000,000
  * calls costs its first build and then what a date-ordered page costs.
  */
 export class ViewColumns {

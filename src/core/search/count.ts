@@ -1,0 +1,31 @@
+import { choosePlan } from './plan'
+import type { Prepared, SearchContext } from './search-context'
+import { countSql } from './sql'
+
+/** A prepared query's count, remembered with its state. */
+export function countOf(ctx: SearchContext, p: Prepared): number {
+  const { q, state, estimate } = p
+  const plan = choosePlan(q, estimate, ctx.catalog.totalCalls(), { for: 'count' })
+  if (plan.kind === 'nothing') return 0
+  if (state.count !== null) return state.count
+  switch (plan.kind) {
+    case 'counted':
+      state.count = plan.n
+      break
+    case 'match-list': {
+      const fts = ctx.bitmaps?.ftsOnly(p.query, q, p.catalog, ctx.catalog.totalCalls()) ?? null
+      // A short prefix ("i", "ka") is counted from its kept set (read now when not kept: its
+      // facets and match list need it next), any other expression by FTS5's own count.
+      state.count =
+        fts !== null
+          ? (ctx.bitmaps!.prefixCount(fts) ??
+            ctx.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] }))
+          : (ctx.matchesOf(p).list()?.length ?? ctx.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
+      break
+    }
+    default:
+      // The bitmap evaluator when it takes the query: exact, and the list its facets need.
+      state.count = ctx.inMemory(p) ? ctx.matchesOf(p).list()!.length : ctx.reader.matches.count(countSql(q, plan))
+  }
+  return state.count
+}

@@ -1,0 +1,64 @@
+import type { SearchPage } from '../../shared/domain'
+import { withMatchedIn } from './matched-in'
+import { choosePlan, type PagePlan } from './plan'
+import type { Prepared, SearchContext } from './search-context'
+import { windowPage } from './window-page'
+
+/** Pages from this offset on come from the whole match list, not a window of the newest calls. */
+const WINDOW_MAX_OFFSET = 1000
+/** The share of calls a query without a text estimate is taken to match, to size its first window. */
+const WINDOW_SHARE = 0.05
+
+/** A page in date (or relevance) order: the plan choosePlan names, served by the pager or from memory. */
+export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): SearchPage {
+  const { q, state, estimate } = p
+  if (state.count !== null && offset >= state.count) return { offset, rows: [] }
+  const total = ctx.catalog.totalCalls()
+  const gap = offset - state.nearest(offset).position
+  const plan = choosePlan(q, estimate, total, {
+    for: 'page',
+    limit,
+    gap,
+    bitmapRead: state.matches?.read === true,
+    longJump: ctx.longJump
+  })
+  return withMatchedIn(datePageOf(ctx, p, plan, offset, limit, total), q, ctx.reader)
+}
+
+/**
+ * Walks and scans test a predicate per row in SQL, slow for an OR of expanded prefixes
+ * (~100 µs a probe) and for a scan's mixed predicates; a short prefix whose set is kept
+ * (prefix-sets.ts) needs no probe at all. The bitmap evaluator answers those
+ * from memory instead: from the match list once it was read (the count reads it), else from
+ * a window of the newest calls. A walk of plain words stays a walk: FTS5 probes one word
+ * per row in a few µs, while reading even a window of a common word's doclist costs a
+ * good part of reading all of it (perf-log).
+ */
+function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: number, limit: number, total: number): SearchPage {
+  const { q, state } = p
+  const bitmaps = ctx.bitmaps
+  const matches = () => ctx.matchesOf(p)
+  const inMemory =
+    bitmaps !== null &&
+    ctx.inMemory(p) &&
+    (plan.kind === 'scan' ||
+      ((plan.kind === 'walk' || plan.kind === 'bitmap') &&
+        q.match !== null &&
+        (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)))
+  if (!inMemory) return ctx.pager.page(q, state, plan, offset, limit, matches, total + 1)
+  if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
+    return ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
+  }
+  const share = Number.isNaN(p.estimate.n) ? WINDOW_SHARE : p.estimate.n / Math.max(1, total)
+  const page = windowPage(
+    ctx.columns.byDate(),
+    q.order !== 'date_asc',
+    offset,
+    limit,
+    share,
+    (within) => bitmaps.evaluate(p.query, q, p.catalog, within),
+    ctx.reader.rows
+  )
+  if (page.whole && page.rows.length < limit) state.count = page.seen
+  return { offset, rows: page.rows }
+}

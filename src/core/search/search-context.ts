@@ -1,0 +1,139 @@
+import { SearchQuery } from '../../shared/domain'
+import type { SearchReader } from '../cache'
+import { CallsightError } from '../errors'
+import { StateCache, type QueryState } from './anchors'
+import { BitmapEvaluator, evaluable } from './bitmap-eval'
+import { SearchCatalog } from './catalog'
+import { CallColumns } from './columns'
+import { compileQuery, type CompiledQuery, type QueryCatalog } from './compile'
+import { DataWatch, PerVersion } from './data-watch'
+import { FacetCounter } from './facets'
+import { MatchSet } from './match-set'
+import { Pager } from './pager'
+import type { PrefixSet } from './prefix-sets'
+import { estimateCap, needsEstimate, reviewCap, type Estimate } from './plan'
+import { matchedIds } from './sql'
+import { ViewColumns } from './view-columns'
+
+/** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
+const QUERIES_KEPT = 16
+
+export function invalid(e: unknown): CallsightError {
+  return new CallsightError('InvalidInput', 'The search is not valid.', { cause: e })
+}
+
+/** A query compiled, with what it remembers and its match estimate. */
+export interface Prepared {
+  query: SearchQuery
+  catalog: QueryCatalog
+  q: CompiledQuery
+  state: QueryState
+  estimate: Estimate
+}
+
+/** What boundedMatches answers (the first `cap` matches counted; their ids when fewer), from a kept set. */
+function boundedFromSet(set: PrefixSet, cap: number): Estimate {
+  if (set.n >= cap) return { n: cap, ids: null }
+  const ids: number[] = []
+  for (let i = 0; i < set.bits.length; i++) if (set.bits[i] === 1) ids.push(i)
+  return { n: set.n, ids: `[${ids.join(',')}]` }
+}
+
+/** How createSearch was tuned (tests and benchmarks move these). */
+export interface SearchTuning {
+  /** Rows from which a jump uses the match set. */
+  longJump: number
+  /** The share of all calls above which facets count against the in-memory columns. */
+  facetScanShare: number | undefined
+  /** Counts and match lists in memory (bitmap-eval.ts); false: SQL only (the bench's baseline). */
+  bitmaps: boolean
+  /** REVIEW_FEW. */
+  reviewFew: number
+}
+
+/**
+ * What one cache's search keeps, shared by its steps (date pages, column pages, counts,
+ * summaries): the reader, the caches that follow its data version (DataWatch), and each
+ * query's memory. `prepare` turns a query into its compiled form and remembered state.
+ */
+export class SearchContext {
+  readonly catalog: SearchCatalog
+  readonly columns: CallColumns
+  readonly facetCounter: FacetCounter
+  readonly pager: Pager
+  readonly view: ViewColumns
+  /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
+  readonly bitmaps: BitmapEvaluator | null
+  readonly longJump: number
+  private readonly reviewFew: number
+  private readonly queries: PerVersion<StateCache>
+
+  constructor(
+    readonly reader: SearchReader,
+    tuning: SearchTuning
+  ) {
+    this.longJump = tuning.longJump
+    this.reviewFew = tuning.reviewFew
+    const watch = new DataWatch(reader.data)
+    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
+    this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
+    this.columns = new CallColumns(reader.columns, watch)
+    this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
+    this.pager = new Pager(reader.rows, this.columns)
+    this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
+    const m = reader.matches
+    this.bitmaps = tuning.bitmaps
+      ? new BitmapEvaluator(
+          {
+            ftsIds: (match, b) => m.ftsIds(match, b),
+            idsInTime: (a, b) => m.idsInTime(a, b),
+            membersOf: (s) => reader.columns.membersOf(s)
+          },
+          this.columns,
+          watch
+        )
+      : null
+  }
+
+  prepare(query: SearchQuery): Prepared {
+    const r = SearchQuery.safeParse(query)
+    if (!r.success) throw invalid(r.error)
+    const catalog = this.catalog.forText(r.data.text)
+    const q = compileQuery(r.data, catalog)
+    const state = this.queries.get().get(q.key)
+    state.estimate ??= this.estimate(q)
+    return { query: r.data, catalog, q, state, estimate: state.estimate }
+  }
+
+  /** The remembered state under another key (a query in a column's order). */
+  stateFor(key: string): QueryState {
+    return this.queries.get().get(key)
+  }
+
+  /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
+  reset(): void {
+    this.queries.reset()
+  }
+
+  /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
+  private estimate(q: CompiledQuery): Estimate {
+    const total = this.catalog.totalCalls()
+    if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
+    if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
+    const cap = estimateCap(total)
+    const kept = this.bitmaps?.keptPrefix(q.match)
+    return kept ? boundedFromSet(kept, cap) : this.reader.matches.boundedMatches(q.match, cap)
+  }
+
+  /** Whether the bitmap evaluator answers this query's match list (else SQL does). */
+  inMemory(p: Prepared): boolean {
+    return this.bitmaps !== null && evaluable(p.query) && matchedIds(p.q) !== null
+  }
+
+  /** The query's match set, kept with its state: read once for its count, facets and deep pages. */
+  matchesOf(p: Prepared): MatchSet {
+    const bitmaps = this.bitmaps
+    const evaluate = bitmaps && evaluable(p.query) ? () => bitmaps.evaluate(p.query, p.q, p.catalog) : undefined
+    return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
+  }
+}
