@@ -182,14 +182,15 @@ class SearchOverCache implements LocalSearch {
  */
 export function createSearch(
   cache: CallCache,
-  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number } = {}
+  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number; sortLegacy?: boolean } = {}
 ): LocalSearch {
   return new SearchOverCache(
     new SearchContext(createSearchReader(cache), {
       longJump: tuning.longJump ?? LONG_JUMP,
       facetScanShare: tuning.facetScanShare,
       bitmaps: tuning.bitmaps !== false,
-      reviewFew: tuning.reviewFew ?? REVIEW_FEW
+      reviewFew: tuning.reviewFew ?? REVIEW_FEW,
+      sortLegacy: tuning.sortLegacy === true
     })
   )
 }

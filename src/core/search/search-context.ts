@@ -49,6 +49,8 @@ export interface SearchTuning {
   bitmaps: boolean
   /** REVIEW_FEW. */
   reviewFew: number
+  /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
+  sortLegacy: boolean
 }
 
 /**
@@ -65,6 +67,7 @@ export class SearchContext {
   /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
   readonly bitmaps: BitmapEvaluator | null
   readonly longJump: number
+  readonly sortLegacy: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -77,7 +80,8 @@ export class SearchContext {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
-    this.columns = new CallColumns(reader.columns, watch)
+    this.sortLegacy = tuning.sortLegacy
+    this.columns = new CallColumns(reader.columns, watch, !tuning.sortLegacy)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
     this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
