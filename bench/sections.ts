@@ -5,6 +5,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   service: async () => (await import('./service')).run,
   ratelimit: async () => (await import('./ratelimit')).run,
   pacing: async () => (await import('./pacing')).run,
+  'pacing-sim': async () => (await import('./pacing-sim')).run,
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
   'column-sort': async () => (await import('./column-sort')).run,

@@ -6,6 +6,8 @@ export interface ClientRun {
   /** Arrival times of admitted requests. */
   admitted: number[]
   rejected: number
+  /** Arrival times of refused requests. */
+  refused: number[]
   /** When the client's last request was admitted. */
   finishedAt: number
 }
@@ -28,11 +30,13 @@ export async function simulateTenant(opts: {
   window: ServiceWindow
   limiters: RequestPacer[]
   requests: number
+  /** Requests of each client, when they differ (else `requests` each). */
+  requestsEach?: readonly number[]
   latencyMs?: number
   /** Each request's travel time varies by up to this much (seeded, so runs repeat). */
   jitterMs?: number
-  /** Client i starts this many ms after the first. */
-  staggerMs?: number
+  /** Client i starts this many ms after the first, or each client's own start (ms). */
+  staggerMs?: number | readonly number[]
   wholeSeconds?: boolean
   stepMs?: number
   /**
@@ -40,8 +44,15 @@ export async function simulateTenant(opts: {
    * senders share its count, so a 429 may find others of its requests already on their way.
    */
   inFlight?: number
-  /** Time from arrival until the answer is back with the client (the service's work, the way back). */
-  answerMs?: number
+  /** Time from arrival until the answer is back with the client (the service's work, the way back); one per client or for all. */
+  answerMs?: number | readonly number[]
+  /**
+   * Each client works on an answer this long before that sender goes on (parsing, writing),
+   * one answer at a time per client: uneven process speeds, as CLI processes on a busy machine.
+   */
+  workMs?: number | readonly number[]
+  /** Seeds the travel jitter (12345 by default). */
+  seed?: number
   /**
    * The service works one admitted request at a time for this long, and counts an arrival
    * only when it gets to it: a busy service squeezes arrivals together (a loaded machine).
@@ -51,8 +62,8 @@ export async function simulateTenant(opts: {
   const { clock, window } = opts
   const start = clock.now()
   const latency = opts.latencyMs ?? 0
-  const clients: ClientRun[] = opts.limiters.map(() => ({ admitted: [], rejected: 0, finishedAt: start }))
-  let seed = 12345
+  const clients: ClientRun[] = opts.limiters.map(() => ({ admitted: [], rejected: 0, refused: [], finishedAt: start }))
+  let seed = opts.seed ?? 12345
   const random = (): number => {
     // mulberry32: a fixed sequence, so a failing run can be replayed
     seed = (seed + 0x6d2b79f5) | 0
@@ -60,14 +71,19 @@ export async function simulateTenant(opts: {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-  const answer = opts.answerMs ?? 0
+  const each = (v: number | readonly number[] | undefined, i: number): number => (typeof v === 'number' ? v : (v?.[i] ?? 0))
   let busyUntil = 0
   const work = opts.limiters.map(async (limiter, i) => {
     const c = clients[i]!
-    if (opts.staggerMs) await clock.sleep(i * opts.staggerMs)
+    const answer = each(opts.answerMs, i)
+    const workMs = each(opts.workMs, i)
+    let cpuFreeAt = 0
+    const startAt = typeof opts.staggerMs === 'number' ? i * opts.staggerMs : each(opts.staggerMs, i)
+    if (startAt > 0) await clock.sleep(startAt)
     let started = 0
+    const mine = opts.requestsEach?.[i] ?? opts.requests
     const sender = async (): Promise<void> => {
-      while (started < opts.requests) {
+      while (started < mine) {
         started++
         for (;;) {
           await limiter.acquire()
@@ -82,9 +98,15 @@ export async function simulateTenant(opts: {
           if (retry === null) {
             c.admitted.push(arrived)
             c.finishedAt = Math.max(c.finishedAt, arrived)
+            if (workMs > 0) {
+              // One answer at a time through the client's own work.
+              cpuFreeAt = Math.max(cpuFreeAt, clock.now()) + workMs
+              await clock.sleep(cpuFreeAt - clock.now())
+            }
             break
           }
           c.rejected++
+          c.refused.push(arrived)
           limiter.penalize(opts.wholeSeconds ? Math.max(1, Math.ceil(retry / 1000)) * 1000 : retry)
         }
       }

@@ -13,6 +13,7 @@ import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from '
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ReviewListStore } from './review/list-store'
+import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
 import { SyncRuns, type SyncRunInfo } from './sync-runs'
 import { SyncScopes, type ScopeFilters } from './sync-scopes'
@@ -54,7 +55,7 @@ export class CallCache {
   private readonly catalog: CallTypeCatalog
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
   /** Writes to review data (annotations, lists) through this connection: queries with review filters follow it. */
-  private reviewWrites = 0
+  private readonly reviewJournal = new ReviewJournal()
   /** The user's review work: never touched by writes of calls or by clear() (docs/review.md). */
   readonly annotations: AnnotationStore
   readonly scorecards: ScorecardStore
@@ -82,15 +83,19 @@ export class CallCache {
     this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
-    const reviewed = (): void => void this.reviewWrites++
-    this.annotations = new AnnotationStore(this.db, reviewed)
+    this.annotations = new AnnotationStore(this.db, (calls) => this.reviewJournal.record(calls))
     this.scorecards = new ScorecardStore(this.db)
-    this.reviewLists = new ReviewListStore(this.db, reviewed)
+    this.reviewLists = new ReviewListStore(this.db, () => this.reviewJournal.record([], true))
   }
 
   /** Moves with every write to annotations or review lists through this connection. */
   get reviewVersion(): number {
-    return this.reviewWrites
+    return this.reviewJournal.version
+  }
+
+  /** What this connection's review writes after review version `version` changed; null when not known. */
+  reviewChangesSince(version: number): ReviewChanges | null {
+    return this.reviewJournal.since(version)
   }
 
   private configure(readonly: boolean, upTo: number | undefined, onMigrationProgress?: (p: MigrationProgress) => void): void {
@@ -324,6 +329,8 @@ export class CallCache {
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
         DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
         INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
+        -- The row ids of the calls are gone; the next sync writes them again (migration 11).
+        UPDATE annotations SET call_row = NULL WHERE call_row IS NOT NULL;
       `)
       })
       .immediate()

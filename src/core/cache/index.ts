@@ -4,6 +4,8 @@ export { migrate, migrations, SCHEMA_VERSION, type Migration, type MigrationProg
 export { parseNumeric } from './numeric'
 export { HOUR_MS, hourOf } from './totals'
 export type { ChangeSet } from './change-journal'
+export { createReviewReads, type AnnotationFacts, type ReviewReads } from './review/review-reads'
+export type { ReviewChanges } from './review/review-journal'
 export * from './read'
 export type { PulledBatch, TeamSource } from './pulled'
 export { CallTypeNames, foldTypeName, unknownCallType } from './call-type-names'

@@ -385,6 +385,29 @@ export const migrations: readonly Migration[] = [
       const cols = db.prepare(`SELECT name FROM pragma_table_info('annotations')`).pluck().all() as string[]
       if (!cols.includes('service_dropped_at')) db.exec('ALTER TABLE annotations ADD COLUMN service_dropped_at INTEGER')
     }
+  },
+  {
+    // Version 11: the call's row id (calls.id) on its annotation, so search keeps every
+    // annotation in memory as a byte per call id (docs/review.md, "In search") reading the
+    // annotations table alone, without a lookup of each call by call_id. NULL while the call
+    // is not cached; the insert trigger of migration 9 now sets it too, and clear() empties it
+    // (a clear renumbers the calls). A call's row id never changes otherwise: rows are
+    // updated in place and never deleted one by one.
+    version: 11,
+    up(db) {
+      const cols = db.prepare(`SELECT name FROM pragma_table_info('annotations')`).pluck().all() as string[]
+      if (!cols.includes('call_row')) db.exec('ALTER TABLE annotations ADD COLUMN call_row INTEGER')
+      db.exec(`
+        UPDATE annotations SET call_row = (SELECT c.id FROM calls c WHERE c.call_id = annotations.call_id);
+        DROP TRIGGER IF EXISTS calls_review_time_insert;
+        CREATE TRIGGER calls_review_time_insert AFTER INSERT ON calls
+        WHEN EXISTS (SELECT 1 FROM annotations WHERE call_id = NEW.call_id)
+        BEGIN
+          UPDATE annotations SET call_at = NEW.call_at, call_row = NEW.id WHERE call_id = NEW.call_id;
+          UPDATE annotation_tags SET call_at = NEW.call_at WHERE call_id = NEW.call_id;
+        END;
+      `)
+    }
   }
 ]
 

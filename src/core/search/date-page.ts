@@ -1,6 +1,7 @@
 import type { SearchPage } from '../../shared/domain'
 import { withMatchedIn } from './matched-in'
 import { choosePlan, type PagePlan } from './plan'
+import { reviewDatePage } from './review-page'
 import type { Prepared, SearchContext } from './search-context'
 import { windowPage } from './window-page'
 
@@ -38,6 +39,20 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
   const { q, state } = p
   const bitmaps = ctx.bitmaps
   const matches = () => ctx.matchesOf(p)
+  if (ctx.reviewsTake(p, plan)) {
+    // A review filter from the annotations in memory, the smaller side driving (review-page.ts).
+    return reviewDatePage({
+      reader: ctx.reader,
+      q,
+      review: ctx.reviews!.match(p.query),
+      textIds: q.match !== null ? p.estimate.ids : null,
+      offset,
+      limit,
+      probeMax: ctx.reviewProbeMax,
+      listed: (ids) => ctx.pager.page(q, state, { kind: 'fts', ids }, offset, limit, matches, total + 1),
+      fromMatchList: () => ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
+    })
+  }
   const inMemory =
     bitmaps !== null &&
     ctx.inMemory(p) &&

@@ -15,7 +15,7 @@ import {
   type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
-import { createSearchReader, type CallCache } from '../cache'
+import { createReviewReads, createSearchReader, type CallCache } from '../cache'
 import { CallsightError } from '../errors'
 import { columnPage } from './column-page'
 import { countOf } from './count'
@@ -64,7 +64,7 @@ export interface LocalSearch {
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
   resetCaches(): void
   /** The plan the first page of this query would use (for tests, benchmarks and docs). */
-  explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number }
+  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number }
 }
 
 /**
@@ -91,11 +91,13 @@ class SearchOverCache implements LocalSearch {
     return this.ctx.catalog.typeNames().describe(value)
   }
 
-  explain(query: SearchQuery, limit: number): { plan: PlanKind; estimate: number; total: number } {
-    const { q, estimate } = this.ctx.prepare(query)
+  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number } {
+    const p = this.ctx.prepare(query)
+    const { q, estimate } = p
     const total = this.ctx.catalog.totalCalls()
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.ctx.longJump })
-    return { plan: plan.kind, estimate: estimate.n, total }
+    // A review filter from the annotations in memory (date-page.ts, review-page.ts).
+    return { plan: this.ctx.reviewsTake(p, plan) ? 'review-set' : plan.kind, estimate: estimate.n, total }
   }
 
   page(query: SearchQuery, offset: number, limit: number, view: PageView = {}): SearchPage {
@@ -178,11 +180,20 @@ class SearchOverCache implements LocalSearch {
 /**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
- * REVIEW_FEW (tests move them).
+ * REVIEW_FEW; `tuning.reviewSet`: false answers review filters in SQL only (the bench's baseline);
+ * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX (tests move them).
  */
 export function createSearch(
   cache: CallCache,
-  tuning: { longJump?: number; facetScanShare?: number; bitmaps?: boolean; reviewFew?: number; sortLegacy?: boolean } = {}
+  tuning: {
+    longJump?: number
+    facetScanShare?: number
+    bitmaps?: boolean
+    reviewFew?: number
+    reviewSet?: boolean
+    reviewProbeMax?: number
+    sortLegacy?: boolean
+  } = {}
 ): LocalSearch {
   return new SearchOverCache(
     new SearchContext(createSearchReader(cache), {
@@ -190,6 +201,8 @@ export function createSearch(
       facetScanShare: tuning.facetScanShare,
       bitmaps: tuning.bitmaps !== false,
       reviewFew: tuning.reviewFew ?? REVIEW_FEW,
+      reviewReads: tuning.reviewSet === false ? null : createReviewReads(cache),
+      reviewProbeMax: tuning.reviewProbeMax,
       sortLegacy: tuning.sortLegacy === true
     })
   )

@@ -1,5 +1,5 @@
 import { SearchQuery } from '../../shared/domain'
-import type { SearchReader } from '../cache'
+import type { ReviewReads, SearchReader } from '../cache'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './anchors'
 import { BitmapEvaluator, evaluable } from './bitmap-eval'
@@ -11,7 +11,8 @@ import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import type { PrefixSet } from './prefix-sets'
-import { estimateCap, needsEstimate, reviewCap, type Estimate } from './plan'
+import { estimateCap, needsEstimate, reviewCap, type Estimate, type PagePlan } from './plan'
+import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
 import { matchedIds } from './sql'
 import { ViewColumns } from './view-columns'
 
@@ -49,6 +50,10 @@ export interface SearchTuning {
   bitmaps: boolean
   /** REVIEW_FEW. */
   reviewFew: number
+  /** Review filters from the annotations in memory (review-set.ts); null: SQL only (the bench's baseline). */
+  reviewReads: ReviewReads | null
+  /** REVIEW_PROBE_MAX (review-page.ts). */
+  reviewProbeMax: number | undefined
   /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
   sortLegacy: boolean
 }
@@ -67,6 +72,9 @@ export class SearchContext {
   /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
   readonly bitmaps: BitmapEvaluator | null
   readonly longJump: number
+  /** Review filters from the annotations in memory; null: SQL only. */
+  readonly reviews: ReviewSet | null
+  readonly reviewProbeMax: number | undefined
   readonly sortLegacy: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
@@ -97,6 +105,8 @@ export class SearchContext {
           watch
         )
       : null
+    this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
+    this.reviewProbeMax = tuning.reviewProbeMax
   }
 
   prepare(query: SearchQuery): Prepared {
@@ -105,7 +115,7 @@ export class SearchContext {
     const catalog = this.catalog.forText(r.data.text)
     const q = compileQuery(r.data, catalog)
     const state = this.queries.get().get(q.key)
-    state.estimate ??= this.estimate(q)
+    state.estimate ??= this.estimate(q, r.data)
     return { query: r.data, catalog, q, state, estimate: state.estimate }
   }
 
@@ -117,27 +127,48 @@ export class SearchContext {
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
   reset(): void {
     this.queries.reset()
+    this.reviews?.reset()
   }
 
   /** The query's matches counted just past the walk threshold (all a plan needs), when a plan needs them. */
-  private estimate(q: CompiledQuery): Estimate {
+  private estimate(q: CompiledQuery, query: SearchQuery): Estimate {
     const total = this.catalog.totalCalls()
     if (!needsEstimate(q)) return { n: q.match === null ? total : Number.NaN, ids: null }
+    // Review candidates are counted in SQL for the SQL plans only: in memory they are walked.
+    if (q.match === null && this.reviewsAnswer(query)) return { n: Number.NaN, ids: null }
     if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     const cap = estimateCap(total)
     const kept = this.bitmaps?.keptPrefix(q.match)
     return kept ? boundedFromSet(kept, cap) : this.reader.matches.boundedMatches(q.match, cap)
   }
 
-  /** Whether the bitmap evaluator answers this query's match list (else SQL does). */
+  /** Whether the bitmap evaluator answers this query's match list (else SQL does); with a review filter, with the review set. */
   inMemory(p: Prepared): boolean {
-    return this.bitmaps !== null && evaluable(p.query) && matchedIds(p.q) !== null
+    return this.bitmaps !== null && (evaluable(p.query) || this.reviewsAnswer(p.query)) && matchedIds(p.q) !== null
+  }
+
+  /** Whether the review set answers the query's review filter (it has one, and no extra-field filter). */
+  private reviewsAnswer(query: SearchQuery): boolean {
+    return this.reviews !== null && reviewEvaluable(query)
+  }
+
+  /** Whether a date-order page of this query comes from the review set (review-page.ts): any order but relevance. */
+  reviewsTake(p: Prepared, plan: PagePlan): boolean {
+    return this.reviewsAnswer(p.query) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
   }
 
   /** The query's match set, kept with its state: read once for its count, facets and deep pages. */
   matchesOf(p: Prepared): MatchSet {
     const bitmaps = this.bitmaps
-    const evaluate = bitmaps && evaluable(p.query) ? () => bitmaps.evaluate(p.query, p.q, p.catalog) : undefined
+    const reviews = this.reviews
+    const evaluate =
+      bitmaps === null
+        ? undefined
+        : evaluable(p.query)
+          ? () => bitmaps.evaluate(p.query, p.q, p.catalog)
+          : reviews !== null && reviewEvaluable(p.query)
+            ? () => evaluateWithReview((within) => bitmaps.evaluate(p.query, p.q, p.catalog, within), reviews, p.query)
+            : undefined
     return (p.state.matches ??= new MatchSet(matchedIds(p.q), this.reader.matches, evaluate))
   }
 }

@@ -28,9 +28,13 @@ const same = (a: FieldValue, b: FieldValue): boolean => JSON.stringify(a) === JS
 /** Tags as stored: trimmed, once each, in the order first given. */
 export const normalizeTags = (tags: readonly string[]): string[] => [...new Set(tags.map((t) => t.trim()).filter((t) => t !== ''))]
 
+/** Above this many calls, a write tells search "any call" (it reads every annotation again). */
+const LISTED_WRITES = 5_000
+
 /**
  * The annotations table and its satellites (tags, history). Every write is one transaction;
- * `onWrite` tells search that review data moved (queries with review filters start over).
+ * `onWrite` tells search which calls' annotations moved (null: any), so that queries with
+ * review filters start over and the annotations it keeps in memory read those rows again.
  */
 export class AnnotationStore {
   private readonly getStmt: Database.Statement
@@ -40,7 +44,7 @@ export class AnnotationStore {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly onWrite: () => void
+    private readonly onWrite: (calls: readonly string[] | null) => void
   ) {
     this.getStmt = db.prepare('SELECT * FROM annotations WHERE call_id = ?')
     this.existsStmt = db.prepare('SELECT 1 FROM calls WHERE call_id = ?').pluck()
@@ -92,7 +96,7 @@ export class AnnotationStore {
   /** The fields given, written at `opts.at`; only those that differ are written (and kept in history). */
   write(callId: string, changes: FieldChanges, opts: WriteOptions): Annotation {
     const result = this.db.transaction(() => this.writeInTx(callId, changes, opts)).immediate()
-    this.onWrite()
+    this.onWrite([callId])
     return result
   }
 
@@ -104,7 +108,7 @@ export class AnnotationStore {
         for (const it of items) this.writeInTx(it.callId, it.changes, it.opts)
       })
       .immediate()
-    this.onWrite()
+    this.onWrite(items.length > LISTED_WRITES ? null : items.map((it) => it.callId))
   }
 
   private writeInTx(callId: string, changes: FieldChanges, opts: WriteOptions): Annotation {
@@ -112,9 +116,10 @@ export class AnnotationStore {
     if (!row) {
       const who = opts.identity ?? { id: randomUUID(), author: opts.author, createdAt: opts.at }
       // A new row starts at its creation time for every field, so any later write wins over it.
+      // It takes its call's time and row id (migrations 9 and 11) when the call is cached.
       this.stmt(
-        `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by, call_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT c.call_at FROM calls c WHERE c.call_id = ?))`
+        `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, score_at, updated_at, updated_by, call_at, call_row)
+           SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, c.call_at, c.id FROM (SELECT 1) LEFT JOIN calls c ON c.call_id = ?`
       ).run(callId, who.id, who.author, who.createdAt, 0, 0, 0, 0, opts.at, opts.author, callId)
       row = this.getStmt.get(callId) as AnnotationRowDb
     }
@@ -213,7 +218,7 @@ export class AnnotationStore {
       })
       .immediate()
     if (result === null) return null
-    this.onWrite()
+    this.onWrite([result])
     return this.get(result)
   }
 
@@ -224,7 +229,7 @@ export class AnnotationStore {
    */
   markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
     const marked: string[] = []
-    let unmarked = 0
+    const unmarked: string[] = []
     this.db
       .transaction(() => {
         const rows = this.db
@@ -241,7 +246,7 @@ export class AnnotationStore {
           if (seen.has(callId)) {
             if (droppedAt !== null) {
               set.run(null, callId)
-              unmarked++
+              unmarked.push(callId)
             }
           } else if (droppedAt === null) {
             set.run(at, callId)
@@ -251,7 +256,10 @@ export class AnnotationStore {
       })
       .immediate()
     // The "dropped by the service" filter reads the mark: queries with review filters start over.
-    if (marked.length > 0 || unmarked > 0) this.onWrite()
+    if (marked.length > 0 || unmarked.length > 0) {
+      const changed = [...marked, ...unmarked]
+      this.onWrite(changed.length > LISTED_WRITES ? null : changed)
+    }
     return marked
   }
 
@@ -270,6 +278,6 @@ export class AnnotationStore {
         this.db.exec('DELETE FROM annotations; DELETE FROM annotation_tags; DELETE FROM annotation_history;')
       })
       .immediate()
-    this.onWrite()
+    this.onWrite(null)
   }
 }

@@ -2,7 +2,9 @@ import { prng as rnd } from '../../../support/prng'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import { openCache, type CallCache, type ScopeFilters } from '../../../../src/core/cache'
+import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import type { CallRecord } from '../../../../src/shared/domain'
 
 export const SCOPES: Record<string, ScopeFilters> = {
@@ -104,4 +106,16 @@ export function buildFixture(n: number, seed = 1): Fixture {
       rmSync(dir, { recursive: true, force: true })
     }
   }
+}
+
+/** A fixture searched twice, as it is and without the bitmap evaluator (SQL only), for the file's tests. */
+export function searchedBothWays(n: number, seed: number): { fx: Fixture; ours: LocalSearch; sqlOnly: LocalSearch } {
+  const both = {} as { fx: Fixture; ours: LocalSearch; sqlOnly: LocalSearch }
+  beforeAll(() => {
+    both.fx = buildFixture(n, seed)
+    both.ours = createSearch(both.fx.cache)
+    both.sqlOnly = createSearch(both.fx.cache, { bitmaps: false })
+  })
+  afterAll(() => both.fx.close())
+  return both
 }

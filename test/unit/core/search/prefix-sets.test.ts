@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSearch, type LocalSearch } from '../../../../src/core/search'
+import { describe, expect, it } from 'vitest'
+import type { LocalSearch } from '../../../../src/core/search'
 import { PrefixSets } from '../../../../src/core/search/prefix-sets'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
-import { buildFixture, T0, type Fixture } from './fixture'
+import { searchedBothWays, T0 } from './fixture'
 
 /**
  * One- and two-letter prefixes kept as id sets per data version (prefix-sets.ts): every
@@ -11,16 +11,7 @@ import { buildFixture, T0, type Fixture } from './fixture'
  * brute-force evaluation in query-language.test.ts), before the set is kept, once it is, and
  * after writes that add calls and change calls that held the prefix.
  */
-let fx: Fixture
-let ours: LocalSearch
-let sqlOnly: LocalSearch
-
-beforeAll(() => {
-  fx = buildFixture(1500, 23)
-  ours = createSearch(fx.cache)
-  sqlOnly = createSearch(fx.cache, { bitmaps: false })
-})
-afterAll(() => fx.close())
+const both = searchedBothWays(1500, 23)
 
 const DAY = 24 * 3600 * 1000
 const CASES: Array<[string, SearchQueryInput]> = [
@@ -44,20 +35,20 @@ function pageIds(s: LocalSearch, q: SearchQuery, offset: number, limit = 50): st
 }
 
 function expectSame(q: SearchQuery): void {
-  ours.resetCaches()
-  sqlOnly.resetCaches()
+  both.ours.resetCaches()
+  both.sqlOnly.resetCaches()
   // The first pages before the count (the set may not be kept yet), the count (which keeps
   // it), then again from a reset: first pages from the kept set, deep pages, facets, values.
-  expect(pageIds(ours, q, 0)).toEqual(pageIds(sqlOnly, q, 0))
-  const n = sqlOnly.count(q)
-  expect(ours.count(q)).toBe(n)
-  ours.resetCaches()
-  expect(pageIds(ours, q, 0)).toEqual(pageIds(sqlOnly, q, 0))
-  expect(pageIds(ours, q, 50)).toEqual(pageIds(sqlOnly, q, 50))
-  expect(ours.count(q)).toBe(n)
-  expect(pageIds(ours, q, 600, 100)).toEqual(pageIds(sqlOnly, q, 600, 100))
-  expect(ours.facets(q, 'sentiment', 'UTC')).toEqual(sqlOnly.facets(q, 'sentiment', 'UTC'))
-  expect(ours.values(q, 'score')).toEqual(sqlOnly.values(q, 'score'))
+  expect(pageIds(both.ours, q, 0)).toEqual(pageIds(both.sqlOnly, q, 0))
+  const n = both.sqlOnly.count(q)
+  expect(both.ours.count(q)).toBe(n)
+  both.ours.resetCaches()
+  expect(pageIds(both.ours, q, 0)).toEqual(pageIds(both.sqlOnly, q, 0))
+  expect(pageIds(both.ours, q, 50)).toEqual(pageIds(both.sqlOnly, q, 50))
+  expect(both.ours.count(q)).toBe(n)
+  expect(pageIds(both.ours, q, 600, 100)).toEqual(pageIds(both.sqlOnly, q, 600, 100))
+  expect(both.ours.facets(q, 'sentiment', 'UTC')).toEqual(both.sqlOnly.facets(q, 'sentiment', 'UTC'))
+  expect(both.ours.values(q, 'score')).toEqual(both.sqlOnly.values(q, 'score'))
 }
 
 describe('short-prefix sets', () => {
@@ -73,27 +64,27 @@ describe('short-prefix sets', () => {
   })
 
   it('the cases match calls (or the comparison proves little)', () => {
-    for (const [label, input] of CASES) expect(sqlOnly.count(SearchQuery.parse(input)), label).toBeGreaterThan(10)
+    for (const [label, input] of CASES) expect(both.sqlOnly.count(SearchQuery.parse(input)), label).toBeGreaterThan(10)
   })
 
   it('follow writes: new calls with the prefix, and changed calls that lost it', () => {
     const q = SearchQuery.parse({ text: 'ka', results: 'all' })
-    const before = ours.count(q)
-    expect(before).toBe(sqlOnly.count(q))
-    const holders = fx.records.filter((r) => /\bka/i.test(`${r.title} ${r.summary}`)).slice(0, 5)
+    const before = both.ours.count(q)
+    expect(before).toBe(both.sqlOnly.count(q))
+    const holders = both.fx.records.filter((r) => /\bka/i.test(`${r.title} ${r.summary}`)).slice(0, 5)
     expect(holders.length).toBe(5)
-    fx.cache.writePage({
+    both.fx.cache.writePage({
       scopeKey: 'everything',
       records: [
-        { ...fx.records[0]!, callId: 'prefix-new-1', title: 'kaplan', summary: 'kaplan geldi', callAt: T0 + 41 * DAY },
+        { ...both.fx.records[0]!, callId: 'prefix-new-1', title: 'kaplan', summary: 'kaplan geldi', callAt: T0 + 41 * DAY },
         // The same calls written again without any word starting with "ka".
         ...holders.map((r) => ({ ...r, title: 'iade', summary: 'iade' }))
       ],
       includeAnalysis: true,
       checkpoint: null
     })
-    expect(sqlOnly.count(q)).toBe(before + 1 - 5)
+    expect(both.sqlOnly.count(q)).toBe(before + 1 - 5)
     expectSame(q)
-    expect(pageIds(ours, q, 0, 1)).toEqual(['prefix-new-1'])
+    expect(pageIds(both.ours, q, 0, 1)).toEqual(['prefix-new-1'])
   })
 })

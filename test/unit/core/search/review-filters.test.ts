@@ -1,18 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openCache } from '../../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import type { CallRecord, ReviewFilterInput, SearchQueryInput } from '../../../../src/shared/domain'
 import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
 import { foldText } from '../../../../src/shared/text/fold'
 import { buildFixture, rnd, T0, type Fixture } from './fixture'
 
-// Review filters against a brute-force answer, through both plans: the candidates listed and
-// sorted (few) and the date-index scan (many; longJump and a big fixture are not needed, the
-// estimate cap decides).
+// Review filters against a brute-force answer, through every path: the annotations held in
+// memory (the default: review-set.ts with the bitmap evaluator), and the SQL plans (the
+// candidates listed and sorted when few, the review index walked, the date-index scan;
+// longJump and a big fixture are not needed, the estimate cap decides).
 
 let fx: Fixture
+/** The default: review filters from the annotations in memory. */
 let search: LocalSearch
-/** The same cache with REVIEW_FEW at 10: a selective filter walks its driver instead of sorting its candidates. */
+/** SQL only for review filters (the plans before the review set, the bench's baseline). */
+let sqlOnly: LocalSearch
+/** SQL with REVIEW_FEW at 10: a selective filter walks its driver instead of sorting its candidates. */
 let walking: LocalSearch
+/** In memory, reading the match list after 30 candidates the rest of the query fails. */
+let impatient: LocalSearch
+const paths = (): Array<[string, LocalSearch]> => [
+  ['memory', search],
+  ['memory, match list soon', impatient],
+  ['sql', sqlOnly],
+  ['sql walking', walking]
+]
 const STATUSES: ReviewStatus[] = ['new', 'in_review', 'reviewed', 'follow_up']
 const TAGS = ['iade', 'şikayet', 'kvkk', 'İPTAL']
 const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iade talebi', '']
@@ -20,7 +36,9 @@ const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iad
 beforeAll(() => {
   fx = buildFixture(3000, 5)
   search = createSearch(fx.cache)
-  walking = createSearch(fx.cache, { reviewFew: 10 })
+  sqlOnly = createSearch(fx.cache, { reviewSet: false })
+  impatient = createSearch(fx.cache, { reviewProbeMax: 30 })
+  walking = createSearch(fx.cache, { reviewFew: 10, reviewSet: false })
   const r = rnd(9)
   const card = fx.cache.scorecards.save(
     { name: 'F', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '0_10', critical: false }] },
@@ -113,26 +131,40 @@ describe('review filters in local search', () => {
     it(`pages and counts ${name} like a brute-force filter`, () => {
       const expected = brute(f)
       expect(expected.length).toBeGreaterThan(0)
-      expect(all({ review: f })).toEqual(expected)
-      expect(all({ review: f }, walking)).toEqual(expected)
-      expect(search.count({ results: 'all', review: f } as never)).toBe(expected.length)
-      expect(walking.count({ results: 'all', review: f } as never)).toBe(expected.length)
-      const second = search.page({ results: 'all', review: f } as never, 20, 10).rows.map((r) => r.callId)
-      expect(second).toEqual(expected.slice(20, 30))
+      expect(expected.length).toBeLessThan(fx.records.length)
+      for (const [path, s] of paths()) {
+        expect(all({ review: f }, s), path).toEqual(expected)
+        expect(s.count({ results: 'all', review: f } as never), path).toBe(expected.length)
+        // Cold: a first page and a second one, without the count or the whole list read first.
+        s.resetCaches()
+        const second = s.page({ results: 'all', review: f } as never, 20, 10).rows.map((r) => r.callId)
+        expect(second, path).toEqual(expected.slice(20, 30))
+        s.resetCaches()
+        expect(
+          s.page({ results: 'all', review: f } as never, 0, 15).rows.map((r) => r.callId),
+          path
+        ).toEqual(expected.slice(0, 15))
+      }
     })
   }
 
   it('walks a review index in date order when one holds every match; a list through its candidates; new by the scan', () => {
     // A selective filter (a condition beyond the driver's index): its few candidates read by
     // id and sorted; many of them: the walk, each row's annotation tested before its call is read.
-    expect(search.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
+    expect(sqlOnly.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('fts')
     expect(walking.explain({ review: { scoreMin: 100 } } as never, 100).plan).toBe('review')
     expect(walking.explain({ review: { statuses: ['reviewed'], reviewer: 'ayse' } } as never, 100).plan).toBe('review')
-    expect(search.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe('review')
-    expect(search.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('review')
-    expect(search.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('review')
-    expect(search.explain({ review: { statuses: ['new'] } } as never, 100).plan).toBe('scan')
-    expect(search.explain({ review: { hasNote: false } } as never, 100).plan).toBe('scan')
+    expect(sqlOnly.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe('review')
+    expect(sqlOnly.explain({ review: { tags: ['kvkk'] } } as never, 100).plan).toBe('review')
+    expect(sqlOnly.explain({ review: { statuses: ['reviewed', 'in_review', 'follow_up'] } } as never, 100).plan).toBe('review')
+    expect(sqlOnly.explain({ review: { statuses: ['new'] } } as never, 100).plan).toBe('scan')
+    expect(sqlOnly.explain({ review: { hasNote: false } } as never, 100).plan).toBe('scan')
+    // In memory whatever the shape, with text too; relevance order stays with FTS5's ranking.
+    for (const review of [{ scoreMin: 100 }, { statuses: ['new'] }, { tags: ['kvkk'] }] as ReviewFilterInput[]) {
+      expect(search.explain({ review } as never, 100).plan).toBe('review-set')
+      expect(search.explain({ text: 'iade', review } as never, 100).plan).toBe('review-set')
+    }
+    expect(search.explain({ text: 'iade', sort: 'relevance', review: { tags: ['kvkk'] } } as never, 100).plan).toBe('relevance')
   })
 
   it('pages the review walk oldest first, within a date range, and with common text', () => {
@@ -140,30 +172,79 @@ describe('review filters in local search', () => {
     const from = T0 + 10 * 86_400_000
     const to = T0 + 20 * 86_400_000
     const inRange = (rec: CallRecord) => rec.callAt >= from && rec.callAt < to
-    expect(all({ review: f, from, to })).toEqual(brute(f, inRange))
-    expect(all({ review: { tags: ['iade'] }, sort: 'date_asc' })).toEqual(brute({ tags: ['iade'] }).reverse())
-    // A common word with a status: the walk of the status's index probing FTS5 per row.
+    // A common word with a status: the walk of the status's index probing FTS5 per row (SQL).
     const common = { text: 'fatura ', review: f } as const
-    expect(search.explain(common as never, 100).plan).toBe('review')
+    expect(sqlOnly.explain(common as never, 100).plan).toBe('review')
     // What the text matches, from the same search without the review filter (its own plan).
     const withText = new Set(all({ text: 'fatura ' }))
     const expected = brute(f, (rec) => withText.has(rec.callId))
-    expect(all(common)).toEqual(expected)
-    expect(search.page({ results: 'all', ...common } as never, 120, 30).rows.map((r) => r.callId)).toEqual(expected.slice(120, 150))
+    for (const [path, s] of paths()) {
+      expect(all({ review: f, from, to }, s), path).toEqual(brute(f, inRange))
+      expect(all({ review: { tags: ['iade'] }, sort: 'date_asc' }, s), path).toEqual(brute({ tags: ['iade'] }).reverse())
+      expect(all(common, s), path).toEqual(expected)
+      s.resetCaches()
+      expect(
+        s.page({ results: 'all', ...common } as never, 120, 30).rows.map((r) => r.callId),
+        path
+      ).toEqual(expected.slice(120, 150))
+    }
+  })
+
+  it('combines with the scope filter, a date range, an analysis filter and text, each path equal to brute force', () => {
+    // The default results filter (answered calls: scope members), an analysis value, a range.
+    const from = T0 + 5 * 86_400_000
+    const answered = new Set(all({ results: 'answered' } as never))
+    const negative = new Set(all({ analysis: [{ kind: 'equals', key: 'sentiment', value: 'olumsuz' }] } as never))
+    const withIade = new Set(all({ text: 'iade' }))
+    // A rarer word: its matches listed by the bounded count, ANDed with the review filter in memory.
+    const withOdeme = new Set(all({ text: 'ödeme' }))
+    expect(search.explain({ text: 'ödeme' } as never, 100).plan).toBe('fts')
+    expect(search.explain({ text: 'iade' } as never, 100).plan).toBe('walk')
+    const shapes: ReviewFilterInput[] = [
+      { statuses: ['new'] },
+      { hasNote: false, serviceDropped: false },
+      { tags: ['iade'] },
+      { statuses: ['reviewed'], noteText: 'iade' },
+      { scoreMin: 40 }
+    ]
+    for (const review of shapes) {
+      const queries: Array<[SearchQueryInput, (rec: CallRecord) => boolean]> = [
+        [{ results: 'answered', review } as never, (rec) => answered.has(rec.callId)],
+        [
+          { review, from, analysis: [{ kind: 'equals', key: 'sentiment', value: 'olumsuz' }] },
+          (rec) => rec.callAt >= from && negative.has(rec.callId)
+        ],
+        [{ review, text: 'iade', sort: 'date_asc' }, (rec) => withIade.has(rec.callId)],
+        [{ review, text: 'ödeme' }, (rec) => withOdeme.has(rec.callId)]
+      ]
+      for (const [query, test] of queries) {
+        let expected = brute(review, test)
+        if (query.sort === 'date_asc') expected = expected.reverse()
+        for (const [path, s] of paths()) {
+          s.resetCaches()
+          expect(
+            s.page({ results: 'all', ...query } as never, 0, 7).rows.map((r) => r.callId),
+            `${path} ${JSON.stringify(query)}`
+          ).toEqual(expected.slice(0, 7))
+          expect(all(query, s), `${path} ${JSON.stringify(query)}`).toEqual(expected)
+          expect(s.count({ results: 'all', ...query } as never), `${path} ${JSON.stringify(query)}`).toBe(expected.length)
+        }
+      }
+    }
   })
 
   it('combines with text', () => {
     const f: ReviewFilterInput = { statuses: ['reviewed'] }
     const hasIade = (rec: CallRecord) => foldText(`${rec.title} ${rec.summary}`).split(/\s+/).includes('iade')
     const expected = brute(f, hasIade)
-    expect(all({ text: 'iade ', review: f })).toEqual(expected)
+    for (const [path, s] of paths()) expect(all({ text: 'iade ', review: f }, s), path).toEqual(expected)
     // The count too: a text-only count must not come from FTS5 alone when a review filter applies.
     for (const text of ['iade ', 'iade', 'fatura ', 'fatura']) {
       const withText = new Set(all({ text }))
       for (const review of [f, { tags: ['iade'] }, { tags: ['kvkk'] }] as ReviewFilterInput[]) {
         const want = brute(review, (rec) => withText.has(rec.callId)).length
-        expect(search.count({ results: 'all', text, review } as never), `${text} ${JSON.stringify(review)}`).toBe(want)
-        expect(walking.count({ results: 'all', text, review } as never), `${text} ${JSON.stringify(review)}`).toBe(want)
+        for (const [path, s] of paths())
+          expect(s.count({ results: 'all', text, review } as never), `${path} ${text} ${JSON.stringify(review)}`).toBe(want)
       }
     }
   })
@@ -171,11 +252,80 @@ describe('review filters in local search', () => {
   it('filters by review list, and follows writes to annotations', () => {
     const picked = fx.records.filter((_, i) => i % 97 === 0).map((r) => r.callId)
     const list = fx.cache.reviewLists.create('L', picked, { kind: 'manual' }, 'x', 1)
-    expect(all({ review: { listId: list.id } })).toEqual(brute({}, undefined, new Set(picked)))
+    for (const [path, s] of paths()) expect(all({ review: { listId: list.id } }, s), path).toEqual(brute({}, undefined, new Set(picked)))
     const before = search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)
     const target = picked.find((id) => fx.cache.annotations.get(id)?.status !== 'follow_up')!
     fx.cache.annotations.write(target, { status: 'follow_up' }, { author: 'x', at: 20, history: true })
-    expect(search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)).toBe(before + 1)
+    for (const [path, s] of paths())
+      expect(s.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never), path).toBe(before + 1)
+    // The list changes: the calls held for it are read again.
+    const more = fx.records.filter((_, i) => i % 89 === 1).map((r) => r.callId)
+    fx.cache.reviewLists.add(list.id, more)
+    for (const [path, s] of paths())
+      expect(all({ review: { listId: list.id } }, s), path).toEqual(brute({}, undefined, new Set([...picked, ...more])))
+  })
+
+  it('follows every kind of annotation write at once: a save, an import, an undo, the service mark', () => {
+    const shapes: ReviewFilterInput[] = [
+      { statuses: ['reviewed'] },
+      { statuses: ['new'] },
+      { tags: ['şikayet'] },
+      { noteText: 'yeni not' },
+      { hasNote: false },
+      { scoreMin: 95 },
+      { reviewer: 'zeynep' },
+      { serviceDropped: true }
+    ]
+    const check = (when: string) => {
+      for (const f of shapes) {
+        const expected = brute(f)
+        for (const [path, s] of paths()) {
+          expect(all({ review: f }, s), `${when}: ${path} ${JSON.stringify(f)}`).toEqual(expected)
+          expect(s.count({ results: 'all', review: f } as never), `${when}: ${path} ${JSON.stringify(f)}`).toBe(expected.length)
+        }
+      }
+    }
+    check('before')
+    const ids = fx.records.map((r) => r.callId)
+    // A save through the store, of each field; a call annotated for the first time.
+    const fresh = ids.find((id) => fx.cache.annotations.get(id) === null)!
+    fx.cache.annotations.write(
+      fresh,
+      { status: 'reviewed', tags: ['şikayet'], note: 'Yeni not' },
+      { author: 'zeynep', at: 40, history: true }
+    )
+    fx.cache.annotations.write(ids[3]!, { note: 'YENİ NOT burada' }, { author: 'zeynep', at: 41, history: true })
+    fx.cache.annotations.write(
+      ids[5]!,
+      { score: { scorecardId: 'card', version: 1, answers: { q: 10 }, total: 99, failed: false } },
+      { author: 'zeynep', at: 42, history: true }
+    )
+    check('after saves')
+    // An import of many (one write of a list of calls).
+    fx.cache.annotations.writeMany(
+      ids.slice(100, 160).map((callId, k) => ({
+        callId,
+        changes: { status: k % 2 === 0 ? ('new' as const) : ('reviewed' as const), tags: k % 3 === 0 ? ['şikayet'] : [] },
+        opts: { author: 'zeynep', at: 50, history: true }
+      }))
+    )
+    check('after an import')
+    // Undo the last change, then the note of ids[3].
+    fx.cache.annotations.undo(null, 'zeynep', 60)
+    fx.cache.annotations.undo(ids[3]!, 'zeynep', 61)
+    check('after undo')
+    // The service no longer returns some annotated calls, and returns one again.
+    const annotated = ids.filter((id) => fx.cache.annotations.get(id) !== null).slice(0, 40)
+    const seen = new Set(annotated.slice(0, 20))
+    const marked = fx.cache.markServiceDropped(
+      'everything',
+      T0 - 1,
+      T0 + 1e12,
+      new Set([...ids.filter((id) => !annotated.includes(id)), ...seen]),
+      70
+    )
+    expect(marked.length).toBeGreaterThan(0)
+    check('after the service mark')
   })
 
   it('offers status, tags and score columns, fills them from the annotation, and sorts by them', () => {
@@ -238,11 +388,14 @@ describe('the review index keeps the call time (migration 9)', () => {
   const reviewed = (s: LocalSearch) =>
     s.page({ results: 'all', review: { statuses: ['reviewed'] } } as never, 0, 100).rows.map((r) => r.callId)
 
-  it('for an annotation written before its call, a call moved in time, and a clear that keeps the reviews', () => {
+  it.each([
+    ['in memory', true],
+    ['in SQL', false]
+  ])('for an annotation written before its call, a call moved in time, and a clear that keeps the reviews (%s)', (_, inMemory) => {
     const fx2 = buildFixture(0)
     try {
       const { cache } = fx2
-      const s = createSearch(cache)
+      const s = createSearch(cache, { reviewSet: inMemory })
       const write = (records: CallRecord[]) =>
         cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
       cache.ensureScope('everything', EVERYTHING)
@@ -250,7 +403,7 @@ describe('the review index keeps the call time (migration 9)', () => {
       expect(reviewed(s)).toEqual([])
       write([rec('early', T0 + 1000), rec('late', T0 + 5000), rec('plain', T0 + 3000)])
       cache.annotations.write('late', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 2, history: false })
-      expect(s.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe('review')
+      expect(s.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe(inMemory ? 'review-set' : 'review')
       expect(reviewed(s)).toEqual(['late', 'early'])
       // The service moves a call's time: the order follows, for the status and the tag index.
       write([rec('early', T0 + 9000)])
@@ -260,10 +413,44 @@ describe('the review index keeps the call time (migration 9)', () => {
       cache.clear({ keepReview: true })
       expect(reviewed(s)).toEqual([])
       cache.ensureScope('everything', EVERYTHING)
-      write([rec('late', T0 + 5000), rec('early', T0 + 2000)])
+      // Synced again in another order: the calls get other row ids ('plain' takes the one
+      // 'early' had), which the annotations follow (migration 11).
+      write([rec('plain', T0 + 3000), rec('late', T0 + 5000), rec('early', T0 + 2000)])
       expect(reviewed(s)).toEqual(['late', 'early'])
+      expect(s.count({ results: 'all', review: { tags: ['t'] } } as never)).toBe(2)
     } finally {
       fx2.close()
+    }
+  })
+
+  it('migration 11 gives existing annotations their call row id', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'callsight-review-m11-'))
+    const file = join(dir, 'cache.db')
+    try {
+      const old = openCache(file, { schemaVersion: 10 })
+      old.ensureScope('everything', EVERYTHING)
+      old.writePage({
+        scopeKey: 'everything',
+        records: [rec('a', T0 + 1000), rec('b', T0 + 2000)],
+        includeAnalysis: false,
+        checkpoint: null
+      })
+      old.db
+        .prepare(
+          `INSERT INTO annotations (call_id, id, author, created_at, status, status_at, tags_at, note_at, score_at, updated_at, updated_by)
+           VALUES (?, ?, 'x', 0, 'reviewed', 0, 0, 0, 0, 0, 'x')`
+        )
+        .run('a', 'uuid-a')
+      old.close()
+      const cache = openCache(file)
+      try {
+        expect(cache.db.prepare('SELECT call_row FROM annotations').pluck().get()).toBe(1)
+        expect(reviewed(createSearch(cache))).toEqual(['a'])
+      } finally {
+        cache.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
     }
   })
 })

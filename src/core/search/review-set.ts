@@ -1,0 +1,387 @@
+import type { ReviewFilter, SearchQuery } from '../../shared/domain'
+import type { AnnotationFacts, ReviewReads } from '../cache'
+import { PerVersion, type DataWatch } from './data-watch'
+import { noteWords } from './review-filter'
+
+const STATUS_CODE: Readonly<Record<string, number>> = { new: 0, in_review: 1, reviewed: 2, follow_up: 3 }
+const HAS_NOTE = 1
+const DROPPED = 2
+/** Review lists whose calls are kept (a list is one filter of the filter bar: few). */
+const LISTS_KEPT = 8
+/** Per-query review bits kept until resetCaches (a count and a page may both ask). */
+const BITS_KEPT = 8
+
+/** Codes for repeated strings (scorecards, reviewers, tags), so a test is an integer compare. */
+class Dict {
+  private readonly codes = new Map<string, number>()
+  code(s: string): number {
+    let c = this.codes.get(s)
+    if (c === undefined) this.codes.set(s, (c = this.codes.size))
+    return c
+  }
+  /** -1 when the string was never coded: nothing holds it. */
+  find(s: string): number {
+    return this.codes.get(s) ?? -1
+  }
+}
+
+/** A review list's cached calls: in date order, and as a byte per id. */
+interface ListCalls {
+  byDate: Int32Array
+  has: Uint8Array
+}
+
+/**
+ * A review filter compiled against the annotations: which entries pass (`pass`), and
+ * whether only annotated calls can match (`needs`: a condition only an annotation meets;
+ * else a call never annotated matches too: "new", "has no note", "not dropped").
+ */
+interface Compiled {
+  needs: boolean
+  pass: (e: number) => boolean
+  list: ListCalls | null
+}
+
+/**
+ * Every annotation in memory, as columns: what a review filter tests (review-filter.ts says
+ * the same in SQL), with the annotated calls in date order. Built once per data version from
+ * the annotations table alone (each row carries its call's row id, migration 11) and the
+ * ids in date order (the columns'); after this connection's saves it reads again only the
+ * rows they wrote (ReviewJournal), so a save costs the next query one row's read.
+ */
+class Annotations {
+  private readonly index = new Map<string, number>()
+  private n = 0
+  private row = new Int32Array(0)
+  private status = new Uint8Array(0)
+  private total = new Float64Array(0)
+  private card = new Int32Array(0)
+  private reviewer = new Int32Array(0)
+  private flags = new Uint8Array(0)
+  private notes: string[] = []
+  private tags: Array<readonly number[]> = []
+  private readonly cards = new Dict()
+  private readonly reviewers = new Dict()
+  private readonly tagCodes = new Dict()
+  /** Each id's position in date order (-1: no call), and its annotation entry (-1: none). */
+  private readonly rank: Int32Array
+  private readonly entryOf: Int32Array
+  /** The entries whose call is cached, in date order (oldest first). */
+  private readonly sorted: number[] = []
+  /** Each list's calls, read on first use. */
+  readonly lists = new Map<string, ListCalls>()
+
+  constructor(
+    rows: readonly AnnotationFacts[],
+    /** The review version the rows were read at. */
+    public version: number,
+    /** Every call id in date order, oldest first. */
+    readonly order: Int32Array
+  ) {
+    let size = 0
+    for (let k = 0; k < order.length; k++) if (order[k]! >= size) size = order[k]! + 1
+    this.rank = new Int32Array(size).fill(-1)
+    for (let k = 0; k < order.length; k++) this.rank[order[k]!] = k
+    this.entryOf = new Int32Array(size).fill(-1)
+    this.grow(rows.length)
+    for (const r of rows) this.write(r)
+    for (let e = 0; e < this.n; e++) if (this.cached(e)) this.sorted.push(e)
+    const rank = this.rank
+    const row = this.row
+    this.sorted.sort((a, b) => rank[row[a]!]! - rank[row[b]!]!)
+  }
+
+  /** The number of ids the date order covers (row ids below it). */
+  get size(): number {
+    return this.rank.length
+  }
+
+  private grow(want: number): void {
+    if (want <= this.row.length) return
+    const cap = Math.max(want, Math.ceil(this.row.length * 1.5), 64)
+    const re = <T extends Int32Array | Uint8Array | Float64Array>(a: T, make: (n: number) => T): T => {
+      const b = make(cap)
+      b.set(a)
+      return b
+    }
+    this.row = re(this.row, (k) => new Int32Array(k))
+    this.status = re(this.status, (k) => new Uint8Array(k))
+    this.total = re(this.total, (k) => new Float64Array(k))
+    this.card = re(this.card, (k) => new Int32Array(k))
+    this.reviewer = re(this.reviewer, (k) => new Int32Array(k))
+    this.flags = re(this.flags, (k) => new Uint8Array(k))
+  }
+
+  /** Whether entry e's call is in the date order. */
+  private cached(e: number): boolean {
+    const r = this.row[e]!
+    return r >= 0 && r < this.rank.length && this.rank[r]! >= 0
+  }
+
+  /** Writes one annotation's facts (a new entry, or over the one of its call); returns its entry. */
+  private write(r: AnnotationFacts): number {
+    const [callId, row, status, total, card, reviewer, hasNote, dropped, noteFolded, tags] = r
+    let e = this.index.get(callId)
+    if (e === undefined) {
+      this.grow(this.n + 1)
+      e = this.n++
+      this.index.set(callId, e)
+      this.row[e] = -1
+    }
+    const was = this.row[e]!
+    if (was >= 0 && was < this.entryOf.length && this.entryOf[was] === e) this.entryOf[was] = -1
+    this.row[e] = row ?? -1
+    if (row !== null && row >= 0 && row < this.entryOf.length) this.entryOf[row] = e
+    this.status[e] = STATUS_CODE[status] ?? 0
+    this.total[e] = total ?? Number.NaN
+    this.card[e] = card === null ? -1 : this.cards.code(card)
+    this.reviewer[e] = this.reviewers.code(reviewer)
+    this.flags[e] = (hasNote === 1 ? HAS_NOTE : 0) | (dropped === 1 ? DROPPED : 0)
+    this.notes[e] = noteFolded
+    this.tags[e] = (JSON.parse(tags) as string[]).map((t) => this.tagCodes.code(t))
+    return e
+  }
+
+  /** A row read again after a save: written over its entry, which keeps its place in date order. */
+  put(r: AnnotationFacts): void {
+    const before = this.index.get(r[0])
+    const wasRow = before === undefined ? -1 : this.row[before]!
+    const e = this.write(r)
+    if (before !== undefined && wasRow === this.row[e]) return
+    // A new entry (or, never in practice, one whose call's row id moved): into the date order.
+    if (before !== undefined) {
+      const at = this.sorted.indexOf(e)
+      if (at >= 0) this.sorted.splice(at, 1)
+    }
+    if (!this.cached(e)) return
+    const key = this.rank[this.row[e]!]!
+    let lo = 0
+    let hi = this.sorted.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (this.rank[this.row[this.sorted[mid]!]!]! < key) lo = mid + 1
+      else hi = mid
+    }
+    this.sorted.splice(lo, 0, e)
+  }
+
+  has(callId: string): boolean {
+    return this.index.has(callId)
+  }
+
+  /** Mirrors compileReview: the same conditions, on the entry's columns. */
+  compile(f: ReviewFilter, list: ListCalls | null): Compiled {
+    const statuses = [...new Set(f.statuses)]
+    const byStatus = statuses.length > 0 && statuses.length < 4
+    const statusOk = new Uint8Array(4)
+    for (const s of statuses) statusOk[STATUS_CODE[s] ?? 0] = 1
+    const newToo = byStatus && statuses.includes('new')
+    const tags = [...new Set(f.tags)].map((t) => this.tagCodes.find(t))
+    const words = noteWords(f.noteText)
+    const card = f.scorecardId === null ? -2 : this.cards.find(f.scorecardId)
+    const reviewer = f.reviewer === null ? -2 : this.reviewers.find(f.reviewer)
+    const needs =
+      (byStatus && !newToo) ||
+      f.hasNote === true ||
+      f.scoreMin !== null ||
+      f.scoreMax !== null ||
+      f.scorecardId !== null ||
+      f.reviewer !== null ||
+      f.serviceDropped === true ||
+      words.length > 0 ||
+      tags.length > 0
+    const { status, total, flags } = this
+    const pass = (e: number): boolean => {
+      if (byStatus && statusOk[status[e]!] !== 1) return false
+      const fl = flags[e]!
+      if (f.hasNote !== null && (fl & HAS_NOTE) !== (f.hasNote ? HAS_NOTE : 0)) return false
+      if (f.serviceDropped !== null && (fl & DROPPED) !== (f.serviceDropped ? DROPPED : 0)) return false
+      // NaN (no score) fails both, as total >= ? does on NULL.
+      if (f.scoreMin !== null && !(total[e]! >= f.scoreMin)) return false
+      if (f.scoreMax !== null && !(total[e]! <= f.scoreMax)) return false
+      if (card !== -2 && this.card[e] !== card) return false
+      if (reviewer !== -2 && this.reviewer[e] !== reviewer) return false
+      for (const t of tags) if (!this.tags[e]!.includes(t)) return false
+      for (const w of words) if (!this.notes[e]!.includes(w)) return false
+      return true
+    }
+    return { needs, pass, list }
+  }
+
+  /** Whether call `id` matches. */
+  matches(c: Compiled, id: number): boolean {
+    if (id < 0 || id >= this.rank.length) return false
+    if (c.list !== null && c.list.has[id] !== 1) return false
+    const e = this.entryOf[id]!
+    return e < 0 ? !c.needs : c.pass(e)
+  }
+
+  /**
+   * The matching calls in date order (newest first when `desc`), a batch at a time: from the
+   * narrowest source there is, a list's calls, the annotated calls (when only an annotation
+   * can match), or every call.
+   */
+  walk(c: Compiled, desc: boolean): (max: number) => number[] {
+    const list = c.list
+    const length = list !== null ? list.byDate.length : c.needs ? this.sorted.length : this.order.length
+    const step = desc ? -1 : 1
+    let k = desc ? length - 1 : 0
+    return (max) => {
+      const out: number[] = []
+      for (; out.length < max && k >= 0 && k < length; k += step) {
+        if (list !== null) {
+          const id = list.byDate[k]!
+          if (this.matches(c, id)) out.push(id)
+        } else if (c.needs) {
+          const e = this.sorted[k]!
+          if (c.pass(e)) out.push(this.row[e]!)
+        } else {
+          const id = this.order[k]!
+          if (this.matches(c, id)) out.push(id)
+        }
+      }
+      return out
+    }
+  }
+
+  /** Every matching call with an id below `size`, a byte each, and how many. */
+  bits(c: Compiled, size: number): { bits: Uint8Array; n: number } {
+    const out = new Uint8Array(size)
+    let n = 0
+    const mark = (id: number): void => {
+      if (id < size && out[id] === 0) {
+        out[id] = 1
+        n++
+      }
+    }
+    if (c.list !== null) {
+      for (const id of c.list.byDate) if (this.matches(c, id)) mark(id)
+    } else if (c.needs) {
+      for (const e of this.sorted) if (c.pass(e)) mark(this.row[e]!)
+    } else {
+      for (let k = 0; k < this.order.length; k++) if (this.matches(c, this.order[k]!)) mark(this.order[k]!)
+    }
+    return { bits: out, n }
+  }
+
+  /** A list's calls that are cached, in date order, from their row ids. */
+  listCalls(rows: Int32Array): ListCalls {
+    const has = new Uint8Array(this.rank.length)
+    const kept: number[] = []
+    for (const id of rows) {
+      if (id < 0 || id >= this.rank.length || this.rank[id]! < 0 || has[id] === 1) continue
+      has[id] = 1
+      kept.push(id)
+    }
+    kept.sort((a, b) => this.rank[a]! - this.rank[b]!)
+    return { byDate: Int32Array.from(kept), has }
+  }
+}
+
+/** One query's review filter against the annotations held now. */
+export interface ReviewMatch {
+  /** Whether call `id` matches the review filter. */
+  has(id: number): boolean
+  /** The matching calls in date order, newest first when `desc`, `max` at a time (empty: no more). */
+  walk(desc: boolean): (max: number) => number[]
+  /** Every matching call with an id below `size`, a byte each, and how many (kept until reset). */
+  bits(size: number): { bits: Uint8Array; n: number }
+}
+
+/**
+ * A query's review filter answered from the annotations held in memory: a page walks the
+ * matching calls in date order (review-page.ts), a count or a deep page takes them as a byte
+ * per call id ANDed with the bitmap evaluator's answer for the rest of the query.
+ */
+export class ReviewSet {
+  /** The annotations, and each query's bits, per data version. */
+  private readonly held: PerVersion<{ a: Annotations | null; kept: Map<string, { bits: Uint8Array; n: number }> }>
+
+  constructor(
+    private readonly reads: ReviewReads,
+    watch: DataWatch,
+    /** Every call id in date order, oldest first (the columns', per data version). */
+    private readonly byDate: () => Int32Array
+  ) {
+    this.held = new PerVersion(watch, () => ({ a: null, kept: new Map() }))
+  }
+
+  /** The annotations as of now: built on first use per data version, brought up to date with this connection's writes. */
+  private annotations(slot: { a: Annotations | null }): Annotations {
+    const now = this.reads.version()
+    let a = slot.a
+    if (a !== null && a.version !== now) {
+      const changes = this.reads.changesSince(a.version)
+      if (changes === null) a = null
+      else {
+        const rows = changes.calls.length > 0 ? this.reads.of([...new Set(changes.calls)]) : []
+        const found = new Set(rows.map((r) => r[0]))
+        // An annotation is deleted only with all of them (a "write of everything"); one written
+        // but not found is a change this reader does not know how to apply: read everything.
+        if (changes.calls.some((c) => !found.has(c) && a!.has(c))) a = null
+        else {
+          for (const r of rows) a.put(r)
+          if (changes.lists) a.lists.clear()
+          a.version = now
+        }
+      }
+    }
+    if (a === null) a = new Annotations(this.reads.all(), now, this.byDate())
+    slot.a = a
+    return a
+  }
+
+  /** Forgets the per-query bits (benchmarks measure cold queries); the annotations stay, as the columns do. */
+  reset(): void {
+    this.held.get().kept.clear()
+  }
+
+  /** The query's review filter (which it must have) against the annotations held now. */
+  match(query: SearchQuery): ReviewMatch {
+    const f = query.review!
+    const slot = this.held.get()
+    const a = this.annotations(slot)
+    let list: ListCalls | null = null
+    if (f.listId !== null) {
+      list = a.lists.get(f.listId) ?? null
+      if (list === null) {
+        if (a.lists.size >= LISTS_KEPT) a.lists.clear()
+        list = a.listCalls(this.reads.listRows(f.listId))
+        a.lists.set(f.listId, list)
+      }
+    }
+    const c = a.compile(f, list)
+    const key = `${a.version}\u0000${JSON.stringify(f)}`
+    return {
+      has: (id) => a.matches(c, id),
+      walk: (desc) => a.walk(c, desc),
+      bits: (size) => {
+        let got = slot.kept.get(key)
+        if (got?.bits.length !== size) {
+          got = a.bits(c, size)
+          if (slot.kept.size >= BITS_KEPT) slot.kept.clear()
+          slot.kept.set(key, got)
+        }
+        return got
+      }
+    }
+  }
+}
+
+/** Whether the bitmap evaluator with a ReviewSet answers the query: a review filter, no extra-field filter. */
+export function reviewEvaluable(query: SearchQuery): boolean {
+  return query.review !== undefined && (query.fields ?? []).length === 0
+}
+
+/** The bitmap evaluator's matches of the rest of the query, ANDed with the review filter's. */
+export function evaluateWithReview(
+  rest: (within: readonly [number, number] | null) => Uint8Array,
+  reviews: ReviewSet,
+  query: SearchQuery,
+  within: readonly [number, number] | null = null
+): Uint8Array {
+  const m = rest(within)
+  const r = reviews.match(query).bits(m.length).bits
+  for (let i = 0; i < m.length; i++) m[i]! &= r[i]!
+  return m
+}
