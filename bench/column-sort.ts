@@ -17,6 +17,7 @@ import { createSearch, type LocalSearch } from '../src/core/search'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../src/shared/domain'
 import { ingest, timeIt } from './search'
 import { COMMON_TERM, makeCall, prng, RARE_TERM, START_MS } from './search-data'
+import { wordsNear } from './query'
 import { percentile, type BenchFn, type BenchRow } from './types'
 
 const DAY = 86_400_000
@@ -67,6 +68,7 @@ export const run: BenchFn = async (ctx) => {
       ['text key agent', text]
     ] as const
     const end = START_MS + 365 * DAY
+    const [mid] = wordsNear(0.07, 1, n)
 
     // The build of a column's sorted order on a search that has read nothing yet (the date
     // order and the key's items are read too): the first sort after opening a cache.
@@ -85,6 +87,7 @@ export const run: BenchFn = async (ctx) => {
     const cases: Array<[string, SearchQuery, boolean]> = [
       ['no filter', Q({}), true],
       [`text common "${COMMON_TERM}" (~90%)`, Q({ text: COMMON_TERM }), true],
+      [`text 7% "${mid}"`, Q({ text: mid }), false],
       ['text 1% "iptal"', Q({ text: 'iptal' }), false],
       [`text rare "${RARE_TERM}" (~0.01%)`, Q({ text: RARE_TERM }), false],
       ['analysis sentiment = olumsuz (~33%)', Q({ analysis: [{ kind: 'equals', key: 'sentiment', value: 'olumsuz' }] }), false],

@@ -32,10 +32,15 @@ function sortedMatches(ctx: SearchContext, p: Prepared, limit: number): SortedMa
   const matches = ctx.matchesOf(p)
   // Sized to the largest id, not the count: ids of removed calls leave gaps.
   const size = ctx.columns.quarters().length
+  const rare = p.q.match !== null && p.estimate.n <= walkThreshold(ctx.catalog.totalCalls(), limit)
+  // A rare word alone: the estimate counted every match and kept their ids, so the list costs
+  // nothing more (the match set would read them again through a byte per call).
+  const counted = rare && !matches.read && p.q.where.length === 0 && p.estimate.ids !== null ? p.estimate.ids : null
   return {
     read: matches.read,
-    rare: p.q.match !== null && p.estimate.n <= walkThreshold(ctx.catalog.totalCalls(), limit),
-    list: () => matches.list() ?? new Int32Array(0),
+    rare,
+    total: size,
+    list: () => (counted !== null ? Int32Array.from(JSON.parse(counted) as number[]) : (matches.list() ?? new Int32Array(0))),
     bitmap: () => matches.bitmap(size) ?? new Uint8Array(size).fill(1),
     probe: (ids) => new Set(ctx.reader.matches.idList(matchedAmong(p.q, JSON.stringify(ids))))
   }

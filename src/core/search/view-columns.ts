@@ -41,6 +41,13 @@ const SORTED_KEPT = 4
  * text by value; case and accents second.
  */
 const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
+/**
+ * Values the first one calls equal ("Beta", "beta") are still distinct values: this orders
+ * them (accents, then capitals first), so each keeps one place whatever order they were read
+ * in; then code points.
+ */
+const secondary = new Intl.Collator('tr', { numeric: true, caseFirst: 'upper' })
+const textOrder = (a: string, b: string): number => collator.compare(a, b) || secondary.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 
 type ReviewField = 'status' | 'tags' | 'score'
 type Parsed =
@@ -90,7 +97,7 @@ export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: numbe
 
 /** Ranks of distinct values: numbers numerically, text in Turkish collation. */
 function rankText(values: Iterable<string>): { rank: Map<string, number>; distinct: string[] } {
-  const distinct = [...new Set(values)].sort(collator.compare)
+  const distinct = [...new Set(values)].sort(textOrder)
   return { rank: new Map(distinct.map((v, i) => [v, i])), distinct }
 }
 

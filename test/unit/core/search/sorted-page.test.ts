@@ -35,6 +35,7 @@ function matchesOf(s: SortedColumn, share: number, seed: number, read = false): 
     listed: 0,
     read,
     rare: share < 0.02,
+    total: N + 600,
     list: () => {
       m.listed++
       return list
@@ -111,7 +112,7 @@ describe('a page of matches in a column order', () => {
     const s = column(3, 50, 0.1)
     const m = matchesOf(s, 0.002, 5)
     const at = (i: number): number => positionAt(s, 'asc', i)
-    expect(probeAlong(at, s.order.length, 0, 0, 100, m.probe)).toBeNull()
+    expect(probeAlong(at, s.order.length, 0, 0, 100, m.probe, N + 600)).toBeNull()
     expect(m.asked).toBeLessThan(PROBE_MAX / 10)
   })
 })
