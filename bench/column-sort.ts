@@ -68,7 +68,12 @@ export const run: BenchFn = async (ctx) => {
       ['text key agent', text]
     ] as const
     const end = START_MS + 365 * DAY
-    const [mid] = wordsNear(0.07, 1, n)
+    // The generator's sample misjudges some words' shares: of the words it puts near 7 %,
+    // the one whose count is nearest.
+    const counter = createSearch(cache)
+    const mid = wordsNear(0.07, 8, n)
+      .map((w) => ({ w, off: Math.abs(counter.count(Q({ text: w })) / n - 0.07) }))
+      .sort((a, b) => a.off - b.off)[0]!.w
 
     // The build of a column's sorted order on a search that has read nothing yet (the date
     // order and the key's items are read too): the first sort after opening a cache.

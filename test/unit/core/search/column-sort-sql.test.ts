@@ -83,7 +83,14 @@ const CASES: Case[] = [
   {
     name: 'a common word and a score range',
     input: { text: 'müşteri', analysis: [{ kind: 'range', key: 'score', min: 30 }] },
-    where: "c.summary LIKE '%müşteri%' AND EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = 'score' AND a.value_num >= 30)"
+    where:
+      "c.summary LIKE '%müşteri%' AND EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = 'score' AND a.value_num >= 30)"
+  },
+  {
+    name: 'a rare word and a score range',
+    input: { text: 'kuzguncuk', analysis: [{ kind: 'range', key: 'score', max: 10 }] },
+    where:
+      "c.summary LIKE '%kuzguncuk%' AND EXISTS (SELECT 1 FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = c.id AND k.key = 'score' AND a.value_num <= 10)"
   },
   {
     name: 'a date range alone (~3 %)',
@@ -99,8 +106,7 @@ function bruteForce(c: Case, sort: ColumnSort): string[] {
   // Valued calls first by value (text: letters, then capitals first), time and id in the
   // direction; then the calls without a value, in date order.
   const valued = (e: string): string => `CASE WHEN v.call IS NOT NULL THEN ${e} END ${d}`
-  const byValue =
-    key === 'score' ? [valued('v.value_num')] : [valued('v.value COLLATE NOCASE'), valued('v.value COLLATE BINARY')]
+  const byValue = key === 'score' ? [valued('v.value_num')] : [valued('v.value COLLATE NOCASE'), valued('v.value COLLATE BINARY')]
   const sql = `
     WITH firsts AS (
       SELECT a.call, a.value, a.value_num FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
@@ -135,13 +141,22 @@ describe('sorted pages against SQL brute force', () => {
       search.resetCaches()
       // The first page alone (what a first sorted page costs is served by the driver chosen
       // cold), then reading on page by page from where each ended.
-      expect(search.page(q, 0, 37, { sortBy: sort }).rows.map((r) => r.callId), `${c.name}: first page`).toEqual(want.slice(0, 37))
+      expect(
+        search.page(q, 0, 37, { sortBy: sort }).rows.map((r) => r.callId),
+        `${c.name}: first page`
+      ).toEqual(want.slice(0, 37))
       expect(pages(q, sort, 37), c.name).toEqual(want)
       search.resetCaches()
       // A jump deep into the list first, then back to the start, cold.
       const mid = Math.floor(want.length / 2)
-      expect(search.page(q, mid, 25, { sortBy: sort }).rows.map((r) => r.callId), `${c.name}: jump`).toEqual(want.slice(mid, mid + 25))
-      expect(search.page(q, 5, 10, { sortBy: sort }).rows.map((r) => r.callId), `${c.name}: back`).toEqual(want.slice(5, 15))
+      expect(
+        search.page(q, mid, 25, { sortBy: sort }).rows.map((r) => r.callId),
+        `${c.name}: jump`
+      ).toEqual(want.slice(mid, mid + 25))
+      expect(
+        search.page(q, 5, 10, { sortBy: sort }).rows.map((r) => r.callId),
+        `${c.name}: back`
+      ).toEqual(want.slice(5, 15))
       // With the match list read by the count: the bitmap walk or the sorted list.
       search.resetCaches()
       expect(search.count(q)).toBe(want.length)
@@ -151,16 +166,18 @@ describe('sorted pages against SQL brute force', () => {
 
   it('has data that makes the comparison hard: ties of value and time, calls without a value, cases of a letter', () => {
     const db = cache.db
-    const ties = db
-      .prepare(`SELECT count(*) FROM (SELECT call_at FROM calls GROUP BY call_at HAVING count(*) > 1)`)
-      .pluck()
-      .get() as number
+    const ties = db.prepare(`SELECT count(*) FROM (SELECT call_at FROM calls GROUP BY call_at HAVING count(*) > 1)`).pluck().get() as number
     expect(ties).toBeGreaterThan(50)
     for (const c of CASES.slice(1)) {
       const n = db.prepare(`SELECT count(*) FROM calls c WHERE ${c.where}`).pluck().get() as number
       expect(n, c.name).toBeGreaterThan(10)
     }
-    const noScore = bruteForce(CASES[0]!, SORTS[0]!).length - (db.prepare(`SELECT count(DISTINCT call) FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE k.key = 'score'`).pluck().get() as number)
+    const noScore =
+      bruteForce(CASES[0]!, SORTS[0]!).length -
+      (db
+        .prepare(`SELECT count(DISTINCT call) FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE k.key = 'score'`)
+        .pluck()
+        .get() as number)
     expect(noScore).toBeGreaterThan(400)
   })
 })
