@@ -79,6 +79,8 @@ export class CallColumns {
   private builtAt: DataVersion | null = null
   private quarterById: Int32Array | null = null
   private idsByDate: Int32Array | null = null
+  /** dateRank() of the order it was computed from (a new order, after a write, is ranked again). */
+  private dateRanks: { order: Int32Array; rank: Int32Array } | null = null
   private masks: { key: string; groups: readonly (readonly number[])[]; masks: Uint32Array } | null = null
   private readonly valueColumns = new Map<string, { keyIds: readonly number[]; numeric: boolean; col: ValueColumn }>()
 
@@ -91,6 +93,7 @@ export class CallColumns {
 
   private dropAll(): void {
     this.idsByDate = null
+    this.dateRanks = null
     this.quarterById = null
     this.masks = null
     this.valueColumns.clear()
@@ -151,6 +154,24 @@ export class CallColumns {
     this.follow()
     this.idsByDate ??= this.reads.idsByDate()
     return this.idsByDate
+  }
+
+  /**
+   * Each call id's position in byDate() (−1: no call has the id), kept with the order: its
+   * length is the id space the order covers (the largest id + 1), what a per-id array over
+   * the calls in date order is sized to. One pass per data version instead of one per user
+   * (sorted columns, the review set).
+   */
+  dateRank(): Int32Array {
+    const order = this.byDate()
+    if (this.dateRanks?.order !== order) {
+      let size = 0
+      for (let k = 0; k < order.length; k++) if (order[k]! >= size) size = order[k]! + 1
+      const rank = new Int32Array(size).fill(-1)
+      for (let k = 0; k < order.length; k++) rank[order[k]!] = k
+      this.dateRanks = { order, rank }
+    }
+    return this.dateRanks.rank
   }
 
   /** Quarter hour (⌊call_at / 15 min⌋) by call id; NO_CALL where no call has the id. */
