@@ -186,7 +186,7 @@ export class ViewColumns {
   /** The column's value of every call as a rank (see RankedColumn). */
   private ranked(c: Parsed): RankedColumn {
     // Sized to the ids the date order covers (kept with it, per data version).
-    const size = this.columns.dateRank().length
+    const size = this.columns.idSpace()
     const rankOf = new Int32Array(size).fill(-1)
     const none = { rankOf, labels: [], numbers: null }
     if (c.kind === 'review') {

@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createSearchReader, openCache, type CallCache } from '../../../../src/core/cache'
+import { SqliteColumnReads } from '../../../../src/core/cache/read/column-reads'
 import { CallColumns } from '../../../../src/core/search/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import type { CallRecord } from '../../../../src/shared/domain'
@@ -53,14 +54,17 @@ describe('the date rank of every call id', () => {
     expect(Array.from(first)).toEqual(expected())
     // Kept: the same array while nothing is written.
     expect(columns.dateRank()).toBe(first)
-    // The quarter hours read too, as a search reads them: the write is then merged into the
-    // order (date-order.ts) rather than the order read again.
-    columns.quarters()
+    // The write is merged into the order (date-order.ts), not read whole again: the first
+    // byDate() read the quarter hours a merge needs (a sorted column reads nothing else).
+    const wholeReads = vi.spyOn(SqliteColumnReads.prototype, 'idsByDate')
     // Calls before, among and after the others, and one moved in time.
     write([...calls(40, 'b', 45_000), { ...calls(500, 'a', 60_000)[3]!, callAt: T0 - 1, callDate: new Date(T0 - 1).toISOString() }])
     const after = columns.dateRank()
     expect(after).not.toBe(first)
     expect(Array.from(after)).toEqual(expected())
-    expect(after.length).toBe(columns.byDate().length > 0 ? Math.max(...columns.byDate()) + 1 : 0)
+    expect(after.length).toBe(Math.max(...columns.byDate()) + 1)
+    expect(columns.idSpace()).toBe(after.length)
+    expect(wholeReads).not.toHaveBeenCalled()
+    wholeReads.mockRestore()
   })
 })
