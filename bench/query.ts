@@ -34,7 +34,7 @@ function timeIt(iterations: number, budgetMs: number, f: () => unknown): number[
 }
 
 /** Words of the generated summaries whose share of calls is nearest `share`, from a sample of the generator. */
-function wordsNear(share: number, count: number, n: number): string[] {
+export function wordsNear(share: number, count: number, n: number): string[] {
   const rnd = prng(42)
   const sample = Math.min(20_000, n)
   const docs = new Map<string, number>()

@@ -1,7 +1,8 @@
-import type { ColumnReads, DataVersion, Since } from '../cache'
+import { QUARTER_MS, type ColumnReads, type DataVersion, type Since } from '../cache'
 import type { ChangeSet } from '../cache'
 import { MASK_BITS, withBit } from './bits'
 import type { DataWatch } from './data-watch'
+import { mergeDateOrder } from './date-order'
 
 /** In `CallColumns.quarters()`: no call has this id (the smallest int32). */
 export const NO_CALL = -0x80000000
@@ -83,7 +84,9 @@ export class CallColumns {
 
   constructor(
     private readonly reads: ColumnReads,
-    private readonly watch: DataWatch
+    private readonly watch: DataWatch,
+    /** False: the date order is read again whole after a write (the benchmark's old path). */
+    private readonly mergeDates = true
   ) {}
 
   private dropAll(): void {
@@ -105,13 +108,16 @@ export class CallColumns {
 
   /** Reads again the calls a write added or touched, in every column built. */
   private apply(changes: ChangeSet, quarterById: Int32Array): void {
-    // Where new or moved calls fall in the date order is cheaper to read again than to merge.
-    this.idsByDate = null
     const since: Since = { from: changes.newFrom ?? Number.MAX_SAFE_INTEGER, touched: changes.touched }
     const read = this.reads.quarters(since)
     const quarters = grown(quarterById, read.maxId, (n) => new Int32Array(n), NO_CALL)
     for (let i = 0; i < read.ids.length; i++) quarters[read.ids[i]!] = read.quarters[i]!
     this.quarterById = quarters
+    // The date order keeps what the writes did not move and reads again the stretches they touched (date-order.ts).
+    this.idsByDate =
+      this.idsByDate && this.mergeDates
+        ? mergeDateOrder(this.idsByDate, quarters, read.ids, (a, b) => this.reads.idsByDateIn(a, b), QUARTER_MS, NO_CALL)
+        : null
     if (this.masks) {
       const masks = grown(this.masks.masks, quarters.length - 1, (n) => new Uint32Array(n), 0)
       for (const id of read.ids) masks[id] = 0

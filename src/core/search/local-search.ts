@@ -192,6 +192,7 @@ export function createSearch(
     reviewFew?: number
     reviewSet?: boolean
     reviewProbeMax?: number
+    sortLegacy?: boolean
   } = {}
 ): LocalSearch {
   return new SearchOverCache(
@@ -201,7 +202,8 @@ export function createSearch(
       bitmaps: tuning.bitmaps !== false,
       reviewFew: tuning.reviewFew ?? REVIEW_FEW,
       reviewReads: tuning.reviewSet === false ? null : createReviewReads(cache),
-      reviewProbeMax: tuning.reviewProbeMax
+      reviewProbeMax: tuning.reviewProbeMax,
+      sortLegacy: tuning.sortLegacy === true
     })
   )
 }

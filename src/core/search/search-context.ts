@@ -54,6 +54,8 @@ export interface SearchTuning {
   reviewReads: ReviewReads | null
   /** REVIEW_PROBE_MAX (review-page.ts). */
   reviewProbeMax: number | undefined
+  /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
+  sortLegacy: boolean
 }
 
 /**
@@ -73,6 +75,7 @@ export class SearchContext {
   /** Review filters from the annotations in memory; null: SQL only. */
   readonly reviews: ReviewSet | null
   readonly reviewProbeMax: number | undefined
+  readonly sortLegacy: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -85,7 +88,8 @@ export class SearchContext {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
-    this.columns = new CallColumns(reader.columns, watch)
+    this.sortLegacy = tuning.sortLegacy
+    this.columns = new CallColumns(reader.columns, watch, !tuning.sortLegacy)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
     this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)

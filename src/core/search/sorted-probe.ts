@@ -1,20 +1,51 @@
-import type { SearchReader } from '../cache'
-import type { CompiledQuery } from './compile'
-import { matchedAmong } from './sql'
+import type { QueryState } from './anchors'
+import { PROBE_MAX, type SortedMatches } from './sorted-page'
+import { positionAt, type SortedColumn } from './view-columns'
 
 /** Sorted by a column, candidates asked about at once when the query's match list is not read. */
 const PROBE_BATCH = 500
-/** Candidates asked about per page before reading the match list instead (a rare filter). */
-export const PROBE_MAX = 10_000
 
 /**
- * Matches along a sorted order from position `start`, skipping `skip` of them, up to
- * `limit`: candidates asked about PROBE_BATCH at a time. Null when PROBE_MAX candidates
- * were not enough (a rare filter: its match list is the cheaper way).
+ * The first way a sorted page was served (issue 18, before the drivers of sorted-page.ts),
+ * kept as the benchmark's same-run baseline (`createSearch(cache, { sortLegacy: true })`):
+ * a rare word's or a long jump's page walks the whole order against the match bitmap, other
+ * pages ask SQL about candidates PROBE_BATCH at a time and give up after PROBE_MAX.
  */
-export function probeSorted(
-  reader: SearchReader,
-  q: CompiledQuery,
+export function legacySortedPage(
+  s: SortedColumn,
+  dir: 'asc' | 'desc',
+  m: SortedMatches,
+  state: QueryState,
+  offset: number,
+  limit: number
+): number[] {
+  const at = (i: number): number => positionAt(s, dir, i)
+  const near = state.nearest(offset)
+  const start = near.key === null ? 0 : near.key[0] + 1
+  const far = offset - near.position >= PROBE_MAX / 2
+  const probed = m.read || m.rare || far ? null : probeSorted(m.probe, at, s.order.length, start, offset - near.position, limit)
+  const ids: number[] = []
+  let end: number
+  if (probed !== null) {
+    ids.push(...probed.ids)
+    end = probed.end
+  } else {
+    const bits = m.bitmap()
+    let seen = near.position
+    let i = start
+    for (; i < s.order.length && ids.length < limit; i++) {
+      const id = at(i)
+      if (bits[id] !== 1) continue
+      if (seen++ >= offset) ids.push(id)
+    }
+    end = i
+  }
+  if (ids.length > 0) state.remember(offset + ids.length, [end - 1, 0])
+  return ids
+}
+
+function probeSorted(
+  probe: (ids: readonly number[]) => Set<number>,
   at: (i: number) => number,
   length: number,
   start: number,
@@ -28,7 +59,7 @@ export function probeSorted(
     if (i - start >= PROBE_MAX) return null
     const batch: number[] = []
     for (let k = i; k < Math.min(length, i + PROBE_BATCH); k++) batch.push(at(k))
-    const hits = new Set(reader.matches.idList(matchedAmong(q, JSON.stringify(batch))))
+    const hits = probe(batch)
     for (const id of batch) {
       i++
       if (!hits.has(id)) continue

@@ -3,6 +3,7 @@ import type { ScopeRef, ViewReads } from '../cache'
 import type { SearchCatalog } from './catalog'
 import { MAX_MASK_TYPES, type CallColumns } from './columns'
 import { PerVersion, type DataWatch } from './data-watch'
+import { rankNumbers } from './number-ranks'
 
 /**
  * Every call in a column's order: `order[0, valued)` by value (ties in date order), then the
@@ -40,6 +41,13 @@ const SORTED_KEPT = 4
  * text by value; case and accents second.
  */
 const collator = new Intl.Collator('tr', { sensitivity: 'base', numeric: true })
+/**
+ * Values the first one calls equal ("Beta", "beta") are still distinct values: this orders
+ * them (accents, then capitals first), so each keeps one place whatever order they were read
+ * in; then code points.
+ */
+const secondary = new Intl.Collator('tr', { numeric: true, caseFirst: 'upper' })
+const textOrder = (a: string, b: string): number => collator.compare(a, b) || secondary.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0)
 
 type ReviewField = 'status' | 'tags' | 'score'
 type Parsed =
@@ -89,19 +97,26 @@ export function orderByRank(byDate: Int32Array, rankOf: Int32Array, ranks: numbe
 
 /** Ranks of distinct values: numbers numerically, text in Turkish collation. */
 function rankText(values: Iterable<string>): { rank: Map<string, number>; distinct: string[] } {
-  const distinct = [...new Set(values)].sort(collator.compare)
+  const distinct = [...new Set(values)].sort(textOrder)
   return { rank: new Map(distinct.map((v, i) => [v, i])), distinct }
 }
 
-function rankNumbers(values: Iterable<number>): { rank: Map<number, number>; distinct: number[] } {
-  const distinct = [...new Set(values)].sort((a, b) => a - b)
-  return { rank: new Map(distinct.map((v, i) => [v, i])), distinct }
-}
-
-const numbered = (distinct: readonly number[]): Pick<RankedColumn, 'labels' | 'numbers'> => ({
-  labels: distinct.map(String),
-  numbers: Float64Array.from(distinct)
+const numbered = (distinct: Float64Array): Pick<RankedColumn, 'labels' | 'numbers'> => ({
+  labels: Array.from(distinct, String),
+  numbers: distinct
 })
+
+/** Numbers of calls (`calls[i]` has `nums[i]`) ranked into `rankOf`; the first value a call has decides. */
+function rankCalls(calls: Int32Array, nums: Float64Array, length: number, rankOf: Int32Array): Pick<RankedColumn, 'labels' | 'numbers'> {
+  const { distinct, rankOf: rank } = rankNumbers(nums.subarray(0, length))
+  for (let i = 0; i < length; i++) {
+    const call = calls[i]!
+    const n = nums[i]!
+    // Calls -1 are items a write removed.
+    if (call >= 0 && call < rankOf.length && rankOf[call] === -1 && !Number.isNaN(n)) rankOf[call] = rank(n)
+  }
+  return numbered(distinct)
+}
 
 /** The type of each single-type scope, types in collation order. */
 function typeScopes(scopes: readonly ScopeRef[]): Array<{ type: string; scopes: number[] }> {
@@ -177,12 +192,7 @@ export class ViewColumns {
     const none = { rankOf, labels: [], numbers: null }
     if (c.kind === 'review') {
       const { calls, values } = this.reads.reviewColumn(c.field)
-      if (c.field === 'score') {
-        const nums = values.map(Number)
-        const { rank, distinct } = rankNumbers(nums)
-        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
-        return { rankOf, ...numbered(distinct) }
-      }
+      if (c.field === 'score') return { rankOf, ...rankCalls(calls, Float64Array.from(values, Number), calls.length, rankOf) }
       // Status in workflow order (new, in review, reviewed, follow-up), tags in collation order.
       const text = values.map(String)
       const labels = c.field === 'status' ? REVIEW_STATUSES.map((v) => v as string) : rankText(text).distinct
@@ -202,12 +212,7 @@ export class ViewColumns {
     if (c.kind === 'extra') {
       const { calls, values } = this.reads.extraColumn(c.field)
       const numeric = values.length > 0 && values.every((v) => v.trim() !== '' && Number.isFinite(Number(v)))
-      if (numeric) {
-        const nums = values.map(Number)
-        const { rank, distinct } = rankNumbers(nums)
-        for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(nums[i]!)!
-        return { rankOf, ...numbered(distinct) }
-      }
+      if (numeric) return { rankOf, ...rankCalls(calls, Float64Array.from(values, Number), calls.length, rankOf) }
       const { rank, distinct } = rankText(values)
       for (let i = 0; i < calls.length; i++) if (calls[i]! < size) rankOf[calls[i]!] = rank.get(values[i]!)!
       return { rankOf, labels: distinct, numbers: null }
@@ -215,16 +220,8 @@ export class ViewColumns {
     const info = this.catalog.keyInfo(c.key)
     if (!info) return none
     const col = this.columns.values(this.catalog.keyIds(c.key), info.numeric)
-    if (col.nums) {
-      const { rank, distinct } = rankNumbers(Array.from(col.nums.subarray(0, col.length)).filter((n) => !Number.isNaN(n)))
-      // A call's first item of the key decides; calls -1 are items a write removed.
-      for (let i = 0; i < col.length; i++) {
-        const call = col.calls[i]!
-        const n = col.nums[i]!
-        if (call >= 0 && call < size && rankOf[call] === -1 && !Number.isNaN(n)) rankOf[call] = rank.get(n)!
-      }
-      return { rankOf, ...numbered(distinct) }
-    }
+    // A call's first item of the key decides.
+    if (col.nums) return { rankOf, ...rankCalls(col.calls, col.nums, col.length, rankOf) }
     if (!col.codes) return none
     const { rank, distinct } = rankText(col.dict)
     const codeRank = Int32Array.from(col.dict, (v) => rank.get(v)!)

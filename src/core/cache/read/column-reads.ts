@@ -42,6 +42,17 @@ export class SqliteColumnReads implements ColumnReads {
     )
   }
 
+  idsByDateIn(from: number, to: number): Int32Array {
+    return parseIntList(
+      this.statements
+        .get(
+          'SELECT group_concat(id) FROM (SELECT id FROM calls INDEXED BY calls_by_date WHERE call_at >= ? AND call_at < ? ORDER BY call_at, call_id)',
+          'pluck'
+        )
+        .get(from, to) as string | null
+    )
+  }
+
   membersOf(scopeIds: readonly number[]): Int32Array {
     return parseIntList(
       this.statements.get(`SELECT group_concat(call) FROM scope_members WHERE scope IN (${idList(scopeIds)})`, 'pluck').get() as

@@ -140,6 +140,8 @@ export interface ColumnReads {
   quarters(since: Since | null): { maxId: number; ids: Int32Array; quarters: Int32Array }
   /** Every call id in (call_at, call_id) order, ascending. */
   idsByDate(): Int32Array
+  /** The ids of the calls with call_at in [from, to), in the same order. */
+  idsByDateIn(from: number, to: number): Int32Array
   /** The calls these scopes returned (a call once per scope). */
   membersOf(scopeIds: readonly number[]): Int32Array
   /** (call, scope) memberships of the calls `since`. */

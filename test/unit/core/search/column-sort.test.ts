@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { openCache, type CallCache, type ScopeFilters } from '../../../../src/core/cache'
+import { SqliteColumnReads } from '../../../../src/core/cache/read/column-reads'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../../../../src/shared/domain'
 import { prng } from '../../../support/prng'
@@ -22,6 +23,7 @@ const ALL: ScopeFilters = { callTypes: [], direction: null, results: 'all', hasN
 let dir = ''
 let cache: CallCache
 let search: LocalSearch
+let legacy: LocalSearch
 const records: CallRecord[] = []
 const typeOf = new Map<string, string>()
 
@@ -52,7 +54,8 @@ function makeCalls(n: number, seed: number, prefix: string): CallRecord[] {
       callAt,
       callDate: new Date(callAt).toISOString(),
       title: `${['fatura', 'iptal', 'kargo'][i % 3]} ${i}`,
-      summary: 'görüşme',
+      // A common word (~90 %) and a rare one (~1 %): the sorted page's drivers differ.
+      summary: ['görüşme', ...(r() < 0.9 ? ['müşteri'] : []), ...(r() < 0.01 ? ['kuzguncuk'] : [])].join(' '),
       analysis,
       extra
     }
@@ -74,6 +77,7 @@ beforeAll(() => {
   writeAll(records)
   cache.optimizeIndex()
   search = createSearch(cache)
+  legacy = createSearch(cache, { sortLegacy: true })
 })
 afterAll(() => {
   cache.close()
@@ -103,10 +107,10 @@ function expected(ids: readonly string[], sort: ColumnSort): string[] {
   return [...valued, ...none].map((r) => r.callId)
 }
 
-function pages(q: SearchQuery, sortBy: ColumnSort | null, limit: number): string[] {
+function pages(q: SearchQuery, sortBy: ColumnSort | null, limit: number, over: LocalSearch = search): string[] {
   const out: string[] = []
   for (let offset = 0; ; offset += limit) {
-    const rows = search.page(q, offset, limit, { sortBy }).rows
+    const rows = over.page(q, offset, limit, { sortBy }).rows
     out.push(...rows.map((r) => r.callId))
     if (rows.length < limit) return out
   }
@@ -129,7 +133,11 @@ const QUERIES: Array<[string, SearchQueryInput]> = [
     'a date range and a score range',
     { from: T0 + 3 * 86_400_000, to: T0 + 12 * 86_400_000, analysis: [{ kind: 'range', key: 'score', min: 10, max: 80 }] }
   ],
-  ['a call type', { callTypes: ['İptal'] }]
+  ['a call type', { callTypes: ['İptal'] }],
+  ['a common word', { text: 'müşteri' }],
+  ['a rare word', { text: 'kuzguncuk' }],
+  ['a common word and a score range', { text: 'müşteri', analysis: [{ kind: 'range', key: 'score', min: 100 }] }],
+  ['a date range alone', { from: T0 + 17 * 86_400_000, to: T0 + 18 * 86_400_000 }]
 ]
 
 describe('sorting the results by a chosen column', () => {
@@ -150,9 +158,22 @@ describe('sorting the results by a chosen column', () => {
         // asking SQL about candidates: the same rows.
         search.count(q)
         expect(pages(q, sort, 41)).toEqual(want)
+        // The first way sorted pages were served (the bench's baseline) agrees.
+        expect(pages(q, sort, 53, legacy)).toEqual(want)
       }
     }
   )
+
+  it('has queries that exercise every driver: many matches, a few, none with a value', () => {
+    const counts = QUERIES.map(([, input]) => search.count(Q(input)))
+    const total = search.count(Q({}))
+    expect(counts.some((n) => n > total * 0.8)).toBe(true)
+    expect(counts.some((n) => n > 0 && n < total * 0.03)).toBe(true)
+    // Calls without a score and ties of a score are both there.
+    const scores = records.map((r) => valueOf(r, 'analysis:score'))
+    expect(scores.filter((v) => v === null).length).toBeGreaterThan(100)
+    expect(new Set(scores).size).toBeLessThan(scores.length / 10)
+  })
 
   it('orders names the Turkish way: C < Ç, I < İ, O < Ö, S < Ş, U < Ü', () => {
     const names = pages(Q({}), { column: 'extra:agentName', dir: 'asc' }, 500)
@@ -219,5 +240,52 @@ describe('sorting the results by a chosen column', () => {
     const after = pages(q, sort, 500)
     expect(after.length).toBe(before.length + 300)
     expect(after).toEqual(expected(pages(q, null, 500), sort))
+  })
+
+  it('follows a sync of one day and calls rewritten with another time and score (the order merged, not read again)', () => {
+    const sorts: ColumnSort[] = [
+      { column: 'analysis:score', dir: 'asc' },
+      { column: 'extra:agentName', dir: 'desc' }
+    ]
+    for (const sort of sorts) pages(Q({ text: 'müşteri' }), sort, 500)
+    // After the first build the date order is merged, never read whole again.
+    const wholeReads = vi.spyOn(SqliteColumnReads.prototype, 'idsByDate')
+    for (let round = 0; round < 3; round++) {
+      // New calls within one day, some sharing a second with an old call.
+      const day = T0 + (5 + round * 6) * 86_400_000
+      const fresh = makeCalls(120, 20 + round, `d${round}`).map((r, i) => {
+        const callAt = i % 10 === 0 ? records[i]!.callAt : day + (r.callAt % 86_400_000)
+        return { ...r, callAt, callDate: new Date(callAt).toISOString() }
+      })
+      for (const r of fresh) typeOf.delete(r.callId)
+      // Old calls rewritten: another time (the date order moves them) and another score.
+      const rewritten = records.slice(round * 40, round * 40 + 25).map((r, i) => {
+        const callAt = r.callAt + (i % 2 === 0 ? 3 : -7) * 3_600_000
+        return {
+          ...r,
+          callAt,
+          callDate: new Date(callAt).toISOString(),
+          analysis: [...r.analysis.filter((a) => a.key !== 'score'), { key: 'score', friendlyName: 'Puan', value: String(round * 50 - i) }]
+        }
+      })
+      for (const r of rewritten) records[records.findIndex((x) => x.callId === r.callId)] = r
+      records.push(...fresh)
+      writeAll([...fresh, ...rewritten])
+      const inDateOrder = pages(Q({}), null, 500)
+      expect(inDateOrder).toEqual(
+        [...records]
+          .sort(byDate)
+          .reverse()
+          .map((r) => r.callId)
+      )
+      for (const sort of sorts) {
+        for (const input of [{}, { text: 'müşteri' }, { text: 'kuzguncuk' }]) {
+          const q = Q(input)
+          expect(pages(q, sort, 97), `${sort.column} ${JSON.stringify(input)}`).toEqual(expected(pages(q, null, 500), sort))
+        }
+      }
+    }
+    expect(wholeReads).not.toHaveBeenCalled()
+    wholeReads.mockRestore()
   })
 })
