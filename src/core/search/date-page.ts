@@ -64,8 +64,7 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
   if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
     return ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
   }
-  const costlyWalk =
-    plan.kind === 'scan' || (q.match !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null))
+  const costlyWalk = plan.kind === 'scan' || (q.match !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null))
   const share = Number.isNaN(p.estimate.n) ? WINDOW_SHARE : p.estimate.n / Math.max(1, total)
   const page = windowPage(
     ctx.columns.byDate(),
