@@ -17,6 +17,7 @@ import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
 import { SyncRuns, type SyncRunInfo } from './sync-runs'
 import { SyncScopes, type ScopeFilters } from './sync-scopes'
+import { WalCheckpointer, type CheckpointerOptions } from './wal-checkpointer'
 
 export type { ScopeFilters } from './sync-scopes'
 export type { SyncRunInfo } from './sync-runs'
@@ -60,6 +61,8 @@ export class CallCache {
   readonly annotations: AnnotationStore
   readonly scorecards: ScorecardStore
   readonly reviewLists: ReviewListStore
+  /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
+  readonly checkpointer: WalCheckpointer | null = null
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
@@ -77,6 +80,13 @@ export class CallCache {
     } catch (e) {
       this.db.close()
       throw e
+    }
+    if (!opts.readonly && opts.checkpointer !== false && file !== ':memory:' && file !== '') {
+      const cp = opts.checkpointer ?? {}
+      this.checkpointer = new WalCheckpointer(file, (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`), {
+        ...cp,
+        ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding })
+      })
     }
     this.runs = new SyncRuns(this.db)
     this.scopeRows = new SyncScopes(this.db)
@@ -142,7 +152,18 @@ export class CallCache {
   }
 
   close(): void {
-    if (this.db.open) this.db.close()
+    if (!this.db.open) return
+    if (this.checkpointer !== null) {
+      this.checkpointer.stop()
+      // The worker's connection may outlive this one by a moment, and SQLite checkpoints on
+      // close only as the last connection: leave the WAL empty here.
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)')
+      } catch {
+        // Busy past the timeout: the next open finds the WAL and checkpoints it.
+      }
+    }
+    this.db.close()
   }
 
   private requireWriter(): RecordWriter {
@@ -372,6 +393,11 @@ export interface CacheOpenOptions {
    * 1,000,000 calls). Called synchronously during open.
    */
   onMigrationProgress?: (p: MigrationProgress) => void
+  /**
+   * The idle WAL checkpointer (wal-checkpointer.ts): its timings, or false for none (SQLite's
+   * default then: the committing connection checkpoints every 1,000 pages, the old behaviour).
+   */
+  checkpointer?: CheckpointerOptions | false
 }
 
 export function openCache(file: string, opts?: CacheOpenOptions): CallCache {

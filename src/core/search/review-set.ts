@@ -1,6 +1,7 @@
 import type { ReviewFilter, SearchQuery } from '../../shared/domain'
 import type { AnnotationFacts, ReviewReads } from '../cache'
-import { PerVersion, type DataWatch } from './data-watch'
+import type { DataVersion } from '../cache'
+import type { DataWatch } from './data-watch'
 import { noteWords } from './review-filter'
 
 const STATUS_CODE: Readonly<Record<string, number>> = { new: 0, in_review: 1, reviewed: 2, follow_up: 3 }
@@ -10,6 +11,8 @@ const DROPPED = 2
 const LISTS_KEPT = 8
 /** Per-query review bits kept until resetCaches (a count and a page may both ask). */
 const BITS_KEPT = 8
+/** New calls after which a sync reads every annotation rather than those of the new calls. */
+const RESYNC_MAX = 50_000
 
 /** Codes for repeated strings (scorecards, reviewers, tags), so a test is an integer compare. */
 class Dict {
@@ -64,10 +67,12 @@ class Annotations {
   private readonly reviewers = new Dict()
   private readonly tagCodes = new Dict()
   /** Each id's position in date order (-1: no call), and its annotation entry (-1: none). */
-  private readonly rank: Int32Array
-  private readonly entryOf: Int32Array
+  private rank = new Int32Array(0)
+  private entryOf = new Int32Array(0)
   /** The entries whose call is cached, in date order (oldest first). */
-  private readonly sorted: number[] = []
+  private sorted: number[] = []
+  /** Every call id in date order, oldest first. */
+  private order: Int32Array = new Int32Array(0)
   /** Each list's calls, read on first use. */
   readonly lists = new Map<string, ListCalls>()
 
@@ -76,19 +81,45 @@ class Annotations {
     /** The review version the rows were read at. */
     public version: number,
     /** Every call id in date order, oldest first. */
-    readonly order: Int32Array
+    order: Int32Array
   ) {
-    let size = 0
-    for (let k = 0; k < order.length; k++) if (order[k]! >= size) size = order[k]! + 1
-    this.rank = new Int32Array(size).fill(-1)
-    for (let k = 0; k < order.length; k++) this.rank[order[k]!] = k
-    this.entryOf = new Int32Array(size).fill(-1)
     this.grow(rows.length)
     for (const r of rows) this.write(r)
-    for (let e = 0; e < this.n; e++) if (this.cached(e)) this.sorted.push(e)
-    const rank = this.rank
-    const row = this.row
-    this.sorted.sort((a, b) => rank[row[a]!]! - rank[row[b]!]!)
+    this.setOrder(order)
+  }
+
+  /**
+   * The calls changed (a sync): a new date order, and the rows of annotations whose calls are
+   * new (a call annotated before it was synced gets its row id then, migration 11). Nothing
+   * else of an annotation depends on its call, so the other rows stay as they are.
+   */
+  resync(rows: readonly AnnotationFacts[], order: Int32Array): void {
+    for (const r of rows) this.write(r)
+    this.setOrder(order)
+    this.lists.clear()
+  }
+
+  /** What follows from the date order: ranks, the entry of each row id, the annotated calls in date order. */
+  private setOrder(order: Int32Array): void {
+    let size = 0
+    for (let k = 0; k < order.length; k++) if (order[k]! >= size) size = order[k]! + 1
+    const rank = new Int32Array(size).fill(-1)
+    for (let k = 0; k < order.length; k++) rank[order[k]!] = k
+    const entryOf = new Int32Array(size).fill(-1)
+    for (let e = 0; e < this.n; e++) {
+      const r = this.row[e]!
+      if (r >= 0 && r < size) entryOf[r] = e
+    }
+    // One pass over the order: no sort of the entries.
+    const sorted: number[] = []
+    for (let k = 0; k < order.length; k++) {
+      const e = entryOf[order[k]!]!
+      if (e >= 0) sorted.push(e)
+    }
+    this.order = order
+    this.rank = rank
+    this.entryOf = entryOf
+    this.sorted = sorted
   }
 
   /** The number of ids the date order covers (row ids below it). */
@@ -294,23 +325,46 @@ export interface ReviewMatch {
  * per call id ANDed with the bitmap evaluator's answer for the rest of the query.
  */
 export class ReviewSet {
-  /** The annotations, and each query's bits, per data version. */
-  private readonly held: PerVersion<{ a: Annotations | null; kept: Map<string, { bits: Uint8Array; n: number }> }>
+  /** The annotations held, and the data version they follow (null: none yet). */
+  private held: Annotations | null = null
+  private builtAt: DataVersion | null = null
+  /** Each query's bits, for the data version held. */
+  private readonly kept = new Map<string, { bits: Uint8Array; n: number }>()
+  /** How many times every annotation was read (tests: a sync must not cost that). */
+  fullReads = 0
 
   constructor(
     private readonly reads: ReviewReads,
-    watch: DataWatch,
+    private readonly watch: DataWatch,
     /** Every call id in date order, oldest first (the columns', per data version). */
     private readonly byDate: () => Int32Array
-  ) {
-    this.held = new PerVersion(watch, () => ({ a: null, kept: new Map() }))
-  }
+  ) {}
 
-  /** The annotations as of now: built on first use per data version, brought up to date with this connection's writes. */
-  private annotations(slot: { a: Annotations | null }): Annotations {
-    const now = this.reads.version()
-    let a = slot.a
-    if (a !== null && a.version !== now) {
+  /**
+   * The annotations as of now. A change of the calls through this connection (a sync page)
+   * re-reads only the annotations of calls it added and takes the new date order; another
+   * connection's write, or a change the journal no longer knows, reads every annotation. Then
+   * this connection's own review writes since are read again, row by row.
+   */
+  private annotations(): Annotations {
+    const { change, now } = this.watch.since(this.builtAt)
+    let a = this.held
+    if (a === null || change.kind !== 'none') {
+      this.kept.clear()
+      if (a !== null && change.kind === 'own-writes') {
+        const order = this.byDate()
+        const from = change.changes.newFrom
+        if (from === null) a.resync([], order)
+        else {
+          const rows = this.reads.ofNewCalls(from, RESYNC_MAX)
+          if (rows === null) a = null
+          else a.resync(rows, order)
+        }
+      } else a = null
+      this.builtAt = now
+    }
+    const version = this.reads.version()
+    if (a !== null && a.version !== version) {
       const changes = this.reads.changesSince(a.version)
       if (changes === null) a = null
       else {
@@ -322,25 +376,27 @@ export class ReviewSet {
         else {
           for (const r of rows) a.put(r)
           if (changes.lists) a.lists.clear()
-          a.version = now
+          a.version = version
         }
       }
     }
-    if (a === null) a = new Annotations(this.reads.all(), now, this.byDate())
-    slot.a = a
+    if (a === null) {
+      this.fullReads++
+      a = new Annotations(this.reads.all(), version, this.byDate())
+    }
+    this.held = a
     return a
   }
 
   /** Forgets the per-query bits (benchmarks measure cold queries); the annotations stay, as the columns do. */
   reset(): void {
-    this.held.get().kept.clear()
+    this.kept.clear()
   }
 
   /** The query's review filter (which it must have) against the annotations held now. */
   match(query: SearchQuery): ReviewMatch {
     const f = query.review!
-    const slot = this.held.get()
-    const a = this.annotations(slot)
+    const a = this.annotations()
     let list: ListCalls | null = null
     if (f.listId !== null) {
       list = a.lists.get(f.listId) ?? null
@@ -356,11 +412,11 @@ export class ReviewSet {
       has: (id) => a.matches(c, id),
       walk: (desc) => a.walk(c, desc),
       bits: (size) => {
-        let got = slot.kept.get(key)
+        let got = this.kept.get(key)
         if (got?.bits.length !== size) {
           got = a.bits(c, size)
-          if (slot.kept.size >= BITS_KEPT) slot.kept.clear()
-          slot.kept.set(key, got)
+          if (this.kept.size >= BITS_KEPT) this.kept.clear()
+          this.kept.set(key, got)
         }
         return got
       }

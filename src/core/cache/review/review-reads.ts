@@ -19,6 +19,8 @@ export interface ReviewReads {
   all(): AnnotationFacts[]
   /** The annotations of these calls (those that have one). */
   of(callIds: readonly string[]): AnnotationFacts[]
+  /** The annotations of the calls with row ids from `from` on (a sync's new calls); null when more than `max` calls are. */
+  ofNewCalls(from: number, max: number): AnnotationFacts[] | null
   /** The row ids (calls.id) of a review list's calls that are cached. */
   listRows(listId: string): Int32Array
 }
@@ -27,11 +29,17 @@ export interface ReviewReads {
 const FACTS = `SELECT call_id, call_row, status, total, scorecard_id, updated_by, note <> '', service_dropped_at IS NOT NULL,
   note_folded, tags FROM annotations`
 const CHUNK = 500
+// The new calls drive (a range of the primary key), each probing the annotations' key.
+const OF_NEW = `SELECT a.call_id, a.call_row, a.status, a.total, a.scorecard_id, a.updated_by, a.note <> '',
+  a.service_dropped_at IS NOT NULL, a.note_folded, a.tags FROM calls c CROSS JOIN annotations a ON a.call_id = c.call_id
+  WHERE c.id >= ?`
 
 export function createReviewReads(cache: CallCache): ReviewReads {
   const db = cache.db
   let all: Database.Statement | null = null
   let list: Database.Statement | null = null
+  let ofNew: Database.Statement | null = null
+  let maxId: Database.Statement | null = null
   const some = new Map<number, Database.Statement>()
   return {
     version: () => cache.reviewVersion,
@@ -52,6 +60,13 @@ export function createReviewReads(cache: CallCache): ReviewReads {
         for (const r of st.all(...chunk) as AnnotationFacts[]) out.push(r)
       }
       return out
+    },
+    ofNewCalls(from, max) {
+      maxId ??= db.prepare('SELECT max(id) FROM calls').pluck()
+      const top = (maxId.get() as number | null) ?? 0
+      if (top - from + 1 > max) return null
+      ofNew ??= db.prepare(OF_NEW).raw(true)
+      return ofNew.all(from) as AnnotationFacts[]
     },
     listRows(listId) {
       list ??= db.prepare('SELECT c.id FROM review_list_items li CROSS JOIN calls c ON c.call_id = li.call_id WHERE li.list_id = ?').pluck()

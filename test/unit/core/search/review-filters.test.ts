@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openCache } from '../../../../src/core/cache'
+import { createReviewReads, createSearchReader, openCache } from '../../../../src/core/cache'
+import { DataWatch } from '../../../../src/core/search/data-watch'
+import { ReviewSet } from '../../../../src/core/search/review-set'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
-import type { CallRecord, ReviewFilterInput, SearchQueryInput } from '../../../../src/shared/domain'
+import { SearchQuery, type CallRecord, type ReviewFilterInput, type SearchQueryInput } from '../../../../src/shared/domain'
 import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
 import { foldText } from '../../../../src/shared/text/fold'
 import { buildFixture, rnd, T0, type Fixture } from './fixture'
@@ -418,6 +420,50 @@ describe('the review index keeps the call time (migration 9)', () => {
       write([rec('plain', T0 + 3000), rec('late', T0 + 5000), rec('early', T0 + 2000)])
       expect(reviewed(s)).toEqual(['late', 'early'])
       expect(s.count({ results: 'all', review: { tags: ['t'] } } as never)).toBe(2)
+    } finally {
+      fx2.close()
+    }
+  })
+
+  it('after a sync page, holds the annotations in place: reads those of the new calls, not every one', () => {
+    const fx2 = buildFixture(0)
+    try {
+      const { cache } = fx2
+      const write = (records: CallRecord[]) =>
+        cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
+      cache.ensureScope('everything', EVERYTHING)
+      write([rec('a', T0 + 1000), rec('b', T0 + 2000), rec('c', T0 + 3000)])
+      cache.annotations.write('b', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
+      // Annotated before the sync brings its call.
+      cache.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
+      const reads = createReviewReads(cache)
+      const reader = createSearchReader(cache)
+      const byDate = () => Int32Array.from(cache.db.prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
+      const set = new ReviewSet(reads, new DataWatch(reader.data), byDate)
+      const ids = (desc = true) => {
+        const rows = set.match(SearchQuery.parse({ review: { statuses: ['reviewed'] } })).walk(desc)(100)
+        const name = cache.db.prepare('SELECT call_id FROM calls WHERE id = ?').pluck()
+        return rows.map((id) => name.get(id))
+      }
+      expect(ids()).toEqual(['b'])
+      expect(set.fullReads).toBe(1)
+      // A sync page: the annotated call arrives (newest), 'a' moves past 'b', 'd' is new.
+      write([rec('later', T0 + 9000), rec('a', T0 + 2500), rec('d', T0 + 500)])
+      cache.annotations.write('a', { status: 'reviewed' }, { author: 'x', at: 2, history: false })
+      expect(ids()).toEqual(['later', 'a', 'b'])
+      expect(ids(false)).toEqual(['b', 'a', 'later'])
+      write([rec('b', T0 + 9500)])
+      expect(ids()).toEqual(['b', 'later', 'a'])
+      expect(
+        set
+          .match(SearchQuery.parse({ review: { statuses: ['new'] } }))
+          .has(Number(cache.db.prepare("SELECT id FROM calls WHERE call_id = 'd'").pluck().get()))
+      ).toBe(true)
+      expect(set.fullReads).toBe(1)
+      // Emptied: every annotation is read again.
+      cache.clear({ keepReview: true })
+      expect(ids()).toEqual([])
+      expect(set.fullReads).toBe(2)
     } finally {
       fx2.close()
     }
