@@ -12,6 +12,10 @@
  * - ten workstations pulling: requests to the service (counted by the reference service);
  * - sizing: rows and bytes per call in PostgreSQL and in the pulled SQLite file.
  * Skipped, with one line, when no PostgreSQL server binaries are installed.
+ *
+ * While iterating: CALLSIGHT_BENCH_TEAM_CALLS sets the calls written and pulled (default
+ * 1,000,000; 100,000 with --quick), CALLSIGHT_BENCH_TEAM_PARTS a comma list of the parts
+ * to run (worker,write,ten; the write part includes the pulls; default all).
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, statSync } from 'node:fs'
@@ -97,13 +101,15 @@ export const run: BenchFn = async (ctx) => {
     return { name: 'team', rows: [] }
   }
   const rows: BenchRow[] = []
+  const parts = new Set((process.env['CALLSIGHT_BENCH_TEAM_PARTS'] ?? 'worker,write,ten').split(',').map((p) => p.trim()))
+  const sized = Number(process.env['CALLSIGHT_BENCH_TEAM_CALLS'] ?? 0)
   const cluster: PgCluster = await startPgCluster()
   try {
     await cluster.sql('CREATE DATABASE bench')
     const url = cluster.urlFor({ database: 'bench' })
 
     // 1. Worker sync into PostgreSQL against the same sync into SQLite, back to back.
-    {
+    if (parts.has('worker')) {
       const calls = ctx.quick ? 20_000 : 100_000
       const LIMIT = limitFor(ctx.quick)
       const ceiling = (LIMIT.requests / LIMIT.perSeconds) * 500
@@ -143,166 +149,175 @@ export const run: BenchFn = async (ctx) => {
     }
 
     // 2. Bulk write throughput: the same groups into PostgreSQL and SQLite, interleaved.
-    const n = ctx.quick ? 100_000 : 1_000_000
-    const compared = ctx.quick ? 60_000 : 300_000
-    const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
-    const sqlite = openCache(join(ctx.workDir, 'direct.sqlite'))
-    try {
-      for (const s of [store, sqlite]) {
-        await s.ensureScope('all', ALL)
-        await s.ensureScope('type', TYPE)
-      }
-      const pgRates: number[] = []
-      const sqRates: number[] = []
-      let pgMs = 0
-      let sqMs = 0
-      let pgBlock = 0
-      let sqBlock = 0
-      let blockCalls = 0
-      let done = 0
-      const block = Math.max(2000, compared / 10)
-      for (const g of groups(n, 42)) {
-        let t = performance.now()
-        await store.writePages(g)
-        const pms = performance.now() - t
-        pgMs += pms
-        pgBlock += pms
-        const c = callsIn(g)
-        if (done < compared) {
-          t = performance.now()
-          sqlite.writePages(g)
-          const sms = performance.now() - t
-          sqMs += sms
-          sqBlock += sms
+    if (parts.has('write')) {
+      const n = sized > 0 ? Math.round(sized / 100) * 100 : ctx.quick ? 100_000 : 1_000_000
+      const compared = Math.min(n, ctx.quick ? 60_000 : 300_000)
+      const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
+      const sqlite = openCache(join(ctx.workDir, 'direct.sqlite'))
+      try {
+        for (const s of [store, sqlite]) {
+          await s.ensureScope('all', ALL)
+          await s.ensureScope('type', TYPE)
         }
-        done += c
-        blockCalls += c
-        if (blockCalls >= block) {
-          pgRates.push(blockCalls / (pgBlock / 1000))
-          if (sqBlock > 0) sqRates.push(blockCalls / (sqBlock / 1000))
-          blockCalls = 0
-          pgBlock = 0
-          sqBlock = 0
-        }
-        if (done % 200_000 === 0) ctx.log(`written ${done.toLocaleString('en')} calls to PostgreSQL`)
-      }
-      const pgRate = median(pgRates)
-      const sqRate = median(sqRates)
-      ctx.log(
-        `bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`
-      )
-      rows.push({
-        metric: 'PostgreSQL write throughput, bulk sync (pages of 100 calls + 10 items, 20 per transaction), median of blocks',
-        value: pgRate,
-        unit: 'calls/s',
-        baseline: sqRate,
-        ratio: pgRate / sqRate,
-        target: 20_000,
-        targetKind: 'min',
-        note: `baseline: the same groups into SQLite (direct path), interleaved, first ${compared.toLocaleString('en')} calls; PostgreSQL whole run ${Math.round(n / (pgMs / 1000))}/s over ${n.toLocaleString('en')}`
-      })
-      const direct = Math.round(compared / (sqMs / 1000))
-
-      // Sizing of what was written.
-      await store.pool.query('VACUUM ANALYZE bench.calls, bench.scope_members')
-      const sizes = await store.pool.query(
-        `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
-         LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE ns.nspname = 'bench' AND c.relkind = 'r'`
-      )
-      const cnt = async (t: string): Promise<number> =>
-        Number((await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM bench.${t}`)).rows[0]!.n)
-      const pgBytes = sizes.rows.reduce((s, r: { bytes: string }) => s + Number(r.bytes), 0)
-      const memberRows = await cnt('scope_members')
-      ctx.log(
-        `PostgreSQL sizes: ${sizes.rows.map((r: { name: string; bytes: string }) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`
-      )
-      rows.push({
-        metric: `team cache size per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls, ${memberRows.toLocaleString('en')} memberships)`,
-        value: ((pgBytes / n) * 1e6) / 2 ** 20,
-        unit: 'MiB',
-        note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST`
-      })
-
-      // 3. Pull everything into an empty local cache, in its own process.
-      const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
-      const file = join(ctx.workDir, 'pulled.sqlite')
-      let pull: { seconds: number; rss: number; calls: number; where: string }
-      if (existsSync(cli)) pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
-      else {
-        const pool = createPool({ url, schema: 'bench' })
-        const cache = openCache(file)
-        const t = performance.now()
-        const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
-        pull = {
-          seconds: (performance.now() - t) / 1000,
-          rss: process.memoryUsage().rss,
-          calls: r.calls,
-          where: 'in-process (no CLI bundle)'
-        }
-        cache.close()
-        await pool.end()
-      }
-      if (pull.calls !== n) throw new Error(`the pull applied ${pull.calls} of ${n} calls`)
-      const rate = n / pull.seconds
-      ctx.log(
-        `pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`
-      )
-      rows.push(
-        {
-          metric: `pull of ${n.toLocaleString('en')} calls with analysis into an empty cache, end to end`,
-          value: rate,
-          unit: 'calls/s',
-          baseline: direct,
-          ratio: rate / direct,
-          target: 15_000,
-          targetKind: 'min',
-          note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run`
-        },
-        { metric: 'pull: peak resident memory', value: pull.rss / 2 ** 20, unit: 'MiB', target: 300, targetKind: 'max', note: pull.where },
-        { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
-      )
-
-      // 4. Incremental pulls of 1,000 changed calls.
-      const times: number[] = []
-      for (let round = 1; round <= (ctx.quick ? 3 : 7); round++) {
-        const from = round * 7919
-        const changed: WritePageInput[] = []
-        for (const g of groups(n, 42, (r) => ({ ...r, summary: `${r.summary} (revised ${round})` }))) {
-          for (const p of g) {
-            if (p.scopeKey !== 'all') continue
-            const sel = p.records.filter((r) => {
-              const i = Number(r.callId.slice(1))
-              return i >= from && i < from + 1000
-            })
-            if (sel.length) changed.push({ ...p, records: sel })
+        const pgRates: number[] = []
+        const sqRates: number[] = []
+        let pgMs = 0
+        let sqMs = 0
+        let pgBlock = 0
+        let sqBlock = 0
+        let blockCalls = 0
+        let done = 0
+        const block = Math.max(2000, compared / 10)
+        for (const g of groups(n, 42)) {
+          let t = performance.now()
+          await store.writePages(g)
+          const pms = performance.now() - t
+          pgMs += pms
+          pgBlock += pms
+          const c = callsIn(g)
+          if (done < compared) {
+            t = performance.now()
+            sqlite.writePages(g)
+            const sms = performance.now() - t
+            sqMs += sms
+            sqBlock += sms
           }
-          if (changed.reduce((s, p) => s + p.records.length, 0) >= 1000) break
+          done += c
+          blockCalls += c
+          if (blockCalls >= block) {
+            pgRates.push(blockCalls / (pgBlock / 1000))
+            if (sqBlock > 0) sqRates.push(blockCalls / (sqBlock / 1000))
+            blockCalls = 0
+            pgBlock = 0
+            sqBlock = 0
+          }
+          if (done % 200_000 === 0) ctx.log(`written ${done.toLocaleString('en')} calls to PostgreSQL`)
         }
-        await store.writePages(changed)
-        const pool = createPool({ url, schema: 'bench', maxConnections: 1 })
-        const cache = openCache(file)
-        const t = performance.now()
-        const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
-        times.push(performance.now() - t)
-        cache.close()
-        await pool.end()
-        if (r.calls !== 1000) throw new Error(`the incremental pull applied ${r.calls} calls, not 1000`)
+        const pgRate = median(pgRates)
+        const sqRate = median(sqRates)
+        ctx.log(
+          `bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`
+        )
+        rows.push({
+          metric: 'PostgreSQL write throughput, bulk sync (pages of 100 calls + 10 items, 20 per transaction), median of blocks',
+          value: pgRate,
+          unit: 'calls/s',
+          baseline: sqRate,
+          ratio: pgRate / sqRate,
+          target: 20_000,
+          targetKind: 'min',
+          note: `baseline: the same groups into SQLite (direct path), interleaved, first ${compared.toLocaleString('en')} calls; PostgreSQL whole run ${Math.round(n / (pgMs / 1000))}/s over ${n.toLocaleString('en')}`
+        })
+        const direct = Math.round(compared / (sqMs / 1000))
+
+        // Sizing of what was written.
+        await store.pool.query('VACUUM ANALYZE bench.calls, bench.scope_members')
+        const sizes = await store.pool.query(
+          `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+         LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE ns.nspname = 'bench' AND c.relkind = 'r'`
+        )
+        const cnt = async (t: string): Promise<number> =>
+          Number((await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM bench.${t}`)).rows[0]!.n)
+        const pgBytes = sizes.rows.reduce((s, r: { bytes: string }) => s + Number(r.bytes), 0)
+        const memberRows = await cnt('scope_members')
+        ctx.log(
+          `PostgreSQL sizes: ${sizes.rows.map((r: { name: string; bytes: string }) => `${r.name} ${(Number(r.bytes) / 2 ** 20).toFixed(0)} MiB`).join(', ')}`
+        )
+        rows.push({
+          metric: `team cache size per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls, ${memberRows.toLocaleString('en')} memberships)`,
+          value: ((pgBytes / n) * 1e6) / 2 ** 20,
+          unit: 'MiB',
+          note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST`
+        })
+
+        // 3. Pull everything into an empty local cache, in its own process.
+        const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
+        const file = join(ctx.workDir, 'pulled.sqlite')
+        let pull: { seconds: number; rss: number; calls: number; where: string }
+        if (existsSync(cli)) pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
+        else {
+          const pool = createPool({ url, schema: 'bench' })
+          const cache = openCache(file)
+          const t = performance.now()
+          const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
+          pull = {
+            seconds: (performance.now() - t) / 1000,
+            rss: process.memoryUsage().rss,
+            calls: r.calls,
+            where: 'in-process (no CLI bundle)'
+          }
+          cache.close()
+          await pool.end()
+        }
+        if (pull.calls !== n) throw new Error(`the pull applied ${pull.calls} of ${n} calls`)
+        const rate = n / pull.seconds
+        ctx.log(
+          `pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`
+        )
+        rows.push(
+          {
+            metric: `pull of ${n.toLocaleString('en')} calls with analysis into an empty cache, end to end`,
+            value: rate,
+            unit: 'calls/s',
+            baseline: direct,
+            ratio: rate / direct,
+            target: 15_000,
+            targetKind: 'min',
+            note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run`
+          },
+          {
+            metric: 'pull: peak resident memory',
+            value: pull.rss / 2 ** 20,
+            unit: 'MiB',
+            target: 300,
+            targetKind: 'max',
+            note: pull.where
+          },
+          { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
+        )
+
+        // 4. Incremental pulls of 1,000 changed calls.
+        const times: number[] = []
+        for (let round = 1; round <= (ctx.quick ? 3 : 7); round++) {
+          const from = round * 7919
+          const changed: WritePageInput[] = []
+          for (const g of groups(n, 42, (r) => ({ ...r, summary: `${r.summary} (revised ${round})` }))) {
+            for (const p of g) {
+              if (p.scopeKey !== 'all') continue
+              const sel = p.records.filter((r) => {
+                const i = Number(r.callId.slice(1))
+                return i >= from && i < from + 1000
+              })
+              if (sel.length) changed.push({ ...p, records: sel })
+            }
+            if (changed.reduce((s, p) => s + p.records.length, 0) >= 1000) break
+          }
+          await store.writePages(changed)
+          const pool = createPool({ url, schema: 'bench', maxConnections: 1 })
+          const cache = openCache(file)
+          const t = performance.now()
+          const r = await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache })
+          times.push(performance.now() - t)
+          cache.close()
+          await pool.end()
+          if (r.calls !== 1000) throw new Error(`the incremental pull applied ${r.calls} calls, not 1000`)
+        }
+        rows.push({
+          metric: 'incremental pull of 1,000 changed calls (p50)',
+          value: percentile(times, 50),
+          unit: 'ms',
+          target: 1000,
+          targetKind: 'max',
+          note: `p95 ${percentile(times, 95).toFixed(0)} ms over ${times.length}; includes connecting`
+        })
+      } finally {
+        sqlite.close()
+        await store.close()
       }
-      rows.push({
-        metric: 'incremental pull of 1,000 changed calls (p50)',
-        value: percentile(times, 50),
-        unit: 'ms',
-        target: 1000,
-        targetKind: 'max',
-        note: `p95 ${percentile(times, 95).toFixed(0)} ms over ${times.length}; includes connecting`
-      })
-    } finally {
-      sqlite.close()
-      await store.close()
     }
 
     // 5. Ten workstations pull what the worker synced: requests to the service.
-    {
+    if (parts.has('ten')) {
       const svc = await startService({
         port: 0,
         calls: ctx.quick ? 5000 : 20_000,

@@ -10,6 +10,7 @@ import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, migrations, SCHEMA_VERSION, type MigrationProgress } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
+import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ReviewListStore } from './review/list-store'
@@ -220,6 +221,15 @@ export class CallCache {
       throw e
     }
     this.wrote(writer.newFrom, writer.touched)
+  }
+
+  /**
+   * For a pull of many calls: FTS5 keeps a whole batch's terms in memory and writes one
+   * segment per batch (fts-buffer.ts); off again restores its default.
+   */
+  bulkIndexing(on: boolean): void {
+    this.requireWriter()
+    setFtsBuffer(this.db, on ? FTS_BULK_BUFFER : FTS_DEFAULT_BUFFER)
   }
 
   /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */

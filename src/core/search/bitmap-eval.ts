@@ -119,45 +119,62 @@ export class BitmapEvaluator {
    * stretch of its doclists (a first page asks about the newest calls first).
    */
   evaluate(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, within: readonly [number, number] | null = null): Uint8Array {
-    const quarters = this.columns.quarters()
-    const size = quarters.length
+    const size = this.columns.quarters().length
+    if (within === null) return this.evaluateSpan(query, q, catalog, null).bits
     const out = new Uint8Array(size)
-    if (q.empty) return out
-    const base = this.base(query, quarters, catalog)
+    const span = this.evaluateSpan(query, q, catalog, within)
+    out.set(span.bits.subarray(0, Math.max(0, size - span.lo)), span.lo)
+    return out
+  }
+
+  /**
+   * The same over the ids in `within` only: `bits[id - lo]` for ids lo..lo + bits.length - 1,
+   * every array sized to the span, so a first page's window costs what the window holds, not
+   * the whole cache (a pass over 1,000,000 ids per term and per AND was most of a window's
+   * cost). Null `within`: every id, lo 0.
+   */
+  evaluateSpan(
+    query: SearchQuery,
+    q: CompiledQuery,
+    catalog: QueryCatalog,
+    within: readonly [number, number] | null
+  ): { bits: Uint8Array; lo: number } {
+    const quarters = this.columns.quarters()
+    const lo = within === null ? 0 : Math.max(0, Math.min(quarters.length, within[0]))
+    const hi = within === null ? quarters.length - 1 : Math.min(quarters.length - 1, within[1])
+    const size = Math.max(0, hi - lo + 1)
+    if (q.empty || size === 0) return { bits: new Uint8Array(size), lo }
+    const base = this.base(query, quarters, catalog, lo, size)
     // With a range or scopes, FTS5 reads only the doclists between the first and last call
     // they allow (narrow when ids grow with call time, as a sync in time order writes them).
-    let bounds: readonly [number, number] | null = within
-    if (within !== null) {
-      base.fill(0, 0, Math.max(0, within[0]))
-      base.fill(0, Math.max(0, within[1] + 1))
-    }
+    let bounds: readonly [number, number] | null = null
     if (within !== null || query.from !== null || query.to !== null || q.where.some((w) => w.includes('scope_members'))) {
       const first = base.indexOf(1)
-      if (first < 0) return out
-      bounds = [first, base.lastIndexOf(1)]
+      if (first < 0) return { bits: new Uint8Array(size), lo }
+      bounds = [lo + first, lo + base.lastIndexOf(1)]
     }
     const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
     // list); a first page's window uses it when kept, else reads its stretch of the doclist.
     const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
-    const run = new Run(this.reads, this.columns, ctx, base, bounds, size, prefix)
+    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix)
     const node = q.node
-    const m = node === null ? base : run.node(node)
-    for (let i = 0; i < size; i++) out[i] = m[i]! & base[i]!
-    return out
+    if (node === null) return { bits: base, lo }
+    const m = run.node(node)
+    for (let i = 0; i < size; i++) m[i]! &= base[i]!
+    return { bits: m, lo }
   }
 
-  /** The calls the date range and scope filters allow (every call without them). */
-  private base(query: SearchQuery, quarters: Int32Array, catalog: QueryCatalog): Uint8Array {
-    const size = quarters.length
+  /** The calls the date range and scope filters allow (every call without them), ids lo..lo + size - 1. */
+  private base(query: SearchQuery, quarters: Int32Array, catalog: QueryCatalog, lo: number, size: number): Uint8Array {
     const base = new Uint8Array(size)
     const { from, to } = query
     // Quarters wholly inside [from, to) from the column; a quarter the range cuts from SQL.
     const q0 = from === null ? -Infinity : Math.ceil(from / QUARTER_MS)
     const q1 = to === null ? Infinity : Math.floor(to / QUARTER_MS) - 1
-    for (let id = 0; id < size; id++) {
-      const k = quarters[id]!
-      if (k !== NO_CALL && k >= q0 && k <= q1) base[id] = 1
+    for (let i = 0; i < size; i++) {
+      const k = quarters[lo + i]!
+      if (k !== NO_CALL && k >= q0 && k <= q1) base[i] = 1
     }
     const cut: Array<[number, number]> = []
     if (from !== null && from % QUARTER_MS !== 0) cut.push([from, Math.min(to ?? Infinity, q0 * QUARTER_MS)])
@@ -165,11 +182,14 @@ export class BitmapEvaluator {
     for (const [a, b] of cut) {
       if (!(a < b)) continue
       const ids = this.reads.idsInTime(Math.max(a, Number.MIN_SAFE_INTEGER), Math.min(b, Number.MAX_SAFE_INTEGER))
-      for (let i = 0; i < ids.length; i++) if (ids[i]! < size) base[ids[i]!] = 1
+      for (let i = 0; i < ids.length; i++) {
+        const k = ids[i]! - lo
+        if (k >= 0 && k < size) base[k] = 1
+      }
     }
     for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
-      const members = this.membersOf(scopeIds, size).bits
-      for (let i = 0; i < size; i++) base[i]! &= members[i]!
+      const members = this.membersOf(scopeIds, quarters.length).bits
+      for (let i = 0; i < size; i++) base[i]! &= members[lo + i]!
     }
     return base
   }
@@ -184,18 +204,26 @@ class Run {
     /** NOT is taken within these calls (the range and scopes), which bounds the result anyway. */
     private readonly universe: Uint8Array,
     private readonly bounds: readonly [number, number] | null,
+    /** Every set below holds ids lo..lo + size - 1, id at [id - lo]. */
+    private readonly lo: number,
     private readonly size: number,
+    /** Ids below this can be calls (the largest id + 1). */
+    private readonly ids: number,
     private readonly prefix: (match: string) => PrefixSet | null
   ) {}
 
   private fts(match: string): Uint8Array {
     // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
     // the result is cut by the base (range and scopes), which is 0 outside them.
+    const { lo, size } = this
     const kept = this.prefix(match)
-    if (kept !== null && kept.bits.length === this.size) return kept.bits.slice()
-    const out = new Uint8Array(this.size)
+    if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
+    const out = new Uint8Array(size)
     const ids = this.reads.ftsIds(match, this.bounds)
-    for (let i = 0; i < ids.length; i++) if (ids[i]! < this.size) out[ids[i]!] = 1
+    for (let i = 0; i < ids.length; i++) {
+      const k = ids[i]! - lo
+      if (k >= 0 && k < size) out[k] = 1
+    }
     return out
   }
 
@@ -249,11 +277,13 @@ class Run {
     const dict = foldedDict(col)
     const hit = new Uint8Array(dict.length)
     dict.forEach((v, c) => (hit[c] = v === folded ? 1 : 0))
-    const { calls, length } = col
+    const { calls } = col
     const codes = col.codes!
-    for (let i = 0; i < length; i++) {
-      const c = calls[i]!
-      if (c >= 0 && c < this.size && hit[codes[i]!] === 1) out[c] = 1
+    const { lo, size } = this
+    const [start, end] = itemsWithin(col, lo, lo + size - 1)
+    for (let i = start; i < end; i++) {
+      const k = calls[i]! - lo
+      if (k >= 0 && k < size && hit[codes[i]!] === 1) out[k] = 1
     }
     return out
   }
@@ -264,20 +294,53 @@ class Run {
     if (!keyIds || keyIds.length === 0) return out
     const col = this.columns.values(keyIds, true)
     const nums = col.nums!
-    const { calls, length } = col
-    const lo = n.min?.value ?? -Infinity
-    const hi = n.max?.value ?? Infinity
-    const loStrict = n.min?.strict === true
-    const hiStrict = n.max?.strict === true
-    for (let i = 0; i < length; i++) {
+    const { calls } = col
+    const min = n.min?.value ?? -Infinity
+    const max = n.max?.value ?? Infinity
+    const minStrict = n.min?.strict === true
+    const maxStrict = n.max?.strict === true
+    const { lo, size } = this
+    const [start, end] = itemsWithin(col, lo, lo + size - 1)
+    for (let i = start; i < end; i++) {
       const v = nums[i]!
-      const c = calls[i]!
+      const k = calls[i]! - lo
       // NaN (no number) fails every comparison, as value_num IS NULL does in SQL.
-      if (c < 0 || c >= this.size || !(loStrict ? v > lo : v >= lo) || !(hiStrict ? v < hi : v <= hi)) continue
-      out[c] = 1
+      if (k < 0 || k >= size || !(minStrict ? v > min : v >= min) || !(maxStrict ? v < max : v <= max)) continue
+      out[k] = 1
     }
     return out
   }
+}
+
+const sortedColumns = new WeakMap<ValueColumn, { length: number; holes: number; sorted: boolean }>()
+
+/**
+ * The items [start, end) of a column that can belong to calls lo..hi: found by binary search
+ * when the column's calls are in ascending order (as it is read whole), else every item. A
+ * column changes only by appending items or marking them removed, so its length and holes
+ * say whether the order was checked for it as it is.
+ */
+function itemsWithin(col: ValueColumn, lo: number, hi: number): [number, number] {
+  const { calls, length, holes } = col
+  let known = sortedColumns.get(col)
+  if (known?.length !== length || known.holes !== holes) {
+    let sorted = true
+    for (let i = 1; i < length && sorted; i++) sorted = calls[i - 1]! <= calls[i]!
+    known = { length, holes, sorted }
+    sortedColumns.set(col, known)
+  }
+  if (!known.sorted) return [0, length]
+  const first = (id: number): number => {
+    let a = 0
+    let b = length
+    while (a < b) {
+      const m = (a + b) >>> 1
+      if (calls[m]! < id) a = m + 1
+      else b = m
+    }
+    return a
+  }
+  return [first(lo), first(hi + 1)]
 }
 
 function or(into: Uint8Array, m: Uint8Array): void {

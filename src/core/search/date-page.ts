@@ -9,6 +9,11 @@ import { windowPage } from './window-page'
 const WINDOW_MAX_OFFSET = 1000
 /** The share of calls a query without a text estimate is taken to match, to size its first window. */
 const WINDOW_SHARE = 0.05
+/**
+ * A window whose ids spread over more than this many times its length is left to the walk
+ * (ids far from date order: the span would hold most of the cache).
+ */
+const WINDOW_MAX_SPAN = 8
 
 /** A page in date (or relevance) order: the plan choosePlan names, served by the pager or from memory. */
 export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): SearchPage {
@@ -27,13 +32,14 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
 }
 
 /**
- * Walks and scans test a predicate per row in SQL, slow for an OR of expanded prefixes
- * (~100 µs a probe) and for a scan's mixed predicates; a short prefix whose set is kept
- * (prefix-sets.ts) needs no probe at all. The bitmap evaluator answers those
- * from memory instead: from the match list once it was read (the count reads it), else from
- * a window of the newest calls. A walk of plain words stays a walk: FTS5 probes one word
- * per row in a few µs, while reading even a window of a common word's doclist costs a
- * good part of reading all of it (perf-log).
+ * Walks and scans test a predicate per row in SQL: an FTS5 doclist seek (~10 µs at 1,000,000
+ * calls), ~100 µs for an OR of expanded prefixes, and an analysis term's EXISTS besides. The
+ * bitmap evaluator answers those from memory instead: from the match list once it was read
+ * (the count reads it), else from a window of the newest calls whose id span is evaluated at
+ * once (a rowid-bounded read of each doclist and a pass over the span's analysis items:
+ * what the window holds, not the cache). The walk stays when the window's ids spread over
+ * much more than the window (ids not in date order), unless the walk's probe is the costly
+ * kind (a scan's mixed predicates, an OR, a kept prefix), as before.
  */
 function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: number, limit: number, total: number): SearchPage {
   const { q, state } = p
@@ -54,17 +60,12 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
       fromMatchList: () => ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
     })
   }
-  const inMemory =
-    bitmaps !== null &&
-    ctx.inMemory(p) &&
-    (plan.kind === 'scan' ||
-      ((plan.kind === 'walk' || plan.kind === 'bitmap') &&
-        q.match !== null &&
-        (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)))
+  const inMemory = bitmaps !== null && ctx.inMemory(p) && (plan.kind === 'scan' || plan.kind === 'walk' || plan.kind === 'bitmap')
   if (!inMemory) return ctx.pager.page(q, state, plan, offset, limit, matches, total + 1)
   if (state.matches?.read === true || offset >= WINDOW_MAX_OFFSET) {
     return ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
   }
+  const costlyWalk = plan.kind === 'scan' || (q.match !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null))
   const share = Number.isNaN(p.estimate.n) ? WINDOW_SHARE : p.estimate.n / Math.max(1, total)
   const page = windowPage(
     ctx.columns.byDate(),
@@ -72,9 +73,11 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
     offset,
     limit,
     share,
-    (within) => bitmaps.evaluate(p.query, q, p.catalog, within),
-    ctx.reader.rows
+    (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within),
+    ctx.reader.rows,
+    costlyWalk ? Infinity : WINDOW_MAX_SPAN
   )
+  if (page === null) return ctx.pager.page(q, state, plan, offset, limit, matches, total + 1)
   if (page.whole && page.rows.length < limit) state.count = page.seen
   return { offset, rows: page.rows }
 }

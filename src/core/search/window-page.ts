@@ -9,6 +9,9 @@ import { countOf } from './bitmap-eval'
  * the window walked in order. When the window holds too few matches it grows fourfold, up
  * to every call. Exact whatever the ids' order: the evaluation is exact for every id in the
  * span, and every id of the window lies in it.
+ *
+ * `maxSpan`: when the window's ids spread over more than this many times its length (ids
+ * not in date order, so the span holds most calls), null: the caller's walk is cheaper.
  */
 export function windowPage(
   order: Int32Array,
@@ -17,9 +20,10 @@ export function windowPage(
   limit: number,
   /** Matches expected per call (the estimate), to size the first window. */
   share: number,
-  evaluate: (within: readonly [number, number]) => Uint8Array,
-  rows: RowReads
-): SearchPage & { seen: number; whole: boolean } {
+  evaluate: (within: readonly [number, number]) => { bits: Uint8Array; lo: number },
+  rows: RowReads,
+  maxSpan = Infinity
+): (SearchPage & { seen: number; whole: boolean }) | null {
   const want = offset + limit
   let w = Math.min(order.length, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
   for (;;) {
@@ -32,15 +36,16 @@ export function windowPage(
       if (id < lo) lo = id
       if (id > hi) hi = id
     }
-    const bits = window.length === 0 ? new Uint8Array(0) : evaluate([lo, hi])
+    const whole = w >= order.length
+    if (!whole && hi - lo + 1 > maxSpan * window.length) return null
+    const { bits, lo: first } = window.length === 0 ? { bits: new Uint8Array(0), lo: 0 } : evaluate([lo, hi])
     const ids: number[] = []
     let seen = 0
     for (let k = 0; k < window.length && ids.length < limit; k++) {
       const id = window[desc ? window.length - 1 - k : k]!
-      if (bits[id] !== 1) continue
+      if (bits[id - first] !== 1) continue
       if (seen++ >= offset) ids.push(id)
     }
-    const whole = w >= order.length
     if (ids.length === limit || whole) {
       // Every call asked about: the count is the bitmap's.
       return { offset, rows: ids.length === 0 ? [] : rows.byIds(ids), seen: whole ? countOf(bits) : seen, whole }

@@ -159,6 +159,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     progress.callsPerSecond = secs > 0 ? progress.calls / secs : 0
     opts.onProgress?.({ ...progress })
   }
+  let bulk = false
   try {
     await checkPgSchema(pool, schema)
     const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
@@ -177,6 +178,10 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     progress.totalCalls = Number(count.rows[0]?.n ?? 0)
     emit()
     const source = redactUrl(opts.sourceLabel)
+    // A bulk pull writes one full-text segment per batch (fts-buffer.ts); a small one keeps
+    // FTS5's default. Restored at the end; a pull killed before leaves only a larger buffer.
+    bulk = progress.totalCalls >= OPTIMIZE_AFTER
+    if (bulk) cache.bulkIndexing(true)
     const client = await pool.connect()
     let next: Promise<BatchRead> | null = null
     try {
@@ -213,6 +218,13 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     progress.error = cancelled
       ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' }
       : toErrorInfo(mapPgError(e))
+  }
+  if (bulk) {
+    try {
+      cache.bulkIndexing(false)
+    } catch {
+      // The cache was closed under the pull: the next bulk pull sets it again anyway.
+    }
   }
   emit()
   return { ...progress }

@@ -94,11 +94,17 @@ export class SqliteMatchReads implements MatchReads {
 
   ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array {
     // FTS5 takes rowid bounds as a range of its doclists: only the matches within are read.
+    // Only INTEGER bounds: the driver binds a JS number as REAL, which FTS5 ignores as a
+    // bound (it then reads the whole doclist, ~25 ms for a common word at 1,000,000 calls,
+    // and SQLite filters the rows): hence the CASTs.
     const text =
       bounds === null
         ? this.statements.get('SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ?', 'pluck').get(match)
         : this.statements
-            .get('SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ? AND rowid >= ? AND rowid <= ?', 'pluck')
+            .get(
+              'SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)',
+              'pluck'
+            )
             .get(match, bounds[0], bounds[1])
     return parseIntList(text as string | null)
   }

@@ -61,3 +61,37 @@ describe('the bitmap evaluator agrees with SQL', () => {
     }
   })
 })
+
+/**
+ * Ids in date order (as a sync writes them): the first page's window is a narrow id span at
+ * the newest (or oldest) end, evaluated over that span alone (bitmap-eval.ts evaluateSpan:
+ * doclists read between the span's ids, analysis items found by binary search), and walk
+ * plans take it too. Same pages as SQL, newest and oldest first.
+ */
+describe('the window of the newest calls, ids in date order', () => {
+  let timed: Fixture
+  let windowed: LocalSearch
+  let sql: LocalSearch
+  beforeAll(() => {
+    timed = buildFixture(1500, 23, { timeOrdered: true })
+    windowed = createSearch(timed.cache)
+    sql = createSearch(timed.cache, { bitmaps: false })
+  })
+  afterAll(() => timed.close())
+
+  const ORDERED: Array<[string, Partial<SearchQueryInput>]> = [
+    ['every call, newest first', { results: 'all' }],
+    ['every call, oldest first', { results: 'all', sort: 'date_asc' }],
+    ['a date range and a scope', { from: T0 + 5 * DAY + 7 * 60_000 + 123, to: T0 + 30 * DAY }],
+    ['a filter-bar analysis filter', { results: 'all', analysis: [{ kind: 'range', key: 'score', min: 40, max: null }] }]
+  ]
+  for (const [filterLabel, filters] of ORDERED) {
+    it.each(LANGUAGE_CASES)(`${filterLabel}: %s: %s`, (_label, text) => {
+      const q = SearchQuery.parse({ ...filters, text })
+      windowed.resetCaches()
+      sql.resetCaches()
+      for (const offset of [0, 50, 150]) expect(pageIds(windowed, q, offset), `offset ${offset}`).toEqual(pageIds(sql, q, offset))
+      expect(windowed.count(q)).toBe(sql.count(q))
+    })
+  }
+})

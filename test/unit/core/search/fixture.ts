@@ -52,9 +52,12 @@ export interface Fixture {
 
 /**
  * Calls with random ids (so id order is not date order), several per second now and then
- * (ties), over 40 days across a DST change, written through several scopes.
+ * (ties), over 40 days across a DST change, written through several scopes. `timeOrdered`:
+ * the calls are written in time order, every call first through the scope that holds them
+ * all, so ids follow dates as a sync writes them (the first page's window is then a narrow
+ * id span).
  */
-export function buildFixture(n: number, seed = 1): Fixture {
+export function buildFixture(n: number, seed = 1, options: { timeOrdered?: boolean } = {}): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'callsight-search-'))
   const cache = openCache(join(dir, 'cache.db'))
   const r = rnd(seed)
@@ -80,8 +83,11 @@ export function buildFixture(n: number, seed = 1): Fixture {
       extra: {}
     })
   }
+  if (options.timeOrdered) records.sort((a, b) => a.callAt - b.callAt || (a.callId < b.callId ? -1 : 1))
   const scopesOf = new Map<string, Set<string>>(records.map((rec) => [rec.callId, new Set<string>()]))
-  for (const [key, filters] of Object.entries(SCOPES)) {
+  const scopes = Object.entries(SCOPES)
+  if (options.timeOrdered) scopes.sort(([a], [b]) => Number(b === 'everything') - Number(a === 'everything'))
+  for (const [key, filters] of scopes) {
     cache.ensureScope(key, filters)
     const members = records.filter(() => key === 'everything' || r() < 0.3)
     for (let i = 0; i < members.length; i += 100) {
