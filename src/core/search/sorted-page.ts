@@ -13,8 +13,8 @@ import { positionAt, type SortedColumn } from './view-columns'
  *    nearest known position, its calls asked about in SQL a batch at a time, the batch sized
  *    by the share of matches the previous batch found (about limit / share candidates);
  *    as soon as that share says reading the list costs less than the asking left to do (a
- *    word in a few percent of calls: 1,400 probes at 7 % against 70,000 ids read at
- *    1,000,000 calls), the list is read instead;
+ *    word in a few percent of calls: 4,000 probes at 3 % against 30,000 ids and a pass
+ *    over the calls at 1,000,000 calls; from about 4 % down), the list is read instead;
  *  - many matches, list read (or a jump too far for asking): the order walked, each call
  *    tested against the match bitmap.
  *
@@ -30,9 +30,13 @@ export const PROBE_MAX = 10_000
 const LIST_SORT_SHARE = 1 / 32
 /**
  * What asking SQL about one candidate costs (the filters and an FTS5 probe for it) in ids
- * read from a match list: about 20 µs against 0.2 µs at 1,000,000 calls (issue 18).
+ * read from a match list (~10–20 µs against ~0.3 µs at 1,000,000 calls), and what reading a
+ * list costs besides its ids, in ids per call (the evaluator's pass over a byte per call).
+ * At 1,000,000 calls a 7 % word's 1,400 probes cost about what its list does (perf-log,
+ * issue 18); a 2 % filter's 6,000 do not.
  */
-export const PROBE_COST = 100
+export const PROBE_COST = 40
+const LIST_COST_PER_CALL = 1 / 16
 
 /** What a page needs of the query's matches; each read only if the chosen driver asks. */
 export interface SortedMatches {
@@ -150,10 +154,10 @@ function walkBits(
 /**
  * Matches along the order from `start`, skipping `skip` of them, up to `limit`: candidates
  * asked about in SQL a batch at a time. The first batch is what the page would need if
- * every other call matched; each next one what the share found so far says the rest needs
- * (with a margin), at most PROBE_BATCH. Null as soon as that share says the asking left costs
- * more than reading the match list (`total` × share ids, PROBE_COST ids a candidate), or
- * PROBE_MAX candidates will not do: a selective filter's list is cheaper than its probes.
+ * nearly every call matched (a common word); each next one what the share found so far says
+ * the rest needs (with a margin), at most PROBE_BATCH. Null as soon as that share says the
+ * asking left costs more than reading the match list (`total` × share ids and a pass over
+ * the calls, PROBE_COST ids a candidate), or PROBE_MAX candidates will not do.
  */
 export function probeAlong(
   at: (i: number) => number,
@@ -168,7 +172,8 @@ export function probeAlong(
   const want = skip + limit
   let seen = 0
   let i = start
-  let batchSize = Math.min(PROBE_BATCH, 2 * want + 16)
+  // A common word's page is nearly its candidates: ask a few more than it needs, then adapt.
+  let batchSize = Math.min(PROBE_BATCH, Math.ceil(1.2 * want) + 8)
   while (i < length && ids.length < limit) {
     const batch: number[] = []
     for (let k = i; k < Math.min(length, i + batchSize); k++) batch.push(at(k))
@@ -184,7 +189,7 @@ export function probeAlong(
     // Matches per candidate so far; none found yet counts as half of one.
     const share = Math.max(seen, 0.5) / asked
     const more = Math.ceil((1.25 * (want - seen)) / share)
-    if (asked + more > PROBE_MAX || more * PROBE_COST > share * total) return null
+    if (asked + more > PROBE_MAX || more * PROBE_COST > (share + LIST_COST_PER_CALL) * total) return null
     batchSize = Math.min(PROBE_BATCH, Math.max(16, more))
   }
   return { ids, end: i }

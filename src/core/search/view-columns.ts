@@ -179,15 +179,14 @@ export class ViewColumns {
   }
 
   private build(c: Parsed): SortedColumn {
-    const byDate = this.columns.byDate()
-    const ranked = this.ranked(c, byDate)
-    return { ...orderByRank(byDate, ranked.rankOf, ranked.labels.length), ...ranked }
+    const ranked = this.ranked(c)
+    return { ...orderByRank(this.columns.byDate(), ranked.rankOf, ranked.labels.length), ...ranked }
   }
 
   /** The column's value of every call as a rank (see RankedColumn). */
-  private ranked(c: Parsed, byDate: Int32Array): RankedColumn {
-    let size = 0
-    for (let i = 0; i < byDate.length; i++) size = Math.max(size, byDate[i]! + 1)
+  private ranked(c: Parsed): RankedColumn {
+    // Sized to the ids the date order covers (kept with it, per data version).
+    const size = this.columns.idSpace()
     const rankOf = new Int32Array(size).fill(-1)
     const none = { rankOf, labels: [], numbers: null }
     if (c.kind === 'review') {
