@@ -55,6 +55,7 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
       offset,
       limit,
       probeMax: ctx.reviewProbeMax,
+      listedSortMax: ctx.reviewListedSortMax,
       listed: (ids) => ctx.pager.page(q, state, { kind: 'fts', ids }, offset, limit, matches, total + 1),
       fromMatchList: () => ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
     })

@@ -181,7 +181,7 @@ class SearchOverCache implements LocalSearch {
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
  * REVIEW_FEW; `tuning.reviewSet`: false answers review filters in SQL only (the bench's baseline);
- * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX (tests move them).
+ * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`: LISTED_SORT_MAX (tests move them).
  */
 export function createSearch(
   cache: CallCache,
@@ -192,6 +192,7 @@ export function createSearch(
     reviewFew?: number
     reviewSet?: boolean
     reviewProbeMax?: number
+    reviewListedSortMax?: number
     sortLegacy?: boolean
   } = {}
 ): LocalSearch {
@@ -203,6 +204,7 @@ export function createSearch(
       reviewFew: tuning.reviewFew ?? REVIEW_FEW,
       reviewReads: tuning.reviewSet === false ? null : createReviewReads(cache),
       reviewProbeMax: tuning.reviewProbeMax,
+      reviewListedSortMax: tuning.reviewListedSortMax,
       sortLegacy: tuning.sortLegacy === true
     })
   )

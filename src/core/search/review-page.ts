@@ -8,6 +8,12 @@ import { matchedAmong } from './sql'
 export const REVIEW_PROBE_MAX = 10_000
 /** Pages from this far on come from the match list (keyset-free walks would repeat the skipped part). */
 export const REVIEW_WALK_MAX = 2_000
+/**
+ * A listed word's matches that pass the review filter, above which they are put in date order
+ * in memory and asked about a batch at a time, rather than all read by id and sorted in SQL
+ * (a rare word with a common filter, "status new": most of its matches pass).
+ */
+export const LISTED_SORT_MAX = 1_000
 const FIRST_BATCH_MIN = 64
 const BATCH_MAX = 4_000
 
@@ -22,7 +28,9 @@ export interface ReviewPageInput {
   offset: number
   limit: number
   /** REVIEW_PROBE_MAX (tests move it). */
-  probeMax?: number
+  probeMax?: number | undefined
+  /** LISTED_SORT_MAX (tests move it). */
+  listedSortMax?: number | undefined
   /** The page through the SQL plan that reads the given ids and sorts them (plan `fts` with ids). */
   listed: (idsJson: string) => SearchPage
   /** The page from the query's whole match list (plan `bitmap`). */
@@ -31,8 +39,10 @@ export interface ReviewPageInput {
 
 /**
  * A first page (date order) of a query with a review filter, the smaller side driving:
- *  - text whose matches the bounded count listed (a rarer word): those ids ANDed with the
- *    review filter's bits in memory, and only the survivors read by id and sorted in SQL;
+ *  - text whose matches the bounded count listed (a rarer word): those ids tested against
+ *    the review filter in memory; few survivors are read by id and sorted in SQL, more
+ *    (LISTED_SORT_MAX: a rare word with "status new") are put in date order in memory and
+ *    asked about a batch at a time, as below;
  *  - else (no text, or a common word): the review filter's calls in date order from memory
  *    (the annotated calls kept sorted, a list's calls, or every call for "new" and the
  *    like), asking SQL about the rest of the query (scope, date
@@ -43,12 +53,18 @@ export interface ReviewPageInput {
  */
 export function reviewDatePage(input: ReviewPageInput): SearchPage {
   const { reader, q, review, offset, limit } = input
+  const desc = q.order !== 'date_asc'
+  let next: (max: number) => number[]
   if (input.textIds !== null) {
     const ids = (JSON.parse(input.textIds) as number[]).filter((id) => review.has(id))
-    return input.listed(JSON.stringify(ids))
+    if (ids.length <= (input.listedSortMax ?? LISTED_SORT_MAX) || offset + limit > REVIEW_WALK_MAX) return input.listed(JSON.stringify(ids))
+    const byDate = review.inDateOrder(ids, desc)
+    let k = 0
+    next = (max) => byDate.slice(k, (k += max))
+  } else {
+    if (offset + limit > REVIEW_WALK_MAX) return input.fromMatchList()
+    next = review.walk(desc)
   }
-  if (offset + limit > REVIEW_WALK_MAX) return input.fromMatchList()
-  const next = review.walk(q.order !== 'date_asc')
   const want = offset + limit
   // As if every candidate passed, doubling while they do not: a word's probe per candidate is
   // what costs, so a rarer rest pays a few more statements rather than probes it did not need.

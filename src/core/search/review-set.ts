@@ -295,6 +295,20 @@ class Annotations {
     return { bits: out, n }
   }
 
+  /** These calls in date order (newest first when `desc`); calls not in the order are left out. */
+  inDateOrder(ids: readonly number[], desc: boolean): number[] {
+    const ranks = new Int32Array(ids.length)
+    let n = 0
+    for (const id of ids) {
+      const r = id >= 0 && id < this.rank.length ? this.rank[id]! : -1
+      if (r >= 0) ranks[n++] = r
+    }
+    const sorted = ranks.subarray(0, n).sort()
+    const out = new Array<number>(n)
+    for (let k = 0; k < n; k++) out[k] = this.order[sorted[desc ? n - 1 - k : k]!]!
+    return out
+  }
+
   /** A list's calls that are cached, in date order, from their row ids. */
   listCalls(rows: Int32Array): ListCalls {
     const has = new Uint8Array(this.rank.length)
@@ -315,6 +329,8 @@ export interface ReviewMatch {
   has(id: number): boolean
   /** The matching calls in date order, newest first when `desc`, `max` at a time (empty: no more). */
   walk(desc: boolean): (max: number) => number[]
+  /** These calls (any) in date order, newest first when `desc`. */
+  inDateOrder(ids: readonly number[], desc: boolean): number[]
   /** Every matching call with an id below `size`, a byte each, and how many (kept until reset). */
   bits(size: number): { bits: Uint8Array; n: number }
 }
@@ -411,6 +427,7 @@ export class ReviewSet {
     return {
       has: (id) => a.matches(c, id),
       walk: (desc) => a.walk(c, desc),
+      inDateOrder: (ids, desc) => a.inDateOrder(ids, desc),
       bits: (size) => {
         let got = this.kept.get(key)
         if (got?.bits.length !== size) {

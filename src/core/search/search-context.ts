@@ -54,6 +54,8 @@ export interface SearchTuning {
   reviewReads: ReviewReads | null
   /** REVIEW_PROBE_MAX (review-page.ts). */
   reviewProbeMax: number | undefined
+  /** LISTED_SORT_MAX (review-page.ts). */
+  reviewListedSortMax?: number | undefined
   /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
   sortLegacy: boolean
 }
@@ -75,6 +77,7 @@ export class SearchContext {
   /** Review filters from the annotations in memory; null: SQL only. */
   readonly reviews: ReviewSet | null
   readonly reviewProbeMax: number | undefined
+  readonly reviewListedSortMax: number | undefined
   readonly sortLegacy: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
@@ -107,6 +110,7 @@ export class SearchContext {
       : null
     this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
     this.reviewProbeMax = tuning.reviewProbeMax
+    this.reviewListedSortMax = tuning.reviewListedSortMax
   }
 
   prepare(query: SearchQuery): Prepared {

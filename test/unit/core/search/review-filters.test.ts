@@ -25,9 +25,12 @@ let sqlOnly: LocalSearch
 let walking: LocalSearch
 /** In memory, reading the match list after 30 candidates the rest of the query fails. */
 let impatient: LocalSearch
+/** In memory, a listed word's matches that pass always put in date order in memory (never read all by id). */
+let sorting: LocalSearch
 const paths = (): Array<[string, LocalSearch]> => [
   ['memory', search],
   ['memory, match list soon', impatient],
+  ['memory, listed matches sorted in memory', sorting],
   ['sql', sqlOnly],
   ['sql walking', walking]
 ]
@@ -40,6 +43,7 @@ beforeAll(() => {
   search = createSearch(fx.cache)
   sqlOnly = createSearch(fx.cache, { reviewSet: false })
   impatient = createSearch(fx.cache, { reviewProbeMax: 30 })
+  sorting = createSearch(fx.cache, { reviewListedSortMax: 0 })
   walking = createSearch(fx.cache, { reviewFew: 10, reviewSet: false })
   const r = rnd(9)
   const card = fx.cache.scorecards.save(
