@@ -21,6 +21,19 @@ export interface PgPageCounts {
 
 const FiltersJson = ScopeStatus.shape.filters
 
+/**
+ * Promises of statements sent ahead, each marked handled as it is added: one that fails
+ * while this process waits for another must not count as an unhandled rejection (which
+ * ends a Node process). Their outcome is read with allSettled before COMMIT.
+ */
+class Queued {
+  readonly all: Array<Promise<unknown>> = []
+  push(p: Promise<unknown>): void {
+    p.catch(() => undefined)
+    this.all.push(p)
+  }
+}
+
 /** A call as this transaction wrote it: the record, and the record whose analysis it holds (null: none written). */
 interface WrittenCall {
   r: CallRecord
@@ -230,8 +243,8 @@ export class PgSyncStore implements SyncStore {
       // on this transaction's connection and run in order, so PostgreSQL works through them
       // while this process prepares the next; the answers are read at the end. A failure
       // fails the transaction (each is awaited before COMMIT).
-      const sent: Array<Promise<unknown>> = []
-      const counted: Array<Promise<void>> = []
+      const sent = new Queued()
+      const counted = new Queued()
       const written = new Map<string, WrittenCall>()
       try {
         let i = 0
@@ -271,11 +284,12 @@ export class PgSyncStore implements SyncStore {
             c.query(`UPDATE ${this.s}.sync_runs SET stored = $1, requests = $2 WHERE id = $3`, [counts.stored, counts.requests, runId])
           )
         }
-      } finally {
-        // Whatever happens, no statement already queued fails unheard.
-        for (const p of sent) p.catch(() => undefined)
+      } catch (e) {
+        // The statements still queued fail with the transaction; their errors are not news.
+        await Promise.allSettled([...sent.all, ...counted.all])
+        throw e
       }
-      const settled = await Promise.allSettled([...sent, ...counted])
+      const settled = await Promise.allSettled([...sent.all, ...counted.all])
       const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
       if (failed) throw failed.reason
       return out
@@ -296,8 +310,8 @@ export class PgSyncStore implements SyncStore {
     counts: PgPageCounts[],
     now: number,
     written: Map<string, WrittenCall>,
-    sent: Array<Promise<unknown>>,
-    counted: Array<Promise<void>>
+    sent: Queued,
+    counted: Queued
   ): Promise<void> {
     const withAnalysis = pages[0]!.includeAnalysis
     const last = new Map<string, { r: CallRecord; page: number }>()

@@ -99,4 +99,30 @@ describe('a group of pages of two scopes written into PostgreSQL', () => {
       await paged.close()
     }
   })
+
+  it('a group whose statement fails writes nothing, and the process survives the statements queued behind it', async () => {
+    const database = await freshDatabase(cluster)
+    const url = cluster.urlFor({ database })
+    const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
+    try {
+      await store.ensureScope('all', ALL)
+      // PostgreSQL's text cannot hold U+0000: the first statement of the group fails while
+      // later ones are queued behind it.
+      const records = Array.from({ length: 900 }, (_, i) => call(i, i === 10 ? { title: 'kırık \u0000 başlık' } : {}))
+      await expect(store.writePages([{ scopeKey: 'all', records, includeAnalysis: true, checkpoint: { next: 900 } }])).rejects.toThrow()
+      await expect(store.writePages([{ scopeKey: 'nope', records: [call(1)], includeAnalysis: true, checkpoint: null }])).rejects.toThrow(
+        /not known/
+      )
+      const n = await store.pool.query<{ calls: string; members: string }>(
+        'SELECT (SELECT count(*) FROM acme.calls) AS calls, (SELECT count(*) FROM acme.scope_members) AS members'
+      )
+      expect(n.rows[0]).toEqual({ calls: '0', members: '0' })
+      expect(await store.getCheckpoint('all')).toBeNull()
+      // The store is still usable.
+      await store.writePages([{ scopeKey: 'all', records: [call(1)], includeAnalysis: true, checkpoint: { next: 1 } }])
+      expect(await store.getCheckpoint('all')).toEqual({ next: 1 })
+    } finally {
+      await store.close()
+    }
+  })
 })
