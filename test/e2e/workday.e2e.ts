@@ -251,8 +251,9 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     expect(await page.getByTestId('export-open-file').count()).toBe(0)
     expect(await page.getByTestId('export-show-in-folder').count()).toBe(0)
     await page.keyboard.press('Escape')
-    // Back to date order, newest first.
+    // Back to date order, newest first (its rows replace the shown ones once they land).
     await page.getByTestId('sort-date').click()
+    await expect.poll(() => page.getByTestId('results-grid').getAttribute('aria-busy'), { timeout: 15_000 }).toBe('false')
   })
 
   it('gives cut text a tooltip, and text that fits none', async () => {
