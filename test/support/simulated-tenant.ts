@@ -24,6 +24,12 @@ export interface TenantRun {
  * `latencyMs` to arrive; a refusal's Retry-After is rounded up to whole seconds when
  * `wholeSeconds` (as the reference service and most real ones send it) and goes to the
  * client's limiter, and the request is sent again.
+ *
+ * A refusal comes back as the reference service sends it (src/service/context.ts,
+ * `admitToTenant`, refuses before any work): after the way back (the same travel time as the
+ * way there), and once the client has done with the page it is working on (one event loop).
+ * `refusal: 'answer'` keeps the earlier simulator's timing, a 429 after a whole answer's time
+ * (the bench shows both, so a change of yardstick stays visible).
  */
 export async function simulateTenant(opts: {
   clock: ManualClock
@@ -58,6 +64,8 @@ export async function simulateTenant(opts: {
    * only when it gets to it: a busy service squeezes arrivals together (a loaded machine).
    */
   serviceBusyMs?: number
+  /** When a 429 is back with the client: after the travel time (default) or a whole answer's time. */
+  refusal?: 'travel' | 'answer'
 }): Promise<TenantRun> {
   const { clock, window } = opts
   const start = clock.now()
@@ -93,7 +101,11 @@ export async function simulateTenant(opts: {
           const retry = window.admit(clock.now())
           if (retry === null && opts.serviceBusyMs) busyUntil = Math.max(busyUntil, clock.now()) + opts.serviceBusyMs
           const arrived = clock.now()
-          if (answer > 0) await clock.sleep(answer)
+          if (retry !== null && opts.refusal !== 'answer') {
+            // Refused at once: the way back, then the client's event loop once its current page is done.
+            const back = Math.max(travel, cpuFreeAt - clock.now())
+            if (back > 0) await clock.sleep(back)
+          } else if (answer > 0) await clock.sleep(answer)
           limiter.settle?.()
           if (retry === null) {
             c.admitted.push(arrived)

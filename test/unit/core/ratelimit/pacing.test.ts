@@ -109,3 +109,47 @@ describe('a service window finer than the configured one, requests bunching on t
     expect(shareOfCeiling(run, 10, 2_000)).toBeGreaterThanOrEqual(0.9)
   }, 60_000)
 })
+
+describe('the simulated tenant (test support)', () => {
+  /** A pacer that lets every request go at once after the last Retry-After and notes when 429s reach it. */
+  function recordingPacer(clock: ManualClock): RequestPacer & { penalties: number[] } {
+    let until = 0
+    const penalties: number[] = []
+    return {
+      penalties,
+      limit: { requests: 1, perSeconds: 10 },
+      status: { perMinute: 6, limitPerMinute: 6, throttled: false },
+      acquire: async () => {
+        if (until > clock.now()) await clock.sleep(until - clock.now())
+      },
+      penalize: (ms) => {
+        penalties.push(clock.now())
+        until = clock.now() + ms
+      },
+      hold: () => {},
+      learn: () => {}
+    }
+  }
+
+  for (const [refusal, back] of [
+    ['travel', 5],
+    ['answer', 300]
+  ] as const)
+    it(`hands a 429 to the client after ${refusal === 'travel' ? 'the travel time, as the reference service refuses at once' : 'a whole answer, when asked to'}`, async () => {
+      const clock = new ManualClock()
+      const pacer = recordingPacer(clock)
+      const start = clock.now()
+      await simulateTenant({
+        clock,
+        window: slidingWindow(1, 10_000),
+        limiters: [pacer],
+        requests: 2,
+        latencyMs: 5,
+        answerMs: 300,
+        stepMs: 1,
+        refusal
+      })
+      // The first arrives at +5 and is answered at +305; the second arrives at +310 and is refused.
+      expect(pacer.penalties[0]! - start).toBe(310 + back)
+    })
+})
