@@ -73,12 +73,15 @@ export class IndexRows {
         break
       }
     }
-    let json = '['
-    for (const id of ids) {
-      const [title, summary, analysis] = this.pending.get(id)!
-      json += `${json.length > 1 ? ',' : ''}[${id},${JSON.stringify(title)},${JSON.stringify(summary)},${JSON.stringify(analysis)}]`
+    // One native JSON.stringify of the whole array: a flat string, where building it by
+    // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
+    // index build) flattened again.
+    const rows: Array<[number, string, string, string]> = new Array(ids.length)
+    for (let i = 0; i < ids.length; i++) {
+      const [title, summary, analysis] = this.pending.get(ids[i]!)!
+      rows[i] = [ids[i]!, title, summary, analysis]
     }
     this.pending.clear()
-    return `${json}]`
+    return JSON.stringify(rows)
   }
 }
