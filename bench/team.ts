@@ -15,10 +15,11 @@
  *
  * While iterating: CALLSIGHT_BENCH_TEAM_CALLS sets the calls written and pulled (default
  * 1,000,000; 100,000 with --quick), CALLSIGHT_BENCH_TEAM_PARTS a comma list of the parts
- * to run (worker,write,ten; the write part includes the pulls; default all).
+ * to run (worker,write,ten; the write part includes the pulls; default all);
+ * CALLSIGHT_BENCH_TEAM_OLD_PULL=0 leaves out the pull by the old path (index each batch).
  */
 import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache, type WritePageInput } from '../src/core/cache'
 import { silentLogger, systemClock } from '../src/core/platform/node'
@@ -70,9 +71,14 @@ function peakRss(pid: number): number {
   }
 }
 
-async function pullInChild(cli: string, url: string, file: string): Promise<{ seconds: number; rss: number; calls: number }> {
+async function pullInChild(
+  cli: string,
+  url: string,
+  file: string,
+  extra: string[] = []
+): Promise<{ seconds: number; rss: number; calls: number }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json'], {
+  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe']
   })
   let out = ''
@@ -230,12 +236,24 @@ export const run: BenchFn = async (ctx) => {
           note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST`
         })
 
-        // 3. Pull everything into an empty local cache, in its own process.
+        // 3. Pull everything into an empty local cache, in its own process: first as a pull
+        // of the app indexes batch by batch (the old path, `--index-each-batch`: baseline),
+        // then with the index built beside the ingest (the CLI's default).
         const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
         const file = join(ctx.workDir, 'pulled.sqlite')
         let pull: { seconds: number; rss: number; calls: number; where: string }
-        if (existsSync(cli)) pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
-        else {
+        let perBatch: { seconds: number; rss: number; calls: number } | null = null
+        if (existsSync(cli)) {
+          if (process.env['CALLSIGHT_BENCH_TEAM_OLD_PULL'] !== '0') {
+            const old = join(ctx.workDir, 'pulled-per-batch.sqlite')
+            perBatch = await pullInChild(cli, url, old, ['--index-each-batch'])
+            for (const f of [old, `${old}-wal`, `${old}-shm`]) rmSync(f, { force: true })
+            ctx.log(
+              `pull, index each batch (old path): ${n.toLocaleString('en')} calls in ${perBatch.seconds.toFixed(1)} s (${Math.round(n / perBatch.seconds)}/s), peak RSS ${(perBatch.rss / 2 ** 20).toFixed(0)} MiB`
+            )
+          }
+          pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
+        } else {
           const pool = createPool({ url, schema: 'bench' })
           const cache = openCache(file)
           const t = performance.now()
@@ -263,8 +281,18 @@ export const run: BenchFn = async (ctx) => {
             ratio: rate / direct,
             target: 15_000,
             targetKind: 'min',
-            note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run`
+            note: `${pull.where}; baseline: direct SQLite ingest of the same pages, same run${perBatch ? `; the old path (index each batch) ${Math.round(n / perBatch.seconds)}/s, same run` : ''}`
           },
+          ...(perBatch
+            ? [
+                {
+                  metric: `pull of ${n.toLocaleString('en')} calls, old path (index each batch, --index-each-batch)`,
+                  value: n / perBatch.seconds,
+                  unit: 'calls/s',
+                  note: `peak RSS ${(perBatch.rss / 2 ** 20).toFixed(0)} MiB; CALLSIGHT_BENCH_TEAM_OLD_PULL=0 skips it`
+                } satisfies BenchRow
+              ]
+            : []),
           {
             metric: 'pull: peak resident memory',
             value: pull.rss / 2 ** 20,

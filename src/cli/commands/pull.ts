@@ -1,5 +1,5 @@
 import { openCache } from '../../core/cache'
-import { pullTeamCache, redactUrl, type PullProgress } from '../../core/team'
+import { OPTIMIZE_AFTER, pullTeamCache, redactUrl, type PullProgress } from '../../core/team'
 import { parseFlags, parseIntFlag, required } from '../args'
 import { EXIT, exitCodeFor } from '../exit-codes'
 import type { Io } from '../output'
@@ -17,6 +17,10 @@ pull continues). No request reaches the service. The read-only role is enough.
   --db FILE             the local cache file (created when missing)
   --batch N             change numbers per batch (default 2000)
   --start-over          the file was pulled from another team cache: empty it first
+  --index-each-batch    a first pull indexes each batch as it writes it (slower), so the
+                        file can be searched while it fills; by default a first pull of
+                        20,000 calls or more builds the search index beside it on another
+                        core and other opens of the file wait for the pull to end
   --json                progress as JSON lines on stdout; the last line is the result
 ${TEAM_DB_HELP}`
 
@@ -26,6 +30,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     db: { type: 'string' },
     batch: { type: 'string' },
     'start-over': { type: 'boolean', default: false },
+    'index-each-batch': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     ...TEAM_DB_FLAGS
   })
@@ -60,6 +65,9 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       batchSize,
       signal,
       startOver: values['start-over'],
+      // Unless asked, nothing searches this file while the CLI pulls it: a first pull builds
+      // the index beside it (src/core/cache/deferred-index.ts).
+      ...(values['index-each-batch'] ? {} : { deferIndexFrom: OPTIMIZE_AFTER }),
       onProgress
     })
     if (values.json) io.out(`${jsonLine(final)}\n`)

@@ -11,6 +11,7 @@ import { RecordWriter, type PageCounts } from './ingest'
 import { migrate, migrations, SCHEMA_VERSION, type MigrationProgress } from './migrations'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
+import { IndexBuild, settleIndexBuild, type IndexBatch } from './deferred-index'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ReviewListStore } from './review/list-store'
@@ -64,9 +65,14 @@ export class CallCache {
   readonly reviewLists: ReviewListStore
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
+  /** A full-text index built beside a first bulk pull (deferred-index.ts), and the rows of the transaction under way. */
+  private build: IndexBuild | null = null
+  private heldIndex: IndexBatch[] = []
+  private readonly nativeBinding: string | undefined
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
+    this.nativeBinding = opts.nativeBinding
     this.clock = opts.clock ?? systemClock
     try {
       // Under Electron the app passes its Electron-ABI build of better-sqlite3 (nativeBinding);
@@ -123,11 +129,15 @@ export class CallCache {
       if (v < SCHEMA_VERSION) {
         throw new CallsightError('Storage', 'This cache must be opened once for writing to bring it up to date.')
       }
+      settleIndexBuild(db, true, this.nativeBinding)
       return
     }
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo), onMigrationProgress)
+    if (upTo === undefined || upTo >= 12) {
+      settleIndexBuild(db, false, this.nativeBinding, (done, total) => onMigrationProgress?.({ version: 12, done, total }))
+    }
     new SyncRuns(db).interruptRunning(this.clock.now())
   }
 
@@ -154,6 +164,8 @@ export class CallCache {
 
   close(): void {
     if (!this.db.open) return
+    // A build not finished stays marked: the next open completes the index from the stored rows.
+    if (this.build !== null) void this.abortIndexBuild()
     if (this.checkpointer !== null) {
       this.checkpointer.stop()
       // The worker's connection may outlive this one by a moment, and SQLite checkpoints on
@@ -189,11 +201,20 @@ export class CallCache {
       const counts = this.pageTx.immediate(inputs)
       const writer = this.requireWriter()
       this.wrote(writer.newFrom, writer.touched)
+      this.sendIndex()
       return counts
     } catch (e) {
+      this.heldIndex = []
       this.writer?.rolledBack()
       throw e
     }
+  }
+
+  /** Committed: the transaction's index rows go to the build, if one runs. */
+  private sendIndex(): void {
+    const held = this.heldIndex
+    this.heldIndex = []
+    for (const b of held) this.build?.send(b)
   }
 
   private writePagesInTx(inputs: readonly WritePageInput[]): PageCounts[] {
@@ -217,10 +238,49 @@ export class CallCache {
     try {
       this.db.transaction(() => applyPulled(this.db, writer, batch, this.clock.now())).immediate()
     } catch (e) {
+      this.heldIndex = []
       writer.rolledBack()
       throw e
     }
     this.wrote(writer.newFrom, writer.touched)
+    this.sendIndex()
+  }
+
+  /**
+   * For a first bulk pull into this (empty) cache: from now on the full-text rows are built
+   * in a worker thread beside the ingest, and taken in by finishIndexBuild (deferred-index.ts).
+   * Until then the cache's own index is incomplete and other opens refuse it.
+   */
+  async startIndexBuild(): Promise<void> {
+    const writer = this.requireWriter()
+    if (this.build !== null) throw new Error('an index build already runs')
+    if (this.db.prepare('SELECT 1 FROM calls LIMIT 1').get() !== undefined) throw new Error('an index build needs an empty cache')
+    this.build = await IndexBuild.start(this.db, this.file, this.nativeBinding)
+    writer.divertIndex((b) => this.heldIndex.push(b))
+  }
+
+  /** Waits while more than `n` committed batches wait for the index build (bounds memory). */
+  async indexBuildDrain(n: number): Promise<void> {
+    await this.build?.drain(n)
+  }
+
+  /** Takes in the index built beside the pull (one transaction); the index is complete after. */
+  async finishIndexBuild(): Promise<void> {
+    const build = this.build
+    if (build === null) return
+    this.build = null
+    this.requireWriter().divertIndex(null)
+    await build.finish()
+    this.wrote(null, [])
+  }
+
+  /** A pull that failed or was cancelled: the build stops; the next open finishes the index from the stored rows. */
+  async abortIndexBuild(): Promise<void> {
+    const build = this.build
+    if (build === null) return
+    this.build = null
+    this.writer?.divertIndex(null)
+    await build.abort()
   }
 
   /**

@@ -18,6 +18,11 @@ export class IndexRows {
   private readonly stale: number[] = []
   private readonly remove: Database.Statement
   private readonly insert: Database.Statement<[string]>
+  /**
+   * While set (a first bulk pull: deferred-index.ts), write() hands the rows here instead of
+   * inserting them; the caller sends them on once the transaction committed.
+   */
+  divert: ((batch: { stale: number[]; json: string | null }) => void) | null = null
 
   constructor(db: Database.Database) {
     this.remove = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
@@ -47,9 +52,19 @@ export class IndexRows {
   /** Writes the transaction's rows (inside it). */
   write(): void {
     this.stale.sort((a, b) => a - b)
+    if (this.divert !== null) {
+      const stale = this.stale.splice(0)
+      this.divert({ stale, json: this.pending.size === 0 ? null : this.json() })
+      return
+    }
     for (const id of this.stale) this.remove.run(id)
     this.stale.length = 0
     if (this.pending.size === 0) return
+    this.insert.run(this.json())
+  }
+
+  /** The pending rows as one JSON array of [id, title, summary, analysis], in id order; forgets them. */
+  private json(): string {
     // New ids arrive in order; only changed calls of earlier pages need the sort.
     let ids = [...this.pending.keys()]
     for (let i = 1; i < ids.length; i++) {
@@ -58,12 +73,15 @@ export class IndexRows {
         break
       }
     }
-    let json = '['
-    for (const id of ids) {
-      const [title, summary, analysis] = this.pending.get(id)!
-      json += `${json.length > 1 ? ',' : ''}[${id},${JSON.stringify(title)},${JSON.stringify(summary)},${JSON.stringify(analysis)}]`
+    // One native JSON.stringify of the whole array: a flat string, where building it by
+    // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
+    // index build) flattened again.
+    const rows: Array<[number, string, string, string]> = new Array(ids.length)
+    for (let i = 0; i < ids.length; i++) {
+      const [title, summary, analysis] = this.pending.get(ids[i]!)!
+      rows[i] = [ids[i]!, title, summary, analysis]
     }
     this.pending.clear()
-    this.insert.run(`${json}]`)
+    return JSON.stringify(rows)
   }
 }

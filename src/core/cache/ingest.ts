@@ -76,6 +76,11 @@ export class RecordWriter {
     this.members = new BulkInsert(db, 'INSERT OR IGNORE INTO scope_members (call, scope)', 2, 500)
   }
 
+  /** Index rows go to `to` instead of the index (deferred-index.ts); null: to the index again. */
+  divertIndex(to: ((batch: { stale: number[]; json: string | null }) => void) | null): void {
+    this.index.divert = to
+  }
+
   /** Forget cached key ids (after the tables were emptied). */
   reset(): void {
     this.keyIds.clear()

@@ -408,6 +408,22 @@ export const migrations: readonly Migration[] = [
         END;
       `)
     }
+  },
+  {
+    // Version 12: a full-text index being built beside a first bulk pull (deferred-index.ts).
+    // The row exists from before the first batch written without index rows until the
+    // transaction that copies the finished index in; while it does, the index is incomplete
+    // and opening the cache finishes it (or refuses, while the pull still runs).
+    version: 12,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS index_build (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          side_file TEXT NOT NULL,
+          started_at INTEGER NOT NULL
+        );
+      `)
+    }
   }
 ]
 

@@ -32,6 +32,13 @@ export interface PullOptions {
   startOver?: boolean
   /** Wall clock for rates; tests pass a fixed one. */
   now?: () => number
+  /**
+   * A pull of at least this many calls into an empty cache builds the full-text index in a
+   * worker thread beside the ingest and takes it in at the end (src/core/cache/deferred-index.ts);
+   * other opens of the cache refuse it meanwhile. Unset: never (the app, which searches the
+   * cache while it pulls). The CLI sets it.
+   */
+  deferIndexFrom?: number
 }
 
 export type PullPhase = 'pulling' | 'done' | 'cancelled' | 'failed'
@@ -71,7 +78,10 @@ const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
 const MetaRow = z.object({ cache_id: z.string().min(1) })
 
 /** Calls applied by one pull past which the full-text index is merged at its end. */
-const OPTIMIZE_AFTER = 20_000
+export const OPTIMIZE_AFTER = 20_000
+
+/** Committed batches that may wait for the index build at once: each holds its rows' text (~1 MB). */
+const BUILD_BACKLOG = 4
 
 const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
 
@@ -160,6 +170,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     opts.onProgress?.({ ...progress })
   }
   let bulk = false
+  let deferred = false
   try {
     await checkPgSchema(pool, schema)
     const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
@@ -180,7 +191,9 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     const source = redactUrl(opts.sourceLabel)
     // A bulk pull writes one full-text segment per batch (fts-buffer.ts); a small one keeps
     // FTS5's default. Restored at the end; a pull killed before leaves only a larger buffer.
-    bulk = progress.totalCalls >= OPTIMIZE_AFTER
+    deferred = opts.deferIndexFrom !== undefined && progress.totalCalls >= opts.deferIndexFrom && cursor === 0 && cache.info().calls === 0
+    if (deferred) await cache.startIndexBuild()
+    bulk = !deferred && progress.totalCalls >= OPTIMIZE_AFTER
     if (bulk) cache.bulkIndexing(true)
     const client = await pool.connect()
     let next: Promise<BatchRead> | null = null
@@ -194,6 +207,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
         // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
         next = readBatch(client, schema, batch.cursor, size)
         cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
+        if (deferred) await cache.indexBuildDrain(BUILD_BACKLOG)
         cursor = batch.cursor
         progress.cursor = cursor
         progress.batches++
@@ -210,7 +224,8 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     }
     // Each batch added a full-text segment; after a bulk pull they are merged once (about a
     // twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
-    if (progress.calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
+    if (deferred) await cache.finishIndexBuild()
+    else if (progress.calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
     progress.phase = 'done'
   } catch (e) {
     const cancelled = isAbortError(e) || opts.signal?.aborted === true
@@ -218,6 +233,13 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     progress.error = cancelled
       ? { code: 'Cancelled', message: 'The pull was cancelled; the next pull continues where it stopped.' }
       : toErrorInfo(mapPgError(e))
+  }
+  if (deferred && progress.phase !== 'done') {
+    try {
+      await cache.abortIndexBuild()
+    } catch {
+      // The next open of the cache finishes the index from the stored rows either way.
+    }
   }
   if (bulk) {
     try {

@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import {
   formatAge,
@@ -28,6 +29,21 @@ describe('display zone', () => {
     expect(formatTableDate(WINTER, 'Europe/Istanbul')).toBe('2026-01-16 02:05:00')
     expect(formatDay(WINTER, 'Europe/Istanbul')).toBe('2026-01-16')
     expect(formatDay(WINTER, 'UTC')).toBe('2026-01-15')
+  })
+
+  it('writes table dates as luxon does, across midnight and daylight-saving changes', () => {
+    // Berlin springs forward on 2026-03-29 01:00 UTC and falls back on 2026-10-25 01:00 UTC.
+    const instants = [
+      Date.UTC(2026, 2, 29, 0, 59, 59),
+      Date.UTC(2026, 2, 29, 1),
+      Date.UTC(2026, 9, 25, 0, 30),
+      Date.UTC(2026, 9, 25, 1, 30)
+    ]
+    instants.push(Date.UTC(2026, 11, 31, 23, 59, 59), Date.UTC(2027, 0, 1, 0, 0, 0), Date.UTC(1999, 1, 28, 21, 0, 0))
+    for (const zone of ['Europe/Berlin', 'Europe/Istanbul', 'America/New_York', 'UTC', 'Asia/Kolkata'])
+      for (const ms of instants) expect(formatTableDate(ms, zone)).toBe(DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss'))
+    // A zone Intl does not know reads as luxon says, instead of throwing inside a render.
+    expect(formatTableDate(SUMMER, 'Not/AZone')).toBe('Invalid DateTime')
   })
 
   it('names the zone with the offset that applies at that instant', () => {

@@ -103,4 +103,16 @@ describe('bounded page cache', () => {
     await cache.ensure(0, 300)
     expect(changes).toBe(3)
   })
+
+  it('starts a new result set with a first page already read, and fetches only the pages after it', async () => {
+    const old = source('old')
+    const cache = new PageCache(old.fetcher, { pageSize: 100, maxPages: 5 })
+    await cache.ensure(0, 100)
+    const fresh = source('new')
+    cache.reset(fresh.fetcher, await fresh.fetcher(0, 100))
+    expect(cache.get(0)).toEqual({ offset: 0, tag: 'new' })
+    await cache.ensure(0, 200)
+    expect(fresh.calls).toEqual([0, 100])
+    expect(cache.get(150)).toEqual({ offset: 150, tag: 'new' })
+  })
 })

@@ -5,9 +5,49 @@ export function resolveZone(displayZone: string, systemZone: string): string {
   return displayZone === 'system' ? systemZone : displayZone
 }
 
+/**
+ * Intl formatters are costly to build (tenths of a millisecond each) and the results list
+ * formats every visible row on each render, so each (locale, options) is built once.
+ */
+const numberFormats = new Map<string, Intl.NumberFormat>()
+function numberFormat(locale: string, options?: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `${locale}|${JSON.stringify(options ?? {})}`
+  let f = numberFormats.get(key)
+  if (!f) numberFormats.set(key, (f = new Intl.NumberFormat(locale, options)))
+  return f
+}
+
+/** Per zone: the parts of a table date, or null for a zone Intl does not know (luxon then says so). */
+const tableDateFormats = new Map<string, Intl.DateTimeFormat | null>()
+function tableDateFormat(zone: string): Intl.DateTimeFormat | null {
+  let f = tableDateFormats.get(zone)
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat('en-US', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+        hourCycle: 'h23'
+      })
+    } catch {
+      f = null
+    }
+    tableDateFormats.set(zone, f)
+  }
+  return f
+}
+
 /** A compact, sortable timestamp for dense tables; the zone is named in the column header. */
 export function formatTableDate(ms: number, zone: string): string {
-  return DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss')
+  const f = tableDateFormat(zone)
+  if (f === null || !Number.isFinite(ms)) return DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm:ss')
+  const p: Record<string, string> = {}
+  for (const part of f.formatToParts(ms)) p[part.type] = part.value
+  return `${(p['year'] ?? '').padStart(4, '0')}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}:${p['second']}`
 }
 
 /** "Europe/Istanbul (UTC+03:00)": the zone with its offset at that instant. */
@@ -55,12 +95,12 @@ export function formatAge(thenMs: number, nowMs: number, locale: string, justNow
 }
 
 export function formatCount(n: number, locale: string): string {
-  return new Intl.NumberFormat(locale).format(n)
+  return numberFormat(locale).format(n)
 }
 
 /** 0–100 as the locale writes a percentage: "86.7%" in English, "%86,7" in Turkish. */
 export function formatPercent(value: number, locale: string): string {
-  return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100)
+  return numberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(value / 100)
 }
 
 /** A calendar day (YYYY-MM-DD) as a short label in the locale: "23 Nov", "23 Kas". */
@@ -108,5 +148,5 @@ export function intlLocale(language: 'tr' | 'en'): string {
 
 /** A review score total (0–100, one decimal) in the UI's locale: 87.5 / 87,5. */
 export function formatScore(total: number, locale: string): string {
-  return new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(total)
+  return numberFormat(locale, { maximumFractionDigits: 1 }).format(total)
 }

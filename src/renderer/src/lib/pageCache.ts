@@ -31,12 +31,16 @@ export class PageCache<Row> {
     this.maxPages = options.maxPages ?? 30
   }
 
-  /** Forget everything and fetch from a new source (a new query). */
-  reset(fetcher?: PageFetcher<Row>): void {
+  /**
+   * Forget everything and fetch from a new source (a new query); `first` is that source's
+   * first page when it was read already (the list swaps to a new query in one render).
+   */
+  reset(fetcher?: PageFetcher<Row>, first?: Row[]): void {
     if (fetcher) this.fetcher = fetcher
     this.resultSet++
     this.pages.clear()
     this.inflight.clear()
+    if (first) this.pages.set(0, first)
   }
 
   /** The row at `offset` if its page is held; marks the page as recently used. */

@@ -34,6 +34,12 @@ export const useSearchStore = defineStore('search', () => {
   const query = computed<SearchQuery>(() => buildQuery(filters))
   /** The query the shown results belong to (filters may have moved on while debouncing). */
   const activeQuery = shallowRef<SearchQuery>(buildQuery(filters))
+  /**
+   * The query of the rows on screen. In local mode the rows of the query typed over stay
+   * until the new query's first page replaces them in one render: the list is patched in
+   * place instead of emptied and rebuilt, which is most of a keystroke's paint (issue 17).
+   */
+  const shownQuery = shallowRef<SearchQuery>(activeQuery.value)
 
   const total = ref<number | null>(null)
   /**
@@ -83,7 +89,7 @@ export const useSearchStore = defineStore('search', () => {
 
   /** The folded terms the shown results matched by: words not under a NOT, analysis values asked for. */
   /** The shown results' query as a resolved tree (null when it has no text or does not resolve). */
-  const activeNode = computed(() => analyzeQuery(activeQuery.value.text, { keys: analysisKeys.value }).node)
+  const activeNode = computed(() => analyzeQuery(shownQuery.value.text, { keys: analysisKeys.value }).node)
   const highlightTerms = computed<string[]>(() => positiveTerms(activeNode.value))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
@@ -165,29 +171,41 @@ export const useSearchStore = defineStore('search', () => {
     try {
       coverage.value = null
       if (mode.value === 'local') {
-        total.value = null
-        provisionalTotal.value = 0
         readAtSync.value = useAppStore().cache?.lastSyncAt ?? null
-        cache.reset(pageFetcher(q))
-        version.value++
         // The first page before the count, and the count only if no keystroke came since:
         // core answers one request at a time, so a count for text already typed over would
         // hold up the next query's first rows.
-        await cache.ensure(0, PAGE_SIZE)
+        const fetcher = pageFetcher(q)
+        const first = await fetcher(0, PAGE_SIZE)
         if (token !== requestToken) return
-        provisionalTotal.value = cache.heldRows
+        // One synchronous swap: the rows, their query and the provisional total together.
+        cache.reset(fetcher, first)
+        total.value = null
+        provisionalTotal.value = first.length
+        shownQuery.value = q
+        version.value++
         const count = await call('search.count', { query: q })
         if (token !== requestToken) return
         total.value = count.total
         coverage.value = count.coverage
       } else {
+        shownQuery.value = q
         remoteSkip.value = 0
         await fetchRemote(token, q)
       }
       repliedAt.value = Date.now()
       lastLatencyMs.value = repliedAt.value - started
     } catch (e) {
-      if (token === requestToken) error.value = toErrorInfo(e)
+      if (token !== requestToken) return
+      error.value = toErrorInfo(e)
+      // No rows of a query the bar no longer shows: the list empties under the error.
+      if (shownQuery.value !== q && mode.value === 'local') {
+        cache.reset(async () => [])
+        total.value = null
+        provisionalTotal.value = 0
+        shownQuery.value = q
+        version.value++
+      }
     } finally {
       if (token === requestToken) loading.value = false
     }
@@ -224,6 +242,10 @@ export const useSearchStore = defineStore('search', () => {
     mode.value = m
     remotePage.value = null
     coverage.value = null
+    // Local rows kept from before the service was searched are not the query shown now.
+    cache.reset(async () => [])
+    total.value = null
+    provisionalTotal.value = 0
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
       const range = presetRange(SERVICE_DEFAULT_DAYS, useAppStore().zone, Date.now())
@@ -312,6 +334,7 @@ export const useSearchStore = defineStore('search', () => {
     filters,
     query,
     activeQuery,
+    shownQuery,
     total,
     coverage,
     readAtSync,

@@ -1,0 +1,266 @@
+import { existsSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import Database from 'better-sqlite3'
+import { CallsightError } from '../errors'
+import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER } from './fts-buffer'
+import { reindexAll } from './reindex'
+
+/**
+ * The full-text index of a first bulk pull, built beside the ingest on the other core.
+ *
+ * A pull into an empty cache writes calls, items, memberships and totals in its batches as
+ * always, but hands each batch's index rows (the same JSON array IndexRows would insert)
+ * to a worker thread, after the batch committed. The worker inserts them into the same
+ * FTS5 table in a side file (`<cache>.index-build`), merges it into one segment at the end,
+ * and the cache then takes the finished index in one transaction by copying FTS5's tables
+ * (calls_fts_data, _idx, _docsize, _config). Ingest without the index costs the pulling
+ * thread about two fifths less (profile in docs/team.md); the index costs the same, on the
+ * second core.
+ *
+ * Crash safety: `index_build` (cache migration 12) holds one row from before the first batch
+ * without index rows until the transaction that copies the index in. While it is there the
+ * cache's own index is incomplete, so the cache refuses to open for search: when the side
+ * file is locked, a pull is still building it ("open it when the pull is done"); otherwise
+ * that pull was killed, and the next writable open rebuilds the index from the stored rows
+ * (reindexAll, as migration 7 does) before anything reads it. The side file is only ever a
+ * scratch copy: journal off, never trusted after its process died.
+ */
+
+/** Plain JavaScript run in the worker (a string, like the WAL checkpointer's: no bundle entry). */
+const WORKER_SOURCE = `
+const { parentPort, workerData: o } = require('node:worker_threads')
+const Database = require(o.module)
+const db = new Database(o.side, o.nativeBinding ? { nativeBinding: o.nativeBinding } : {})
+// Held from the first write until close: another process sees the build as running.
+db.pragma('locking_mode = EXCLUSIVE')
+db.pragma('journal_mode = OFF')
+db.pragma('synchronous = OFF')
+db.pragma('cache_size = -16384')
+db.exec(o.createSql)
+db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.bulkBuffer + ")").run()
+const del = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
+const ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)')
+parentPort.postMessage({ kind: 'ready' })
+const batch = db.transaction((stale, json) => {
+  for (const id of stale) del.run(id)
+  if (json !== null) ins.run(json)
+})
+parentPort.on('message', (m) => {
+  try {
+    if (m.kind === 'rows') {
+      batch(m.stale, m.json)
+      parentPort.postMessage({ kind: 'ack' })
+    } else if (m.kind === 'finish') {
+      db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+      db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
+      db.close()
+      parentPort.postMessage({ kind: 'done' })
+      parentPort.close()
+    } else if (m.kind === 'abort') {
+      db.close()
+      parentPort.close()
+    }
+  } catch (e) {
+    parentPort.postMessage({ kind: 'error', message: String(e && e.message || e) })
+  }
+})
+`
+
+const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
+
+export const sideFileOf = (file: string): string => `${file}.index-build`
+
+function removeSide(side: string): void {
+  for (const f of [side, `${side}-journal`]) rmSync(f, { force: true })
+}
+
+/** Whether another connection holds the side file locked (its build is running). */
+function sideLocked(side: string, nativeBinding?: string): boolean {
+  if (!existsSync(side)) return false
+  let db: Database.Database | null = null
+  try {
+    db = new Database(side, { fileMustExist: true, ...(nativeBinding === undefined ? {} : { nativeBinding }) })
+    db.pragma('busy_timeout = 0')
+    db.prepare('SELECT count(*) FROM sqlite_master').get()
+    return false
+  } catch (e) {
+    return (e as { code?: string }).code === 'SQLITE_BUSY' || (e as { code?: string }).code === 'SQLITE_LOCKED'
+  } finally {
+    db?.close()
+  }
+}
+
+/** The side file of an unfinished build, or null (called on every open, after migrations). */
+export function pendingBuild(db: Database.Database): string | null {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'index_build'").get()
+  if (has === undefined) return null
+  return (db.prepare('SELECT side_file FROM index_build WHERE id = 1').pluck().get() as string | undefined) ?? null
+}
+
+/**
+ * On open: a build left by a pull that is gone is finished from the stored rows (writable),
+ * or the open is refused (read-only; or the build still runs). FTS5's write buffer, set
+ * larger by a bulk pull killed before it put it back, returns to its default here too.
+ */
+export function settleIndexBuild(
+  db: Database.Database,
+  readonly: boolean,
+  nativeBinding?: string,
+  progress?: (done: number, total: number) => void
+): void {
+  const side = pendingBuild(db)
+  if (side !== null) {
+    if (sideLocked(side, nativeBinding)) {
+      throw new CallsightError('Storage', 'A pull is still building the search index of this cache.', {
+        hint: 'Open it when the pull has finished.'
+      })
+    }
+    if (readonly) {
+      throw new CallsightError('Storage', 'The search index of this cache was left half built by a pull that stopped.', {
+        hint: 'Open it once for writing (or pull again) to finish it.'
+      })
+    }
+    // The cache's own index holds nothing of the build (its rows went to the side file).
+    db.transaction(() => {
+      db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('delete-all')")
+      reindexAll(db, progress)
+      db.exec('DELETE FROM index_build')
+    }).immediate()
+    removeSide(side)
+  }
+  if (!readonly) {
+    const buffer = db.prepare("SELECT v FROM calls_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined
+    if (buffer !== undefined && buffer !== FTS_DEFAULT_BUFFER) {
+      db.prepare(`INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', ${FTS_DEFAULT_BUFFER})`).run()
+    }
+  }
+}
+
+/** One batch's index rows, as IndexRows writes them: calls whose old row goes, then the new rows. */
+export interface IndexBatch {
+  stale: number[]
+  json: string | null
+}
+
+/** A running build: started on an empty cache, fed after each commit, finished or dropped. */
+export class IndexBuild {
+  private readonly worker: Worker
+  private readonly side: string
+  private inFlight = 0
+  private failure: Error | null = null
+  private waiters: Array<() => void> = []
+  private finished: (() => void) | null = null
+  private ready: (() => void) | null = null
+
+  /**
+   * Starts the worker, and once it holds the side file locked, marks the build in the cache:
+   * from then on another open sees it running (before, it would find nothing to refuse).
+   */
+  static async start(db: Database.Database, file: string, nativeBinding?: string): Promise<IndexBuild> {
+    const build = new IndexBuild(db, file, nativeBinding)
+    await new Promise<void>((resolve) => {
+      build.ready = resolve
+      build.waiters.push(resolve)
+    })
+    if (build.failure) {
+      await build.abort()
+      throw build.failure
+    }
+    db.prepare('INSERT INTO index_build (id, side_file, started_at) VALUES (1, ?, ?)').run(build.side, Date.now())
+    return build
+  }
+
+  private constructor(
+    private readonly db: Database.Database,
+    private readonly file: string,
+    private readonly nativeBinding?: string
+  ) {
+    this.side = sideFileOf(file)
+    removeSide(this.side)
+    const createSql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get() as string
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        module: createRequire(import.meta.url).resolve('better-sqlite3'),
+        side: this.side,
+        nativeBinding,
+        createSql,
+        bulkBuffer: FTS_BULK_BUFFER,
+        defaultBuffer: FTS_DEFAULT_BUFFER
+      }
+    })
+    this.worker.on('message', (m: { kind: string; message?: string }) => {
+      if (m.kind === 'ack') this.inFlight--
+      else if (m.kind === 'ready') this.ready?.()
+      else if (m.kind === 'done') this.finished?.()
+      else if (m.kind === 'error') this.failure = new Error(`The search index could not be built: ${m.message}`)
+      this.wake()
+    })
+    this.worker.on('error', (e) => {
+      this.failure = e
+      this.wake()
+    })
+  }
+
+  private wake(): void {
+    const w = this.waiters
+    this.waiters = []
+    for (const f of w) f()
+  }
+
+  /** After the batch's commit: the rows travel as one string (copied, not re-encoded). */
+  send(batch: IndexBatch): void {
+    if (this.failure) throw this.failure
+    if (batch.stale.length === 0 && batch.json === null) return
+    this.inFlight++
+    this.worker.postMessage({ kind: 'rows', ...batch })
+  }
+
+  /** Waits until at most `n` batches wait for the worker: bounds the memory they hold. */
+  async drain(n: number): Promise<void> {
+    while (this.inFlight > n && !this.failure) await new Promise<void>((r) => this.waiters.push(r))
+    if (this.failure) throw this.failure
+  }
+
+  /**
+   * Lets the worker merge its index, then copies it into the cache in one transaction with
+   * the end of the build (a connection of its own: FTS5's tables are written directly, which
+   * better-sqlite3's defensive mode forbids, and the cache's connection then re-reads the
+   * index as changed by another connection).
+   */
+  async finish(): Promise<void> {
+    await this.drain(0)
+    await new Promise<void>((resolve, reject) => {
+      this.finished = resolve
+      this.worker.once('exit', () => (this.failure ? reject(this.failure) : resolve()))
+      this.worker.postMessage({ kind: 'finish' })
+    })
+    if (this.failure) throw this.failure
+    const db = new Database(this.file, this.nativeBinding === undefined ? {} : { nativeBinding: this.nativeBinding })
+    try {
+      db.unsafeMode(true)
+      db.pragma('busy_timeout = 5000')
+      db.prepare('ATTACH ? AS side').run(this.side)
+      db.transaction(() => {
+        for (const t of FTS_TABLES) {
+          db.exec(`DELETE FROM main.calls_fts_${t}; INSERT INTO main.calls_fts_${t} SELECT * FROM side.calls_fts_${t};`)
+        }
+        db.exec('DELETE FROM main.index_build')
+      }).immediate()
+      db.exec('DETACH side')
+    } finally {
+      db.close()
+    }
+    removeSide(this.side)
+    // The cache's connection reads FTS5's structure again at its next statement.
+    this.db.prepare('SELECT 1 FROM calls_fts_config LIMIT 1').get()
+  }
+
+  /** A failed or cancelled pull: the worker stops; the row stays, so the next open rebuilds. */
+  async abort(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()))
+    this.worker.postMessage({ kind: 'abort' })
+    await exited
+  }
+}

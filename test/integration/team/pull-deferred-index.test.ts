@@ -1,0 +1,212 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openCache, type CallCache, type WritePageInput } from '../../../src/core/cache'
+import { createPool, OPTIMIZE_AFTER, PgSyncStore, pullTeamCache } from '../../../src/core/team'
+import type { CallRecord } from '../../../src/shared/domain'
+import { buildCli, removeBuild } from '../cli/build-cli'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { freshDatabase, pgContent, sqliteContent, tempDir } from './helpers'
+
+/**
+ * A first bulk pull builds the full-text index beside the ingest (src/core/cache/deferred-index.ts):
+ * the index it ends with equals the one of a pull that indexes batch by batch, and a pull
+ * killed at any moment leaves a cache that refuses to be searched until an open finishes
+ * the index from the stored rows.
+ */
+let cli = ''
+let cluster: PgCluster
+let url = ''
+const tmp = tempDir('callsight-deferred-')
+// Above the CLI's threshold for the deferred build.
+const CALLS = OPTIMIZE_AFTER + 4000
+const WORDS = ['fatura', 'itiraz', 'müşteri', 'İade', 'kargo', 'ödeme', 'şikâyet', 'internet', 'hat', 'kampanya', 'Işık', 'tarife']
+
+function record(i: number): CallRecord {
+  const w = (k: number): string => WORDS[(i * 7 + k * 13) % WORDS.length]!
+  return {
+    callId: `c${i}`,
+    callAt: Date.UTC(2026, 0, 1) + i * 60_000,
+    callDate: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+    title: `${w(1)} ${w(2)} ${i % 97}`,
+    summary: `${w(3)} hakkında ${w(4)} görüşmesi ${i}`,
+    analysis: Array.from({ length: 10 }, (_, k) => ({
+      key: `k${k}`,
+      friendlyName: `Alan ${k}`,
+      value: k === 0 ? String(i % 5) : `${w(k + 5)} ${k}`
+    })),
+    extra: { agent: `a${i % 17}` }
+  }
+}
+
+beforeAll(async () => {
+  ;[cli, cluster] = await Promise.all([buildCli(), startPgCluster({ settings: FAST_TEST_SETTINGS })])
+  url = cluster.urlFor({ database: await freshDatabase(cluster) })
+  const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
+  try {
+    await store.ensureScope('all', { callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: true })
+    await store.ensureScope('odd', { callTypes: ['Fatura'], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: false })
+    for (let i = 0; i < CALLS; i += 2000) {
+      const pages: WritePageInput[] = []
+      for (let p = i; p < Math.min(CALLS, i + 2000); p += 100) {
+        const records = Array.from({ length: Math.min(100, CALLS - p) }, (_, k) => record(p + k))
+        pages.push({ scopeKey: 'all', records, includeAnalysis: true, checkpoint: { next: p + 100 } })
+        pages.push({
+          scopeKey: 'odd',
+          records: records.filter((r) => Number(r.callId.slice(1)) % 2 === 1),
+          includeAnalysis: false,
+          checkpoint: null
+        })
+      }
+      await store.writePages(pages)
+    }
+  } finally {
+    await store.close()
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await cluster?.stop()
+  removeBuild(cli)
+  tmp.remove()
+})
+
+async function pullInProcess(file: string, deferIndexFrom?: number, onProgress?: (calls: number) => void) {
+  const pool = createPool({ url, schema: 'acme', maxConnections: 2 })
+  const cache = openCache(file)
+  try {
+    return await pullTeamCache({
+      pool,
+      schema: 'acme',
+      sourceLabel: url,
+      cache,
+      batchSize: 1500,
+      ...(deferIndexFrom === undefined ? {} : { deferIndexFrom }),
+      onProgress: (p) => onProgress?.(p.calls)
+    })
+  } finally {
+    cache.close()
+    await pool.end()
+  }
+}
+
+/** The index as per-term document and hit counts, and the call ids some searches find. */
+function indexOf(cache: CallCache): { vocab: unknown[]; found: Record<string, string[]> } {
+  const vocab = cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw().all()
+  const found: Record<string, string[]> = {}
+  for (const q of ['fatura', 'musteri', 'kar*', 'i*', 'itiraz AND kargo', '"hakkinda kargo"']) {
+    found[q] = (
+      cache.db
+        .prepare('SELECT c.call_id FROM calls_fts f JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ?')
+        .pluck()
+        .all(q) as string[]
+    ).sort()
+  }
+  return { vocab, found }
+}
+
+/** The index of a pull that indexes batch by batch (the path the app takes), pulled once. */
+let reference: ReturnType<typeof indexOf> | null = null
+async function referenceIndex(): Promise<ReturnType<typeof indexOf>> {
+  if (reference === null) {
+    const plain = join(tmp.dir, 'plain.sqlite')
+    expect((await pullInProcess(plain)).phase).toBe('done')
+    const cache = openCache(plain)
+    try {
+      expect(sqliteContent(cache)).toEqual(await pgContent(url, 'acme'))
+      reference = indexOf(cache)
+    } finally {
+      cache.close()
+    }
+  }
+  return reference
+}
+
+describe('a first pull builds the search index beside the ingest', () => {
+  it('ends with the same rows and the same index as a pull that indexes batch by batch', async () => {
+    const want = await referenceIndex()
+    const deferred = join(tmp.dir, 'deferred.sqlite')
+    let refused = ''
+    const r = await pullInProcess(deferred, 1, (calls) => {
+      if (calls === 0 || refused !== '') return
+      // While the build runs, no other open may search the half-built index.
+      try {
+        openCache(deferred).close()
+        refused = 'opened'
+      } catch (e) {
+        refused = (e as Error).message
+      }
+    })
+    expect(r.error).toBeUndefined()
+    expect(r.phase).toBe('done')
+    expect(refused).toMatch(/still building the search index/)
+    expect(existsSync(`${deferred}.index-build`)).toBe(false)
+    const cache = openCache(deferred)
+    try {
+      expect(sqliteContent(cache)).toEqual(await pgContent(url, 'acme'))
+      expect(cache.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
+      expect(cache.db.pragma('integrity_check', { simple: true })).toBe('ok')
+      // FTS5's own check of the index against itself (throws when it is corrupt).
+      cache.db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('integrity-check', 0)").run()
+      expect(indexOf(cache)).toEqual(want)
+    } finally {
+      cache.close()
+    }
+    expect(want.found['fatura']!.length).toBeGreaterThan(1000)
+    expect(want.found['"hakkinda kargo"']!.length).toBeGreaterThan(100)
+    expect(want.found['musteri']!.length).toBeGreaterThan(100)
+  }, 180_000)
+
+  it('a CLI pull killed at any moment during the build resumes to the exact set and a complete index', async () => {
+    const want = await pgContent(url, 'acme')
+    const index = await referenceIndex()
+    const runCli = (file: string, killAfterMs?: number): Promise<{ killed: boolean; ms: number }> =>
+      new Promise((resolve, reject) => {
+        const started = performance.now()
+        const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'acme', '--db', file, '--batch', '1000', '--json'], {
+          stdio: ['ignore', 'ignore', 'pipe']
+        })
+        let err = ''
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+        const timer = killAfterMs === undefined ? null : setTimeout(() => child.kill('SIGKILL'), killAfterMs)
+        child.on('error', reject)
+        child.on('close', (code, signal) => {
+          if (timer) clearTimeout(timer)
+          if (signal !== 'SIGKILL' && code !== 0) reject(new Error(`pull exited ${code}: ${err}`))
+          else resolve({ killed: signal === 'SIGKILL', ms: performance.now() - started })
+        })
+      })
+    const full = await runCli(join(tmp.dir, 'whole.sqlite'))
+    let halfBuilt = 0
+    // Early in the ingest, late in it, and (most likely) while the index is merged and copied in.
+    for (const share of [0.25, 0.6, 0.9, 0.97]) {
+      const file = join(tmp.dir, `killed-${share}.sqlite`)
+      const r = await runCli(file, Math.round(full.ms * share))
+      if (r.killed) {
+        let message = ''
+        try {
+          openCache(file, { readonly: true }).close()
+        } catch (e) {
+          message = (e as Error).message
+        }
+        if (message !== '') {
+          expect(message).toMatch(/left half built/)
+          halfBuilt++
+        }
+      }
+      // The next pull's open finishes the index from the stored rows, then pulls the rest.
+      expect((await runCli(file)).killed).toBe(false)
+      expect(existsSync(`${file}.index-build`)).toBe(false)
+      const cache = openCache(file)
+      try {
+        expect(sqliteContent(cache)).toEqual(want)
+        expect(cache.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
+        expect(indexOf(cache)).toEqual(index)
+      } finally {
+        cache.close()
+      }
+    }
+    expect(halfBuilt).toBeGreaterThan(0)
+  }, 240_000)
+})
