@@ -1,4 +1,5 @@
 import type { SearchPage } from '../../shared/domain'
+import { evaluable } from './bitmap-eval'
 import { withMatchedIn } from './matched-in'
 import { choosePlan, type PagePlan } from './plan'
 import { reviewDatePage } from './review-page'
@@ -59,6 +60,18 @@ function datePageOf(ctx: SearchContext, p: Prepared, plan: PagePlan, offset: num
       listed: (ids) => ctx.pager.page(q, state, { kind: 'fts', ids }, offset, limit, matches, total + 1),
       fromMatchList: () => ctx.pager.page(q, state, { kind: 'bitmap' }, offset, limit, matches, total + 1)
     })
+  }
+  if (
+    plan.kind === 'relevance' &&
+    bitmaps !== null &&
+    ctx.ranker !== null &&
+    evaluable(p.query) &&
+    ctx.inMemory(p) &&
+    offset < WINDOW_MAX_OFFSET
+  ) {
+    // Relevance over a date range: bm25's order computed in memory (relevance-rank.ts), else SQL.
+    const ranked = ctx.ranker.page(q, ctx.reader, (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within), offset, limit)
+    if (ranked !== null) return ranked
   }
   const inMemory = bitmaps !== null && ctx.inMemory(p) && (plan.kind === 'scan' || plan.kind === 'walk' || plan.kind === 'bitmap')
   if (!inMemory) return ctx.pager.page(q, state, plan, offset, limit, matches, total + 1)

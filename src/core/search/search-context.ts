@@ -13,6 +13,7 @@ import { Pager } from './pager'
 import type { PrefixSet } from './prefix-sets'
 import { estimateCap, needsEstimate, reviewCap, type Estimate, type PagePlan } from './plan'
 import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
+import { RelevanceRanker } from './relevance-rank'
 import { matchedIds } from './sql'
 import { ViewColumns } from './view-columns'
 
@@ -73,6 +74,8 @@ export class SearchContext {
   readonly view: ViewColumns
   /** Counts and match lists in memory (bitmap-eval.ts); null: SQL only (the bench's baseline). */
   readonly bitmaps: BitmapEvaluator | null
+  /** Relevance over a date range ranked in memory (relevance-rank.ts); null with the bitmap evaluator off. */
+  readonly ranker: RelevanceRanker | null
   readonly longJump: number
   /** Review filters from the annotations in memory; null: SQL only. */
   readonly reviews: ReviewSet | null
@@ -108,6 +111,7 @@ export class SearchContext {
           watch
         )
       : null
+    this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch) : null
     this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
     this.reviewProbeMax = tuning.reviewProbeMax
     this.reviewListedSortMax = tuning.reviewListedSortMax

@@ -3,6 +3,7 @@ import type { CallCache } from '../call-cache'
 import { SqliteColumnReads } from './column-reads'
 import { SqliteDataReads, SqliteMatchReads } from './data-reads'
 import { SqliteFacetSqlReads, SqliteTotalsReads } from './facet-reads'
+import { SqliteRankReads } from './rank-reads'
 import { SqliteRowReads } from './row-reads'
 import { StatementCache } from './statements'
 import { SqliteViewReads } from './view-reads'
@@ -26,6 +27,7 @@ export function createSearchReader(cache: CallCache): SearchReader {
     columns: new SqliteColumnReads(statements),
     totals: new SqliteTotalsReads(statements),
     facetSql: new SqliteFacetSqlReads(statements),
-    view: new SqliteViewReads(statements, cache)
+    view: new SqliteViewReads(statements, cache),
+    rank: new SqliteRankReads(cache.db, statements)
   }
 }

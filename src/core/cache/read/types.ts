@@ -19,6 +19,7 @@ export interface SearchReader {
   readonly totals: TotalsReads
   readonly facetSql: FacetSqlReads
   readonly view: ViewReads
+  readonly rank: RankReads
 }
 
 /** SQL text and its parameters, in order. */
@@ -100,6 +101,33 @@ export interface MatchReads {
   ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
   /** The ids of the calls with call_at in [from, to). */
   idsInTime(from: number, to: number): Int32Array
+}
+
+/** The full-text index's totals bm25 reads. */
+export interface IndexTotals {
+  /** No rank function is configured: FTS5's rank is bm25() with its defaults. */
+  defaultRank: boolean
+  /** Rows in the index. */
+  rows: number
+  /** Tokens in the index, all columns. */
+  tokens: number
+  /** Indexed columns. */
+  columns: number
+}
+
+/** What relevance ranking in memory reads (search/relevance-rank.ts). */
+export interface RankReads {
+  totals(): IndexTotals
+  /** Rows matching the term (as bm25's document count), and the vocabulary's rows and instances of it. */
+  termDocs(term: string): { docs: number; vocabDocs: number; instances: number }
+  /** Rows holding the term more than once, with how many times. */
+  repeats(term: string): Map<number, number>
+  /** The smallest and largest id of the calls with call_at in [from, to); null when none. */
+  idSpan(from: number | null, to: number | null): [number, number] | null
+  /** Each indexed row's token count (all `columns`) for ids in [lo, hi], in id order; ids null when every id in it has a row. */
+  docSizes(lo: number, hi: number, columns: number): { ids: Int32Array | null; sizes: Int32Array }
+  /** Natural logarithm as SQLite computes it (C's log). */
+  ln(x: number): number
 }
 
 /** A page row and its sort key. */
