@@ -33,6 +33,8 @@ function writePaintCache(dataDir: string): number {
   const file = join(dataDir, 'accounts', 'demo.sqlite')
   if (PAINT_DB && existsSync(PAINT_DB)) {
     copyFileSync(PAINT_DB, file, constants.COPYFILE_FICLONE)
+    // A kept file from before a cache migration: the copy is brought up to date, as the app would.
+    openCache(file).close()
   } else {
     const cache = openCache(file)
     try {

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs'
-import Database from 'better-sqlite3'
+import type Database from 'better-sqlite3'
 import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
@@ -8,10 +8,11 @@ import { systemClock } from '../platform/node'
 import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
-import { migrate, migrations, SCHEMA_VERSION, type MigrationProgress } from './migrations'
+import type { MigrationProgress } from './migrations'
+import { openCacheDb } from './cache-db'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
-import { IndexBuild, settleIndexBuild, type IndexBatch } from './deferred-index'
+import { DeferredIndexing } from './deferred-indexing'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ReviewListStore } from './review/list-store'
@@ -33,10 +34,6 @@ export interface WritePageInput {
   runId?: string
   /** The run's totals after this page, stored with it. */
   runCounts?: { stored: number; requests: number }
-}
-
-function storageError(message: string, cause: unknown): CallsightError {
-  return new CallsightError('Storage', message, { cause })
 }
 
 /**
@@ -65,29 +62,15 @@ export class CallCache {
   readonly reviewLists: ReviewListStore
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
-  /** A full-text index built beside a first bulk pull (deferred-index.ts), and the rows of the transaction under way. */
-  private build: IndexBuild | null = null
-  private heldIndex: IndexBatch[] = []
+  /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
+  private readonly indexing = new DeferredIndexing()
   private readonly nativeBinding: string | undefined
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
     this.nativeBinding = opts.nativeBinding
     this.clock = opts.clock ?? systemClock
-    try {
-      // Under Electron the app passes its Electron-ABI build of better-sqlite3 (nativeBinding);
-      // Node (tests, CLI) uses the one npm built.
-      const native = opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }
-      this.db = new Database(file, opts.readonly ? { readonly: true, fileMustExist: true, ...native } : native)
-    } catch (e) {
-      throw storageError(`The cache file could not be opened (${file}).`, e)
-    }
-    try {
-      this.configure(opts.readonly === true, opts.schemaVersion, opts.onMigrationProgress)
-    } catch (e) {
-      this.db.close()
-      throw e
-    }
+    this.db = openCacheDb(file, opts, this.clock.now())
     if (!opts.readonly && opts.checkpointer !== false && file !== ':memory:' && file !== '') {
       const cp = opts.checkpointer ?? {}
       this.checkpointer = new WalCheckpointer(file, (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`), {
@@ -115,32 +98,6 @@ export class CallCache {
     return this.reviewJournal.since(version)
   }
 
-  private configure(readonly: boolean, upTo: number | undefined, onMigrationProgress?: (p: MigrationProgress) => void): void {
-    const db = this.db
-    db.pragma('busy_timeout = 5000')
-    db.pragma('foreign_keys = ON')
-    db.pragma('cache_size = -65536')
-    db.pragma('temp_store = MEMORY')
-    // Reads straight from the page cache of the OS; 2 GB is SQLite's default ceiling.
-    db.pragma('mmap_size = 2147418112')
-    if (readonly) {
-      const v = db.pragma('user_version', { simple: true }) as number
-      if (v > SCHEMA_VERSION) migrate(db) // throws DatabaseTooNew without writing
-      if (v < SCHEMA_VERSION) {
-        throw new CallsightError('Storage', 'This cache must be opened once for writing to bring it up to date.')
-      }
-      settleIndexBuild(db, true, this.nativeBinding)
-      return
-    }
-    db.pragma('journal_mode = WAL')
-    db.pragma('synchronous = NORMAL')
-    migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo), onMigrationProgress)
-    if (upTo === undefined || upTo >= 12) {
-      settleIndexBuild(db, false, this.nativeBinding, (done, total) => onMigrationProgress?.({ version: 12, done, total }))
-    }
-    new SyncRuns(db).interruptRunning(this.clock.now())
-  }
-
   /** Counts a write and journals what it changed. */
   private wrote(newFrom: number | null, touched: readonly number[]): void {
     this.writes++
@@ -165,7 +122,7 @@ export class CallCache {
   close(): void {
     if (!this.db.open) return
     // A build not finished stays marked: the next open completes the index from the stored rows.
-    if (this.build !== null) void this.abortIndexBuild()
+    if (this.indexing.running) void this.abortIndexBuild()
     if (this.checkpointer !== null) {
       this.checkpointer.stop()
       // The worker's connection may outlive this one by a moment, and SQLite checkpoints on
@@ -201,20 +158,13 @@ export class CallCache {
       const counts = this.pageTx.immediate(inputs)
       const writer = this.requireWriter()
       this.wrote(writer.newFrom, writer.touched)
-      this.sendIndex()
+      this.indexing.committed()
       return counts
     } catch (e) {
-      this.heldIndex = []
+      this.indexing.rolledBack()
       this.writer?.rolledBack()
       throw e
     }
-  }
-
-  /** Committed: the transaction's index rows go to the build, if one runs. */
-  private sendIndex(): void {
-    const held = this.heldIndex
-    this.heldIndex = []
-    for (const b of held) this.build?.send(b)
   }
 
   private writePagesInTx(inputs: readonly WritePageInput[]): PageCounts[] {
@@ -238,12 +188,12 @@ export class CallCache {
     try {
       this.db.transaction(() => applyPulled(this.db, writer, batch, this.clock.now())).immediate()
     } catch (e) {
-      this.heldIndex = []
+      this.indexing.rolledBack()
       writer.rolledBack()
       throw e
     }
     this.wrote(writer.newFrom, writer.touched)
-    this.sendIndex()
+    this.indexing.committed()
   }
 
   /**
@@ -252,35 +202,22 @@ export class CallCache {
    * Until then the cache's own index is incomplete and other opens refuse it.
    */
   async startIndexBuild(): Promise<void> {
-    const writer = this.requireWriter()
-    if (this.build !== null) throw new Error('an index build already runs')
-    if (this.db.prepare('SELECT 1 FROM calls LIMIT 1').get() !== undefined) throw new Error('an index build needs an empty cache')
-    this.build = await IndexBuild.start(this.db, this.file, this.nativeBinding)
-    writer.divertIndex((b) => this.heldIndex.push(b))
+    await this.indexing.start(this.db, this.file, this.nativeBinding, this.requireWriter())
   }
 
   /** Waits while more than `n` committed batches wait for the index build (bounds memory). */
   async indexBuildDrain(n: number): Promise<void> {
-    await this.build?.drain(n)
+    await this.indexing.drain(n)
   }
 
   /** Takes in the index built beside the pull (one transaction); the index is complete after. */
   async finishIndexBuild(): Promise<void> {
-    const build = this.build
-    if (build === null) return
-    this.build = null
-    this.requireWriter().divertIndex(null)
-    await build.finish()
-    this.wrote(null, [])
+    if (this.indexing.running && (await this.indexing.finish(this.requireWriter()))) this.wrote(null, [])
   }
 
   /** A pull that failed or was cancelled: the build stops; the next open finishes the index from the stored rows. */
   async abortIndexBuild(): Promise<void> {
-    const build = this.build
-    if (build === null) return
-    this.build = null
-    this.writer?.divertIndex(null)
-    await build.abort()
+    await this.indexing.abort(this.writer)
   }
 
   /**
