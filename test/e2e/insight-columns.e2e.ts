@@ -92,6 +92,8 @@ describe.each(['en', 'tr'] as const)('Insight by column and over time (%s)', (la
   it('draws a parameter per day and per week, and saves it as CSV and PNG', async () => {
     const { page } = app
     await page.getByTestId('trend-canvas').waitFor({ timeout: 15_000 })
+    // The trend is asked for apart from the totals: after the last test's chip came off, wait for its answer.
+    await expect.poll(() => page.getByTestId('chart-trend').getAttribute('aria-busy'), { timeout: 15_000 }).toBe('false')
     const daily = await csvRows(page, 'trend-csv')
     expect(daily.rows[0]!.slice(0, 2)).toEqual([w.period, w.withValue])
     expect(daily.rows.length).toBeGreaterThanOrEqual(7)
