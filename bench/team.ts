@@ -61,7 +61,7 @@ function* groups(n: number, seed: number, mutate?: (r: CallRecord) => CallRecord
 }
 
 /** docs/team.md, "Sizing and tuning": what a team cache's server runs with. */
-const PG_BENCH_TUNING: Record<string, string> = { shared_buffers: '1GB', max_wal_size: '4GB', checkpoint_timeout: '15min' }
+const PG_BENCH_TUNING: Record<string, string> = { shared_buffers: '2GB', max_wal_size: '4GB', checkpoint_timeout: '15min' }
 
 /** What PostgreSQL did in the background while the bulk write ran: the usual suspects of a slow block. */
 async function serverActivity(pool: PgSyncStore['pool']): Promise<{ checkpoints: number; backendWrites: number; autovacuums: number }> {
