@@ -125,8 +125,8 @@ export class CallCache {
     if (this.indexing.running) void this.abortIndexBuild()
     if (this.checkpointer !== null) {
       this.checkpointer.stop()
-      // The worker's connection may outlive this one by a moment, and SQLite checkpoints on
-      // close only as the last connection: leave the WAL empty here.
+      // If the worker's connection outlived its bound, SQLite would not checkpoint on this
+      // close (only the last connection does): leave the WAL empty here.
       try {
         this.db.pragma('wal_checkpoint(TRUNCATE)')
       } catch {

@@ -34,46 +34,76 @@ export interface CheckpointReport {
 // opens its own connection and watches PRAGMA data_version, which moves when another
 // connection commits; once commits pause for idleMs (or have gone on for maxDirtyMs) it runs
 // a PASSIVE checkpoint, which never waits for and never blocks the writer.
+//
+// The shared state word (see ConnectionState) lets the cache's close() know, synchronously,
+// that this connection is gone: a close that returned while it was still open left the WAL
+// and shared-memory files behind for a moment (a folder removed right after failed).
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.module)
 const o = workerData
-const db = new Database(o.file, o.nativeBinding ? { nativeBinding: o.nativeBinding, fileMustExist: true } : { fileMustExist: true })
-db.pragma('busy_timeout = 0')
-const version = db.prepare('PRAGMA data_version').pluck()
-const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw(true)
-let seen = version.get()
-// Commits made before this thread started are not seen as a change: start dirty.
-let dirtySince = Date.now()
-let changedAt = dirtySince
-let closed = false
-const tick = () => {
-  if (closed) return
-  const now = Date.now()
-  const v = version.get()
-  if (v !== seen) {
-    seen = v
-    changedAt = now
-    if (dirtySince === 0) dirtySince = now
-    if (now - dirtySince < o.maxDirtyMs) return
-  } else if (dirtySince === 0 || now - changedAt < o.idleMs) return
-  let r
-  try { r = checkpoint.get() } catch (e) { r = [1, -1, -1] }
-  const [busy, log, checkpointed] = r
-  // Frames a reader still needs are copied on a later pause.
-  dirtySince = busy === 0 && checkpointed === log ? 0 : now
-  parentPort.postMessage({ busy, log, checkpointed })
+const state = new Int32Array(o.state)
+const S = o.states
+const closedNow = () => {
+  Atomics.store(state, 0, S.Closed)
+  Atomics.notify(state, 0)
 }
-const timer = setInterval(tick, o.pollMs)
-parentPort.on('message', (m) => {
-  if (m !== 'close' || closed) return
-  closed = true
-  clearInterval(timer)
-  db.close()
-  parentPort.close()
-})
-parentPort.postMessage('ready')
+function run() {
+  const Database = require(o.module)
+  let db
+  try {
+    db = new Database(o.file, o.nativeBinding ? { nativeBinding: o.nativeBinding, fileMustExist: true } : { fileMustExist: true })
+  } catch (e) {
+    closedNow()
+    throw e
+  }
+  db.pragma('busy_timeout = 0')
+  const version = db.prepare('PRAGMA data_version').pluck()
+  const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)').raw(true)
+  let seen = version.get()
+  // Commits made before this thread started are not seen as a change: start dirty.
+  let dirtySince = Date.now()
+  let changedAt = dirtySince
+  let closed = false
+  const tick = () => {
+    if (closed) return
+    const now = Date.now()
+    const v = version.get()
+    if (v !== seen) {
+      seen = v
+      changedAt = now
+      if (dirtySince === 0) dirtySince = now
+      if (now - dirtySince < o.maxDirtyMs) return
+    } else if (dirtySince === 0 || now - changedAt < o.idleMs) return
+    let r
+    try { r = checkpoint.get() } catch (e) { r = [1, -1, -1] }
+    const [busy, log, checkpointed] = r
+    // Frames a reader still needs are copied on a later pause.
+    dirtySince = busy === 0 && checkpointed === log ? 0 : now
+    parentPort.postMessage({ busy, log, checkpointed })
+  }
+  const timer = setInterval(tick, o.pollMs)
+  parentPort.on('message', (m) => {
+    if (m !== 'close' || closed) return
+    closed = true
+    clearInterval(timer)
+    try { db.close() } finally { closedNow() }
+    parentPort.close()
+  })
+  parentPort.postMessage('ready')
+}
+// The cache may have closed before this thread got here: then it never opens the file.
+if (Atomics.compareExchange(state, 0, S.Starting, S.Open) === S.Starting) run()
+else parentPort.close()
 `
+
+/**
+ * The worker's connection, in a word shared with it. Starting: the thread has not opened the
+ * file yet; Closed: closed, or never opened because the cache closed first.
+ */
+const ConnectionState = { Starting: 0, Open: 1, Closed: 2 } as const
+
+/** How long close() waits for the worker's connection (a long checkpoint may be running). */
+const CLOSE_WAIT_MS = 10_000
 
 /**
  * Checkpoints a WAL database off the committing path: a worker thread with its own
@@ -87,6 +117,7 @@ export class WalCheckpointer {
   /** Checkpoints the worker reported. */
   checkpoints = 0
   private stopped = false
+  private readonly state = new Int32Array(new SharedArrayBuffer(4))
 
   constructor(
     file: string,
@@ -106,6 +137,8 @@ export class WalCheckpointer {
         workerData: {
           module,
           file,
+          state: this.state.buffer,
+          states: ConnectionState,
           nativeBinding: opts.nativeBinding,
           idleMs: opts.idleMs ?? 300,
           maxDirtyMs: opts.maxDirtyMs ?? 2_000,
@@ -127,6 +160,12 @@ export class WalCheckpointer {
     }
   }
 
+  /** The worker's connection to the file, as the worker last set it (tests, diagnostics). */
+  get connection(): 'starting' | 'open' | 'closed' {
+    const v = Atomics.load(this.state, 0)
+    return v === ConnectionState.Open ? 'open' : v === ConnectionState.Closed ? 'closed' : 'starting'
+  }
+
   /** Whether the worker runs. */
   get running(): boolean {
     return this.worker !== null
@@ -138,7 +177,11 @@ export class WalCheckpointer {
     return () => this.listeners.delete(listener)
   }
 
-  /** Asks the worker to close its connection and end; the cache then checkpoints on its own close. */
+  /**
+   * Closes the worker's connection before returning, so the cache's own close is the last
+   * one (SQLite then checkpoints and removes the WAL) and nothing touches the file after.
+   * A worker that has not opened it yet never will.
+   */
   stop(): void {
     const w = this.worker
     if (w === null) return
@@ -147,6 +190,11 @@ export class WalCheckpointer {
     w.removeAllListeners()
     // The cache is closing: a worker that fails now (its file gone, say) changes nothing.
     w.on('error', () => undefined)
+    const was = Atomics.compareExchange(this.state, 0, ConnectionState.Starting, ConnectionState.Closed)
+    if (was !== ConnectionState.Open) return
     w.postMessage('close')
+    // The worker thread handles the message on its own loop while this one blocks; past the
+    // bound (a checkpoint that long), the next open finds the WAL and checkpoints it.
+    Atomics.wait(this.state, 0, ConnectionState.Open, CLOSE_WAIT_MS)
   }
 }

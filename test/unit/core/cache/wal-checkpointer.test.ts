@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -98,5 +98,42 @@ describe('WAL checkpointer (a worker with its own connection)', () => {
       cache.close()
     }
     expect(walBytes(file)).toBe(0)
+  })
+
+  it("has closed its connection when the cache's close returns: nothing is left beside the file, and nothing comes back", async () => {
+    const file = join(dir, 'c.db')
+    const cache = openCache(file, { checkpointer: { idleMs: 20, pollMs: 5 } })
+    saves(cache, 0, 30)
+    // A checkpoint reported: the worker's connection is open.
+    await until(() => (cache.checkpointer!.checkpoints > 0 ? true : undefined), 20_000, 5)
+    expect(cache.checkpointer!.connection).toBe('open')
+    saves(cache, 100, 5)
+    const checkpointer = cache.checkpointer!
+    cache.close()
+    expect(checkpointer.connection).toBe('closed')
+    // Before the fix the worker's connection outlived the close: the WAL and shared-memory
+    // files stayed until it ended, and removing the folder raced with it.
+    expect(readdirSync(dir)).toEqual(['c.db'])
+    await new Promise((r) => setTimeout(r, 100))
+    expect(readdirSync(dir)).toEqual(['c.db'])
+  })
+
+  it('closed before its worker started: the worker never opens the file', async () => {
+    const files = [0, 1, 2, 3, 4].map((i) => join(dir, `c${i}.db`))
+    const checkpointers = files.map((file) => {
+      const cache = openCache(file, { checkpointer: { idleMs: 20, pollMs: 5 } })
+      cache.close()
+      return cache.checkpointer!
+    })
+    // A worker that opened the file after the close made its WAL and shared-memory files
+    // appear for a moment (the folder's removal then failed): watch the folder meanwhile.
+    const seen = new Set<string>()
+    const until = Date.now() + 600
+    while (Date.now() < until) {
+      for (const f of readdirSync(dir)) seen.add(f)
+      await new Promise((r) => setImmediate(r))
+    }
+    expect([...seen].sort()).toEqual(files.map((f) => f.slice(dir.length + 1)).sort())
+    expect(checkpointers.map((c) => c.connection)).toEqual(files.map(() => 'closed'))
   })
 })
