@@ -159,7 +159,9 @@ export const run: BenchFn = async (ctx) => {
  */
 async function spread(seeds: number, log: (line: string) => void): Promise<BenchRow[]> {
   const rows: BenchRow[] = []
-  const q = (xs: number[], f: number): number => [...xs].sort((a, b) => a - b)[Math.floor(f * (xs.length - 1))]!
+  /** The `f` quantile of one figure over the seeds, as a percentage. */
+  const q = (o: SimOutcome[], key: 'share' | 'ratio429', f: number): number =>
+    pct(o.map((x) => x[key]).sort((a, b) => a - b)[Math.floor(f * (o.length - 1))]!)
   for (const c of CASES.filter((x) => x.stations > 1)) {
     const ours: SimOutcome[] = []
     const old: SimOutcome[] = []
@@ -168,46 +170,29 @@ async function spread(seeds: number, log: (line: string) => void): Promise<Bench
       old.push(await simulate(c, seed, true))
     }
     const met = ours.filter((x) => x.share >= c.targets.share).length
+    const meanShare = (o: SimOutcome[]): number => pct(mean(o.map((x) => x.share)))
     log(
       `${c.key} over ${seeds} seeds: ${met} at or above ${pct(c.targets.share)} %, lowest ${pct(Math.min(...ours.map((x) => x.share)))} %`
     )
     rows.push({
       metric: `${c.key}: tenth percentile of the share over ${seeds} seeds`,
-      value: pct(
-        q(
-          ours.map((x) => x.share),
-          0.1
-        )
-      ),
+      value: q(ours, 'share', 0.1),
       unit: '%',
-      baseline: pct(
-        q(
-          old.map((x) => x.share),
-          0.1
-        )
-      ),
+      baseline: q(old, 'share', 0.1),
       target: pct(c.targets.share),
       targetKind: 'min',
-      note: `mean ${pct(mean(ours.map((x) => x.share)))} % (old ${pct(mean(old.map((x) => x.share)))}); ${met} of ${seeds} seeds at or above the target`
+      note: `mean ${meanShare(ours)} % (old ${meanShare(old)}); ${met} of ${seeds} seeds at or above the target`
     })
+    const worst = pct(Math.max(...ours.map((x) => x.ratio429)))
+    const widest = Math.max(...ours.map((x) => x.finishRatio)).toFixed(2)
     rows.push({
       metric: `${c.key}: 90th percentile of 429s among requests over ${seeds} seeds`,
-      value: pct(
-        q(
-          ours.map((x) => x.ratio429),
-          0.9
-        )
-      ),
+      value: q(ours, 'ratio429', 0.9),
       unit: '%',
-      baseline: pct(
-        q(
-          old.map((x) => x.ratio429),
-          0.9
-        )
-      ),
+      baseline: q(old, 'ratio429', 0.9),
       target: pct(c.targets.ratio429),
       targetKind: 'max',
-      note: `most of a seed ${pct(Math.max(...ours.map((x) => x.ratio429)))} %; widest finish ratio ${Math.max(...ours.map((x) => x.finishRatio)).toFixed(2)}`
+      note: `most of a seed ${worst} %; widest finish ratio ${widest}`
     })
   }
   return rows
