@@ -16,7 +16,8 @@
  * While iterating: CALLSIGHT_BENCH_TEAM_CALLS sets the calls written and pulled (default
  * 1,000,000; 100,000 with --quick), CALLSIGHT_BENCH_TEAM_PARTS a comma list of the parts
  * to run (worker,write,ten; the write part includes the pulls; default all);
- * CALLSIGHT_BENCH_TEAM_OLD_PULL=0 leaves out the pull by the old path (index each batch).
+ * CALLSIGHT_BENCH_TEAM_OLD_PULL=0 leaves out the pull by the old path (index each batch),
+ * CALLSIGHT_BENCH_TEAM_PULL=0 ends the section after the write (no pulls, no `ten`).
  */
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
@@ -57,6 +58,20 @@ function* groups(n: number, seed: number, mutate?: (r: CallRecord) => CallRecord
   }
   if (fatura.length) held.push({ scopeKey: 'type', records: fatura, includeAnalysis: false, checkpoint: null })
   if (held.length) yield held
+}
+
+/** docs/team.md, "Sizing and tuning": what a team cache's server runs with. */
+const PG_BENCH_TUNING: Record<string, string> = { shared_buffers: '1GB', max_wal_size: '4GB', checkpoint_timeout: '15min' }
+
+/** What PostgreSQL did in the background while the bulk write ran: the usual suspects of a slow block. */
+async function serverActivity(pool: PgSyncStore['pool']): Promise<{ checkpoints: number; backendWrites: number; autovacuums: number }> {
+  const bg = await pool.query<{ c: string; b: string }>(
+    'SELECT checkpoints_timed + checkpoints_req AS c, buffers_backend AS b FROM pg_stat_bgwriter'
+  )
+  const av = await pool.query<{ n: string }>(
+    'SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS n FROM pg_stat_all_tables WHERE relid >= 16384'
+  )
+  return { checkpoints: Number(bg.rows[0]!.c), backendWrites: Number(bg.rows[0]!.b), autovacuums: Number(av.rows[0]!.n) }
 }
 
 const callsIn = (g: readonly WritePageInput[]): number => g.filter((p) => p.scopeKey === 'all').reduce((n, p) => n + p.records.length, 0)
@@ -109,7 +124,9 @@ export const run: BenchFn = async (ctx) => {
   const rows: BenchRow[] = []
   const parts = new Set((process.env['CALLSIGHT_BENCH_TEAM_PARTS'] ?? 'worker,write,ten').split(',').map((p) => p.trim()))
   const sized = Number(process.env['CALLSIGHT_BENCH_TEAM_CALLS'] ?? 0)
-  const cluster: PgCluster = await startPgCluster()
+  // The server tuned as docs/team.md "Sizing and tuning" says a team cache's server should be
+  // (durability untouched: fsync, full-page writes and synchronous commit stay on).
+  const cluster: PgCluster = await startPgCluster({ settings: PG_BENCH_TUNING })
   try {
     await cluster.sql('CREATE DATABASE bench')
     const url = cluster.urlFor({ database: 'bench' })
@@ -159,14 +176,20 @@ export const run: BenchFn = async (ctx) => {
       const n = sized > 0 ? Math.round(sized / 100) * 100 : ctx.quick ? 100_000 : 1_000_000
       const compared = Math.min(n, ctx.quick ? 60_000 : 300_000)
       const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
+      // The old path: the same store with each statement awaited before the next is sent (as
+      // node-postgres sent the statements queued on one client), on the compared calls.
+      const oldStore = await PgSyncStore.open({ url, schema: 'bench_old', migrate: true, pipeline: false })
       const sqlite = openCache(join(ctx.workDir, 'direct.sqlite'))
       try {
-        for (const s of [store, sqlite]) {
+        for (const s of [store, oldStore, sqlite]) {
           await s.ensureScope('all', ALL)
           await s.ensureScope('type', TYPE)
         }
         const pgRates: number[] = []
         const sqRates: number[] = []
+        const oldRates: number[] = []
+        let oldBlock = 0
+        const before = await serverActivity(store.pool)
         let pgMs = 0
         let sqMs = 0
         let pgBlock = 0
@@ -183,6 +206,9 @@ export const run: BenchFn = async (ctx) => {
           const c = callsIn(g)
           if (done < compared) {
             t = performance.now()
+            await oldStore.writePages(g)
+            oldBlock += performance.now() - t
+            t = performance.now()
             sqlite.writePages(g)
             const sms = performance.now() - t
             sqMs += sms
@@ -193,7 +219,9 @@ export const run: BenchFn = async (ctx) => {
           if (blockCalls >= block) {
             pgRates.push(blockCalls / (pgBlock / 1000))
             if (sqBlock > 0) sqRates.push(blockCalls / (sqBlock / 1000))
+            if (oldBlock > 0) oldRates.push(blockCalls / (oldBlock / 1000))
             blockCalls = 0
+            oldBlock = 0
             pgBlock = 0
             sqBlock = 0
           }
@@ -201,8 +229,14 @@ export const run: BenchFn = async (ctx) => {
         }
         const pgRate = median(pgRates)
         const sqRate = median(sqRates)
+        const oldRate = median(oldRates)
+        const after = await serverActivity(store.pool)
+        const early = median(pgRates.slice(0, oldRates.length))
         ctx.log(
-          `bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}`
+          `bulk write: PostgreSQL ${Math.round(pgRate)} calls/s (whole run ${Math.round(n / (pgMs / 1000))}; blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}, p25 ${Math.round(percentile(pgRates, 25))}), SQLite ${Math.round(sqRate)} calls/s on the first ${compared.toLocaleString('en')}; old path (statements awaited one by one) ${Math.round(oldRate)} there (blocks ${Math.round(Math.min(...oldRates))}–${Math.round(Math.max(...oldRates))}) against ${Math.round(early)} for the new`
+        )
+        ctx.log(
+          `during the write: ${after.checkpoints - before.checkpoints} checkpoints, ${after.backendWrites - before.backendWrites} buffers written by backends, ${after.autovacuums - before.autovacuums} autovacuum/analyze runs`
         )
         rows.push({
           metric: 'PostgreSQL write throughput, bulk sync (pages of 100 calls + 10 items, 20 per transaction), median of blocks',
@@ -212,11 +246,20 @@ export const run: BenchFn = async (ctx) => {
           ratio: pgRate / sqRate,
           target: 20_000,
           targetKind: 'min',
-          note: `baseline: the same groups into SQLite (direct path), interleaved, first ${compared.toLocaleString('en')} calls; PostgreSQL whole run ${Math.round(n / (pgMs / 1000))}/s over ${n.toLocaleString('en')}`
+          note: `baseline: the same groups into SQLite (direct path), interleaved, first ${compared.toLocaleString('en')} calls; PostgreSQL whole run ${Math.round(n / (pgMs / 1000))}/s over ${n.toLocaleString('en')}, blocks ${Math.round(Math.min(...pgRates))}–${Math.round(Math.max(...pgRates))}`
+        })
+        rows.push({
+          metric: `PostgreSQL bulk write, first ${compared.toLocaleString('en')} calls: pipelined statements (median of blocks)`,
+          value: early,
+          unit: 'calls/s',
+          baseline: oldRate,
+          ratio: early / oldRate,
+          note: 'baseline: the old path, each statement awaited before the next (schema bench_old), the same groups interleaved'
         })
         const direct = Math.round(compared / (sqMs / 1000))
 
         // Sizing of what was written.
+        await store.pool.query('DROP SCHEMA bench_old CASCADE')
         await store.pool.query('VACUUM ANALYZE bench.calls, bench.scope_members')
         const sizes = await store.pool.query(
           `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes, s.n_live_tup AS rows FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
@@ -235,6 +278,9 @@ export const run: BenchFn = async (ctx) => {
           unit: 'MiB',
           note: `rows per 1M calls: 1M calls, ${Math.round((memberRows / n) * 1e6).toLocaleString('en')} memberships; tables with indexes and TOAST`
         })
+
+        // The write alone: the section ends here (the pulls and `ten` need the whole run).
+        if (process.env['CALLSIGHT_BENCH_TEAM_PULL'] === '0') return { name: 'team', rows }
 
         // 3. Pull everything into an empty local cache, in its own process: first as a pull
         // of the app indexes batch by batch (the old path, `--index-each-batch`: baseline),
@@ -340,6 +386,7 @@ export const run: BenchFn = async (ctx) => {
         })
       } finally {
         sqlite.close()
+        await oldStore.close()
         await store.close()
       }
     }

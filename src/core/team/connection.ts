@@ -20,6 +20,11 @@ export interface TeamDbOptions {
   /** Connections in the pool; the worker and a pull need few. */
   maxConnections?: number
   applicationName?: string
+  /**
+   * node-postgres's pipeline mode: queries on one connection are sent without waiting for the
+   * answers before them (the store's write transactions). It refuses cursors and streams.
+   */
+  pipeline?: boolean
 }
 
 export const SSL_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const
@@ -105,6 +110,7 @@ export function poolConfig(opts: TeamDbOptions): pg.PoolConfig {
     // A dead server must not hang a pull or the worker forever.
     keepAlive: true
   }
+  if (opts.pipeline) cfg.pipeline = true
   // Without one, node-postgres reads PGPASSWORD, then ~/.pgpass.
   if (password !== undefined) cfg.password = password
   return cfg

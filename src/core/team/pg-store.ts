@@ -11,56 +11,11 @@ import { systemClock } from '../platform/node'
 import type { SyncStore } from '../sync/ports'
 import { createPool, mapPgError, q, type TeamDbOptions } from './connection'
 import { checkPgSchema, lockKey, migratePg } from './pg-migrations'
-import { UPSERT_CHUNK, upsertChunk } from './pg-upsert'
+import { checkpointStatement, writeGroup, type PgPageCounts } from './pg-write-group'
 
-export interface PgPageCounts {
-  inserted: number
-  updated: number
-  unchanged: number
-}
+export type { PgPageCounts }
 
 const FiltersJson = ScopeStatus.shape.filters
-
-/**
- * Promises of statements sent ahead, each marked handled as it is added: one that fails
- * while this process waits for another must not count as an unhandled rejection (which
- * ends a Node process). Their outcome is read with allSettled before COMMIT.
- */
-class Queued {
-  readonly all: Array<Promise<unknown>> = []
-  push(p: Promise<unknown>): void {
-    p.catch(() => undefined)
-    this.all.push(p)
-  }
-}
-
-/** A call as this transaction wrote it: the record, and the record whose analysis it holds (null: none written). */
-interface WrittenCall {
-  r: CallRecord
-  analysis: CallRecord | null
-}
-
-function sameItems(a: CallRecord['analysis'], b: CallRecord['analysis']): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!
-    const y = b[i]!
-    if (x.key !== y.key || x.friendlyName !== y.friendlyName || x.value !== y.value) return false
-  }
-  return true
-}
-
-/** Whether upserting `r` would leave the call this transaction wrote as it is. */
-function sameAsWritten(w: WrittenCall, r: CallRecord, withAnalysis: boolean): boolean {
-  const a = w.r
-  if (a !== r) {
-    if (a.callAt !== r.callAt || a.callDate !== r.callDate || a.title !== r.title || a.summary !== r.summary) return false
-    if (a.extra !== r.extra && JSON.stringify(a.extra) !== JSON.stringify(r.extra)) return false
-  }
-  if (!withAnalysis) return true
-  return w.analysis !== null && sameItems(w.analysis.analysis, r.analysis)
-}
 
 /** The analysis items as stored: [[key, friendlyName, value], ...]. */
 export function analysisJson(r: CallRecord): string {
@@ -99,7 +54,8 @@ export class PgSyncStore implements SyncStore {
    * with a hint to run `callsight team init`.
    */
   static async open(opts: TeamDbOptions & { clock?: Clock; migrate?: boolean }): Promise<PgSyncStore> {
-    const pool = createPool({ ...opts, maxConnections: opts.maxConnections ?? 4 })
+    // Pipeline mode: a write transaction's statements go out back to back (pg-write-group.ts).
+    const pool = createPool({ ...opts, maxConnections: opts.maxConnections ?? 4, pipeline: opts.pipeline ?? true })
     try {
       if (opts.migrate) await migratePg(pool, opts.schema)
       else await checkPgSchema(pool, opts.schema)
@@ -218,137 +174,27 @@ export class PgSyncStore implements SyncStore {
   }
 
   private async putCheckpoint(c: pg.ClientBase, scopeKey: string, checkpoint: unknown): Promise<void> {
-    if (checkpoint === null || checkpoint === undefined) {
-      await c.query(`DELETE FROM ${this.s}.checkpoints WHERE scope_key = $1`, [scopeKey])
-      return
-    }
-    await c.query(
-      `INSERT INTO ${this.s}.checkpoints (scope_key, checkpoint) VALUES ($1, $2) ON CONFLICT (scope_key) DO UPDATE SET checkpoint = excluded.checkpoint`,
-      [scopeKey, JSON.stringify(checkpoint)]
-    )
+    await checkpointStatement(c, this.schema, scopeKey, checkpoint)
   }
 
   /**
-   * A group of pages in one transaction. Calls are upserted with one statement per run of
-   * pages with the same analysis flag (the last copy of a callId wins, as it would page by
-   * page); a known call is rewritten, and given a new change number, only when a field
-   * differs — the comparison happens in PostgreSQL, in the same statement.
+   * A group of pages in one transaction (pg-write-group.ts): upserts, memberships, checkpoints
+   * and run counts, sent back to back on the pipelined connection.
    */
   async writePages(inputs: readonly WritePageInput[]): Promise<PgPageCounts[]> {
     if (inputs.length === 0) return []
     const now = this.clock.now()
-    return this.writeTx(async (c) => {
-      const out: PgPageCounts[] = inputs.map(() => ({ inserted: 0, updated: 0, unchanged: 0 }))
-      // Every statement of the group is sent without waiting for the one before: they queue
-      // on this transaction's connection and run in order, so PostgreSQL works through them
-      // while this process prepares the next; the answers are read at the end. A failure
-      // fails the transaction (each is awaited before COMMIT).
-      const sent = new Queued()
-      const counted = new Queued()
-      const written = new Map<string, WrittenCall>()
-      try {
-        let i = 0
-        while (i < inputs.length) {
-          let j = i + 1
-          while (j < inputs.length && inputs[j]!.includeAnalysis === inputs[i]!.includeAnalysis) j++
-          await this.upsertCalls(c, inputs.slice(i, j), out.slice(i, j), now, written, sent, counted)
-          i = j
-        }
-        const members = new Map<string, Set<string>>()
-        const checkpoints = new Map<string, unknown>()
-        const runs = new Map<string, { stored: number; requests: number }>()
-        for (const input of inputs) {
-          let set = members.get(input.scopeKey)
-          if (!set) members.set(input.scopeKey, (set = new Set()))
-          for (const r of input.records) set.add(r.callId)
-          checkpoints.set(input.scopeKey, input.checkpoint)
-          if (input.runId !== undefined && input.runCounts) runs.set(input.runId, input.runCounts)
-        }
-        for (const [key, ids] of members) {
-          if (ids.size === 0) continue
-          const scope = this.scopeIds.get(key) ?? (await this.scopeId(c, key))
-          // One JSON array unpacked by PostgreSQL: node-postgres encodes a text[] in
-          // JavaScript, id by id; JSON.stringify is native.
-          sent.push(
-            c.query(
-              `INSERT INTO ${this.s}.scope_members (scope_id, call_id, seq)
-               SELECT $1, id, nextval('${this.schema}.changes') FROM json_array_elements_text($2::json) AS t(id)
-               ON CONFLICT (scope_id, call_id) DO NOTHING`,
-              [scope, JSON.stringify([...ids])]
-            )
-          )
-        }
-        for (const [key, cp] of checkpoints) sent.push(this.putCheckpoint(c, key, cp))
-        for (const [runId, counts] of runs) {
-          sent.push(
-            c.query(`UPDATE ${this.s}.sync_runs SET stored = $1, requests = $2 WHERE id = $3`, [counts.stored, counts.requests, runId])
-          )
-        }
-      } catch (e) {
-        // The statements still queued fail with the transaction; their errors are not news.
-        await Promise.allSettled([...sent.all, ...counted.all])
-        throw e
-      }
-      const settled = await Promise.allSettled([...sent.all, ...counted.all])
-      const failed = settled.find((x): x is PromiseRejectedResult => x.status === 'rejected')
-      if (failed) throw failed.reason
-      return out
-    })
-  }
-
-  /**
-   * Sends the upserts of a run of pages with one analysis flag, in statements of
-   * UPSERT_CHUNK calls (see writePages), and queues their counting. The last copy of each
-   * call in the run wins; each copy is counted on its own page. A call this group already
-   * wrote with the same fields (and, for a run with analysis, the same items) is not sent
-   * again: PostgreSQL would compare it and leave it as it is (unchanged) — in a bulk sync
-   * that is every call of a second scope whose pages arrive in the same group.
-   */
-  private async upsertCalls(
-    c: pg.ClientBase,
-    pages: readonly WritePageInput[],
-    counts: PgPageCounts[],
-    now: number,
-    written: Map<string, WrittenCall>,
-    sent: Queued,
-    counted: Queued
-  ): Promise<void> {
-    const withAnalysis = pages[0]!.includeAnalysis
-    const last = new Map<string, { r: CallRecord; page: number }>()
-    pages.forEach((p, page) => {
-      for (const r of p.records) last.set(r.callId, { r, page })
-    })
-    const send: Array<{ r: CallRecord }> = []
-    for (const [id, { r, page }] of last) {
-      const before = written.get(id)
-      if (before && sameAsWritten(before, r, withAnalysis)) counts[page]!.unchanged++
-      else {
-        send.push({ r })
-        written.set(id, { r, analysis: withAnalysis ? r : (before?.analysis ?? null) })
-      }
-    }
-    // Earlier copies of a call within the run count as unchanged on their own pages.
-    pages.forEach((p, page) => {
-      for (const r of p.records) if (last.get(r.callId)!.page !== page) counts[page]!.unchanged++
-    })
-    for (let i = 0; i < send.length; i += UPSERT_CHUNK) {
-      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve)) // lets the previous one go out
-      const chunk = send.slice(i, i + UPSERT_CHUNK)
-      const q = upsertChunk(c, this.schema, chunk, now, withAnalysis)
-      sent.push(q)
-      counted.push(
-        q.then((res) => {
-          const changed = new Set<string>()
-          for (const row of res.rows) {
-            changed.add(row.call_id)
-            const n = counts[last.get(row.call_id)!.page]!
-            if (row.inserted) n.inserted++
-            else n.updated++
-          }
-          for (const { r } of chunk) if (!changed.has(r.callId)) counts[last.get(r.callId)!.page]!.unchanged++
-        })
+    return this.writeTx((c) =>
+      writeGroup(
+        {
+          c,
+          schema: this.schema,
+          now,
+          scopeId: (cc, key) => Promise.resolve(this.scopeIds.get(key) ?? this.scopeId(cc, key))
+        },
+        inputs
       )
-    }
+    )
   }
 
   async addCoverage(scopeKey: string, from: number, to: number): Promise<void> {

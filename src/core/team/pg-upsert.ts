@@ -24,19 +24,20 @@ export function upsertChunk(
   withAnalysis: boolean
 ): Promise<pg.QueryResult<UpsertedRow>> {
   const s = q(schema)
-  // One JSON array per column, each unpacked by json_array_elements_text: PostgreSQL parses
-  // every document once. One array of rows picked apart with `e->>k` re-parsed each row up to
-  // the k-th field for every field, and cost the server 2.5× the CPU of this (measured:
-  // 35–40 against 12–17 µs a call, docs/team.md); JSON.stringify keeps the client's share
-  // native. Extra and analysis travel as JSON text inside the string arrays, so the stored
-  // text is exactly JSON.stringify's, as analysisJson writes it.
+  // One JSON array per column, each unpacked by PostgreSQL: it parses every document once.
+  // One array of rows picked apart with `e->>k` re-parsed each row up to the k-th field for
+  // every field, and cost the server 2.5× the CPU of this (measured: 35–40 against 12–17 µs a
+  // call, docs/team.md); JSON.stringify keeps the client's share native. Extra and analysis
+  // travel as JSON values, not strings: `json_array_elements` on `json` hands back each
+  // element's text exactly as written, so the stored text is JSON.stringify's (as
+  // analysisJson writes it) with one stringify and no escaped quotes on the way.
   const ids: string[] = []
   const ats: number[] = []
   const dates: string[] = []
   const titles: string[] = []
   const summaries: string[] = []
-  const extras: string[] = []
-  const analyses: Array<string | null> = []
+  const extras: unknown[] = []
+  const analyses: Array<Array<[string, string, string]>> = []
   for (const { r } of chunk) {
     // Records arrive masked: the service client guards every record it parses
     // (client/service-client.ts), for this store as for the SQLite cache.
@@ -45,14 +46,16 @@ export function upsertChunk(
     dates.push(r.callDate)
     titles.push(r.title)
     summaries.push(r.summary)
-    extras.push(JSON.stringify(r.extra))
-    analyses.push(withAnalysis ? JSON.stringify(r.analysis.map((a) => [a.key, a.friendlyName, a.value])) : null)
+    extras.push(r.extra)
+    if (withAnalysis) analyses.push(r.analysis.map((a) => [a.key, a.friendlyName, a.value]))
   }
   const col = (n: number): string => `json_array_elements_text($${n}::json)`
+  // Without analysis $9 is NULL: no elements, and ROWS FROM pads the column with NULLs.
+  const value = (n: number): string => `json_array_elements($${n}::json)`
   return c.query<UpsertedRow>(
     `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
-     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra, e.analysis, $2, $2, nextval('${schema}.changes')
-     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${col(8)}, ${col(9)}) AS e(id, at, date, title, summary, extra, analysis)
+     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')
+     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}) AS e(id, at, date, title, summary, extra, analysis)
      ON CONFLICT (call_id) DO UPDATE SET
        call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
        summary = excluded.summary, extra = excluded.extra,
@@ -71,7 +74,7 @@ export function upsertChunk(
       JSON.stringify(titles),
       JSON.stringify(summaries),
       JSON.stringify(extras),
-      JSON.stringify(analyses)
+      withAnalysis ? JSON.stringify(analyses) : null
     ]
   )
 }

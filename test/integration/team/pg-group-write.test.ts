@@ -6,12 +6,18 @@ import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../suppor
 import { freshDatabase } from './helpers'
 
 let cluster: PgCluster
+// Process warnings of the whole file: node-postgres warns once per process (queueing a query
+// on a busy client), so a later test alone would miss one an earlier test set off.
+const warnings: string[] = []
+const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`)
 
 beforeAll(async () => {
+  process.on('warning', onWarning)
   cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
 }, 60_000)
 
 afterAll(async () => {
+  process.off('warning', onWarning)
   await cluster?.stop()
 })
 
@@ -123,6 +129,49 @@ describe('a group of pages of two scopes written into PostgreSQL', () => {
       expect(await store.getCheckpoint('all')).toEqual({ next: 1 })
     } finally {
       await store.close()
+    }
+  })
+
+  it('sends groups in pipeline mode without node-postgres warnings (in this whole file), storing what statements awaited one by one store', async () => {
+    const database = await freshDatabase(cluster)
+    const url = cluster.urlFor({ database })
+    const piped = await PgSyncStore.open({ url, schema: 'piped', migrate: true })
+    const awaited = await PgSyncStore.open({ url, schema: 'awaited', migrate: true, pipeline: false })
+    try {
+      for (const s of [piped, awaited]) {
+        await s.ensureScope('all', ALL)
+        await s.ensureScope('type', TYPE)
+      }
+      // Several upsert statements (more than one chunk of 250), both scopes, a checkpoint each.
+      const all = Array.from({ length: 1200 }, (_, i) => call(i))
+      const group = (): WritePageInput[] => [
+        { scopeKey: 'all', records: all.slice(0, 600), includeAnalysis: true, checkpoint: { next: 600 } },
+        { scopeKey: 'all', records: all.slice(600), includeAnalysis: true, checkpoint: { next: 1200 } },
+        {
+          scopeKey: 'type',
+          records: all.slice(0, 700).map((r) => ({ ...r, analysis: [] })),
+          includeAnalysis: false,
+          checkpoint: { next: 7 }
+        }
+      ]
+      const counts = [await piped.writePages(group()), await awaited.writePages(group())]
+      expect(counts[0]).toEqual(counts[1])
+      expect(counts[0]!.map((c) => c.inserted)).toEqual([600, 600, 0])
+      const rows = async (schema: string): Promise<unknown[]> =>
+        (
+          await piped.pool.query(
+            `SELECT c.call_id, c.title, c.analysis, c.seq - (SELECT min(seq) FROM ${schema}.calls) AS rel,
+                    (SELECT array_agg(scope_id ORDER BY scope_id) FROM ${schema}.scope_members m WHERE m.call_id = c.call_id) AS scopes
+             FROM ${schema}.calls c ORDER BY c.call_id`
+          )
+        ).rows
+      expect(await rows('piped')).toEqual(await rows('awaited'))
+      expect(await piped.getCheckpoint('type')).toEqual({ next: 7 })
+      await new Promise((r) => setImmediate(r))
+      expect(warnings.filter((w) => /pg|client\.query/i.test(w))).toEqual([])
+    } finally {
+      await piped.close()
+      await awaited.close()
     }
   })
 })
