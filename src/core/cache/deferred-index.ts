@@ -3,20 +3,24 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
-import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER } from './fts-buffer'
+import { createDeferredBtrees, dropDeferredBtrees } from './deferred-btrees'
+import { FOLD_FOR_INDEX_SOURCE } from './fold'
+import { FTS_DEFAULT_BUFFER } from './fts-buffer'
 import { reindexAll } from './reindex'
 
 /**
  * The full-text index of a first bulk pull, built beside the ingest on the other core.
  *
  * A pull into an empty cache writes calls, items, memberships and totals in its batches as
- * always, but hands each batch's index rows (the same JSON array IndexRows would insert)
- * to a worker thread, after the batch committed. The worker inserts them into the same
- * FTS5 table in a side file (`<cache>.index-build`), merges it into one segment at the end,
- * and the cache then takes the finished index in one transaction by copying FTS5's tables
- * (calls_fts_data, _idx, _docsize, _config). Ingest without the index costs the pulling
- * thread about two fifths less (profile in docs/team.md); the index costs the same, on the
- * second core.
+ * always, but without their index rows: once a batch committed, the ids of its calls go to
+ * a worker thread, which reads those calls back from the cache (its own read-only
+ * connection), folds their text as IndexRows would (the same function, fold.ts) and inserts
+ * the rows into the same FTS5 table in a side file (`<cache>.index-build`), all in one
+ * transaction; it merges that index into one segment at the end, and the cache then takes
+ * the finished index in one transaction by copying FTS5's tables (calls_fts_data, _idx,
+ * _docsize, _config). The pulling thread neither folds, nor builds, nor posts the rows'
+ * text (profile in docs/team.md); the index costs the same, on the second core. The
+ * B-tree indexes nothing reads during such a pull are built at its end (deferred-btrees.ts).
  *
  * Crash safety: `index_build` (cache migration 12) holds one row from before the first batch
  * without index rows until the transaction that copies the index in. While it is there the
@@ -27,37 +31,63 @@ import { reindexAll } from './reindex'
  * scratch copy: journal off, never trusted after its process died.
  */
 
-/** Plain JavaScript run in the worker (a string, like the WAL checkpointer's: no bundle entry). */
+/**
+ * Plain JavaScript run in the worker (a string, like the WAL checkpointer's: no bundle entry).
+ * Its folding is the cache's own foldForIndex, given as source text (fold.ts).
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData: o } = require('node:worker_threads')
 const Database = require(o.module)
-const db = new Database(o.side, o.nativeBinding ? { nativeBinding: o.nativeBinding } : {})
+const native = o.nativeBinding ? { nativeBinding: o.nativeBinding } : {}
+const fold = ${FOLD_FOR_INDEX_SOURCE}
+const db = new Database(o.side, native)
 // Held from the first write until close: another process sees the build as running.
 db.pragma('locking_mode = EXCLUSIVE')
 db.pragma('journal_mode = OFF')
 db.pragma('synchronous = OFF')
 db.pragma('cache_size = -16384')
 db.exec(o.createSql)
-db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.bulkBuffer + ")").run()
+db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.buildBuffer + ")").run()
 const del = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
-const ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)')
+const ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) VALUES (?, ?, ?, ?)')
+// The committed calls themselves, read from the cache (WAL: reading never waits for the
+// pulling thread's writes): the same text IndexRows builds, the analysis values joined by
+// spaces in their order.
+const cache = new Database(o.file, { readonly: true, fileMustExist: true, ...native })
+cache.pragma('busy_timeout = 5000')
+// Each page it reads was just written and is read once: SQLite's 16 MB default would only add to memory.
+cache.pragma('cache_size = -2048')
+const rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id), '') FROM calls c WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw()
+const index = (lo, hi) => {
+  for (const r of rows.iterate(lo, hi)) ins.run(r[0], fold(r[1]), fold(r[2]), fold(r[3]))
+}
 parentPort.postMessage({ kind: 'ready' })
-const batch = db.transaction((stale, json) => {
-  for (const id of stale) del.run(id)
-  if (json !== null) ins.run(json)
-})
+// One transaction for the whole build: FTS5 writes a segment when its pending terms pass
+// o.buildBuffer, not at every batch's commit (fewer segments to merge, less CPU on this thread).
+db.exec('BEGIN')
 parentPort.on('message', (m) => {
   try {
     if (m.kind === 'rows') {
-      batch(m.stale, m.json)
+      for (const id of m.stale) del.run(id)
+      // Ids come in order, mostly one run of new calls: one range read per run.
+      const ids = m.ids
+      for (let i = 0; i < ids.length; ) {
+        let j = i
+        while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j++
+        index(ids[i], ids[j])
+        i = j + 1
+      }
       parentPort.postMessage({ kind: 'ack' })
     } else if (m.kind === 'finish') {
+      cache.close()
+      db.exec('COMMIT')
       db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
       db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
       db.close()
       parentPort.postMessage({ kind: 'done' })
       parentPort.close()
     } else if (m.kind === 'abort') {
+      cache.close()
       db.close()
       parentPort.close()
     }
@@ -68,6 +98,14 @@ parentPort.on('message', (m) => {
 `
 
 const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
+
+/**
+ * FTS5's pending terms the build holds before it writes a segment. Its transaction spans the
+ * whole build, so this is memory held all along: 32 MB (a pull batch's FTS_BULK_BUFFER) cost
+ * ~30 MB of peak resident memory at 200,000 calls; 8 MB, about four batches per segment, did
+ * not (docs/team.md).
+ */
+const BUILD_BUFFER = 8 * 1024 * 1024
 
 export const sideFileOf = (file: string): string => `${file}.index-build`
 
@@ -123,6 +161,7 @@ export function settleIndexBuild(
     }
     // The cache's own index holds nothing of the build (its rows went to the side file).
     db.transaction(() => {
+      createDeferredBtrees(db)
       db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('delete-all')")
       reindexAll(db, progress)
       db.exec('DELETE FROM index_build')
@@ -137,10 +176,10 @@ export function settleIndexBuild(
   }
 }
 
-/** One batch's index rows, as IndexRows writes them: calls whose old row goes, then the new rows. */
+/** One committed batch's index work, as IndexRows hands it over: calls whose old row goes, then the calls to index, in id order. */
 export interface IndexBatch {
   stale: number[]
-  json: string | null
+  ids: number[]
 }
 
 /** A running build: started on an empty cache, fed after each commit, finished or dropped. */
@@ -167,7 +206,10 @@ export class IndexBuild {
       await build.abort()
       throw build.failure
     }
-    db.prepare('INSERT INTO index_build (id, side_file, started_at) VALUES (1, ?, ?)').run(build.side, Date.now())
+    db.transaction(() => {
+      db.prepare('INSERT INTO index_build (id, side_file, started_at) VALUES (1, ?, ?)').run(build.side, Date.now())
+      dropDeferredBtrees(db)
+    }).immediate()
     return build
   }
 
@@ -184,9 +226,10 @@ export class IndexBuild {
       workerData: {
         module: createRequire(import.meta.url).resolve('better-sqlite3'),
         side: this.side,
+        file,
         nativeBinding,
         createSql,
-        bulkBuffer: FTS_BULK_BUFFER,
+        buildBuffer: BUILD_BUFFER,
         defaultBuffer: FTS_DEFAULT_BUFFER
       }
     })
@@ -209,10 +252,10 @@ export class IndexBuild {
     for (const f of w) f()
   }
 
-  /** After the batch's commit: the rows travel as one string (copied, not re-encoded). */
+  /** After the batch's commit: only ids travel; the worker reads the committed rows. */
   send(batch: IndexBatch): void {
     if (this.failure) throw this.failure
-    if (batch.stale.length === 0 && batch.json === null) return
+    if (batch.stale.length === 0 && batch.ids.length === 0) return
     this.inFlight++
     this.worker.postMessage({ kind: 'rows', ...batch })
   }
@@ -231,11 +274,17 @@ export class IndexBuild {
    */
   async finish(): Promise<void> {
     await this.drain(0)
-    await new Promise<void>((resolve, reject) => {
+    const merged = new Promise<void>((resolve, reject) => {
       this.finished = resolve
       this.worker.once('exit', () => (this.failure ? reject(this.failure) : resolve()))
       this.worker.postMessage({ kind: 'finish' })
     })
+    // While the worker merges its index, this thread sorts the B-tree indexes left out.
+    try {
+      this.db.transaction(() => createDeferredBtrees(this.db)).immediate()
+    } finally {
+      await merged
+    }
     if (this.failure) throw this.failure
     const db = new Database(this.file, this.nativeBinding === undefined ? {} : { nativeBinding: this.nativeBinding })
     try {

@@ -12,17 +12,19 @@ export type IndexRow = [string, string, string]
  * then inserting in rowid order, keeps FTS5 from flushing on a rowid that goes backwards.
  */
 export class IndexRows {
-  /** Rows by call id. */
-  private readonly pending = new Map<number, IndexRow>()
+  /** Rows by call id (null: the row is not built here, see divert). */
+  private readonly pending = new Map<number, IndexRow | null>()
   /** Calls whose index row from before the transaction must go. */
   private readonly stale: number[] = []
   private readonly remove: Database.Statement
   private readonly insert: Database.Statement<[string]>
   /**
-   * While set (a first bulk pull: deferred-index.ts), write() hands the rows here instead of
-   * inserting them; the caller sends them on once the transaction committed.
+   * While set (a first bulk pull: deferred-index.ts), no row is built or inserted: write()
+   * hands over which calls to index (and which stale rows to drop), and the caller sends
+   * them on once the transaction committed; the index build reads and folds those calls
+   * itself from the committed rows, on its own thread.
    */
-  divert: ((batch: { stale: number[]; json: string | null }) => void) | null = null
+  divert: ((batch: { stale: number[]; ids: number[] }) => void) | null = null
 
   constructor(db: Database.Database) {
     this.remove = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
@@ -32,13 +34,18 @@ export class IndexRows {
     )
   }
 
-  /** A new call's row. */
-  add(id: number, row: IndexRow): void {
+  /** Whether rows are built and inserted here (false while diverted: only ids are needed). */
+  get wantsRows(): boolean {
+    return this.divert === null
+  }
+
+  /** A new call's row (null while diverted). */
+  add(id: number, row: IndexRow | null): void {
     this.pending.set(id, row)
   }
 
   /** A changed call's row: its stored one goes at the end, unless it was written in this transaction. */
-  replace(id: number, row: IndexRow): void {
+  replace(id: number, row: IndexRow | null): void {
     if (!this.pending.has(id)) this.stale.push(id)
     this.pending.set(id, row)
   }
@@ -54,7 +61,9 @@ export class IndexRows {
     this.stale.sort((a, b) => a - b)
     if (this.divert !== null) {
       const stale = this.stale.splice(0)
-      this.divert({ stale, json: this.pending.size === 0 ? null : this.json() })
+      const ids = this.sortedIds()
+      this.pending.clear()
+      this.divert({ stale, ids })
       return
     }
     for (const id of this.stale) this.remove.run(id)
@@ -65,23 +74,23 @@ export class IndexRows {
 
   /** The pending rows as one JSON array of [id, title, summary, analysis], in id order; forgets them. */
   private json(): string {
-    // New ids arrive in order; only changed calls of earlier pages need the sort.
-    let ids = [...this.pending.keys()]
-    for (let i = 1; i < ids.length; i++) {
-      if (ids[i]! < ids[i - 1]!) {
-        ids = ids.sort((a, b) => a - b)
-        break
-      }
-    }
+    const ids = this.sortedIds()
     // One native JSON.stringify of the whole array: a flat string, where building it by
     // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
     // index build) flattened again.
     const rows: Array<[number, string, string, string]> = new Array(ids.length)
     for (let i = 0; i < ids.length; i++) {
-      const [title, summary, analysis] = this.pending.get(ids[i]!)!
+      const [title, summary, analysis] = this.pending.get(ids[i]!) ?? ['', '', '']
       rows[i] = [ids[i]!, title, summary, analysis]
     }
     this.pending.clear()
     return JSON.stringify(rows)
+  }
+
+  /** The pending calls' ids in order. New ids arrive in order; only changed calls of earlier pages need the sort. */
+  private sortedIds(): number[] {
+    const ids = [...this.pending.keys()]
+    for (let i = 1; i < ids.length; i++) if (ids[i]! < ids[i - 1]!) return ids.sort((a, b) => a - b)
+    return ids
   }
 }

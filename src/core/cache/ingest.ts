@@ -77,7 +77,7 @@ export class RecordWriter {
   }
 
   /** Index rows go to `to` instead of the index (deferred-index.ts); null: to the index again. */
-  divertIndex(to: ((batch: { stale: number[]; json: string | null }) => void) | null): void {
+  divertIndex(to: ((batch: { stale: number[]; ids: number[] }) => void) | null): void {
     this.index.divert = to
   }
 
@@ -174,7 +174,10 @@ export class RecordWriter {
           now
         )
         if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
-        this.index.add(id, [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? foldedAnalysis(r) : ''])
+        this.index.add(
+          id,
+          this.index.wantsRows ? [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? foldedAnalysis(r) : ''] : null
+        )
         counts.inserted++
       } else {
         id = old.id
@@ -270,8 +273,11 @@ export class RecordWriter {
       this.updateAnalysisMeta.run(r.analysis.length, now, id)
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
-    const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.analysisValues.all(id).join(' '))
-    this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
+    if (!this.index.wantsRows) this.index.replace(id, null)
+    else {
+      const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.analysisValues.all(id).join(' '))
+      this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
+    }
     if (anaChanged) {
       old.analysis_known = 1
       old.items = r.analysis

@@ -7,41 +7,49 @@
  * original position by position (see foldWithMap), which is what highlighting needs.
  */
 
-const SPECIAL: Record<string, string> = {
-  İ: 'i',
-  I: 'i',
-  ı: 'i',
-  i: 'i',
-  ß: 's',
-  ø: 'o',
-  Ø: 'o',
-  đ: 'd',
-  Đ: 'd',
-  ł: 'l',
-  Ł: 'l',
-  æ: 'a',
-  Æ: 'a',
-  œ: 'o',
-  Œ: 'o'
+/**
+ * foldChar, built by a closure with no free variables: a worker thread is given this
+ * function's source text (Function.prototype.toString) and folds exactly as this thread does
+ * (the first bulk pull's index build, src/core/cache/deferred-index.ts).
+ */
+export function makeFoldChar(): (ch: string) => string {
+  const SPECIAL: Record<string, string> = {
+    İ: 'i',
+    I: 'i',
+    ı: 'i',
+    i: 'i',
+    ß: 's',
+    ø: 'o',
+    Ø: 'o',
+    đ: 'd',
+    Đ: 'd',
+    ł: 'l',
+    Ł: 'l',
+    æ: 'a',
+    Æ: 'a',
+    œ: 'o',
+    Œ: 'o'
+  }
+  const MARKS = /\p{M}/gu
+  const cache = new Map<string, string>()
+  /** Folds one code point: case, Turkish dotted/dotless i, and diacritics. '' for a lone mark. */
+  return function foldChar(ch: string): string {
+    const special = SPECIAL[ch]
+    if (special !== undefined) return special
+    const code = ch.codePointAt(0) ?? 0
+    if (code < 0x80) return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : ch
+    const hit = cache.get(ch)
+    if (hit !== undefined) return hit
+    // Lower-casing outside the Turkish locale is deliberate: I and İ are handled above.
+    const folded = ch.toLowerCase().normalize('NFD').replace(MARKS, '')
+    const one = folded.length === 0 ? '' : String.fromCodePoint(folded.codePointAt(0) ?? 0)
+    if (cache.size < 4096) cache.set(ch, one)
+    return one
+  }
 }
-
-const MARKS = /\p{M}/gu
-const cache = new Map<string, string>()
 
 /** Folds one code point: case, Turkish dotted/dotless i, and diacritics. '' for a lone mark. */
-export function foldChar(ch: string): string {
-  const special = SPECIAL[ch]
-  if (special !== undefined) return special
-  const code = ch.codePointAt(0) ?? 0
-  if (code < 0x80) return code >= 0x41 && code <= 0x5a ? String.fromCharCode(code + 32) : ch
-  const hit = cache.get(ch)
-  if (hit !== undefined) return hit
-  // Lower-casing outside the Turkish locale is deliberate: I and İ are handled above.
-  const folded = ch.toLowerCase().normalize('NFD').replace(MARKS, '')
-  const one = folded.length === 0 ? '' : String.fromCodePoint(folded.codePointAt(0) ?? 0)
-  if (cache.size < 4096) cache.set(ch, one)
-  return one
-}
+export const foldChar = makeFoldChar()
 
 export function foldText(text: string): string {
   // Fast path for plain ASCII, the common case in ids and many summaries.

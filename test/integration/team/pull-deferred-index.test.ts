@@ -91,8 +91,17 @@ async function pullInProcess(file: string, deferIndexFrom?: number, onProgress?:
   }
 }
 
-/** The index as per-term document and hit counts, and the call ids some searches find. */
-function indexOf(cache: CallCache): { vocab: unknown[]; found: Record<string, string[]> } {
+/**
+ * The index as per-term document and hit counts, the call ids some searches find, and the
+ * B-tree indexes of the tables a pull fills (a first pull builds some of them at its end).
+ */
+function indexOf(cache: CallCache): { vocab: unknown[]; found: Record<string, string[]>; btrees: unknown[] } {
+  const btrees = cache.db
+    .prepare(
+      "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('calls', 'analysis', 'scope_members') ORDER BY name"
+    )
+    .raw()
+    .all()
   const vocab = cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw().all()
   const found: Record<string, string[]> = {}
   for (const q of ['fatura', 'musteri', 'kar*', 'i*', 'itiraz AND kargo', '"hakkinda kargo"']) {
@@ -103,7 +112,7 @@ function indexOf(cache: CallCache): { vocab: unknown[]; found: Record<string, st
         .all(q) as string[]
     ).sort()
   }
-  return { vocab, found }
+  return { vocab, found, btrees }
 }
 
 /** The index of a pull that indexes batch by batch (the path the app takes), pulled once. */

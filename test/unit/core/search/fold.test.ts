@@ -1,5 +1,6 @@
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
-import { foldForIndex } from '../../../../src/core/cache/fold'
+import { FOLD_FOR_INDEX_SOURCE, foldForIndex } from '../../../../src/core/cache/fold'
 import { foldText } from '../../../../src/shared/text/fold'
 
 describe('foldForIndex', () => {
@@ -34,5 +35,9 @@ describe('foldForIndex', () => {
     for (let k = 0; k < 200; k++)
       samples.push(Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => pool[Math.floor(rnd() * pool.length)]!).join(''))
     for (const s of samples) expect(foldForIndex(s)).toBe(foldText(s))
+    // The index build's worker folds with this source text alone, in a context of its own:
+    // a free variable would throw there, a drift would fold differently.
+    const isolated = runInNewContext(FOLD_FOR_INDEX_SOURCE) as (text: string) => string
+    for (const s of samples) expect(isolated(s)).toBe(foldText(s))
   })
 })
