@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
 import type { SyncProgress } from '../../../src/shared/domain'
+import { budget } from '../../support/budget'
 import { expectedIds, FROM_MS, startEnv, storedIds, TO_MS, type SyncEnv } from './helpers'
 
 let env: SyncEnv | null = null
@@ -12,6 +13,8 @@ afterEach(async () => {
 describe('sync against the reference service: the 10,000 window', () => {
   it.each(['newest', 'oldest'] as const)(
     'syncs a range of more than 10,000 calls with seconds holding hundreds of calls, exactly (%s first)',
+    // 14,450 calls fetched, parsed and stored: 4-6 s quiet, past 30 s at load 13.
+    budget(6_000),
     async (order) => {
       env = await startEnv({
         calls: 12_000,
@@ -53,7 +56,7 @@ describe('sync against the reference service: the 10,000 window', () => {
     }
   )
 
-  it('reports a second holding more than 10,000 calls, records it in the run, and syncs the rest', async () => {
+  it('reports a second holding more than 10,000 calls, records it in the run, and syncs the rest', budget(3_000), async () => {
     env = await startEnv({ calls: 800, denseSeconds: [{ at: '2026-01-05T10:00:00Z', count: 10_400 }] })
     const scope = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: false }
     const warnings: string[] = []
@@ -74,7 +77,7 @@ describe('sync against the reference service: the 10,000 window', () => {
     expect(run.error?.code).toBe('DenseSecond')
   })
 
-  it('syncs only what the filters select, with analysis, in pages of 100', async () => {
+  it('syncs only what the filters select, with analysis, in pages of 100', budget(1_000), async () => {
     env = await startEnv({ calls: 1500 })
     const scope = { from: FROM_MS, to: TO_MS, results: 'answered' as const, direction: 1, includeAnalysis: true }
     const final = await env.engine.run(scope, { mode: 'full' })

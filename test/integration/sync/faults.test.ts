@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { SyncEngine } from '../../../src/core/sync'
+import { PIPELINE_DEPTH, SyncEngine } from '../../../src/core/sync'
+import { budget } from '../../support/budget'
 import { expectedIds, FROM_MS, startEnv, storedIds, TO_MS, type SyncEnv } from './helpers'
 
 let env: SyncEnv | null = null
@@ -18,8 +19,12 @@ async function expectExactSet(e: SyncEnv): Promise<void> {
 }
 
 describe('sync under faults, against the reference service', () => {
-  it('ends with the exact set through a 429 storm (the client believes in a higher limit)', async () => {
-    env = await startEnv({ calls: 6000, rateLimit: { requests: 4, perSeconds: 1 }, clientLimit: { requests: 40, perSeconds: 1 } })
+  it('ends with the exact set through a 429 storm (the client believes in a higher limit)', budget(10_000), async () => {
+    // The service allows 2 requests a second, fewer than the sync sends at once (its pipeline
+    // launches PIPELINE_DEPTH pages together): one is refused however fast or slow the machine
+    // runs. At 4 a second a loaded machine never asked fast enough to draw a single 429.
+    expect(PIPELINE_DEPTH).toBeGreaterThan(2)
+    env = await startEnv({ calls: 6000, rateLimit: { requests: 2, perSeconds: 1 }, clientLimit: { requests: 40, perSeconds: 1 } })
     const waits: number[] = []
     const final = await env.engine.run(scope, {
       mode: 'full',
@@ -33,7 +38,7 @@ describe('sync under faults, against the reference service', () => {
     await expectExactSet(env)
   })
 
-  it('ends with the exact set when the access token expires in the middle of the sync', async () => {
+  it('ends with the exact set when the access token expires in the middle of the sync', budget(4_500), async () => {
     // The service's token clock stands still but for two jumps past the token's lifetime,
     // just before the 3rd and the 8th page request leave: the token in hand expires there, at
     // those pages, however fast or slow the machine runs, and every refreshed token holds.
@@ -59,7 +64,7 @@ describe('sync under faults, against the reference service', () => {
     await expectExactSet(env)
   })
 
-  it('ends with the exact set through 5xx responses and dropped connections', async () => {
+  it('ends with the exact set through 5xx responses and dropped connections', budget(4_000), async () => {
     env = await startEnv({ calls: 8000 })
     env.service.admin.setFaults({ errorRate: 0.2, errorStatuses: [500, 502, 503], dropRate: 0.1 })
     const final = await env.engine.run(scope, { mode: 'full' })
@@ -70,7 +75,7 @@ describe('sync under faults, against the reference service', () => {
     await expectExactSet(env)
   })
 
-  it('records a failed run with its error when the service keeps failing, and resumes later', async () => {
+  it('records a failed run with its error when the service keeps failing, and resumes later', budget(3_500), async () => {
     env = await startEnv({ calls: 4000 })
     env.service.admin.setFaults({ errorRate: 1, errorStatuses: [503] })
     const failed = await env.engine.run(scope, { mode: 'full' })
