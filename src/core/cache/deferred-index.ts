@@ -102,8 +102,8 @@ const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
 /**
  * FTS5's pending terms the build holds before it writes a segment. Its transaction spans the
  * whole build, so this is memory held all along: 32 MB (a pull batch's FTS_BULK_BUFFER) cost
- * ~30 MB of peak resident memory at 200,000 calls; 8 MB, about four batches per segment, did
- * not (docs/team.md).
+ * ~30 MB of peak resident memory at 200,000 calls; 8 MB (a segment every two or three
+ * batches) did not (docs/team.md).
  */
 const BUILD_BUFFER = 8 * 1024 * 1024
 

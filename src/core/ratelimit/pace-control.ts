@@ -8,7 +8,7 @@ export const AIMD = {
    */
   growth: 0.04,
   /** ... plus this much for everyone, which is what brings unequal shares together ... */
-  lift: 0.01,
+  lift: 0.007,
   /**
    * ... and after this many windows without a 429 the climb speeds up, doubling every
    * window: the others have gone, and a lone workstation is back at the configured rate
@@ -19,6 +19,17 @@ export const AIMD = {
   roomAbove: 1.15,
   /** The share of the overload a long Retry-After shows that the pace takes off (a little more than all). */
   overloadSafety: 0.85,
+  /**
+   * A 429 with a Retry-After this short (ms; the least a whole-second header says) after an
+   * earlier retreat is the tenant's ordinary brush with its ceiling: the pace goes back to
+   * a little under the one the last 429 set (`takeBack` of it) rather than down by a
+   * factor, within `takeBackRange` of the pace now and never above `takeBackAdmitted` of
+   * the pace that got through. See throttled.
+   */
+  steadyRetryAfterMs: 1_000,
+  takeBack: 0.97,
+  takeBackRange: [0.75, 0.95] as const,
+  takeBackAdmitted: 0.95,
   /** The pace never drops below this share of the configured limit. */
   minPace: 0.1,
   /** After a 429 of others' making, the climb starts up to this many windows late (random). */
@@ -152,15 +163,35 @@ export class PaceControl {
       this.ceilingFrom = resumeAt
       return
     }
-    const overload = Math.max(0, 1 - retryAfterMs / windowMs) * AIMD.overloadSafety
-    // Never above what the service let through lately: while 429s keep coming, the pace that
-    // got through is the tenant's room for us, whatever we asked for.
-    const cut = p * Math.min(AIMD.decrease, overload)
-    this.floorPace = Math.max(AIMD.minPace, admitted === null ? cut : Math.min(cut, admitted * AIMD.decrease))
+    if (this.floorPace < 1 && retryAfterMs <= AIMD.steadyRetryAfterMs) this.takeBack(p, admitted)
+    else {
+      const overload = Math.max(0, 1 - retryAfterMs / windowMs) * AIMD.overloadSafety
+      // Never above what the service let through lately: while 429s keep coming, the pace that
+      // got through is the tenant's room for us, whatever we asked for.
+      const cut = p * Math.min(AIMD.decrease, overload)
+      this.floorPace = Math.max(AIMD.minPace, admitted === null ? cut : Math.min(cut, admitted * AIMD.decrease))
+    }
     this.spareCut = true
     this.quietAfter = this.windowsTo(Math.min(p, this.floorPace / AIMD.decrease) * AIMD.roomAbove)
     // Workstations that met the same full window would otherwise climb in step and meet the
     // next one together: each waits a random part of a window before it climbs.
     this.climbFrom = resumeAt + this.random() * AIMD.climbJitter * windowMs
+  }
+
+  /**
+   * Sharing the tenant, each 429 lands on one workstation, whichever sent into the full
+   * window: a cut by a factor makes the one hit twice in a row pay twice (and finish last,
+   * alone at a fraction of the limit), while one not hit for long keeps all it climbed. So
+   * the pace goes back to just under where the last 429 left it: the climb since is given
+   * back, whoever it falls on, and the tenant comes down by about what it rose since its
+   * last 429. Within a range of the pace now (a 429 always slows us, never by much more
+   * than a cut would), and never above what got through lately: workstations that climbed
+   * in step from one restart and overfill the window together come down to their share.
+   */
+  private takeBack(p: number, admitted: number | null): void {
+    const [least, most] = AIMD.takeBackRange
+    let floor = Math.min(p * most, Math.max(p * least, this.floorPace * AIMD.takeBack))
+    if (admitted !== null) floor = Math.min(floor, admitted * AIMD.takeBackAdmitted)
+    this.floorPace = Math.max(AIMD.minPace, floor)
   }
 }

@@ -12,6 +12,7 @@ import {
   retryAfterHoldMs
 } from '../../../../src/core/ratelimit'
 import { isAbortError } from '../../../../src/core/errors'
+import { PaceControl } from '../../../../src/core/ratelimit/pace-control'
 
 /** Acquires `n` slots as fast as the limiter allows, recording the clock at each grant. */
 async function drive(limiter: TenantRateLimiter, clock: ManualClock, n: number, stepMs: number): Promise<number[]> {
@@ -128,6 +129,39 @@ describe('TenantRateLimiter', () => {
     expect(limiter.pace).toBeGreaterThan(cut * 1.05)
     limiter.penalize(5_000)
     expect(limiter.pace).toBeLessThan(cut)
+  })
+
+  it('sharing the tenant, a short Retry-After gives back the climb since the last 429, not a share of the pace', () => {
+    const window = 10_000
+    const control = new PaceControl(
+      () => window,
+      () => 0
+    )
+    // A first collision: half the window left, the pace comes down to its share.
+    control.throttled(0, 5_000, 5_000, null)
+    const floor = control.at(5_000)
+    expect(floor).toBeCloseTo(0.5 * AIMD.overloadSafety)
+    // Hit again a window later (climbed a little): back to just under the last floor, where
+    // a cut by a factor (the overload a 1 s Retry-After shows) would take it much lower.
+    const p1 = control.at(15_000)
+    expect(p1).toBeGreaterThan(floor * 1.02)
+    control.throttled(15_000, 16_000, 1_000, 0.4)
+    const second = control.at(16_000)
+    expect(second).toBeCloseTo(floor * AIMD.takeBack)
+    expect(second).toBeGreaterThan(p1 * (1 - 1_000 / window) * AIMD.overloadSafety)
+    // One that climbed for long gives it all back, within the range of the pace now.
+    const p2 = control.at(76_000)
+    expect(p2).toBeGreaterThan(second * 1.2)
+    control.throttled(76_000, 77_000, 1_000, 0.4)
+    expect(control.at(77_000)).toBeCloseTo(Math.max(p2 * AIMD.takeBackRange[0], second * AIMD.takeBack))
+    // Never above what got through lately (workstations that overfill the window together).
+    const p3 = control.at(100_000)
+    control.throttled(100_000, 101_000, 1_000, 0.3, 0.3)
+    expect(control.at(101_000)).toBeCloseTo(Math.min(0.3 * AIMD.takeBackAdmitted, p3 * AIMD.takeBackRange[1]))
+    // A longer Retry-After still cuts by the overload it shows.
+    const p4 = control.at(130_000)
+    control.throttled(130_000, 134_000, 4_000, 0.3)
+    expect(control.at(134_000)).toBeCloseTo(p4 * Math.min(AIMD.decrease, 0.6 * AIMD.overloadSafety))
   })
 
   it('after a 429 of others, sends one request alone until one gets through, when told of answers', async () => {
