@@ -10,6 +10,25 @@ const FINISHED = new Set(['done', 'failed', 'cancelled'])
 /** While a run stores calls, the status bar's count is read again at most this often. */
 const CACHE_FACTS_EVERY_MS = 5_000
 
+/** A run's progress before its first event. */
+function planning(runId: string, scope: SyncScopeInput): SyncProgress {
+  return {
+    runId,
+    phase: 'planning',
+    stored: 0,
+    requests: 0,
+    windowsDone: 0,
+    position: null,
+    from: scope.from,
+    to: scope.to,
+    requestsPerMinute: 0,
+    recordsPerSecond: 0,
+    etaSeconds: null,
+    waitSeconds: null,
+    warnings: []
+  }
+}
+
 /** Sync runs: the one in progress (fed by events) and the scopes synced so far. */
 export const useSyncStore = defineStore('sync', () => {
   const scopes = ref<ScopeStatus[]>([])
@@ -61,26 +80,20 @@ export const useSyncStore = defineStore('sync', () => {
   async function start(scope: SyncScopeInput, mode: 'full' | 'incremental' = 'incremental'): Promise<void> {
     error.value = null
     starting.value = true
+    // The last run's panel gives way at once: until this run's reply or first event it says
+    // "planning", never the finished run's "done" (read as this run's on a slow machine).
+    const before = progress.value
+    progress.value = planning('', scope)
     try {
       const r = await call('sync.start', { scope, mode })
-      runId.value = r.runId
-      progress.value = {
-        runId: r.runId,
-        phase: 'planning',
-        stored: 0,
-        requests: 0,
-        windowsDone: 0,
-        position: null,
-        from: scope.from,
-        to: scope.to,
-        requestsPerMinute: 0,
-        recordsPerSecond: 0,
-        etaSeconds: null,
-        waitSeconds: null,
-        warnings: []
+      // The run's events may come in before the reply (another channel): they are newer.
+      if (progress.value?.runId !== r.runId) {
+        runId.value = r.runId
+        progress.value = planning(r.runId, scope)
       }
     } catch (e) {
       error.value = toErrorInfo(e)
+      if (progress.value?.runId === '') progress.value = before
     } finally {
       starting.value = false
     }
