@@ -65,6 +65,25 @@ export const SyncProgress = z.object({
 })
 export type SyncProgress = z.infer<typeof SyncProgress>
 
+/** A run's progress before its first event (the app and the screen both show it at once). */
+export function planningProgress(runId: string, from: number, to: number): SyncProgress {
+  return {
+    runId,
+    phase: 'planning',
+    stored: 0,
+    requests: 0,
+    windowsDone: 0,
+    position: null,
+    from,
+    to,
+    requestsPerMinute: 0,
+    recordsPerSecond: 0,
+    etaSeconds: null,
+    waitSeconds: null,
+    warnings: []
+  }
+}
+
 export const SyncOutcome = z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted'])
 export type SyncOutcome = z.infer<typeof SyncOutcome>
 

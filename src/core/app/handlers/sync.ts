@@ -1,4 +1,4 @@
-import type { CacheInfo, SyncProgress, SyncScope } from '../../../shared/domain'
+import { planningProgress, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { SyncEngine } from '../../sync'
 import type { AccountRuntime } from '../account-runtime'
@@ -37,7 +37,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
         // The engine rejects only before the run is recorded (an invalid scope, a failing cache).
         const error = toErrorInfo(e)
         publish({
-          ...(syncs.get(runId)?.progress ?? emptyProgress(runId, scope.from, scope.to)),
+          ...(syncs.get(runId)?.progress ?? planningProgress(runId, scope.from, scope.to)),
           phase: error.code === 'Cancelled' ? 'cancelled' : 'failed',
           error
         })
@@ -69,23 +69,5 @@ export function syncHandlers(state: AppState): SyncHandlers {
       rt.cache.clear({ keepReview: keepAnnotations })
       return rt.cache.info()
     }
-  }
-}
-
-function emptyProgress(runId: string, from: number, to: number): SyncProgress {
-  return {
-    runId,
-    phase: 'planning',
-    stored: 0,
-    requests: 0,
-    windowsDone: 0,
-    position: null,
-    from,
-    to,
-    requestsPerMinute: 0,
-    recordsPerSecond: 0,
-    etaSeconds: null,
-    waitSeconds: null,
-    warnings: []
   }
 }

@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import type { ScopeStatus, SyncProgress, SyncScopeInput } from '../../../shared/domain'
+import { planningProgress, type ScopeStatus, type SyncProgress, type SyncScopeInput } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
@@ -9,25 +9,6 @@ import { useAppStore } from './app'
 const FINISHED = new Set(['done', 'failed', 'cancelled'])
 /** While a run stores calls, the status bar's count is read again at most this often. */
 const CACHE_FACTS_EVERY_MS = 5_000
-
-/** A run's progress before its first event. */
-function planning(runId: string, scope: SyncScopeInput): SyncProgress {
-  return {
-    runId,
-    phase: 'planning',
-    stored: 0,
-    requests: 0,
-    windowsDone: 0,
-    position: null,
-    from: scope.from,
-    to: scope.to,
-    requestsPerMinute: 0,
-    recordsPerSecond: 0,
-    etaSeconds: null,
-    waitSeconds: null,
-    warnings: []
-  }
-}
 
 /** Sync runs: the one in progress (fed by events) and the scopes synced so far. */
 export const useSyncStore = defineStore('sync', () => {
@@ -83,13 +64,13 @@ export const useSyncStore = defineStore('sync', () => {
     // The last run's panel gives way at once: until this run's reply or first event it says
     // "planning", never the finished run's "done" (read as this run's on a slow machine).
     const before = progress.value
-    progress.value = planning('', scope)
+    progress.value = planningProgress('', scope.from, scope.to)
     try {
       const r = await call('sync.start', { scope, mode })
       // The run's events may come in before the reply (another channel): they are newer.
       if (progress.value?.runId !== r.runId) {
         runId.value = r.runId
-        progress.value = planning(r.runId, scope)
+        progress.value = planningProgress(r.runId, scope.from, scope.to)
       }
     } catch (e) {
       error.value = toErrorInfo(e)
