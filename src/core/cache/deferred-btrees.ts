@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3'
+import Database from 'better-sqlite3'
 
 /**
  * Secondary B-tree indexes a first bulk pull into an empty cache leaves out until its end
@@ -22,4 +22,23 @@ export function dropDeferredBtrees(db: Database.Database): void {
 /** Builds those left out; nothing when they exist. */
 export function createDeferredBtrees(db: Database.Database): void {
   for (const [, create] of DEFERRED_BTREES) db.exec(create)
+}
+
+/**
+ * The same, on a short-lived connection of its own: sorting 1,000,000 calls' keys took about
+ * 45 MB more resident memory on the cache's connection, whose temporary storage is in memory
+ * (temp_store MEMORY for searches) and whose page cache is 64 MB; here the sort spills to a
+ * temporary file past a 16 MB cache. The cache's connection sees the new schema at its next
+ * statement.
+ */
+export function createDeferredBtreesApart(file: string, nativeBinding?: string): void {
+  const db = new Database(file, nativeBinding === undefined ? {} : { nativeBinding })
+  try {
+    db.pragma('busy_timeout = 5000')
+    db.pragma('temp_store = FILE')
+    db.pragma('cache_size = -16384')
+    db.transaction(() => createDeferredBtrees(db)).immediate()
+  } finally {
+    db.close()
+  }
 }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
-import { createDeferredBtrees, dropDeferredBtrees } from './deferred-btrees'
+import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } from './deferred-btrees'
 import { FOLD_FOR_INDEX_SOURCE } from './fold'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
 import { reindexAll } from './reindex'
@@ -279,9 +279,13 @@ export class IndexBuild {
       this.worker.once('exit', () => (this.failure ? reject(this.failure) : resolve()))
       this.worker.postMessage({ kind: 'finish' })
     })
+    // The peak of a first pull's memory is here, where the worker's merge, the sort below and
+    // the copy-in meet: the cache's page cache (64 MB, full after a bulk write) is handed back
+    // first, and the sort's connection reuses what it frees.
+    this.db.pragma('shrink_memory')
     // While the worker merges its index, this thread sorts the B-tree indexes left out.
     try {
-      this.db.transaction(() => createDeferredBtrees(this.db)).immediate()
+      createDeferredBtreesApart(this.file, this.nativeBinding)
     } finally {
       await merged
     }
