@@ -19,99 +19,18 @@
  * CALLSIGHT_BENCH_TEAM_OLD_PULL=0 leaves out the pull by the old path (index each batch),
  * CALLSIGHT_BENCH_TEAM_PULL=0 ends the section after the write (no pulls, no `ten`).
  */
-import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache, type WritePageInput } from '../src/core/cache'
 import { silentLogger, systemClock } from '../src/core/platform/node'
 import { SyncEngine } from '../src/core/sync'
 import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
-import type { CallRecord } from '../src/shared/domain'
 import { startService } from '../src/service'
 import { findPgBin, startPgCluster, type PgCluster } from '../test/support/pg-cluster'
 import { signedInSession } from '../test/integration/team/helpers'
-import { makeCall, prng } from './search-data'
+import { ALL, TYPE, callsIn, groups, PG_BENCH_TUNING, pullInChild, serverActivity } from './team-support'
 import { limitFor, runEngine } from './sync'
 import { median, percentile, type BenchFn, type BenchRow } from './types'
-
-const ALL = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
-const TYPE = { callTypes: ['Fatura'], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: false }
-
-function* groups(n: number, seed: number, mutate?: (r: CallRecord) => CallRecord): Generator<WritePageInput[]> {
-  const rnd = prng(seed)
-  let held: WritePageInput[] = []
-  const fatura: CallRecord[] = []
-  for (let i = 0; i < n; i += 100) {
-    const page: CallRecord[] = []
-    for (let k = i; k < Math.min(n, i + 100); k++) {
-      const g = makeCall(k, n, rnd)
-      const r = mutate ? mutate(g.record) : g.record
-      page.push(r)
-      if (g.topic === 0) fatura.push(r)
-    }
-    held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
-    if (fatura.length >= 500) held.push({ scopeKey: 'type', records: fatura.splice(0), includeAnalysis: false, checkpoint: { next: i } })
-    if (held.length >= 20) {
-      yield held
-      held = []
-    }
-  }
-  if (fatura.length) held.push({ scopeKey: 'type', records: fatura, includeAnalysis: false, checkpoint: null })
-  if (held.length) yield held
-}
-
-/** docs/team.md, "Sizing and tuning": what a team cache's server runs with. */
-const PG_BENCH_TUNING: Record<string, string> = { shared_buffers: '2GB', max_wal_size: '4GB', checkpoint_timeout: '15min' }
-
-/** What PostgreSQL did in the background while the bulk write ran: the usual suspects of a slow block. */
-async function serverActivity(pool: PgSyncStore['pool']): Promise<{ checkpoints: number; backendWrites: number; autovacuums: number }> {
-  const bg = await pool.query<{ c: string; b: string }>(
-    'SELECT checkpoints_timed + checkpoints_req AS c, buffers_backend AS b FROM pg_stat_bgwriter'
-  )
-  const av = await pool.query<{ n: string }>(
-    'SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS n FROM pg_stat_all_tables WHERE relid >= 16384'
-  )
-  return { checkpoints: Number(bg.rows[0]!.c), backendWrites: Number(bg.rows[0]!.b), autovacuums: Number(av.rows[0]!.n) }
-}
-
-const callsIn = (g: readonly WritePageInput[]): number => g.filter((p) => p.scopeKey === 'all').reduce((n, p) => n + p.records.length, 0)
-
-/** Peak resident memory of a process, read from /proc while it runs (VmHWM). */
-function peakRss(pid: number): number {
-  try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-    return m ? Number(m[1]) * 1024 : 0
-  } catch {
-    return 0
-  }
-}
-
-async function pullInChild(
-  cli: string,
-  url: string,
-  file: string,
-  extra: string[] = []
-): Promise<{ seconds: number; rss: number; calls: number }> {
-  const started = performance.now()
-  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let out = ''
-  let err = ''
-  let rss = 0
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString()
-    if (out.length > 1_000_000) out = out.slice(-10_000)
-    rss = Math.max(rss, peakRss(child.pid!))
-  })
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
-  const timer = setInterval(() => (rss = Math.max(rss, peakRss(child.pid!))), 100)
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-  clearInterval(timer)
-  if (code !== 0) throw new Error(`pull exited ${code}: ${err}`)
-  const last = JSON.parse(out.trim().split('\n').pop()!) as { calls: number }
-  return { seconds: (performance.now() - started) / 1000, rss, calls: last.calls }
-}
 
 export const run: BenchFn = async (ctx) => {
   const bin = findPgBin()
@@ -353,7 +272,8 @@ export const run: BenchFn = async (ctx) => {
         // 4. Incremental pulls of 1,000 changed calls.
         const times: number[] = []
         for (let round = 1; round <= (ctx.quick ? 3 : 7); round++) {
-          const from = round * 7919
+          // Modulo: every round stays within the calls written, whatever CALLSIGHT_BENCH_TEAM_CALLS says.
+          const from = (round * 7919) % Math.max(1, n - 1000)
           const changed: WritePageInput[] = []
           for (const g of groups(n, 42, (r) => ({ ...r, summary: `${r.summary} (revised ${round})` }))) {
             for (const p of g) {

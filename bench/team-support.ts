@@ -1,0 +1,93 @@
+/**
+ * The team bench's parts that are not measurements: the generated groups of pages a bulk sync
+ * stores, the bench cluster's settings and background counters, and a pull in a CLI process
+ * with its peak memory (bench/team.ts).
+ */
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import type { WritePageInput } from '../src/core/cache'
+import type { PgSyncStore } from '../src/core/team'
+import type { CallRecord } from '../src/shared/domain'
+import { makeCall, prng } from './search-data'
+
+export const ALL = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
+export const TYPE = { callTypes: ['Fatura'], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: false }
+
+export function* groups(n: number, seed: number, mutate?: (r: CallRecord) => CallRecord): Generator<WritePageInput[]> {
+  const rnd = prng(seed)
+  let held: WritePageInput[] = []
+  const fatura: CallRecord[] = []
+  for (let i = 0; i < n; i += 100) {
+    const page: CallRecord[] = []
+    for (let k = i; k < Math.min(n, i + 100); k++) {
+      const g = makeCall(k, n, rnd)
+      const r = mutate ? mutate(g.record) : g.record
+      page.push(r)
+      if (g.topic === 0) fatura.push(r)
+    }
+    held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
+    if (fatura.length >= 500) held.push({ scopeKey: 'type', records: fatura.splice(0), includeAnalysis: false, checkpoint: { next: i } })
+    if (held.length >= 20) {
+      yield held
+      held = []
+    }
+  }
+  if (fatura.length) held.push({ scopeKey: 'type', records: fatura, includeAnalysis: false, checkpoint: null })
+  if (held.length) yield held
+}
+
+/** docs/team.md, "Sizing and tuning": what a team cache's server runs with. */
+export const PG_BENCH_TUNING: Record<string, string> = { shared_buffers: '2GB', max_wal_size: '4GB', checkpoint_timeout: '15min' }
+
+/** What PostgreSQL did in the background while the bulk write ran: the usual suspects of a slow block. */
+export async function serverActivity(
+  pool: PgSyncStore['pool']
+): Promise<{ checkpoints: number; backendWrites: number; autovacuums: number }> {
+  const bg = await pool.query<{ c: string; b: string }>(
+    'SELECT checkpoints_timed + checkpoints_req AS c, buffers_backend AS b FROM pg_stat_bgwriter'
+  )
+  const av = await pool.query<{ n: string }>(
+    'SELECT coalesce(sum(autovacuum_count + autoanalyze_count), 0) AS n FROM pg_stat_all_tables WHERE relid >= 16384'
+  )
+  return { checkpoints: Number(bg.rows[0]!.c), backendWrites: Number(bg.rows[0]!.b), autovacuums: Number(av.rows[0]!.n) }
+}
+
+export const callsIn = (g: readonly WritePageInput[]): number =>
+  g.filter((p) => p.scopeKey === 'all').reduce((n, p) => n + p.records.length, 0)
+
+/** Peak resident memory of a process, read from /proc while it runs (VmHWM). */
+export function peakRss(pid: number): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) * 1024 : 0
+  } catch {
+    return 0
+  }
+}
+
+export async function pullInChild(
+  cli: string,
+  url: string,
+  file: string,
+  extra: string[] = []
+): Promise<{ seconds: number; rss: number; calls: number }> {
+  const started = performance.now()
+  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let out = ''
+  let err = ''
+  let rss = 0
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString()
+    if (out.length > 1_000_000) out = out.slice(-10_000)
+    rss = Math.max(rss, peakRss(child.pid!))
+  })
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()))
+  const timer = setInterval(() => (rss = Math.max(rss, peakRss(child.pid!))), 100)
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearInterval(timer)
+  if (code !== 0) throw new Error(`pull exited ${code}: ${err}`)
+  const last = JSON.parse(out.trim().split('\n').pop()!) as { calls: number }
+  return { seconds: (performance.now() - started) / 1000, rss, calls: last.calls }
+}
