@@ -167,6 +167,11 @@ export function settleIndexBuild(
       db.exec('DELETE FROM index_build')
     }).immediate()
     removeSide(side)
+  } else if (!readonly) {
+    // A pull killed after the transaction that took its index in, before it removed the
+    // scratch copy: nothing refers to it any more (unless a build is just starting: locked).
+    const left = sideFileOf(db.name)
+    if (existsSync(left) && !sideLocked(left, nativeBinding)) removeSide(left)
   }
   if (!readonly) {
     const buffer = db.prepare("SELECT v FROM calls_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined
