@@ -80,7 +80,9 @@ export class IndexRows {
     // index build) flattened again.
     const rows: Array<[number, string, string, string]> = new Array(ids.length)
     for (let i = 0; i < ids.length; i++) {
-      const [title, summary, analysis] = this.pending.get(ids[i]!) ?? ['', '', '']
+      // Rows are null only while diverted, and write() hands those over before this: an
+      // empty row in their place would make a stored call unsearchable without a word.
+      const [title, summary, analysis] = this.pending.get(ids[i]!)!
       rows[i] = [ids[i]!, title, summary, analysis]
     }
     this.pending.clear()

@@ -170,11 +170,7 @@ export class PgSyncStore implements SyncStore {
   }
 
   async setCheckpoint(scopeKey: string, checkpoint: unknown): Promise<void> {
-    await this.writeTx((c) => this.putCheckpoint(c, scopeKey, checkpoint))
-  }
-
-  private async putCheckpoint(c: pg.ClientBase, scopeKey: string, checkpoint: unknown): Promise<void> {
-    await checkpointStatement(c, this.schema, scopeKey, checkpoint)
+    await this.writeTx((c) => checkpointStatement(c, this.schema, scopeKey, checkpoint))
   }
 
   /**
