@@ -20,16 +20,24 @@ export const AIMD = {
   /** The share of the overload a long Retry-After shows that the pace takes off (a little more than all). */
   overloadSafety: 0.85,
   /**
+   * The first collision, at the full pace before a whole window of ours was sent (every
+   * workstation starting at once): the overload it shows is rounded to a power of two
+   * (`startupShift` above the nearest, so 2.3 reads as 4) and the pace goes to this share of
+   * its inverse. Every workstation in that collision then takes the same cut: a Retry-After
+   * in whole seconds moves the overload a 12 s window shows by a quarter (8 s reads 2.9, 9 s
+   * 3.8), and unequal cuts there stayed unequal to the end. See startupPace.
+   */
+  startupSafety: 0.95,
+  startupShift: 0.3,
+  /**
    * A 429 with a Retry-After this short (ms; the least a whole-second header says) after an
    * earlier retreat is the tenant's ordinary brush with its ceiling: the pace goes back to
    * a little under the one the last 429 set (`takeBack` of it) rather than down by a
-   * factor, within `takeBackRange` of the pace now and never above `takeBackAdmitted` of
-   * the pace that got through. See throttled.
+   * factor, within `takeBackRange` of the pace now. See throttled.
    */
   steadyRetryAfterMs: 1_000,
   takeBack: 0.97,
   takeBackRange: [0.75, 0.95] as const,
-  takeBackAdmitted: 0.95,
   /** The pace never drops below this share of the configured limit. */
   minPace: 0.1,
   /** After a 429 of others' making, the climb starts up to this many windows late (random). */
@@ -163,7 +171,8 @@ export class PaceControl {
       this.ceilingFrom = resumeAt
       return
     }
-    if (this.floorPace < 1 && retryAfterMs <= AIMD.steadyRetryAfterMs) this.takeBack(p, admitted)
+    if (this.floorPace < 1 && retryAfterMs <= AIMD.steadyRetryAfterMs) this.takeBack(p)
+    else if (ownShare === null && p >= 1) this.floorPace = startupPace(retryAfterMs, windowMs)
     else {
       const overload = Math.max(0, 1 - retryAfterMs / windowMs) * AIMD.overloadSafety
       // Never above what the service let through lately: while 429s keep coming, the pace that
@@ -185,13 +194,23 @@ export class PaceControl {
    * the pace goes back to just under where the last 429 left it: the climb since is given
    * back, whoever it falls on, and the tenant comes down by about what it rose since its
    * last 429. Within a range of the pace now (a 429 always slows us, never by much more
-   * than a cut would), and never above what got through lately: workstations that climbed
-   * in step from one restart and overfill the window together come down to their share.
+   * than a cut would). Not bounded by what got through lately: that bound took the most
+   * from the workstation that had sent least (a slower process, a later start) and kept it
+   * lowest to the end.
    */
-  private takeBack(p: number, admitted: number | null): void {
+  private takeBack(p: number): void {
     const [least, most] = AIMD.takeBackRange
-    let floor = Math.min(p * most, Math.max(p * least, this.floorPace * AIMD.takeBack))
-    if (admitted !== null) floor = Math.min(floor, admitted * AIMD.takeBackAdmitted)
-    this.floorPace = Math.max(AIMD.minPace, floor)
+    this.floorPace = Math.max(AIMD.minPace, Math.min(p * most, Math.max(p * least, this.floorPace * AIMD.takeBack)))
   }
+}
+
+/**
+ * The pace after the first collision (see startupSafety): the overload the Retry-After shows,
+ * `window / (window − Retry-After)`, read as a power of two — the same for Retry-Afters a
+ * second apart around a common collision — and that share of the limit, a little less.
+ */
+export function startupPace(retryAfterMs: number, windowMs: number): number {
+  const overload = windowMs / Math.max(1, windowMs - retryAfterMs)
+  const k = Math.max(0, Math.round(Math.log2(overload) + AIMD.startupShift))
+  return Math.max(AIMD.minPace, Math.min(AIMD.decrease, AIMD.startupSafety / 2 ** k))
 }

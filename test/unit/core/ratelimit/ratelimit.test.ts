@@ -12,7 +12,7 @@ import {
   retryAfterHoldMs
 } from '../../../../src/core/ratelimit'
 import { isAbortError } from '../../../../src/core/errors'
-import { PaceControl } from '../../../../src/core/ratelimit/pace-control'
+import { PaceControl, startupPace } from '../../../../src/core/ratelimit/pace-control'
 
 /** Acquires `n` slots as fast as the limiter allows, recording the clock at each grant. */
 async function drive(limiter: TenantRateLimiter, clock: ManualClock, n: number, stepMs: number): Promise<number[]> {
@@ -60,7 +60,7 @@ describe('TenantRateLimiter', () => {
     await limiter.acquire()
     limiter.penalize(5_000)
     // A Retry-After of half the window: twice the budget was spent; a little more comes off.
-    expect(limiter.pace).toBeCloseTo(0.5 * AIMD.overloadSafety)
+    expect(limiter.pace).toBeCloseTo(0.5 * AIMD.startupSafety)
     expect(limiter.status).toMatchObject({ throttled: true, perMinute: 0, limitPerMinute: 60 })
     const start = clock.now()
     const grants = await drive(limiter, clock, 3, 10)
@@ -140,7 +140,7 @@ describe('TenantRateLimiter', () => {
     // A first collision: half the window left, the pace comes down to its share.
     control.throttled(0, 5_000, 5_000, null)
     const floor = control.at(5_000)
-    expect(floor).toBeCloseTo(0.5 * AIMD.overloadSafety)
+    expect(floor).toBeCloseTo(0.5 * AIMD.startupSafety)
     // Hit again a window later (climbed a little): back to just under the last floor, where
     // a cut by a factor (the overload a 1 s Retry-After shows) would take it much lower.
     const p1 = control.at(15_000)
@@ -154,14 +154,37 @@ describe('TenantRateLimiter', () => {
     expect(p2).toBeGreaterThan(second * 1.2)
     control.throttled(76_000, 77_000, 1_000, 0.4)
     expect(control.at(77_000)).toBeCloseTo(Math.max(p2 * AIMD.takeBackRange[0], second * AIMD.takeBack))
-    // Never above what got through lately (workstations that overfill the window together).
+    // Not bounded by what got through lately: that took most from the one that had sent least.
     const p3 = control.at(100_000)
-    control.throttled(100_000, 101_000, 1_000, 0.3, 0.3)
-    expect(control.at(101_000)).toBeCloseTo(Math.min(0.3 * AIMD.takeBackAdmitted, p3 * AIMD.takeBackRange[1]))
+    const floor3 = control.at(77_000)
+    control.throttled(100_000, 101_000, 1_000, 0.3, 0.1)
+    expect(control.at(101_000)).toBeCloseTo(
+      Math.min(p3 * AIMD.takeBackRange[1], Math.max(p3 * AIMD.takeBackRange[0], floor3 * AIMD.takeBack))
+    )
+    expect(control.at(101_000)).toBeGreaterThan(0.1)
     // A longer Retry-After still cuts by the overload it shows.
     const p4 = control.at(130_000)
     control.throttled(130_000, 134_000, 4_000, 0.3)
     expect(control.at(134_000)).toBeCloseTo(p4 * Math.min(AIMD.decrease, 0.6 * AIMD.overloadSafety))
+  })
+
+  it('takes the same cut in a first collision whichever whole second its Retry-After was rounded to', () => {
+    // Four workstations starting at once fill a 12 s window in about 4 s: Retry-Afters of 8 s
+    // and 9 s (whole seconds) around the same collision show overloads of 2.9 and 3.8.
+    const window = 12_240
+    const cut = (retryAfterMs: number): number => {
+      const control = new PaceControl(
+        () => window,
+        () => 0
+      )
+      control.throttled(0, retryAfterMs, retryAfterMs, null)
+      return control.at(retryAfterMs)
+    }
+    expect(cut(8_000)).toBe(cut(9_000))
+    expect(cut(8_000)).toBeCloseTo(AIMD.startupSafety / 4)
+    // Two starting at once (6 s left): half each; a lone short one is no collision of others.
+    expect(cut(6_000)).toBeCloseTo(AIMD.startupSafety / 2)
+    expect(startupPace(1_500, window)).toBe(AIMD.decrease)
   })
 
   it('after a 429 of others, sends one request alone until one gets through, when told of answers', async () => {
