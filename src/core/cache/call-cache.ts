@@ -121,8 +121,9 @@ export class CallCache {
 
   close(): void {
     if (!this.db.open) return
-    // A build not finished stays marked: the next open completes the index from the stored rows.
-    if (this.indexing.running) void this.abortIndexBuild()
+    // A build not finished stays marked: the next open completes the index from the stored
+    // rows. Its worker's connections are closed when this returns, like the checkpointer's.
+    this.indexing.stop(this.writer)
     if (this.checkpointer !== null) {
       this.checkpointer.stop()
       // If the worker's connection outlived its bound, SQLite would not checkpoint on this

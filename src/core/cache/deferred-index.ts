@@ -7,6 +7,7 @@ import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } f
 import { FOLD_FOR_INDEX_SOURCE } from './fold'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
 import { reindexAll } from './reindex'
+import { WORKER_CONNECTION_SOURCE, WorkerConnection } from './worker-connection'
 
 /**
  * The full-text index of a first bulk pull, built beside the ingest on the other core.
@@ -40,7 +41,14 @@ const { parentPort, workerData: o } = require('node:worker_threads')
 const Database = require(o.module)
 const native = o.nativeBinding ? { nativeBinding: o.nativeBinding } : {}
 const fold = ${FOLD_FOR_INDEX_SOURCE}
-const db = new Database(o.side, native)
+${WORKER_CONNECTION_SOURCE}
+// Its connections are tracked in a word shared with the cache (worker-connection.ts): the
+// cache's close() returns only once they are closed, and if the cache closed before this
+// thread got here it opens nothing.
+function run() {
+let db, cache, del, ins, rows
+try {
+db = new Database(o.side, native)
 // Held from the first write until close: another process sees the build as running.
 db.pragma('locking_mode = EXCLUSIVE')
 db.pragma('journal_mode = OFF')
@@ -48,16 +56,23 @@ db.pragma('synchronous = OFF')
 db.pragma('cache_size = -16384')
 db.exec(o.createSql)
 db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.buildBuffer + ")").run()
-const del = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
-const ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) VALUES (?, ?, ?, ?)')
+del = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
+ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) VALUES (?, ?, ?, ?)')
 // The committed calls themselves, read from the cache (WAL: reading never waits for the
 // pulling thread's writes): the same text IndexRows builds, the analysis values joined by
 // spaces in their order.
-const cache = new Database(o.file, { readonly: true, fileMustExist: true, ...native })
+cache = new Database(o.file, { readonly: true, fileMustExist: true, ...native })
 cache.pragma('busy_timeout = 5000')
 // Each page it reads was just written and is read once: SQLite's 16 MB default would only add to memory.
 cache.pragma('cache_size = -2048')
-const rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id), '') FROM calls c WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw()
+rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id), '') FROM calls c WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw()
+} catch (e) {
+  // Whatever it opened is closed before the cache hears of the failure.
+  cache?.close()
+  db?.close()
+  closedNow()
+  throw e
+}
 const index = (lo, hi) => {
   for (const r of rows.iterate(lo, hi)) ins.run(r[0], fold(r[1]), fold(r[2]), fold(r[3]))
 }
@@ -68,6 +83,8 @@ db.exec('BEGIN')
 parentPort.on('message', (m) => {
   try {
     if (m.kind === 'rows') {
+      // The cache waits for this thread to close: batches still queued are of no use.
+      if (closing()) return
       for (const id of m.stale) del.run(id)
       // Ids come in order, mostly one run of new calls: one range read per run.
       const ids = m.ids
@@ -84,17 +101,25 @@ parentPort.on('message', (m) => {
       db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
       db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
       db.close()
+      closedNow()
       parentPort.postMessage({ kind: 'done' })
       parentPort.close()
     } else if (m.kind === 'abort') {
-      cache.close()
-      db.close()
+      try {
+        cache.close()
+        db.close()
+      } finally {
+        closedNow()
+      }
       parentPort.close()
     }
   } catch (e) {
     parentPort.postMessage({ kind: 'error', message: String(e && e.message || e) })
   }
 })
+}
+if (claimOpen()) run()
+else parentPort.close()
 `
 
 const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
@@ -196,26 +221,34 @@ export class IndexBuild {
   private waiters: Array<() => void> = []
   private finished: (() => void) | null = null
   private ready: (() => void) | null = null
+  private done = false
+  /** The worker's connections to the cache and the side file (worker-connection.ts). */
+  private readonly conn = new WorkerConnection()
+  private readonly exited: Promise<void>
+
+  /** Starts the worker; begin() then waits for it (the cache can close meanwhile: stop()). */
+  static create(db: Database.Database, file: string, nativeBinding?: string): IndexBuild {
+    return new IndexBuild(db, file, nativeBinding)
+  }
 
   /**
-   * Starts the worker, and once it holds the side file locked, marks the build in the cache:
-   * from then on another open sees it running (before, it would find nothing to refuse).
+   * Once the worker holds the side file locked, marks the build in the cache: from then on
+   * another open sees it running (before, it would find nothing to refuse).
    */
-  static async start(db: Database.Database, file: string, nativeBinding?: string): Promise<IndexBuild> {
-    const build = new IndexBuild(db, file, nativeBinding)
+  async begin(): Promise<void> {
     await new Promise<void>((resolve) => {
-      build.ready = resolve
-      build.waiters.push(resolve)
+      this.ready = resolve
+      this.waiters.push(resolve)
     })
-    if (build.failure) {
-      await build.abort()
-      throw build.failure
+    if (this.failure) {
+      await this.abort()
+      throw this.failure
     }
+    const db = this.db
     db.transaction(() => {
-      db.prepare('INSERT INTO index_build (id, side_file, started_at) VALUES (1, ?, ?)').run(build.side, Date.now())
+      db.prepare('INSERT INTO index_build (id, side_file, started_at) VALUES (1, ?, ?)').run(this.side, Date.now())
       dropDeferredBtrees(db)
     }).immediate()
-    return build
   }
 
   private constructor(
@@ -235,20 +268,31 @@ export class IndexBuild {
         nativeBinding,
         createSql,
         buildBuffer: BUILD_BUFFER,
-        defaultBuffer: FTS_DEFAULT_BUFFER
+        defaultBuffer: FTS_DEFAULT_BUFFER,
+        connection: this.conn.workerData
       }
     })
     this.worker.on('message', (m: { kind: string; message?: string }) => {
       if (m.kind === 'ack') this.inFlight--
       else if (m.kind === 'ready') this.ready?.()
-      else if (m.kind === 'done') this.finished?.()
-      else if (m.kind === 'error') this.failure = new Error(`The search index could not be built: ${m.message}`)
+      else if (m.kind === 'done') {
+        this.done = true
+        this.finished?.()
+      } else if (m.kind === 'error') this.failure = new Error(`The search index could not be built: ${m.message}`)
       this.wake()
     })
     this.worker.on('error', (e) => {
       this.failure = e
       this.wake()
     })
+    this.exited = new Promise<void>((resolve) =>
+      this.worker.once('exit', () => {
+        // A worker that ended before its index was done (the cache closed first) fails whoever waits.
+        if (!this.done) this.failure ??= new Error('The search index could not be built: its worker stopped.')
+        this.wake()
+        resolve()
+      })
+    )
   }
 
   private wake(): void {
@@ -317,8 +361,18 @@ export class IndexBuild {
 
   /** A failed or cancelled pull: the worker stops; the row stays, so the next open rebuilds. */
   async abort(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()))
     this.worker.postMessage({ kind: 'abort' })
-    await exited
+    await this.exited
+  }
+
+  /**
+   * The cache closes: returns once the worker's connections are closed (bounded wait), or
+   * once it is sure the worker will never open them. Whatever awaits the build then fails;
+   * the row stays, so the next open rebuilds.
+   */
+  stop(): void {
+    this.failure ??= new CallsightError('Storage', 'The cache was closed while a pull was building its search index.')
+    this.conn.closeSync(this.worker, { kind: 'abort' })
+    this.wake()
   }
 }

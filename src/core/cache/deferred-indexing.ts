@@ -9,6 +9,8 @@ import type { RecordWriter } from './ingest'
  */
 export class DeferredIndexing {
   private build: IndexBuild | null = null
+  /** The build whose worker may hold the cache's files, from its start to its end (close() waits for it). */
+  private live: IndexBuild | null = null
   private held: IndexBatch[] = []
 
   get running(): boolean {
@@ -18,7 +20,15 @@ export class DeferredIndexing {
   async start(db: Database.Database, file: string, nativeBinding: string | undefined, writer: RecordWriter): Promise<void> {
     if (this.build !== null) throw new Error('an index build already runs')
     if (db.prepare('SELECT 1 FROM calls LIMIT 1').get() !== undefined) throw new Error('an index build needs an empty cache')
-    this.build = await IndexBuild.start(db, file, nativeBinding)
+    const build = IndexBuild.create(db, file, nativeBinding)
+    this.live = build
+    try {
+      await build.begin()
+    } catch (e) {
+      if (this.live === build) this.live = null
+      throw e
+    }
+    this.build = build
     writer.divertIndex((b) => this.held.push(b))
   }
 
@@ -44,7 +54,11 @@ export class DeferredIndexing {
     if (build === null) return false
     this.build = null
     writer.divertIndex(null)
-    await build.finish()
+    try {
+      await build.finish()
+    } finally {
+      if (this.live === build) this.live = null
+    }
     return true
   }
 
@@ -54,6 +68,24 @@ export class DeferredIndexing {
     if (build === null) return
     this.build = null
     writer?.divertIndex(null)
-    await build.abort()
+    try {
+      await build.abort()
+    } finally {
+      if (this.live === build) this.live = null
+    }
+  }
+
+  /**
+   * The cache closes: the build's worker has closed its connections to the cache's files when
+   * this returns (bounded wait), whether the build was starting, running or finishing. Its
+   * mark stays, so the next open finishes the index from the stored rows.
+   */
+  stop(writer: RecordWriter | null): void {
+    const live = this.live
+    this.live = null
+    this.build = null
+    this.held = []
+    writer?.divertIndex(null)
+    live?.stop()
   }
 }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
+import { WORKER_CONNECTION_SOURCE, WorkerConnection } from './worker-connection'
 
 /**
  * WAL pages at which the committing connection checkpoints itself: a safety net only, so the
@@ -35,18 +36,12 @@ export interface CheckpointReport {
 // connection commits; once commits pause for idleMs (or have gone on for maxDirtyMs) it runs
 // a PASSIVE checkpoint, which never waits for and never blocks the writer.
 //
-// The shared state word (see ConnectionState) lets the cache's close() know, synchronously,
-// that this connection is gone: a close that returned while it was still open left the WAL
-// and shared-memory files behind for a moment (a folder removed right after failed).
+// Its connection is tracked in a word shared with the cache (worker-connection.ts), so the
+// cache's close() returns only once it is closed.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
 const o = workerData
-const state = new Int32Array(o.state)
-const S = o.states
-const closedNow = () => {
-  Atomics.store(state, 0, S.Closed)
-  Atomics.notify(state, 0)
-}
+${WORKER_CONNECTION_SOURCE}
 function run() {
   const Database = require(o.module)
   let db
@@ -92,18 +87,9 @@ function run() {
   parentPort.postMessage('ready')
 }
 // The cache may have closed before this thread got here: then it never opens the file.
-if (Atomics.compareExchange(state, 0, S.Starting, S.Open) === S.Starting) run()
+if (claimOpen()) run()
 else parentPort.close()
 `
-
-/**
- * The worker's connection, in a word shared with it. Starting: the thread has not opened the
- * file yet; Closed: closed, or never opened because the cache closed first.
- */
-const ConnectionState = { Starting: 0, Open: 1, Closed: 2 } as const
-
-/** How long close() waits for the worker's connection (a long checkpoint may be running). */
-const CLOSE_WAIT_MS = 10_000
 
 /**
  * Checkpoints a WAL database off the committing path: a worker thread with its own
@@ -117,7 +103,7 @@ export class WalCheckpointer {
   /** Checkpoints the worker reported. */
   checkpoints = 0
   private stopped = false
-  private readonly state = new Int32Array(new SharedArrayBuffer(4))
+  private readonly conn = new WorkerConnection()
 
   constructor(
     file: string,
@@ -137,8 +123,7 @@ export class WalCheckpointer {
         workerData: {
           module,
           file,
-          state: this.state.buffer,
-          states: ConnectionState,
+          connection: this.conn.workerData,
           nativeBinding: opts.nativeBinding,
           idleMs: opts.idleMs ?? 300,
           maxDirtyMs: opts.maxDirtyMs ?? 2_000,
@@ -162,8 +147,7 @@ export class WalCheckpointer {
 
   /** The worker's connection to the file, as the worker last set it (tests, diagnostics). */
   get connection(): 'starting' | 'open' | 'closed' {
-    const v = Atomics.load(this.state, 0)
-    return v === ConnectionState.Open ? 'open' : v === ConnectionState.Closed ? 'closed' : 'starting'
+    return this.conn.status
   }
 
   /** Whether the worker runs. */
@@ -190,11 +174,7 @@ export class WalCheckpointer {
     w.removeAllListeners()
     // The cache is closing: a worker that fails now (its file gone, say) changes nothing.
     w.on('error', () => undefined)
-    const was = Atomics.compareExchange(this.state, 0, ConnectionState.Starting, ConnectionState.Closed)
-    if (was !== ConnectionState.Open) return
-    w.postMessage('close')
-    // The worker thread handles the message on its own loop while this one blocks; past the
-    // bound (a checkpoint that long), the next open finds the WAL and checkpoints it.
-    Atomics.wait(this.state, 0, ConnectionState.Open, CLOSE_WAIT_MS)
+    // Past the wait's bound (a checkpoint that long), the next open finds the WAL and checkpoints it.
+    this.conn.closeSync(w, 'close')
   }
 }
