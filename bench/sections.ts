@@ -8,6 +8,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   'pacing-sim': async () => (await import('./pacing-sim')).run,
   sync: async () => (await import('./sync')).run,
   search: async () => (await import('./search')).run,
+  'cli-startup': async () => (await import('./cli-startup')).run,
   'column-sort': async () => (await import('./column-sort')).run,
   query: async () => (await import('./query')).run,
   export: async () => (await import('./export')).run,

@@ -1,14 +1,4 @@
 import { isCallsightError, toErrorInfo } from '../core/errors'
-import { remoteSearchCommand, REMOTE_SEARCH_HELP } from './commands/remote-search'
-import { searchCommand, SEARCH_HELP } from './commands/search'
-import { exportCommand, EXPORT_HELP } from './commands/export'
-import { syncCommand, SYNC_HELP } from './commands/sync'
-import { pullCommand, PULL_HELP } from './commands/pull'
-import { teamCommand, TEAM_HELP } from './commands/team'
-import { workerCommand, WORKER_HELP } from './commands/worker'
-import { serveCommand, SERVE_HELP } from './commands/serve'
-import { typesCommand, TYPES_HELP } from './commands/types'
-import { annotationsCommand, ANNOTATIONS_HELP } from './commands/annotations'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { processIo, type Io } from './output'
 import { terminalLine } from './terminal-text'
@@ -34,17 +24,22 @@ memory for one run and are never written to disk.
 ${EXIT_HELP}`
 
 type Command = (argv: string[], io: Io, signal: AbortSignal) => Promise<number>
-const COMMANDS: Record<string, { run: Command; help: string }> = {
-  sync: { run: syncCommand, help: SYNC_HELP },
-  search: { run: searchCommand, help: SEARCH_HELP },
-  'remote-search': { run: remoteSearchCommand, help: REMOTE_SEARCH_HELP },
-  export: { run: exportCommand, help: EXPORT_HELP },
-  types: { run: typesCommand, help: TYPES_HELP },
-  annotations: { run: annotationsCommand, help: ANNOTATIONS_HELP },
-  serve: { run: serveCommand, help: SERVE_HELP },
-  team: { run: teamCommand, help: TEAM_HELP },
-  worker: { run: workerCommand, help: WORKER_HELP },
-  pull: { run: pullCommand, help: PULL_HELP }
+/**
+ * Each command's code is loaded when that command runs: loaded up front, every command's
+ * dependencies (PostgreSQL's client, the service client, the cache, zod's schemas) cost
+ * every start-up, `--help` included (bench/cli-startup.ts).
+ */
+const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
+  sync: async () => import('./commands/sync').then((m) => ({ run: m.syncCommand, help: m.SYNC_HELP })),
+  search: async () => import('./commands/search').then((m) => ({ run: m.searchCommand, help: m.SEARCH_HELP })),
+  'remote-search': async () => import('./commands/remote-search').then((m) => ({ run: m.remoteSearchCommand, help: m.REMOTE_SEARCH_HELP })),
+  export: async () => import('./commands/export').then((m) => ({ run: m.exportCommand, help: m.EXPORT_HELP })),
+  types: async () => import('./commands/types').then((m) => ({ run: m.typesCommand, help: m.TYPES_HELP })),
+  annotations: async () => import('./commands/annotations').then((m) => ({ run: m.annotationsCommand, help: m.ANNOTATIONS_HELP })),
+  serve: async () => import('./commands/serve').then((m) => ({ run: m.serveCommand, help: m.SERVE_HELP })),
+  team: async () => import('./commands/team').then((m) => ({ run: m.teamCommand, help: m.TEAM_HELP })),
+  worker: async () => import('./commands/worker').then((m) => ({ run: m.workerCommand, help: m.WORKER_HELP })),
+  pull: async () => import('./commands/pull').then((m) => ({ run: m.pullCommand, help: m.PULL_HELP }))
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -53,10 +48,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.out(`${HELP}\n`)
     return name === undefined ? EXIT.usage : EXIT.ok
   }
-  const command = COMMANDS[name]
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) {
     io.err(`callsight: unknown command "${terminalLine(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
     return EXIT.usage
+  }
+  let command: { run: Command; help: string }
+  try {
+    command = await load()
+  } catch (e) {
+    // Its code could not be loaded (a native module missing, say): said as any failure is.
+    return failed(name, e, io)
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     io.out(`${command.help}\n\n${EXIT_HELP}\n`)
@@ -73,15 +75,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     return await command.run(rest, io, ac.signal)
   } catch (e) {
-    const info = toErrorInfo(e)
-    // Messages can carry the service's own words (a validation message, a redirect target).
-    const message = terminalLine(info.message)
-    if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${message}\n`)
-    else io.err(`callsight ${name}: ${message}${info.hint ? `\n${terminalLine(info.hint)}` : ''}\n`)
-    return exitCodeFor(info.code)
+    return failed(name, e, io)
   } finally {
     process.off('SIGINT', onSigint)
   }
+}
+
+/** Prints a command's failure on stderr; its exit code. */
+function failed(name: string, e: unknown, io: Io): number {
+  const info = toErrorInfo(e)
+  // Messages can carry the service's own words (a validation message, a redirect target).
+  const message = terminalLine(info.message)
+  if (!isCallsightError(e) && info.code === 'Internal') io.err(`callsight ${name}: ${message}\n`)
+  else io.err(`callsight ${name}: ${message}${info.hint ? `\n${terminalLine(info.hint)}` : ''}\n`)
+  return exitCodeFor(info.code)
 }
 
 // The bundle is the program; importing it from tests does not run it.

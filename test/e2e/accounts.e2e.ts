@@ -45,13 +45,15 @@ async function signIn(page: Page, url: string): Promise<void> {
   await page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
 }
 
-/** A full sync of the last 90 days of the active account; the number of calls it stored. */
-async function sync90(page: Page): Promise<number> {
+/** A full sync of the last 90 days of the active account; the number of calls it stored, and its run. */
+async function sync90(page: Page): Promise<{ calls: number; run: string }> {
   await page.getByTestId('nav-sync').click()
   await page.getByTestId('sync-date-90').click()
   await page.getByTestId('sync-start').click()
   const progress = page.getByTestId('sync-progress')
   await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
+  const run = (await progress.getAttribute('data-run')) ?? ''
+  expect(run).not.toBe('')
   await page.getByTestId('nav-search').click()
   // The list reads again once the sync stored calls; until then it may still show the count
   // from before. Wait until it shows every call the cache holds (the sync kept answered
@@ -62,7 +64,18 @@ async function sync90(page: Page): Promise<number> {
   })
   expect(cached).toBeGreaterThan(0)
   await expect.poll(() => totalOf(page), { timeout: 30_000 }).toBe(cached)
-  return cached
+  return { calls: cached, run }
+}
+
+/** The run the sync screen's panel shows (none: ''), then back to the search screen. */
+async function shownRun(page: Page): Promise<string> {
+  await page.getByTestId('nav-sync').click()
+  await page.getByTestId('sync-scopes').waitFor()
+  const progress = page.getByTestId('sync-progress')
+  const run = (await progress.count()) > 0 ? ((await progress.getAttribute('data-run')) ?? '') : ''
+  await page.getByTestId('nav-search').click()
+  await page.getByTestId('results-grid').waitFor()
+  return run
 }
 
 async function switchByMouse(page: Page, id: string): Promise<void> {
@@ -111,6 +124,7 @@ describe('account switcher', () => {
       let app: LaunchedApp
       const ids = { first: '', second: '' }
       const totals = { first: 0, second: 0 }
+      const runs = { first: '', second: '' }
 
       beforeAll(async () => {
         app = await launchApp({ serve: { env: L.env }, locale: L.locale, viewport: { width: 1440, height: 900 } })
@@ -125,7 +139,7 @@ describe('account switcher', () => {
         const { page } = app
         await page.getByTestId('signin-form').waitFor({ timeout: 20_000 })
         await signIn(page, first.url)
-        totals.first = await sync90(page)
+        ;({ calls: totals.first, run: runs.first } = await sync90(page))
         expect(totals.first).toBeGreaterThan(0)
         await page.getByTestId('search-input').fill('iptal')
         await expect.poll(() => page.getByTestId('result-count').getAttribute('data-query')).toBe('iptal')
@@ -146,7 +160,7 @@ describe('account switcher', () => {
         await signIn(page, second.url)
         expect(await activeAccountId(page)).toBe(ids.second)
         expect(await page.getByTestId('search-input').inputValue()).toBe('')
-        totals.second = await sync90(page)
+        ;({ calls: totals.second, run: runs.second } = await sync90(page))
         expect(totals.second).toBeGreaterThan(0)
         expect(totals.second).not.toBe(totals.first)
       })
@@ -168,11 +182,14 @@ describe('account switcher', () => {
         await expect.poll(() => totalOf(page), { timeout: 15_000 }).toBe(totals.first)
         // Not the text typed for this account before the switch, nor any other's.
         expect(await page.getByTestId('search-input').inputValue()).toBe('')
+        // The sync screen shows this account's last run, not the one just run on the other.
+        expect(await shownRun(page)).toBe(runs.first)
 
         await switchByKeyboard(page, ids.second)
         await expect.poll(() => activeAccountId(page)).toBe(ids.second)
         await expect.poll(() => totalOf(page), { timeout: 15_000 }).toBe(totals.second)
         await page.getByTestId('results-grid').waitFor()
+        expect(await shownRun(page)).toBe(runs.second)
       })
 
       it('lists both accounts signed in, and never hands a token to the page', async () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Account } from '../../shared/domain'
+import type { Account, SyncProgress } from '../../shared/domain'
 import { openCache, type CallCache } from '../cache'
 import { createSearch, type LocalSearch } from '../search'
 import { createServiceClient } from '../client'
@@ -29,6 +29,11 @@ export class AccountRuntime {
   readonly limiter: TenantRateLimiter
   private readonly vault: TokenVault
   private cacheValue: CallCache | null = null
+  /**
+   * This account's latest sync run since the app started, as its last progress event said:
+   * the sync screen shows it again when the account is switched back to (sync.scopes).
+   */
+  lastSync: SyncProgress | null = null
   private searchValue: LocalSearch | null = null
 
   constructor(

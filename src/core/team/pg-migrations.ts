@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { CallsightError } from '../errors'
 import { mapPgError, q } from './connection'
+import { membershipsCheckedPerStatement } from './pg-migration-3'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -110,7 +111,8 @@ export const pgMigrations: readonly PgMigration[] = [
     // The worker's lease: a running scope's heartbeat (PostgreSQL's clock, so the worker's
     // and the workstations' clocks never need to agree) and how long it may go unrenewed.
     sql: (schema) => `ALTER TABLE ${q(schema)}.worker_scopes ADD COLUMN heartbeat_at bigint, ADD COLUMN lease_ms integer;`
-  }
+  },
+  { version: 3, sql: membershipsCheckedPerStatement }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

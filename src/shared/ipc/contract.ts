@@ -90,7 +90,12 @@ export const contract = {
   'sync.cancel': { request: z.object({ runId: z.string().min(1) }).strict(), response: Ok },
   'sync.scopes': {
     request: Empty,
-    response: z.object({ scopes: z.array(ScopeStatus), active: SyncProgress.nullable() })
+    response: z.object({
+      scopes: z.array(ScopeStatus),
+      active: SyncProgress.nullable(),
+      /** The active account's latest run since the app started, running or finished (the sync screen's panel); null before one. */
+      last: SyncProgress.nullable()
+    })
   },
   'search.page': {
     request: z

@@ -44,6 +44,8 @@ describe('two accounts side by side, tokens in memory only', () => {
   let app: TestApp
   let h: ReturnType<typeof harness>
   const ids = { a: '', b: '' }
+  /** Each account's last sync run. */
+  const runs = { a: '', b: '' }
 
   beforeAll(async () => {
     // A: 1,000 calls, each request 60 ms late, so a sync of it is still running when we switch.
@@ -91,7 +93,9 @@ describe('two accounts side by side, tokens in memory only', () => {
   })
 
   it('keeps each account in its own cache file, and switches without signing in again', async () => {
-    expect((await h.sync()).phase).toBe('done')
+    const bRun = await h.sync()
+    expect(bRun.phase).toBe('done')
+    runs.b = bRun.runId
     expect((await h.call('cache.info', {})).calls).toBe(400)
 
     const toA = await h.call('accounts.switch', { id: ids.a })
@@ -131,11 +135,25 @@ describe('two accounts side by side, tokens in memory only', () => {
     await h.call('accounts.switch', { id: ids.a })
     const partial = (await h.call('cache.info', {})).calls
     expect(partial).toBe(ended.stored)
-    expect((await h.sync()).phase).toBe('done')
+    const aRun = await h.sync()
+    expect(aRun.phase).toBe('done')
+    runs.a = aRun.runId
     expect((await h.call('search.count', { query: { results: 'all' } })).total).toBe(1_000)
 
     await h.call('accounts.switch', { id: ids.b })
     expect((await h.call('search.count', { query: { results: 'all' } })).total).toBe(400)
+  })
+
+  it("gives the sync screen the active account's own last run, never the other account's", async () => {
+    // B is active (the test before switched to it).
+    const onB = await h.call('sync.scopes', {})
+    expect(onB.last).toMatchObject({ runId: runs.b, phase: 'done', stored: 400 })
+    expect(onB.active).toBeNull()
+    await h.call('accounts.switch', { id: ids.a })
+    const onA = await h.call('sync.scopes', {})
+    expect(onA.last).toMatchObject({ runId: runs.a, phase: 'done' })
+    await h.call('accounts.switch', { id: ids.b })
+    expect((await h.call('sync.scopes', {})).last?.runId).toBe(runs.b)
   })
 
   it('refuses an account that is not set up, and keeps the active one', async () => {

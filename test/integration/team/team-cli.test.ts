@@ -3,7 +3,7 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
-import { createPool, pullTeamCache } from '../../../src/core/team'
+import { createPool, PG_SCHEMA_VERSION, pullTeamCache } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli } from '../cli/helpers'
@@ -130,7 +130,7 @@ describe('callsight team init, sync --db postgres://, pull', () => {
 
     const status = await runCli(cli, ['team', 'status', '--db', readerUrl, '--schema', 'acme', '--json'], { PGPASSWORD: 'r-secret-1' })
     expect(status.code, status.stderr).toBe(0)
-    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: 2, calls: 3000 })
+    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: PG_SCHEMA_VERSION, calls: 3000 })
   }, 120_000)
 
   it('ten workstations pulling send no request to the service', async () => {

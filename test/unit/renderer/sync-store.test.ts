@@ -1,7 +1,7 @@
 import { createPinia, setActivePinia } from 'pinia'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { useSyncStore } from '../../../src/renderer/src/stores/sync'
-import type { SyncProgress, SyncScopeInput } from '../../../src/shared/domain'
+import type { ScopeStatus, SyncProgress, SyncScopeInput } from '../../../src/shared/domain'
 
 /**
  * The sync store against a bridge the test drives: `sync.start` answers when the test says
@@ -11,10 +11,14 @@ import type { SyncProgress, SyncScopeInput } from '../../../src/shared/domain'
 function bridge() {
   const listeners = new Map<string, Array<(p: unknown) => void>>()
   let answerStart: ((runId: string) => void) | null = null
+  /** What `sync.scopes` answers: the active account's (main's) view. */
+  const scopes: { value: { scopes: ScopeStatus[]; active: SyncProgress | null; last: SyncProgress | null } } = {
+    value: { scopes: [], active: null, last: null }
+  }
   const api = {
     invoke(channel: string): Promise<unknown> {
       if (channel === 'sync.start') return new Promise((resolve) => (answerStart = (runId) => resolve({ ok: true, value: { runId } })))
-      if (channel === 'sync.scopes') return Promise.resolve({ ok: true, value: { scopes: [], active: null } })
+      if (channel === 'sync.scopes') return Promise.resolve({ ok: true, value: scopes.value })
       return Promise.resolve({ ok: true, value: { path: null, sizeBytes: 0, calls: 0, lastSyncAt: null } })
     },
     on(event: string, listener: (p: unknown) => void): () => void {
@@ -28,6 +32,7 @@ function bridge() {
   }
   return {
     api,
+    scopes,
     emit(p: SyncProgress): void {
       for (const l of listeners.get('sync.progress') ?? []) l(p)
     },
@@ -60,17 +65,18 @@ function progress(runId: string, phase: SyncProgress['phase'], stored: number): 
 
 const turn = (): Promise<void> => new Promise((r) => setImmediate(r))
 
-describe('sync store: the panel shows the run just started', () => {
-  let b: ReturnType<typeof bridge>
-  beforeEach(() => {
-    b = bridge()
-    ;(globalThis as { window?: unknown }).window = { api: b.api }
-    setActivePinia(createPinia())
-  })
-  afterEach(() => {
-    delete (globalThis as { window?: unknown }).window
-  })
+// Each test drives a bridge of its own, with a fresh Pinia.
+let b: ReturnType<typeof bridge>
+beforeEach(() => {
+  b = bridge()
+  ;(globalThis as { window?: unknown }).window = { api: b.api }
+  setActivePinia(createPinia())
+})
+afterEach(() => {
+  delete (globalThis as { window?: unknown }).window
+})
 
+describe('sync store: the panel shows the run just started', () => {
   it("never shows the last run's 'done' after Start, before the new run's reply", async () => {
     const sync = useSyncStore()
     sync.subscribe(() => undefined)
@@ -117,5 +123,69 @@ describe('sync store: the panel shows the run just started', () => {
     await sync.start(SCOPE)
     expect(sync.error?.code).toBe('InvalidInput')
     expect(sync.progress).toMatchObject({ runId: 'run-1', phase: 'done', stored: 462 })
+  })
+})
+
+describe('sync store: an account switch', () => {
+  const scope = (scopeKey: string, calls: number): ScopeStatus => ({
+    scopeKey,
+    filters: { callTypes: [], direction: null, results: 'answered', hasNewRequest: null, includeAnalysis: false },
+    coveredFrom: SCOPE.from,
+    coveredTo: SCOPE.to,
+    lastSuccessAt: SCOPE.to,
+    lastOutcome: 'done',
+    calls
+  })
+
+  it("shows the newly active account's last run, never the other account's", async () => {
+    const sync = useSyncStore()
+    sync.subscribe(() => undefined)
+    // Account A synced: its run's panel, its scope.
+    b.emit(progress('run-a', 'done', 462))
+    b.scopes.value = { scopes: [scope('a', 462)], active: null, last: progress('run-a', 'done', 462) }
+    await sync.refresh()
+    expect(sync.progress).toMatchObject({ runId: 'run-a', stored: 462 })
+
+    // B becomes active; main knows B's last run of this app run.
+    b.scopes.value = { scopes: [scope('b', 181)], active: null, last: progress('run-b', 'failed', 181) }
+    await sync.accountChanged()
+    expect(sync.progress).toMatchObject({ runId: 'run-b', phase: 'failed', stored: 181 })
+    expect(sync.scopes.map((s) => s.scopeKey)).toEqual(['b'])
+    // The sync screen opened again reads the same.
+    await sync.refresh()
+    expect(sync.progress?.runId).toBe('run-b')
+
+    // C never synced since the app started: no panel at all.
+    b.scopes.value = { scopes: [], active: null, last: null }
+    await sync.accountChanged()
+    expect(sync.progress).toBeNull()
+    expect(sync.scopes).toEqual([])
+  })
+
+  it("drops the last events of the left account's run, cancelled by the switch, and a reply asked before it", async () => {
+    const sync = useSyncStore()
+    const finished: SyncProgress[] = []
+    sync.subscribe((p) => finished.push(p))
+    b.emit(progress('run-a', 'fetching', 50))
+    expect(sync.runId).toBe('run-a')
+    // A refresh asked while A was active answers after the switch: A's scopes must not show.
+    let answerOld: (v: unknown) => void = () => undefined
+    const invoke = b.api.invoke
+    b.api.invoke = (channel: string) => (channel === 'sync.scopes' ? new Promise((resolve) => (answerOld = resolve)) : invoke(channel))
+    const stale = sync.refresh()
+    b.api.invoke = invoke
+    b.scopes.value = { scopes: [scope('b', 7)], active: null, last: null }
+    await sync.accountChanged()
+    answerOld({ ok: true, value: { scopes: [scope('a', 50)], active: progress('run-a', 'fetching', 50), last: null } })
+    await stale
+    // The switch cancelled A's run; its last event arrives late, on its own channel.
+    b.emit(progress('run-a', 'cancelled', 60))
+    expect(sync.progress).toBeNull()
+    expect(sync.runId).toBeNull()
+    expect(sync.scopes.map((s) => s.scopeKey)).toEqual(['b'])
+    expect(finished).toEqual([])
+    // B's own runs show as before.
+    b.emit(progress('run-b', 'done', 7))
+    expect(sync.progress).toMatchObject({ runId: 'run-b', phase: 'done' })
   })
 })

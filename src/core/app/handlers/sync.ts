@@ -29,6 +29,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
       const publish = (p: SyncProgress): void => {
         const task = syncs.get(runId)
         if (task) task.progress = p
+        rt.lastSync = p
         platform.events.emit('sync.progress', p)
       }
       try {
@@ -59,7 +60,8 @@ export function syncHandlers(state: AppState): SyncHandlers {
 
     'sync.scopes': async () => {
       const active = syncs.entries()[0]?.[1].progress ?? null
-      return { scopes: state.runtime ? state.runtime.cache.scopeStatuses() : [], active }
+      const rt = state.runtime
+      return { scopes: rt ? rt.cache.scopeStatuses() : [], active, last: rt?.lastSync ?? null }
     },
 
     'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),

@@ -23,11 +23,16 @@ export const useSyncStore = defineStore('sync', () => {
   let onFinished: (p: SyncProgress) => void = () => {}
   let unlisten: (() => void) | null = null
   let cacheFactsAt = 0
+  /** Moves at each account switch: a reply asked for the account left is dropped. */
+  let account = 0
+  /** Runs of accounts switched away from: the last events of one cancelled by the switch may still come in. */
+  const left = new Set<string>()
 
   function subscribe(finished: (p: SyncProgress) => void): void {
     onFinished = finished
     unlisten?.()
     unlisten = listen('sync.progress', (p) => {
+      if (left.has(p.runId)) return
       if (runId.value !== null && p.runId !== runId.value) return
       runId.value = p.runId
       progress.value = p
@@ -46,16 +51,36 @@ export const useSyncStore = defineStore('sync', () => {
   }
 
   async function refresh(): Promise<void> {
+    const asked = account
     try {
       const r = await call('sync.scopes', {})
+      if (asked !== account) return
       scopes.value = r.scopes
       if (r.active && !FINISHED.has(r.active.phase)) {
         progress.value = r.active
         runId.value = r.active.runId
+      } else if (progress.value === null && r.last !== null) {
+        // The account's last run since the app started (it was switched back to), as it ended.
+        progress.value = r.last
       }
     } catch (e) {
-      error.value = toErrorInfo(e)
+      if (asked === account) error.value = toErrorInfo(e)
     }
+  }
+
+  /**
+   * Another account became active: nothing shown may be the one left's (its last run, its
+   * scopes, an error). The panel shows this account's own last run, or none.
+   */
+  async function accountChanged(): Promise<void> {
+    account++
+    for (const id of [runId.value, progress.value?.runId]) if (id) left.add(id)
+    progress.value = null
+    runId.value = null
+    error.value = null
+    scopes.value = []
+    prefill.value = null
+    await refresh()
   }
 
   async function start(scope: SyncScopeInput, mode: 'full' | 'incremental' = 'incremental'): Promise<void> {
@@ -95,5 +120,5 @@ export const useSyncStore = defineStore('sync', () => {
     return p
   }
 
-  return { prefill, takePrefill, scopes, progress, runId, error, starting, subscribe, refresh, start, cancel }
+  return { prefill, takePrefill, scopes, progress, runId, error, starting, subscribe, refresh, accountChanged, start, cancel }
 })
