@@ -98,6 +98,9 @@ export class RecordWriter {
 
   /** Starts a transaction's worth of pages: forgets what a failed one left (it rolled back). */
   begin(): void {
+    this.calls.discard()
+    this.analysis.discard()
+    this.members.discard()
     this.newFrom = null
     this.touched = []
     this.keyStats.clear()
@@ -126,17 +129,12 @@ export class RecordWriter {
     const counts: PageCounts = { inserted: 0, updated: 0, unchanged: 0 }
     const known = this.known.find(records, includeAnalysis)
     let next = this.nextId.get() ?? 1
-    let callValues: unknown[] = []
-    let analysisValues: unknown[] = []
-    const memberValues: unknown[] = []
     const newInPage = new Set<string>()
     /** Each call of the page once, with its final call_at. */
     const pageCalls = new Map<number, KnownCall>()
     const flush = (): void => {
-      this.calls.run(callValues)
-      this.analysis.run(analysisValues)
-      callValues = []
-      analysisValues = []
+      this.calls.flush()
+      this.analysis.flush()
     }
     for (const r of records) {
       const extra = extraJson(r.extra)
@@ -160,20 +158,19 @@ export class RecordWriter {
         })
         this.totals.call(hourOf(r.callAt), 1)
         newInPage.add(r.callId)
-        callValues.push(
-          id,
-          r.callId,
-          r.callAt,
-          r.callDate,
-          r.title,
-          r.summary,
-          extra,
-          includeAnalysis ? r.analysis.length : 0,
-          analysisKnown,
-          now,
-          now
-        )
-        if (includeAnalysis) this.pushAnalysis(analysisValues, id, r)
+        const calls = this.calls
+        calls.put(id)
+        calls.put(r.callId)
+        calls.put(r.callAt)
+        calls.put(r.callDate)
+        calls.put(r.title)
+        calls.put(r.summary)
+        calls.put(extra)
+        calls.put(includeAnalysis ? r.analysis.length : 0)
+        calls.put(analysisKnown)
+        calls.put(now)
+        calls.put(now)
+        if (includeAnalysis) this.putAnalysis(id, r)
         this.index.add(
           id,
           this.index.wantsRows ? [foldForIndex(r.title), foldForIndex(r.summary), includeAnalysis ? foldedAnalysis(r) : ''] : null
@@ -188,7 +185,6 @@ export class RecordWriter {
           if (this.newFrom === null || id < this.newFrom) this.touched.push(id)
         } else counts.unchanged++
       }
-      memberValues.push(id, scopeId)
       pageCalls.set(id, known.get(r.callId)!)
     }
     flush()
@@ -198,7 +194,12 @@ export class RecordWriter {
       return counts
     }
     this.countNewMembers(pageCalls, newInPage, scopeId)
-    this.members.run(memberValues)
+    // Each call of the page once (a callId twice in a page is one membership).
+    for (const id of pageCalls.keys()) {
+      this.members.put(id)
+      this.members.put(scopeId)
+    }
+    this.members.flush()
     return counts
   }
 
@@ -208,7 +209,6 @@ export class RecordWriter {
    */
   addMembers(callIds: readonly string[], scopeId: number): string[] {
     const found = new Map<number, Pick<KnownCall, 'call_id' | 'call_at'>>()
-    const missing = new Set(callIds)
     // Calls this transaction wrote are known by id already; those it inserted cannot be in
     // the scope yet (a batch names a membership once), so they need no membership check.
     const fresh = new Set<string>()
@@ -220,18 +220,21 @@ export class RecordWriter {
         continue
       }
       found.set(c.id, { call_id: callId, call_at: c.call_at })
-      missing.delete(callId)
       if (c.fresh) fresh.add(callId)
     }
-    for (const row of this.known.stored(unknown)) {
-      found.set(row.id, row)
-      missing.delete(row.call_id)
-    }
+    const stored = unknown.length === 0 ? [] : this.known.stored(unknown)
+    for (const row of stored) found.set(row.id, row)
     this.countNewMembers(found, fresh, scopeId)
-    const values: unknown[] = []
-    for (const id of found.keys()) values.push(id, scopeId)
-    this.members.run(values)
-    return [...missing]
+    for (const id of found.keys()) {
+      this.members.put(id)
+      this.members.put(scopeId)
+    }
+    this.members.flush()
+    // Every call named was found (the usual case) unless fewer were, or a name came twice.
+    if (found.size === callIds.length) return []
+    const seen = new Set<string>()
+    for (const c of found.values()) seen.add(c.call_id)
+    return [...new Set(callIds.filter((id) => !seen.has(id)))]
   }
 
   /**
@@ -267,9 +270,8 @@ export class RecordWriter {
     if (anaChanged) {
       for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value, old.value_num, -1)
       this.deleteAnalysis.run(id)
-      const values: unknown[] = []
-      this.pushAnalysis(values, id, r)
-      this.analysis.run(values)
+      this.putAnalysis(id, r)
+      this.analysis.flush()
       this.updateAnalysisMeta.run(r.analysis.length, now, id)
     }
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
@@ -307,13 +309,19 @@ export class RecordWriter {
     }
   }
 
-  private pushAnalysis(out: unknown[], id: number, r: CallRecord): void {
+  /** A call's items into the analysis insert (in the table after its flush), counted in the totals. */
+  private putAnalysis(id: number, r: CallRecord): void {
+    const out = this.analysis
     let ord = 0
     for (const a of r.analysis) {
       const keyId = this.keyId(a.key, a.friendlyName)
       const num = parseNumeric(a.value)
       this.countItem(keyId, a.value, num, 1)
-      out.push(keyId, id, ord++, a.value, num)
+      out.put(keyId)
+      out.put(id)
+      out.put(ord++)
+      out.put(a.value)
+      out.put(num)
     }
   }
 

@@ -17,7 +17,8 @@ export const SQL_HOUR_OF = (col: string): string => `((${col} - ((${col} % ${HOU
  */
 export class FacetTotals {
   private readonly hours = new Map<number, number>()
-  private readonly scopeHours = new Map<string, [number, number, number]>()
+  /** scope → hour → [scope, hour, delta]: nested, so no key string is built per membership. */
+  private readonly scopeHours = new Map<number, Map<number, [number, number, number]>>()
   /** key id → value → [key id, value, numeric value, delta]; nested so no key string is built per item. */
   private readonly values = new Map<number, Map<string, [number, string, number | null, number]>>()
   private readonly hoursUp: BulkInsert
@@ -47,10 +48,11 @@ export class FacetTotals {
   }
 
   member(scope: number, hour: number, delta: number): void {
-    const k = `${scope}:${hour}`
-    const cur = this.scopeHours.get(k)
+    let byHour = this.scopeHours.get(scope)
+    if (!byHour) this.scopeHours.set(scope, (byHour = new Map()))
+    const cur = byHour.get(hour)
     if (cur) cur[2] += delta
-    else this.scopeHours.set(k, [scope, hour, delta])
+    else byHour.set(hour, [scope, hour, delta])
   }
 
   item(keyId: number, value: string, num: number | null, delta: number): void {
@@ -66,7 +68,7 @@ export class FacetTotals {
     const h: unknown[] = []
     for (const [hour, n] of this.hours) if (n !== 0) h.push(hour, n)
     const s: unknown[] = []
-    for (const v of this.scopeHours.values()) if (v[2] !== 0) s.push(v[0], v[1], v[2])
+    for (const byHour of this.scopeHours.values()) for (const v of byHour.values()) if (v[2] !== 0) s.push(v[0], v[1], v[2])
     const a: unknown[] = []
     for (const byValue of this.values.values()) for (const v of byValue.values()) if (v[3] !== 0) a.push(v[0], v[1], v[2], v[3])
     this.reset()
