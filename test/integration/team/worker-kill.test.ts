@@ -129,8 +129,16 @@ describe('callsight worker', () => {
         ['answered inbound', false, 'done', true],
         ['everything', false, 'done', true]
       ])
-      const interrupted = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM acme.sync_runs WHERE outcome = 'interrupted'")
-      expect(interrupted.rows[0]!.n).toBeGreaterThanOrEqual(kills - 2)
+      // A kill that lands before the run's row is written (right after "sync started", or between the
+      // two scopes; more of them on a loaded machine) leaves no run behind: so no fixed count, but no
+      // run is left marked running, and the kills that cut a run short left it interrupted.
+      const outcomes = await c.query<{ outcome: string; n: number }>(
+        'SELECT outcome, count(*)::int AS n FROM acme.sync_runs GROUP BY outcome'
+      )
+      const byOutcome = Object.fromEntries(outcomes.rows.map((o) => [o.outcome, o.n]))
+      expect(byOutcome['running']).toBeUndefined()
+      expect(byOutcome['interrupted']).toBeGreaterThanOrEqual(1)
+      expect(byOutcome['interrupted']).toBeLessThanOrEqual(kills)
     } finally {
       await c.end()
     }
