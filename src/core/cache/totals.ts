@@ -17,8 +17,8 @@ export const SQL_HOUR_OF = (col: string): string => `((${col} - ((${col} % ${HOU
  */
 export class FacetTotals {
   private readonly hours = new Map<number, number>()
-  /** scope → hour → [scope, hour, delta]: nested, so no key string is built per membership. */
-  private readonly scopeHours = new Map<number, Map<number, [number, number, number]>>()
+  /** scope → hour → delta: nested, so no key string is built per membership. */
+  private readonly scopeHours = new Map<number, Map<number, number>>()
   /** key id → value → [key id, value, numeric value, delta]; nested so no key string is built per item. */
   private readonly values = new Map<number, Map<string, [number, string, number | null, number]>>()
   private readonly hoursUp: BulkInsert
@@ -50,9 +50,7 @@ export class FacetTotals {
   member(scope: number, hour: number, delta: number): void {
     let byHour = this.scopeHours.get(scope)
     if (!byHour) this.scopeHours.set(scope, (byHour = new Map()))
-    const cur = byHour.get(hour)
-    if (cur) cur[2] += delta
-    else byHour.set(hour, [scope, hour, delta])
+    byHour.set(hour, (byHour.get(hour) ?? 0) + delta)
   }
 
   item(keyId: number, value: string, num: number | null, delta: number): void {
@@ -65,21 +63,39 @@ export class FacetTotals {
 
   /** Writes the collected deltas (inside the caller's transaction) and starts over. */
   flush(): void {
-    const h: unknown[] = []
-    for (const [hour, n] of this.hours) if (n !== 0) h.push(hour, n)
-    const s: unknown[] = []
-    for (const byHour of this.scopeHours.values()) for (const v of byHour.values()) if (v[2] !== 0) s.push(v[0], v[1], v[2])
-    const a: unknown[] = []
-    for (const byValue of this.values.values()) for (const v of byValue.values()) if (v[3] !== 0) a.push(v[0], v[1], v[2], v[3])
+    const { hoursUp, scopeHoursUp, valuesUp } = this
+    for (const [hour, n] of this.hours) {
+      if (n === 0) continue
+      hoursUp.put(hour)
+      hoursUp.put(n)
+    }
+    for (const [scope, byHour] of this.scopeHours) {
+      for (const [hour, n] of byHour) {
+        if (n === 0) continue
+        scopeHoursUp.put(scope)
+        scopeHoursUp.put(hour)
+        scopeHoursUp.put(n)
+      }
+    }
+    for (const byValue of this.values.values()) {
+      for (const v of byValue.values()) {
+        if (v[3] === 0) continue
+        for (const x of v) valuesUp.put(x)
+      }
+    }
+    hoursUp.flush()
+    scopeHoursUp.flush()
+    valuesUp.flush()
     this.reset()
-    this.hoursUp.run(h)
-    this.scopeHoursUp.run(s)
-    this.valuesUp.run(a)
   }
 
+  /** Forgets every delta, and rows put and not inserted (a failed transaction's: it rolled back). */
   reset(): void {
     this.hours.clear()
     this.scopeHours.clear()
     this.values.clear()
+    this.hoursUp.discard()
+    this.scopeHoursUp.discard()
+    this.valuesUp.discard()
   }
 }
