@@ -139,7 +139,7 @@ function removeSide(side: string): void {
 }
 
 /** Whether another connection holds the side file locked (its build is running). */
-function sideLocked(side: string, nativeBinding?: string): boolean {
+export function sideLocked(side: string, nativeBinding?: string): boolean {
   if (!existsSync(side)) return false
   let db: Database.Database | null = null
   try {

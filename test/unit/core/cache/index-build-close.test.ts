@@ -1,10 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
-import { sideFileOf } from '../../../../src/core/cache/deferred-index'
+import { sideFileOf, sideLocked } from '../../../../src/core/cache/deferred-index'
 import type { CallRecord } from '../../../../src/shared/domain'
 
 /**
@@ -49,20 +48,6 @@ function write(cache: CallCache, pages: number, from = 0): void {
   }
 }
 
-/** Whether some connection holds the side file locked (the build's worker still has it). */
-function sideLocked(): boolean {
-  const db = new Database(sideFileOf(file), { fileMustExist: true })
-  try {
-    db.pragma('busy_timeout = 0')
-    db.prepare('SELECT count(*) FROM sqlite_master').get()
-    return false
-  } catch (e) {
-    return (e as { code?: string }).code === 'SQLITE_BUSY'
-  } finally {
-    db.close()
-  }
-}
-
 /** Everything that appears in the folder over `ms` (a late worker makes files appear). */
 async function watchFolder(ms: number): Promise<string[]> {
   const seen = new Set<string>()
@@ -88,7 +73,7 @@ describe("a pull's index build and the cache's close", () => {
     // Nothing of the cache's WAL is left (the worker's read connection kept it), and the
     // side file is no longer locked; the build's mark stays.
     expect(readdirSync(dir).sort()).toEqual(['c.db', 'c.db.index-build'])
-    expect(sideLocked()).toBe(false)
+    expect(sideLocked(sideFileOf(file))).toBe(false)
     expect(await watchFolder(200)).toEqual(['c.db', 'c.db.index-build'])
 
     const reopened = openCache(file, { checkpointer: false })
