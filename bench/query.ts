@@ -7,7 +7,8 @@
  * is built by one untimed run first; with the bitmap evaluator that includes the kept sets
  * of one- and two-letter prefixes, prefix-sets.ts). First page of 100, count and facets (key
  * sentiment), p95. One row, measured once per side, is the first count and facets of "i" on
- * a search just opened: what the data-level memory costs the first keystroke.
+ * a search just opened: what the data-level memory costs the first keystroke. Two more rows
+ * (query-cold.ts): the first page of the first analysis query on a search just opened.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -16,6 +17,7 @@ import { createSearch, type LocalSearch } from '../src/core/search'
 import { SearchQuery, type SearchQueryInput } from '../src/shared/domain'
 import { tokensOf } from '../src/shared/query'
 import { COMMON_TERM, makeCall, prng, START_MS } from './search-data'
+import { coldAnalysisRows } from './query-cold'
 import { ingest } from './search'
 import { percentile, type BenchFn, type BenchRow } from './types'
 
@@ -159,5 +161,7 @@ export const run: BenchFn = async (ctx) => {
       note: "baseline: same run, same cache, search without the bitmap evaluator (main before issue 17's counting change); ratio = baseline / ours"
     })
   }
+  // The first analysis query's page on a search just opened, old cold path and ours (query-cold.ts).
+  rows.push(...coldAnalysisRows(file, 3, ctx.log))
   return { name: 'query', rows }
 }

@@ -219,7 +219,8 @@ class SearchOverCache implements LocalSearch {
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
  * REVIEW_FEW; `tuning.reviewSet`: false answers review filters in SQL only (the bench's baseline);
- * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`: LISTED_SORT_MAX (tests move them).
+ * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`: LISTED_SORT_MAX (tests move them); `tuning.windowItems`: false reads a
+ * cold analysis column whole for a first page's window (the query bench's cold-path baseline).
  */
 export function createSearch(
   cache: CallCache,
@@ -232,6 +233,7 @@ export function createSearch(
     reviewProbeMax?: number
     reviewListedSortMax?: number
     sortLegacy?: boolean
+    windowItems?: boolean
   } = {}
 ): LocalSearch {
   return new SearchOverCache(
@@ -243,7 +245,8 @@ export function createSearch(
       reviewReads: tuning.reviewSet === false ? null : createReviewReads(cache),
       reviewProbeMax: tuning.reviewProbeMax,
       reviewListedSortMax: tuning.reviewListedSortMax,
-      sortLegacy: tuning.sortLegacy === true
+      sortLegacy: tuning.sortLegacy === true,
+      windowItems: tuning.windowItems !== false
     })
   )
 }

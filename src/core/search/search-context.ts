@@ -59,6 +59,8 @@ export interface SearchTuning {
   reviewListedSortMax?: number | undefined
   /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
   sortLegacy: boolean
+  /** False: a first page's window reads a cold analysis column whole (the query bench's cold-path baseline). */
+  windowItems: boolean
 }
 
 /**
@@ -108,7 +110,8 @@ export class SearchContext {
             membersOf: (s) => reader.columns.membersOf(s)
           },
           this.columns,
-          watch
+          watch,
+          tuning.windowItems
         )
       : null
     this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch) : null
