@@ -272,12 +272,12 @@ export class CallColumns {
 
   /**
    * A key's column read a piece of `piece` call ids at a time, for a warm-up between requests
-   * (search-warm-up.ts): each call of the step reads one piece and says whether it is done.
-   * Kept once every piece was read at one data version; dropped unkept when the data changed
-   * in between (a piece read before the change could be stale) or the column got read whole
-   * meanwhile. Exact as `values` is: the same items, read in call order.
+   * (search-warm-up.ts): each call of the step reads one piece ('reading' while more are left).
+   * 'kept' once every piece was read at one data version (or the column got read whole
+   * meanwhile); 'dropped' unkept when the data changed in between (a piece read before the
+   * change could be stale). Exact as `values` is: the same items, read in call order.
    */
-  valuesInPieces(keyIds: readonly number[], numeric: boolean, piece: number): () => boolean {
+  valuesInPieces(keyIds: readonly number[], numeric: boolean, piece: number): () => 'reading' | 'kept' | 'dropped' {
     const ids = this.quarters().length
     const start = this.builtAt!
     const cacheKey = columnKey(keyIds, numeric)
@@ -285,13 +285,14 @@ export class CallColumns {
     let next = 0
     return () => {
       this.follow()
-      if (this.valueColumns.has(cacheKey) || !sameVersion(start, this.builtAt!)) return true
+      if (this.valueColumns.has(cacheKey)) return 'kept'
+      if (!sameVersion(start, this.builtAt!)) return 'dropped'
       const hi = Math.min(ids - 1, next + piece - 1)
       if (next <= hi) this.readItems(keyIds, numeric, { lo: next, hi }, col)
       next = hi + 1
-      if (next < ids) return false
+      if (next < ids) return 'reading'
       this.valueColumns.set(cacheKey, { keyIds: [...keyIds], numeric, col })
-      return true
+      return 'kept'
     }
   }
 

@@ -31,6 +31,9 @@ import { breakdown, facets, trend, values } from './summaries'
 export type { ExportIteration } from './export-iteration'
 export type { WarmUp } from './search-warm-up'
 
+/** A warm-up that could not keep every column (the data changed meanwhile) runs again after this long at the earliest. */
+const REWARM_MS = 5_000
+
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
 
@@ -83,7 +86,7 @@ export interface LocalSearch {
  */
 class SearchOverCache implements LocalSearch {
   /** The warm-up running or last run, and the column drops it started at; null: never asked for. */
-  private warm: { run: WarmUp; drops: number; finished: boolean } | null = null
+  private warm: { run: WarmUp; drops: number; startedAt: number; finished: boolean; complete: boolean } | null = null
   private warmStopped = false
 
   constructor(private readonly ctx: SearchContext) {}
@@ -101,16 +104,24 @@ class SearchOverCache implements LocalSearch {
   }
 
   private startWarm(): void {
-    const entry = { run: warmUp(this.ctx), drops: this.ctx.columns.drops(), finished: false }
+    const entry = { run: warmUp(this.ctx), drops: this.ctx.columns.drops(), startedAt: performance.now(), finished: false, complete: false }
     this.warm = entry
-    void entry.run.done.then(() => (entry.finished = true))
+    void entry.run.done.then((complete) => {
+      entry.finished = true
+      entry.complete = complete
+    })
   }
 
-  /** After a change dropped the columns (another connection's write, a clear), warms again once the last run ended. */
+  /**
+   * Warms again once the last run ended, after a change dropped the columns (another
+   * connection's write, a clear), or after a run that had to drop columns (a sync wrote
+   * meanwhile): then at most every REWARM_MS, as a sync goes on writing.
+   */
   private keepWarm(): void {
     const w = this.warm
-    if (w === null || this.warmStopped || !w.finished || this.ctx.columns.drops() === w.drops) return
-    this.startWarm()
+    if (w === null || this.warmStopped || !w.finished) return
+    const dropped = this.ctx.columns.drops() !== w.drops
+    if (dropped || (!w.complete && performance.now() - w.startedAt >= REWARM_MS)) this.startWarm()
   }
 
   resetCaches(): void {

@@ -7,10 +7,10 @@ import type { SearchContext } from './search-context'
  */
 export const WARM_PIECE = 10_000
 
-/** A warm-up in the background; `done` settles when it finished or was stopped. */
+/** A warm-up in the background; `done` settles when it finished or was stopped: true when every column was kept. */
 export interface WarmUp {
   stop(): void
-  readonly done: Promise<void>
+  readonly done: Promise<boolean>
 }
 
 /** When the next step runs: after the I/O already waiting (requests go first). */
@@ -30,16 +30,17 @@ const afterIo: Scheduler = (step) => void setImmediate(step)
  */
 export function warmUp(ctx: SearchContext, schedule: Scheduler = afterIo): WarmUp {
   let stopped = false
-  let finish!: () => void
-  const done = new Promise<void>((resolve) => (finish = resolve))
+  let finish!: (complete: boolean) => void
+  const done = new Promise<boolean>((resolve) => (finish = resolve))
   const steps = warmSteps(ctx)
   const next = (): void => {
-    if (stopped) return finish()
+    if (stopped) return finish(false)
     try {
-      if (steps.next().done === true) return finish()
+      const r = steps.next()
+      if (r.done === true) return finish(r.value)
     } catch {
       // A warm-up that cannot read (the cache closed under it) ends; a request reads what it needs.
-      return finish()
+      return finish(false)
     }
     schedule(next)
   }
@@ -52,15 +53,19 @@ export function warmUp(ctx: SearchContext, schedule: Scheduler = afterIo): WarmU
   }
 }
 
-/** Each yield: one step's read done, a request may go next. */
-function* warmSteps(ctx: SearchContext): Generator<void, void> {
+/** Each yield: one step's read done, a request may go next. Returns whether every column was kept. */
+function* warmSteps(ctx: SearchContext): Generator<void, boolean> {
+  let complete = true
   ctx.columns.quarters()
   yield
   ctx.columns.byDate()
   yield
   for (const key of ctx.catalog.analysisKeys()) {
     const step = ctx.columns.valuesInPieces(ctx.catalog.keyIds(key.key), key.numeric, WARM_PIECE)
-    while (!step()) yield
+    let r: ReturnType<typeof step>
+    while ((r = step()) === 'reading') yield
+    if (r === 'dropped') complete = false
     yield
   }
+  return complete
 }

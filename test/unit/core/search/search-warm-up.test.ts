@@ -44,7 +44,7 @@ describe('a column read in pieces', () => {
     ] as const) {
       const step = columns.valuesInPieces(idsOf(key), numeric, 37)
       let steps = 1
-      while (!step()) steps++
+      while (step() === 'reading') steps++
       expect(steps).toBeGreaterThan(10)
       const whole = new CallColumns(reader.columns, new DataWatch(reader.data)).values(idsOf(key), numeric)
       const kept = columns.values(idsOf(key), numeric)
@@ -56,7 +56,7 @@ describe('a column read in pieces', () => {
   it('is dropped, not kept, when the data changes between pieces', () => {
     const columns = new CallColumns(reader.columns, new DataWatch(reader.data))
     const step = columns.valuesInPieces(idsOf('sentiment'), false, 50)
-    expect(step()).toBe(false)
+    expect(step()).toBe('reading')
     // A piece already read holds the old value of this call: keeping it would be stale.
     const first = fx.cache.getCall(fx.records[0]!.callId)!
     fx.cache.writePage({
@@ -65,7 +65,7 @@ describe('a column read in pieces', () => {
       includeAnalysis: true,
       checkpoint: null
     })
-    expect(step()).toBe(true)
+    expect(step()).toBe('dropped')
     const now = itemsOf(columns.values(idsOf('sentiment'), false))
     expect(now).toEqual(itemsOf(new CallColumns(reader.columns, new DataWatch(reader.data)).values(idsOf('sentiment'), false)))
     expect(now.filter((s) => s.endsWith('=çok olumsuz'))).toHaveLength(1)
@@ -111,7 +111,7 @@ describe('search warm-up', () => {
       check(search)
       await new Promise((r) => setImmediate(r))
     }
-    await warm.done
+    expect(await warm.done).toBe(true)
     check(search)
   })
 
@@ -119,6 +119,6 @@ describe('search warm-up', () => {
     const search = createSearch(fx.cache)
     const warm = search.warmUp()
     warm.stop()
-    await warm.done
+    expect(await warm.done).toBe(false)
   })
 })
