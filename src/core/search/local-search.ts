@@ -25,7 +25,7 @@ import { exportIteration, type ExportIteration } from './export-iteration'
 import { choosePlan, LONG_JUMP, REVIEW_FEW, type PlanKind } from './plan'
 import { SearchContext, invalid } from './search-context'
 import { idsInRanges } from './selection'
-import { warmUp, type WarmUp } from './search-warm-up'
+import { warmUp, whenIdle, type WarmUp } from './search-warm-up'
 import { breakdown, facets, trend, values } from './summaries'
 
 export type { ExportIteration } from './export-iteration'
@@ -88,6 +88,8 @@ class SearchOverCache implements LocalSearch {
   /** The warm-up running or last run, and the column drops it started at; null: never asked for. */
   private warm: { run: WarmUp; drops: number; startedAt: number; finished: boolean; complete: boolean } | null = null
   private warmStopped = false
+  /** When a page, count or facets was last asked for: the warm-up reads between bursts of them. */
+  private lastRequestAt = Number.NEGATIVE_INFINITY
 
   constructor(private readonly ctx: SearchContext) {}
 
@@ -104,7 +106,16 @@ class SearchOverCache implements LocalSearch {
   }
 
   private startWarm(): void {
-    const entry = { run: warmUp(this.ctx), drops: this.ctx.columns.drops(), startedAt: performance.now(), finished: false, complete: false }
+    const entry = {
+      run: warmUp(
+        this.ctx,
+        whenIdle(() => this.lastRequestAt)
+      ),
+      drops: this.ctx.columns.drops(),
+      startedAt: performance.now(),
+      finished: false,
+      complete: false
+    }
     this.warm = entry
     void entry.run.done.then((complete) => {
       entry.finished = true
@@ -152,6 +163,7 @@ class SearchOverCache implements LocalSearch {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
+    this.lastRequestAt = performance.now()
     const p = this.ctx.prepare(query)
     const page = view.sortBy ? columnPage(this.ctx, p, view.sortBy, offset, limit) : datePage(this.ctx, p, offset, limit)
     this.keepWarm()
@@ -164,10 +176,12 @@ class SearchOverCache implements LocalSearch {
   }
 
   count(query: SearchQuery): number {
+    this.lastRequestAt = performance.now()
     return countOf(this.ctx, this.ctx.prepare(query))
   }
 
   facets(query: SearchQuery, analysisKey: string | null, zone: string): Facets {
+    this.lastRequestAt = performance.now()
     return facets(this.ctx, this.ctx.prepare(query), analysisKey, zone)
   }
 

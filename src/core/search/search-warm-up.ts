@@ -16,7 +16,22 @@ export interface WarmUp {
 /** When the next step runs: after the I/O already waiting (requests go first). */
 export type Scheduler = (step: () => void) => void
 
-const afterIo: Scheduler = (step) => void setImmediate(step)
+/** How long the search has had no request before a piece is read: a burst of typing meets none. */
+export const WARM_IDLE_MS = 250
+
+/**
+ * Runs a step once the search has been asked nothing for `idleMs` (checked again when the
+ * wait ends: a request may have come meanwhile), and then after the I/O already waiting.
+ */
+export function whenIdle(lastRequestAt: () => number, idleMs = WARM_IDLE_MS): Scheduler {
+  const run: Scheduler = (step) => {
+    const wait = idleMs - (performance.now() - lastRequestAt())
+    // Unref'd: a warm-up waiting for a pause never keeps the process alive.
+    if (wait > 0) setTimeout(() => run(step), wait).unref()
+    else setImmediate(step)
+  }
+  return run
+}
 
 /**
  * Reads in the background, a piece at a time between requests, what the first query of each
@@ -28,7 +43,7 @@ const afterIo: Scheduler = (step) => void setImmediate(step)
  * and deep pages, and every page after. Exact whatever happens meanwhile: a column is kept
  * only when every piece was read at one data version (columns.ts `valuesInPieces`).
  */
-export function warmUp(ctx: SearchContext, schedule: Scheduler = afterIo): WarmUp {
+export function warmUp(ctx: SearchContext, schedule: Scheduler): WarmUp {
   let stopped = false
   let finish!: (complete: boolean) => void
   const done = new Promise<boolean>((resolve) => (finish = resolve))

@@ -3,6 +3,7 @@ import { createSearchReader, type SearchReader } from '../../../../src/core/cach
 import { createSearch } from '../../../../src/core/search'
 import { CallColumns, type ValueColumn } from '../../../../src/core/search/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
+import { whenIdle } from '../../../../src/core/search/search-warm-up'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 import { buildFixture, type Fixture } from './fixture'
 
@@ -113,6 +114,17 @@ describe('search warm-up', () => {
     }
     expect(await warm.done).toBe(true)
     check(search)
+  })
+
+  it('reads a piece only once the search has been asked nothing for the idle time', async () => {
+    let last = performance.now()
+    const t0 = performance.now()
+    const ran = new Promise<number>((resolve) => whenIdle(() => last, 100)(() => resolve(performance.now())))
+    // A request 60 ms in: the piece waits 100 ms from it.
+    await new Promise((r) => setTimeout(r, 60))
+    last = performance.now()
+    expect((await ran) - last).toBeGreaterThanOrEqual(95)
+    expect((await ran) - t0).toBeGreaterThanOrEqual(150)
   })
 
   it('stops when asked', async () => {
