@@ -96,11 +96,26 @@ parentPort.on('message', (m) => {
       }
       parentPort.postMessage({ kind: 'ack' })
     } else if (m.kind === 'finish') {
-      cache.close()
-      db.exec('COMMIT')
-      db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
-      db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
-      db.close()
+      try {
+        cache.close()
+        db.exec('COMMIT')
+        db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+        db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
+        db.close()
+      } catch (e) {
+        // A failed end (disk full, side file gone): nothing more comes, so the thread ends
+        // here, its connections closed, instead of waiting for messages that never come.
+        try {
+          if (cache.open) cache.close()
+          if (db.open) db.close()
+        } catch {
+          // Its side file is scratch: the next open of the cache removes or rebuilds it.
+        }
+        closedNow()
+        parentPort.postMessage({ kind: 'error', message: String(e && e.message || e), finishing: true })
+        parentPort.close()
+        return
+      }
       closedNow()
       parentPort.postMessage({ kind: 'done' })
       parentPort.close()
@@ -272,12 +287,16 @@ export class IndexBuild {
         connection: this.conn.workerData
       }
     })
-    this.worker.on('message', (m: { kind: string; message?: string }) => {
+    this.worker.on('message', (m: { kind: string; message?: string; finishing?: boolean }) => {
       if (m.kind === 'ack') this.inFlight--
       else if (m.kind === 'ready') this.ready?.()
       else if (m.kind === 'done') {
         this.done = true
         this.finished?.()
+      } else if (m.kind === 'error' && m.finishing === true) {
+        this.failure ??= new CallsightError('Storage', `The search index of the pull could not be finished: ${m.message}`, {
+          hint: 'Check the free disk space, then pull again: the next open of the cache rebuilds the index from the calls already stored.'
+        })
       } else if (m.kind === 'error') this.failure = new Error(`The search index could not be built: ${m.message}`)
       this.wake()
     })
@@ -323,9 +342,11 @@ export class IndexBuild {
    */
   async finish(): Promise<void> {
     await this.drain(0)
+    // Settles when the worker is done, or when it ended without being done (its finish step
+    // failed, or it had stopped already): its exit, not only its 'done', ends the wait.
     const merged = new Promise<void>((resolve, reject) => {
       this.finished = resolve
-      this.worker.once('exit', () => (this.failure ? reject(this.failure) : resolve()))
+      void this.exited.then(() => (this.done ? resolve() : reject(this.failure)))
       this.worker.postMessage({ kind: 'finish' })
     })
     // The peak of a first pull's memory is here, where the worker's merge, the sort below and
