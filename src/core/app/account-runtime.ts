@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Account, SyncProgress } from '../../shared/domain'
 import { openCache, type CallCache } from '../cache'
-import { createSearch, type LocalSearch } from '../search'
+import { createSearch, type LocalSearch, type WarmUp } from '../search'
 import { createServiceClient } from '../client'
 import type { RateLimiterRegistry, TenantRateLimiter } from '../ratelimit'
 import { Session, TokenVault } from '../session'
@@ -36,6 +36,7 @@ export class AccountRuntime {
    */
   lastSync: SyncProgress | null = null
   private searchValue: LocalSearch | null = null
+  private warmUp: WarmUp | null = null
 
   constructor(
     account: Account,
@@ -116,7 +117,12 @@ export class AccountRuntime {
   }
 
   get search(): LocalSearch {
-    if (!this.searchValue) this.searchValue = createSearch(this.cache)
+    if (!this.searchValue) {
+      this.searchValue = createSearch(this.cache)
+      // What the first query of each kind would read cold is read between requests, from the
+      // next turn of the event loop on (after the request that opened the search).
+      this.warmUp = this.searchValue.warmUp()
+    }
     return this.searchValue
   }
 
@@ -132,6 +138,8 @@ export class AccountRuntime {
 
   /** Drops the open cache handle (after clearing it, or on account switch). */
   closeCache(): void {
+    this.warmUp?.stop()
+    this.warmUp = null
     this.searchValue = null
     this.cacheValue?.close()
     this.cacheValue = null

@@ -157,7 +157,7 @@ export class BitmapEvaluator {
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
     // list); a first page's window uses it when kept, else reads its stretch of the doclist.
     const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
-    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix)
+    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix, within !== null)
     const node = q.node
     if (node === null) return { bits: base, lo }
     const m = run.node(node)
@@ -209,8 +209,15 @@ class Run {
     private readonly size: number,
     /** Ids below this can be calls (the largest id + 1). */
     private readonly ids: number,
-    private readonly prefix: (match: string) => PrefixSet | null
+    private readonly prefix: (match: string) => PrefixSet | null,
+    /** Asked about a window of ids only: an analysis key's column not kept yet is read for the window alone. */
+    private readonly window: boolean
   ) {}
+
+  private column(keyIds: readonly number[], numeric: boolean): ValueColumn {
+    if (!this.window) return this.columns.values(keyIds, numeric)
+    return this.columns.valuesWithin(keyIds, numeric, { lo: this.lo, hi: this.lo + this.size - 1 })
+  }
 
   private fts(match: string): Uint8Array {
     // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
@@ -273,7 +280,7 @@ class Run {
     const out = new Uint8Array(this.size)
     const keyIds = this.ctx.keyIds.get(key)
     if (!keyIds || keyIds.length === 0) return out
-    const col = this.columns.values(keyIds, false)
+    const col = this.column(keyIds, false)
     const dict = foldedDict(col)
     const hit = new Uint8Array(dict.length)
     dict.forEach((v, c) => (hit[c] = v === folded ? 1 : 0))
@@ -292,7 +299,7 @@ class Run {
     const out = new Uint8Array(this.size)
     const keyIds = this.ctx.keyIds.get(n.key)
     if (!keyIds || keyIds.length === 0) return out
-    const col = this.columns.values(keyIds, true)
+    const col = this.column(keyIds, true)
     const nums = col.nums!
     const { calls } = col
     const min = n.min?.value ?? -Infinity

@@ -1,4 +1,4 @@
-import { QUARTER_MS, type ColumnReads, type DataVersion, type Since } from '../cache'
+import { QUARTER_MS, sameVersion, type CallSpan, type ColumnReads, type DataVersion, type Since } from '../cache'
 import type { ChangeSet } from '../cache'
 import { MASK_BITS, withBit } from './bits'
 import type { DataWatch } from './data-watch'
@@ -64,6 +64,18 @@ function append(col: ValueColumn, calls: Int32Array, values: readonly string[] |
 }
 
 const keyList = (keyIds: readonly number[]): string => keyIds.map((k) => String(Math.trunc(k))).join(',')
+const columnKey = (keyIds: readonly number[], numeric: boolean): string => `${numeric ? 'n' : 't'}${keyList(keyIds)}`
+
+function emptyColumn(numeric: boolean): ValueColumn {
+  return {
+    length: 0,
+    calls: new Int32Array(0),
+    codes: numeric ? null : new Int32Array(0),
+    dict: [],
+    nums: numeric ? new Float64Array(0) : null,
+    holes: 0
+  }
+}
 
 /**
  * Per-call facet columns kept in memory: the quarter hour of every call (by id), which
@@ -83,6 +95,8 @@ export class CallColumns {
   private dateRanks: { order: Int32Array; size: number; rank: Int32Array | null } | null = null
   private masks: { key: string; groups: readonly (readonly number[])[]; masks: Uint32Array } | null = null
   private readonly valueColumns = new Map<string, { keyIds: readonly number[]; numeric: boolean; col: ValueColumn }>()
+  /** Moves each time every column is dropped (a change not this connection's): a warm-up starts over. */
+  private dropsValue = 0
 
   constructor(
     private readonly reads: ColumnReads,
@@ -92,6 +106,7 @@ export class CallColumns {
   ) {}
 
   private dropAll(): void {
+    this.dropsValue++
     this.idsByDate = null
     this.dateRanks = null
     this.quarterById = null
@@ -223,27 +238,65 @@ export class CallColumns {
     return masks
   }
 
+  /** How many times every column was dropped so far (see dropsValue). */
+  drops(): number {
+    this.follow()
+    return this.dropsValue
+  }
+
   /** The items of the given key ids (one key may have several friendly names). */
   values(keyIds: readonly number[], numeric: boolean): ValueColumn {
     this.follow()
-    const cacheKey = `${numeric ? 'n' : 't'}${keyList(keyIds)}`
+    const cacheKey = columnKey(keyIds, numeric)
     const cached = this.valueColumns.get(cacheKey)
     if (cached) return cached.col
-    const col: ValueColumn = {
-      length: 0,
-      calls: new Int32Array(0),
-      codes: numeric ? null : new Int32Array(0),
-      dict: [],
-      nums: numeric ? new Float64Array(0) : null,
-      holes: 0
-    }
+    const col = emptyColumn(numeric)
     this.readItems(keyIds, numeric, null, col)
     this.valueColumns.set(cacheKey, { keyIds: [...keyIds], numeric, col })
     return col
   }
 
-  /** Appends the items of `keyIds` (all, or of the calls `since`) to `col`. */
-  private readItems(keyIds: readonly number[], numeric: boolean, since: Since | null, col: ValueColumn): void {
+  /**
+   * The items of calls lo..hi only, when the key's column is not kept: a first page's window
+   * asks about a few hundred calls, and reading the whole column for them (~1 s for a key
+   * of 1,000,000 items, a pass over every item) would sit on the keystroke. Not kept.
+   */
+  valuesWithin(keyIds: readonly number[], numeric: boolean, span: CallSpan): ValueColumn {
+    this.follow()
+    const cached = this.valueColumns.get(columnKey(keyIds, numeric))
+    if (cached) return cached.col
+    const col = emptyColumn(numeric)
+    this.readItems(keyIds, numeric, span, col)
+    return col
+  }
+
+  /**
+   * A key's column read a piece of `piece` call ids at a time, for a warm-up between requests
+   * (search-warm-up.ts): each call of the step reads one piece and says whether it is done.
+   * Kept once every piece was read at one data version; dropped unkept when the data changed
+   * in between (a piece read before the change could be stale) or the column got read whole
+   * meanwhile. Exact as `values` is: the same items, read in call order.
+   */
+  valuesInPieces(keyIds: readonly number[], numeric: boolean, piece: number): () => boolean {
+    const ids = this.quarters().length
+    const start = this.builtAt!
+    const cacheKey = columnKey(keyIds, numeric)
+    const col = emptyColumn(numeric)
+    let next = 0
+    return () => {
+      this.follow()
+      if (this.valueColumns.has(cacheKey) || !sameVersion(start, this.builtAt!)) return true
+      const hi = Math.min(ids - 1, next + piece - 1)
+      if (next <= hi) this.readItems(keyIds, numeric, { lo: next, hi }, col)
+      next = hi + 1
+      if (next < ids) return false
+      this.valueColumns.set(cacheKey, { keyIds: [...keyIds], numeric, col })
+      return true
+    }
+  }
+
+  /** Appends the items of `keyIds` (all, of the calls `since`, or of a span) to `col`. */
+  private readItems(keyIds: readonly number[], numeric: boolean, since: Since | CallSpan | null, col: ValueColumn): void {
     if (numeric) {
       const { calls, nums } = this.reads.numericItems(keyIds, since)
       append(col, calls, null, nums)

@@ -25,9 +25,11 @@ import { exportIteration, type ExportIteration } from './export-iteration'
 import { choosePlan, LONG_JUMP, REVIEW_FEW, type PlanKind } from './plan'
 import { SearchContext, invalid } from './search-context'
 import { idsInRanges } from './selection'
+import { warmUp, type WarmUp } from './search-warm-up'
 import { breakdown, facets, trend, values } from './summaries'
 
 export type { ExportIteration } from './export-iteration'
+export type { WarmUp } from './search-warm-up'
 
 /** The largest page a caller may ask for. */
 const MAX_LIMIT = 1000
@@ -63,6 +65,12 @@ export interface LocalSearch {
   iterate(selection: ExportSelection): ExportIteration
   /** Forgets counts, anchors and estimates (benchmarks measure cold queries with it). */
   resetCaches(): void
+  /**
+   * Reads in the background, between requests, what the first query of each kind reads cold
+   * (search-warm-up.ts), and again after a change not this connection's dropped it (checked
+   * at each page); stop() ends it.
+   */
+  warmUp(): WarmUp
   /** The plan the first page of this query would use (for tests, benchmarks and docs). */
   explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number }
 }
@@ -74,7 +82,36 @@ export interface LocalSearch {
  * state search-context.ts keeps; this class checks input and routes.
  */
 class SearchOverCache implements LocalSearch {
+  /** The warm-up running or last run, and the column drops it started at; null: never asked for. */
+  private warm: { run: WarmUp; drops: number; finished: boolean } | null = null
+  private warmStopped = false
+
   constructor(private readonly ctx: SearchContext) {}
+
+  warmUp(): WarmUp {
+    this.warmStopped = false
+    if (this.warm === null || this.warm.finished) this.startWarm()
+    return {
+      stop: () => {
+        this.warmStopped = true
+        this.warm?.run.stop()
+      },
+      done: this.warm!.run.done
+    }
+  }
+
+  private startWarm(): void {
+    const entry = { run: warmUp(this.ctx), drops: this.ctx.columns.drops(), finished: false }
+    this.warm = entry
+    void entry.run.done.then(() => (entry.finished = true))
+  }
+
+  /** After a change dropped the columns (another connection's write, a clear), warms again once the last run ended. */
+  private keepWarm(): void {
+    const w = this.warm
+    if (w === null || this.warmStopped || !w.finished || this.ctx.columns.drops() === w.drops) return
+    this.startWarm()
+  }
 
   resetCaches(): void {
     this.ctx.reset()
@@ -106,6 +143,7 @@ class SearchOverCache implements LocalSearch {
     }
     const p = this.ctx.prepare(query)
     const page = view.sortBy ? columnPage(this.ctx, p, view.sortBy, offset, limit) : datePage(this.ctx, p, offset, limit)
+    this.keepWarm()
     if (!view.columns || view.columns.length === 0) return page
     return { ...page, cells: this.ctx.view.cells(page.rows, view.columns) }
   }

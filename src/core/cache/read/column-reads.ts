@@ -1,6 +1,6 @@
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
-import type { ColumnReads, Since } from './types'
+import type { CallSpan, ColumnReads, Since } from './types'
 
 /** Facet days are folded from quarter hours: every zone offset in use is a multiple of 15 minutes. */
 export const QUARTER_MS = 15 * 60_000
@@ -67,7 +67,7 @@ export class SqliteColumnReads implements ColumnReads {
     >
   }
 
-  textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] } {
+  textItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; values: string[] } {
     const where = this.itemsWhere(keyIds, since)
     // Joined by the unit separator; a value holding one splits into more parts than there
     // are items, and then the rows are read one by one.
@@ -83,7 +83,7 @@ export class SqliteColumnReads implements ColumnReads {
     return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => r[1]) }
   }
 
-  numericItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; nums: Float64Array } {
+  numericItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; nums: Float64Array } {
     const where = this.itemsWhere(keyIds, since)
     // NULLs would be skipped by group_concat and shift the list: '' stands for them; 17
     // digits give back the stored double exactly (SQLite's own text form keeps 15).
@@ -100,9 +100,11 @@ export class SqliteColumnReads implements ColumnReads {
     return { calls, nums }
   }
 
-  private itemsWhere(keyIds: readonly number[], since: Since | null): { sql: string; params: unknown[] } {
+  private itemsWhere(keyIds: readonly number[], since: Since | CallSpan | null): { sql: string; params: unknown[] } {
     const keys = `key_id IN (${idList(keyIds)})`
     if (since === null) return { sql: keys, params: [] }
+    // Items are clustered by call: a span is a range of the table, not a pass over all of it.
+    if ('lo' in since) return { sql: `call >= ? AND call <= ? AND ${keys}`, params: [since.lo, since.hi] }
     const s = sinceWhere('call', since)
     return { sql: `${keys} AND ${s.sql}`, params: s.params }
   }

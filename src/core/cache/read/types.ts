@@ -163,6 +163,12 @@ export interface Since {
   touched: readonly number[]
 }
 
+/** The calls lo..hi (ids, both included): a window's items, or one piece of a column read in pieces. */
+export interface CallSpan {
+  lo: number
+  hi: number
+}
+
 export interface ColumnReads {
   /** Each call's quarter hour (⌊call_at / 15 min⌋), for all calls or those `since`. */
   quarters(since: Since | null): { maxId: number; ids: Int32Array; quarters: Int32Array }
@@ -174,10 +180,10 @@ export interface ColumnReads {
   membersOf(scopeIds: readonly number[]): Int32Array
   /** (call, scope) memberships of the calls `since`. */
   membershipsSince(since: Since): Array<[number, number]>
-  /** The items of these key ids (all, or of the calls `since`): their calls and text values. */
-  textItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; values: string[] }
+  /** The items of these key ids (all, of the calls `since`, or of a span of calls): their calls and text values. */
+  textItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; values: string[] }
   /** The same with numeric values, NaN where a value is not a number. */
-  numericItems(keyIds: readonly number[], since: Since | null): { calls: Int32Array; nums: Float64Array }
+  numericItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; nums: Float64Array }
 }
 
 /** The results list's chosen columns (search/view-columns.ts). */
