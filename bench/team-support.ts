@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { WritePageInput } from '../src/core/cache'
-import type { PgSyncStore } from '../src/core/team'
+import type { PgSyncStore, PullTimings } from '../src/core/team'
 import type { CallRecord } from '../src/shared/domain'
 import { makeCall, prng } from './search-data'
 
@@ -70,7 +70,7 @@ export async function pullInChild(
   url: string,
   file: string,
   extra: string[] = []
-): Promise<{ seconds: number; rss: number; calls: number }> {
+): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
   const started = performance.now()
   const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe']
@@ -88,6 +88,18 @@ export async function pullInChild(
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
   clearInterval(timer)
   if (code !== 0) throw new Error(`pull exited ${code}: ${err}`)
-  const last = JSON.parse(out.trim().split('\n').pop()!) as { calls: number }
-  return { seconds: (performance.now() - started) / 1000, rss, calls: last.calls }
+  const last = JSON.parse(out.trim().split('\n').pop()!) as { calls: number; timings?: PullTimings }
+  return { seconds: (performance.now() - started) / 1000, rss, calls: last.calls, timings: last.timings ?? null }
+}
+
+/** A pull's pulling-thread time by part (src/core/team/pull.ts, PullTimings), for the bench's log. */
+export function timingsLine(t: PullTimings | null, seconds: number): string {
+  if (!t) return 'no timings (an older CLI)'
+  const part = (name: string, v: number): string => `${name} ${v.toFixed(1)} s (${((v / seconds) * 100).toFixed(0)} %)`
+  return [
+    part('awaiting batches', t.read),
+    part('writing', t.write),
+    part('awaiting the index build', t.indexWait),
+    part('end', t.end)
+  ].join(', ')
 }

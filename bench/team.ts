@@ -24,11 +24,11 @@ import { join } from 'node:path'
 import { openCache, type WritePageInput } from '../src/core/cache'
 import { silentLogger, systemClock } from '../src/core/platform/node'
 import { SyncEngine } from '../src/core/sync'
-import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
+import { createPool, PgSyncStore, pullTeamCache, type PullTimings } from '../src/core/team'
 import { startService } from '../src/service'
 import { findPgBin, startPgCluster, type PgCluster } from '../test/support/pg-cluster'
 import { signedInSession } from '../test/integration/team/helpers'
-import { ALL, TYPE, callsIn, groups, PG_BENCH_TUNING, pullInChild, serverActivity } from './team-support'
+import { ALL, TYPE, callsIn, groups, PG_BENCH_TUNING, pullInChild, serverActivity, timingsLine } from './team-support'
 import { limitFor, runEngine } from './sync'
 import { median, percentile, type BenchFn, type BenchRow } from './types'
 
@@ -206,15 +206,15 @@ export const run: BenchFn = async (ctx) => {
         // then with the index built beside the ingest (the CLI's default).
         const cli = join(process.cwd(), 'out', 'node', 'cli.mjs')
         const file = join(ctx.workDir, 'pulled.sqlite')
-        let pull: { seconds: number; rss: number; calls: number; where: string }
-        let perBatch: { seconds: number; rss: number; calls: number } | null = null
+        let pull: { seconds: number; rss: number; calls: number; where: string; timings: PullTimings | null }
+        let perBatch: { seconds: number; rss: number; calls: number; timings: PullTimings | null } | null = null
         if (existsSync(cli)) {
           if (process.env['CALLSIGHT_BENCH_TEAM_OLD_PULL'] !== '0') {
             const old = join(ctx.workDir, 'pulled-per-batch.sqlite')
             perBatch = await pullInChild(cli, url, old, ['--index-each-batch'])
             for (const f of [old, `${old}-wal`, `${old}-shm`]) rmSync(f, { force: true })
             ctx.log(
-              `pull, index each batch (old path): ${n.toLocaleString('en')} calls in ${perBatch.seconds.toFixed(1)} s (${Math.round(n / perBatch.seconds)}/s), peak RSS ${(perBatch.rss / 2 ** 20).toFixed(0)} MiB`
+              `pull, index each batch (old path): ${n.toLocaleString('en')} calls in ${perBatch.seconds.toFixed(1)} s (${Math.round(n / perBatch.seconds)}/s), peak RSS ${(perBatch.rss / 2 ** 20).toFixed(0)} MiB; ${timingsLine(perBatch.timings, perBatch.seconds)}`
             )
           }
           pull = { ...(await pullInChild(cli, url, file)), where: 'CLI process' }
@@ -227,7 +227,8 @@ export const run: BenchFn = async (ctx) => {
             seconds: (performance.now() - t) / 1000,
             rss: process.memoryUsage().rss,
             calls: r.calls,
-            where: 'in-process (no CLI bundle)'
+            where: 'in-process (no CLI bundle)',
+            timings: r.timings
           }
           cache.close()
           await pool.end()
@@ -235,7 +236,7 @@ export const run: BenchFn = async (ctx) => {
         if (pull.calls !== n) throw new Error(`the pull applied ${pull.calls} of ${n} calls`)
         const rate = n / pull.seconds
         ctx.log(
-          `pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where})`
+          `pull: ${n.toLocaleString('en')} calls in ${pull.seconds.toFixed(1)} s (${Math.round(rate)}/s), peak RSS ${(pull.rss / 2 ** 20).toFixed(0)} MiB (${pull.where}); ${timingsLine(pull.timings, pull.seconds)}`
         )
         rows.push(
           {

@@ -43,6 +43,22 @@ export interface PullOptions {
 
 export type PullPhase = 'pulling' | 'done' | 'cancelled' | 'failed'
 
+/**
+ * Where a pull's time went on the pulling thread, in seconds (the result of pullTeamCache
+ * only, not its progress events): the CLI prints it with --json and the team bench logs it,
+ * so a pull measured on a quiet machine says which part to work on next (docs/team.md).
+ */
+export interface PullTimings {
+  /** Awaiting the next batch: the server still producing it, and node-postgres parsing and this module decoding its rows as they arrive. */
+  read: number
+  /** Applying batches to the local cache (one transaction each). */
+  write: number
+  /** Waiting for the index build's worker to catch up (a first bulk pull only). */
+  indexWait: number
+  /** The end: the index build finished and taken in, or the full-text segments merged. */
+  end: number
+}
+
 export interface PullProgress {
   phase: PullPhase
   /** Calls applied in this pull (new or changed). */
@@ -156,7 +172,7 @@ function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): 
 }
 
 /** Pulls until the local cache holds everything the team cache held when the last batch was read. */
-export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
+export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & { timings: PullTimings }> {
   const { pool, schema, cache } = opts
   // 2,000 keeps a batch's rows, records and FTS5's pending index small (resident memory
   // stays under 300 MB in a pull of 1,000,000 calls) at the cost of more, cheaper commits.
@@ -171,6 +187,14 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
   }
   let bulk = false
   let deferred = false
+  const timings: PullTimings = { read: 0, write: 0, indexWait: 0, end: 0 }
+  // Wall time of each step, added up (performance.now: monotonic, apart from the `now` option used for rates).
+  let mark = performance.now()
+  const lap = (part: keyof PullTimings): void => {
+    const t = performance.now()
+    timings[part] += (t - mark) / 1000
+    mark = t
+  }
   try {
     await checkPgSchema(pool, schema)
     const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
@@ -200,14 +224,20 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     try {
       next = readBatch(client, schema, cursor, size)
       for (;;) {
+        mark = performance.now()
         const batch: BatchRead = await next
+        lap('read')
         next = null
         if (!batch) break
         if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
         // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
         next = readBatch(client, schema, batch.cursor, size)
         cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
-        if (deferred) await cache.indexBuildDrain(BUILD_BACKLOG)
+        lap('write')
+        if (deferred) {
+          await cache.indexBuildDrain(BUILD_BACKLOG)
+          lap('indexWait')
+        }
         cursor = batch.cursor
         progress.cursor = cursor
         progress.batches++
@@ -224,8 +254,10 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     }
     // Each batch added a full-text segment; after a bulk pull they are merged once (about a
     // twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
+    mark = performance.now()
     if (deferred) await cache.finishIndexBuild()
     else if (progress.calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
+    lap('end')
     progress.phase = 'done'
   } catch (e) {
     const cancelled = isAbortError(e) || opts.signal?.aborted === true
@@ -249,5 +281,5 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress> {
     }
   }
   emit()
-  return { ...progress }
+  return { ...progress, timings }
 }

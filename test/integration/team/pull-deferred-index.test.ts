@@ -137,6 +137,7 @@ describe('a first pull builds the search index beside the ingest', () => {
     const want = await referenceIndex()
     const deferred = join(tmp.dir, 'deferred.sqlite')
     let refused = ''
+    const started = performance.now()
     const r = await pullInProcess(deferred, 1, (calls) => {
       if (calls === 0 || refused !== '') return
       // While the build runs, no other open may search the half-built index.
@@ -147,8 +148,14 @@ describe('a first pull builds the search index beside the ingest', () => {
         refused = (e as Error).message
       }
     })
+    const wall = (performance.now() - started) / 1000
     expect(r.error).toBeUndefined()
     expect(r.phase).toBe('done')
+    // The pulling thread's time by part: every part measured, together within the pull's wall time.
+    const { read, write, indexWait, end } = r.timings
+    for (const part of [read, write, end]) expect(part).toBeGreaterThan(0)
+    expect(indexWait).toBeGreaterThanOrEqual(0)
+    expect(read + write + indexWait + end).toBeLessThanOrEqual(wall)
     expect(refused).toMatch(/still building the search index/)
     expect(existsSync(`${deferred}.index-build`)).toBe(false)
     const cache = openCache(deferred)
