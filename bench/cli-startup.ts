@@ -3,6 +3,8 @@
  * them. The CLI loads a command's code only when that command runs (src/cli/index.ts); the
  * baseline is the same build with every command's chunk loaded before the entry (node
  * --import), which is what the entry's static imports did before. Bare `node -e 0` is the floor.
+ * `<command> --help` loads no command code (its text is in src/cli/help.ts); before, it loaded
+ * that command's chunk: measured too (the command's own chunk given with --import), in the notes.
  * Each round runs every case once, in turn, so a pause of this shared machine hits all alike.
  */
 import { spawnSync } from 'node:child_process'
@@ -54,19 +56,32 @@ export const run: BenchFn = async ({ workDir, quick, log }) => {
 
   const cases: Array<{ name: string; args: string[]; exit: number }> = [
     { name: '--help', args: ['--help'], exit: 0 },
+    { name: '--version', args: ['--version'], exit: 0 },
     { name: 'search --help', args: ['search', '--help'], exit: 0 },
+    { name: 'sync --help', args: ['sync', '--help'], exit: 0 },
+    { name: 'pull --help', args: ['pull', '--help'], exit: 0 },
     { name: 'search (2,000-call cache)', args: ['search', '--db', db, 'müşteri', '--limit', '5', '--json'], exit: 0 },
     { name: 'types list', args: ['types', 'list', '--db', db], exit: 0 }
   ]
   const rounds = quick ? 5 : 10
+  // A command's --help as it was before help.ts: with that command's chunk loaded.
+  const own = cases.map((c) => {
+    if (c.args[1] !== '--help') return null
+    const chunk = commandChunks(cli).find((f) => new RegExp(`/${c.args[0]}-[^/]+\\.mjs$`).test(f))
+    if (!chunk) throw new Error(`no chunk for ${c.args[0]} in ${cli}`)
+    return ['--import', chunk]
+  })
   const lazy = cases.map(() => [] as number[])
   const old = cases.map(() => [] as number[])
+  const ownChunk = cases.map(() => [] as number[])
   const floor: number[] = []
   for (let r = 0; r < rounds; r++) {
     floor.push(timed(['-e', '0'], 0))
     cases.forEach((c, i) => {
       lazy[i]!.push(timed([cli, ...c.args], c.exit))
       old[i]!.push(timed([...eager, cli, ...c.args], c.exit))
+      const withOwn = own[i]
+      if (withOwn) ownChunk[i]!.push(timed([...withOwn, cli, ...c.args], c.exit))
     })
   }
   const rows: BenchRow[] = cases.map((c, i) => {
@@ -78,7 +93,11 @@ export const run: BenchFn = async ({ workDir, quick, log }) => {
       unit: 'ms',
       baseline,
       ratio: baseline / value,
-      note: `${rounds} runs; p95 ${percentile(lazy[i]!, 95).toFixed(0)} ms (every command loaded: ${percentile(old[i]!, 95).toFixed(0)}); ratio = baseline / value`
+      note:
+        `${rounds} runs; p95 ${percentile(lazy[i]!, 95).toFixed(0)} ms (every command loaded: ${percentile(old[i]!, 95).toFixed(0)}); ratio = baseline / value` +
+        (own[i]
+          ? `; with the command's own chunk loaded (before help.ts): median ${median(ownChunk[i]!).toFixed(0)} ms, p95 ${percentile(ownChunk[i]!, 95).toFixed(0)}`
+          : '')
     }
   })
   rows.push({ metric: 'node -e 0: median wall time (the floor)', value: median(floor), unit: 'ms', note: `${rounds} runs` })

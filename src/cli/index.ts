@@ -1,9 +1,12 @@
 import { isCallsightError, toErrorInfo } from '../core/errors'
+import { version } from '../../package.json'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
+import { COMMAND_HELP } from './help'
 import { processIo, type Io } from './output'
 import { terminalLine } from './terminal-text'
 
 const HELP = `callsight <command> [options]
+callsight --version
 
 Commands:
   sync            sync calls from the service into a cache file
@@ -27,19 +30,20 @@ type Command = (argv: string[], io: Io, signal: AbortSignal) => Promise<number>
 /**
  * Each command's code is loaded when that command runs: loaded up front, every command's
  * dependencies (PostgreSQL's client, the service client, the cache, zod's schemas) cost
- * every start-up, `--help` included (bench/cli-startup.ts).
+ * every start-up, `--help` included (bench/cli-startup.ts). A command's --help loads none of
+ * its code either: the texts live in help.ts.
  */
-const COMMANDS: Record<string, () => Promise<{ run: Command; help: string }>> = {
-  sync: async () => import('./commands/sync').then((m) => ({ run: m.syncCommand, help: m.SYNC_HELP })),
-  search: async () => import('./commands/search').then((m) => ({ run: m.searchCommand, help: m.SEARCH_HELP })),
-  'remote-search': async () => import('./commands/remote-search').then((m) => ({ run: m.remoteSearchCommand, help: m.REMOTE_SEARCH_HELP })),
-  export: async () => import('./commands/export').then((m) => ({ run: m.exportCommand, help: m.EXPORT_HELP })),
-  types: async () => import('./commands/types').then((m) => ({ run: m.typesCommand, help: m.TYPES_HELP })),
-  annotations: async () => import('./commands/annotations').then((m) => ({ run: m.annotationsCommand, help: m.ANNOTATIONS_HELP })),
-  serve: async () => import('./commands/serve').then((m) => ({ run: m.serveCommand, help: m.SERVE_HELP })),
-  team: async () => import('./commands/team').then((m) => ({ run: m.teamCommand, help: m.TEAM_HELP })),
-  worker: async () => import('./commands/worker').then((m) => ({ run: m.workerCommand, help: m.WORKER_HELP })),
-  pull: async () => import('./commands/pull').then((m) => ({ run: m.pullCommand, help: m.PULL_HELP }))
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  sync: async () => (await import('./commands/sync')).syncCommand,
+  search: async () => (await import('./commands/search')).searchCommand,
+  'remote-search': async () => (await import('./commands/remote-search')).remoteSearchCommand,
+  export: async () => (await import('./commands/export')).exportCommand,
+  types: async () => (await import('./commands/types')).typesCommand,
+  annotations: async () => (await import('./commands/annotations')).annotationsCommand,
+  serve: async () => (await import('./commands/serve')).serveCommand,
+  team: async () => (await import('./commands/team')).teamCommand,
+  worker: async () => (await import('./commands/worker')).workerCommand,
+  pull: async () => (await import('./commands/pull')).pullCommand
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -48,21 +52,25 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.out(`${HELP}\n`)
     return name === undefined ? EXIT.usage : EXIT.ok
   }
+  if (name === '--version' || name === '-V') {
+    io.out(`callsight ${version}\n`)
+    return EXIT.ok
+  }
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
   if (!load) {
     io.err(`callsight: unknown command "${terminalLine(name)}". Commands: ${Object.keys(COMMANDS).join(', ')}. Try --help.\n`)
     return EXIT.usage
   }
-  let command: { run: Command; help: string }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(`${COMMAND_HELP[name]}\n\n${EXIT_HELP}\n`)
+    return EXIT.ok
+  }
+  let command: Command
   try {
     command = await load()
   } catch (e) {
     // Its code could not be loaded (a native module missing, say): said as any failure is.
     return failed(name, e, io)
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(`${command.help}\n\n${EXIT_HELP}\n`)
-    return EXIT.ok
   }
   // Ctrl-C cancels the work cleanly (a sync keeps its checkpoint); a second one exits at once.
   const ac = new AbortController()
@@ -73,7 +81,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   process.on('SIGINT', onSigint)
   try {
-    return await command.run(rest, io, ac.signal)
+    return await command(rest, io, ac.signal)
   } catch (e) {
     return failed(name, e, io)
   } finally {

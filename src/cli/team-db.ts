@@ -9,12 +9,6 @@ export const TEAM_DB_FLAGS = {
   'ssl-ca': { type: 'string' }
 } as const
 
-export const TEAM_DB_HELP = `  --schema NAME         the tenant's schema in the team cache (default callsight)
-  --ssl-mode M          disable | require | verify-ca | verify-full (or sslmode= in the
-                        connection string; default disable)
-  --ssl-ca FILE         the CA certificate for verify-ca / verify-full (or sslrootcert=)
-  The PostgreSQL password comes from PGPASSWORD or ~/.pgpass, never a flag.`
-
 export { isPostgresUrl }
 
 export function teamDbOptions(url: string, values: { schema?: string; 'ssl-mode'?: string; 'ssl-ca'?: string }): TeamDbOptions {

@@ -10,16 +10,6 @@ import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { migrationProgress } from '../migration-progress'
 
-export const ANNOTATIONS_HELP = `callsight annotations export|import --db FILE --format json|csv [--out FILE | --in FILE]
-
-Backs up or hands over review annotations (status, tags, note, score) between cache files,
-without a team cache. Notes and tags are masked for personal data on the way out.
-
-  export --out FILE     write every annotation (JSON also carries the scorecards)
-  import --in FILE      merge into the cache field by field: the later write wins; fields
-                        both sides changed are reported as conflicts
-  --json                import: print the report as JSON`
-
 export async function annotationsCommand(argv: string[], io: Io): Promise<number> {
   const [action, ...rest] = argv
   if (action !== 'export' && action !== 'import') {

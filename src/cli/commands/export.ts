@@ -12,26 +12,7 @@ import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
-import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
-
-export const EXPORT_HELP = `callsight export --db FILE --format csv|xlsx|json|ndjson --out FILE [text] [options]
-
-Writes calls from the cache: the ones named by --ids, or every result of the query.
-The file appears only when complete.
-
-${QUERY_HELP}
-  --ids LIST            comma list of callIds (instead of a query)
-  --columns LIST        callId,callDate,title,summary,analysis,review (default all but review;
-                        review: status, tags, note, score, scorecard, reviewer, reviewed at,
-                        and in XLSX one sheet per scorecard with each criterion's answer)
-  --analysis wide|long  one column per analysis key, or one row per item (default wide)
-  --strict              exit 12 when synced scopes do not cover the whole query (the file
-                        is written; its metadata records the coverage either way: the JSON
-                        header, the XLSX "Export" sheet, beside a CSV the file FILE.meta.json)
-
-Examples:
-  callsight export --db calls.db --format xlsx --out calls.xlsx --results all --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul
-  callsight export --db calls.db --format csv --out refunds.csv --types Refund --sort -date`
+import { buildQuery, checkQueryText, QUERY_OPTIONS } from './query-flags'
 
 const APP_VERSION = '0.1.0'
 

@@ -4,25 +4,8 @@ import { parseFlags, parseIntFlag, required } from '../args'
 import { EXIT, exitCodeFor } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 import { migrationProgress } from '../migration-progress'
-
-export const PULL_HELP = `callsight pull --from URL --db FILE [--schema NAME] [options]
-
-Fills a local cache file from the team cache: only what changed since the last pull,
-in batches, each stored with the position it reached (stop it at any moment; the next
-pull continues). No request reaches the service. The read-only role is enough.
-
-  --from URL            postgres://USER@HOST:PORT/DATABASE of the team cache
-  --db FILE             the local cache file (created when missing)
-  --batch N             change numbers per batch (default 2000)
-  --start-over          the file was pulled from another team cache: empty it first
-  --index-each-batch    a first pull indexes each batch as it writes it (slower), so the
-                        file can be searched while it fills; by default a first pull of
-                        20,000 calls or more builds the search index beside it on another
-                        core and other opens of the file wait for the pull to end
-  --json                progress as JSON lines on stdout; the last line is the result
-${TEAM_DB_HELP}`
 
 export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {

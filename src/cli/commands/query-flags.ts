@@ -6,7 +6,7 @@ import { terminalLine } from '../terminal-text'
 import type { Io } from '../output'
 import { check, parseBoolFlag, parseIntFlag, parseList, parseResults, parseWhere } from '../args'
 import { parseIsoArg } from '../dates'
-import { buildReviewFilter, REVIEW_HELP, REVIEW_OPTIONS, type ReviewFlagValues } from './review-flags'
+import { buildReviewFilter, REVIEW_OPTIONS, type ReviewFlagValues } from './review-flags'
 
 /** The local search flags shared by `search` and `export`. */
 export const QUERY_OPTIONS = {
@@ -21,22 +21,6 @@ export const QUERY_OPTIONS = {
   zone: { type: 'string' },
   ...REVIEW_OPTIONS
 } as const
-
-export const QUERY_HELP = `  [text]                the search language (docs/search.md): words match by prefix,
-                        "quoted phrases" exactly, OR, -word / NOT word, (groups),
-                        title: summary: and analysis keys by key or name:
-                        duygu:olumsuz  csat>=4  aht:300..600;
-                        Turkish case and diacritics fold (istanbul finds İSTANBUL);
-                        text starting with "-" goes after --: search --db F -- -iade
-  --from ISO --to ISO   date range, read in --zone when without an offset
-  --where EXPR          analysis filter, repeatable: key=value, key>=N, key<=N
-  --sort S              date (oldest first) | -date (newest first, default) | relevance
-  --types LIST          call types by catalog Value or Description, any case
-  --results R           answered (default, as the service and sync) | all | a comma list
-  --direction N --has-new-request B
-                        only calls a synced scope with those filters returned
-  --zone ZONE           display zone (default: this computer's)
-${REVIEW_HELP}`
 
 export interface QueryFlagValues extends ReviewFlagValues {
   from?: string

@@ -9,21 +9,6 @@ import { EXIT } from '../exit-codes'
 import { cliLogger, type Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 
-export const REMOTE_SEARCH_HELP = `callsight remote-search --server URL --user NAME --from ISO --to ISO [options]
-
-One page straight from the service (nothing is cached).
-
-  --types LIST --direction N --has-new-request B   as for sync
-  --results R           answered (default, as the service) | all | a comma list of numbers
-  --analysis            include analysis items (take at most 100)
-  --skip N --take N     paging; take is clamped to the service's bound (default 20)
-  --sort date|-date     ascending or descending by time (default -date)
-  --zone ZONE --rate-limit N/S --json --verbose
-
-Examples:
-  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --sort -date --take 5
-  callsight remote-search --server https://calls.example.com --user demo --from 2026-03-02T08:00 --to 2026-03-02T12:00 --zone Europe/Istanbul --types ŞİKAYET --json`
-
 export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
     server: { type: 'string' },

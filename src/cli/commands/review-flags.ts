@@ -15,16 +15,6 @@ export const REVIEW_OPTIONS = {
   'service-dropped': { type: 'string' }
 } as const
 
-export const REVIEW_HELP = `  --status LIST         review status: new,in_review,reviewed,follow_up (new: never annotated too)
-  --tag TAG             carrying the tag, repeatable (every one)
-  --list ID             in the review list
-  --has-note B          with a note (true) or without (false)
-  --score MIN..MAX      score total within the range (either end may be left out)
-  --scorecard ID        scored with the scorecard
-  --reviewer NAME       last changed by the reviewer
-  --note TEXT           every word in the note (Turkish case and diacritics fold)
-  --service-dropped B   annotated calls the service no longer returns (true), or none of them (false)`
-
 export interface ReviewFlagValues {
   status?: string
   tag?: string[]

@@ -7,29 +7,9 @@ import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { buildQuery, checkQueryText, QUERY_HELP, QUERY_OPTIONS } from './query-flags'
+import { buildQuery, checkQueryText, QUERY_OPTIONS } from './query-flags'
 
 const PAGE_LIMIT = 500
-
-export const SEARCH_HELP = `callsight search --db FILE [text] [options]
-
-Searches the cache offline.
-
-${QUERY_HELP}
-  --limit N             at most N calls (default 20)
-  --offset N            skip the first N
-  --strict              exit 12 when synced scopes do not cover the whole query
-  --json                {"total":N,"items":[{callId, callDate, title, summary, analysis}],
-                         "coverage":{"complete":BOOL,"missing":[{callTypes, direction,
-                         results, hasNewRequest, from, to}]}}
-
-A query synced scopes do not fully answer prints its answer with one warning line on stderr
-naming what is not synced and the sync that fills it.
-
-Examples:
-  callsight search --db calls.db --sort -date --limit 5
-  callsight search --db calls.db --types complaint --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --json
-  callsight search --db calls.db iptal --results all --strict`
 
 export async function searchCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parseFlags(

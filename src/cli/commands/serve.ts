@@ -6,22 +6,6 @@ import { parseFlags, parseIntFlag } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 
-export const SERVE_HELP = `callsight serve [--port N] [--data-dir DIR] [--demo] [--no-open]
-
-Runs Callsight in a browser tab: the app on 127.0.0.1 only, the same screens, accounts,
-settings and caches as the desktop app. The first line on stdout is the address to open;
-it carries a key for this run only, so keep it to yourself. Ctrl-C stops it.
-
-  --port N          the port on 127.0.0.1 (default: a free one)
-  --data-dir DIR    where settings and caches live (default: the desktop app's folder,
-                    ${defaultDataDir()})
-  --demo            start signed in to the built-in demo tenant, no account needed
-  --no-open         print the address only (implied when there is no display)
-  --verbose         echo the log (DIR/logs/serve.log) to stderr
-
-Sign-in tokens are kept in memory only in this mode: sign in again after a restart.
-Exports are saved by the browser as downloads.`
-
 export async function serveCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
     port: { type: 'string' },

@@ -8,44 +8,10 @@ import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
 import { cliLogger, ProgressBar, THROTTLED_NOTE, type Io } from '../output'
-import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
+import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
 import { migrationProgress } from '../migration-progress'
-
-export const SYNC_HELP = `callsight sync --server URL --user NAME --db FILE --from ISO --to ISO [options]
-
-Syncs calls from the service into the cache file. Run it again with the same range to
-continue after an interruption; the checkpoint is kept.
-
-  --server URL          the service's base address (https, or http on this computer)
-  --user NAME           user name or e-mail; the password comes from CALLSIGHT_PASSWORD
-                        or a hidden prompt, never from a flag
-  --db FILE|URL         the cache file (created when missing), or a team cache:
-                        postgres://USER@HOST:PORT/DATABASE (set up by callsight team init)
-  --from ISO --to ISO   the range; without an offset read in --zone; a date alone for
-                        --to includes that whole day
-  --analysis            also fetch the analysis items (pages of 100 instead of 500)
-  --results R           answered (default, as the service) | all | a comma list of numbers
-  --types LIST          comma list of call types (catalog Value or Description)
-  --direction N         call direction
-  --has-new-request B   true | false
-  --zone ZONE           the account's IANA zone (default: this computer's)
-  --mode M              incremental (default: re-fetch the last --lookback-hours of what
-                        is covered, then the rest) | full (the whole range again)
-  --order O             newest (default: the latest calls first, so a stopped sync leaves
-                        them in the cache) | oldest; a stopped pass resumes in its own order
-  --lookback-hours N    default 48
-  --rate-limit N/S      the tenant's limit, requests per seconds (default 60/60)
-  --json                progress as JSON lines on stdout (at most 10 a second); the last
-                        line is the final state
-  --verbose             log to stderr
-Team cache (--db postgres://…):
-${TEAM_DB_HELP}
-
-Examples:
-  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis
-  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --types Şikayet,Refund`
 
 const Mode = z.enum(['full', 'incremental'])
 const Order = z.enum(['newest', 'oldest'])

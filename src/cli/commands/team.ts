@@ -6,25 +6,7 @@ import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { readSecret } from '../password'
-import { openTeamPool, TEAM_DB_FLAGS, TEAM_DB_HELP, teamDbOptions } from '../team-db'
-
-export const TEAM_HELP = `callsight team init --db URL [--schema NAME] [--writer ROLE] [--reader ROLE]
-callsight team status --db URL [--schema NAME] [--json]
-
-init    creates (or upgrades) the tenant's schema in the team cache and two roles: the
-        writer, for the worker, and the read-only reader, for analysts' workstations.
-        Run it as the database owner; running it again upgrades and re-grants.
-        Passwords for new roles come from CALLSIGHT_WRITER_PASSWORD and
-        CALLSIGHT_READER_PASSWORD (or hidden prompts); an existing role keeps its
-        password unless one is given.
-status  what the worker is doing per scope (running, last success, errors) and how
-        many calls the team cache holds. Any role that may read the schema.
-
-  --db URL              postgres://USER@HOST:PORT/DATABASE
-  --writer ROLE         default <schema>_writer
-  --reader ROLE         default <schema>_reader
-  --json                status as one JSON object
-${TEAM_DB_HELP}`
+import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 
 export async function teamCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv

@@ -7,24 +7,6 @@ import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { migrationProgress } from '../migration-progress'
 
-export const TYPES_HELP = `callsight types list --db FILE [--json]
-callsight types import --db FILE CATALOG.json|CATALOG.csv
-
-The cache's call type catalog. A local --types filter finds a type by its Value or its
-Description, in any case under Turkish rules (Complaint, Şikayet and ŞİKAYET are one type).
-The catalog learns the names syncs succeeded with; the service has no catalog endpoint, so
-import the tenant's catalog to connect Values with Descriptions:
-  JSON  [{"Value":"Complaint","Description":"Şikayet"}, …]
-  CSV   a header row Value,Description (or ;-separated), then one type per row
-
-  list      Value, Description and where each came from (sync, import, edit)
-  import    adds and updates entries; names syncs learnt are filed under their entry
-  --json    list as {"types":[{value, description, source}]}
-
-Examples:
-  callsight types import --db calls.db catalog.csv
-  callsight types list --db calls.db --json`
-
 export async function typesCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv
   const { values, positionals } = parseFlags(rest, { db: { type: 'string' }, json: { type: 'boolean', default: false } }, true)

@@ -11,24 +11,6 @@ import type { Io } from '../output'
 import { jsonLine } from '../terminal-text'
 import { readPassword } from '../password'
 
-export const WORKER_HELP = `callsight worker --config FILE [--once]
-
-Keeps the scopes of FILE fresh in the team cache: every intervalMinutes each scope is
-synced incrementally (the look-back before the covered end is fetched again), one after
-the other, within the tenant's rate limit. A pass cut short (killed, stopped) continues
-where it stopped. Logs one JSON object per line on stdout; writes its state per scope to
-the team cache (callsight team status shows it). SIGTERM or Ctrl-C stops it cleanly: the
-current sync keeps its checkpoint, exit 0.
-
-  --config FILE   JSON: {"server","user","zone","db","schema","rateLimit":{"requests",
-                  "perSeconds"},"intervalMinutes","lookbackHours","sslMode","sslRootCert",
-                  "scopes":[{"name","days" or "from","analysis","results","types",
-                  "direction","hasNewRequest"}]} (docs/team.md has an example)
-  --once          one cycle, then exit (0 when every scope synced)
-
-The service password comes from CALLSIGHT_PASSWORD, the PostgreSQL password from
-PGPASSWORD or ~/.pgpass: never from the file or a flag.`
-
 /** One JSON object per line: what log collectors (journald, Loki, …) read best. */
 export function jsonLinesLogger(write: (line: string) => void, now: () => number = Date.now): Logger {
   return {

@@ -31,7 +31,8 @@ export class AccountRuntime {
   private cacheValue: CallCache | null = null
   /**
    * This account's latest sync run since the app started, as its last progress event said:
-   * the sync screen shows it again when the account is switched back to (sync.scopes).
+   * the sync screen shows it again when the account is switched back to (sync.scopes; runs
+   * from before the app started come from the cache's sync_runs).
    */
   lastSync: SyncProgress | null = null
   private searchValue: LocalSearch | null = null

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
-import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome } from '../../shared/domain'
+import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome, type SyncProgress } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
@@ -270,6 +270,15 @@ export class CallCache {
 
   finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): void {
     this.runs.finish(runId, outcome, counts, error, this.clock.now())
+  }
+
+  /** The sync screen's panel of a run that ended (sync-runs.ts). */
+  saveRunProgress(runId: string, progress: SyncProgress): void {
+    this.runs.saveProgress(runId, progress)
+  }
+
+  lastEndedRun(): SyncProgress | null {
+    return this.runs.lastEnded()
   }
 
   recentRuns(limit: number): SyncRunInfo[] {

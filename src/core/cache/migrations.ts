@@ -424,6 +424,16 @@ export const migrations: readonly Migration[] = [
         );
       `)
     }
+  },
+  {
+    // Version 13: a run's last progress as the sync screen showed it (sync-runs.ts), so the
+    // panel shows the account's last run again after a restart.
+    version: 13,
+    up(db) {
+      // As the migrations before it, safe to run again on a cache that has it already.
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sync_runs')
+      if (!columns.includes('progress')) db.exec('ALTER TABLE sync_runs ADD COLUMN progress TEXT')
+    }
   }
 ]
 

@@ -38,7 +38,7 @@ export class ProgressMeter {
     this.seenSpanMs = Math.max(this.seenSpanMs, spanMs)
   }
 
-  private get elapsedSeconds(): number {
+  get elapsedSeconds(): number {
     return Math.max(0.001, (this.now() - this.startedAt) / 1000)
   }
 

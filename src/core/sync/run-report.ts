@@ -116,7 +116,8 @@ export class RunReport {
         ? 0
         : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())),
       waitSeconds: this.waitSeconds,
-      warnings: [...this.warnings]
+      warnings: [...this.warnings],
+      elapsedSeconds: this.meter.elapsedSeconds
     }
     if (this.opts.pace) p.pace = this.opts.pace()
     if (error) p.error = error

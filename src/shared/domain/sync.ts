@@ -61,7 +61,9 @@ export const SyncProgress = z.object({
   /** Absent when the run has no limiter to ask (a pull from a team cache). */
   pace: SyncPace.optional(),
   warnings: z.array(z.string()),
-  error: AppErrorInfo.optional()
+  error: AppErrorInfo.optional(),
+  /** How long the run has taken (to its end once finished); absent in progress from before it was reported. */
+  elapsedSeconds: z.number().nonnegative().optional()
 })
 export type SyncProgress = z.infer<typeof SyncProgress>
 

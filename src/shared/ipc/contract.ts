@@ -93,7 +93,7 @@ export const contract = {
     response: z.object({
       scopes: z.array(ScopeStatus),
       active: SyncProgress.nullable(),
-      /** The active account's latest run since the app started, running or finished (the sync screen's panel); null before one. */
+      /** The active account's latest run, running or finished (the sync screen's panel), also from before a restart; null before one. */
       last: SyncProgress.nullable()
     })
   },

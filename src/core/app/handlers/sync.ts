@@ -7,6 +7,7 @@ import type { Handlers } from '../platform'
 
 export type SyncHandlers = Pick<Handlers, 'sync.start' | 'sync.cancel' | 'sync.scopes' | 'cache.info' | 'cache.clear'>
 
+const FINISHED = new Set(['done', 'failed', 'cancelled'])
 const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt: null }
 
 /** Syncing the active account's cache, and the cache itself. */
@@ -31,6 +32,15 @@ export function syncHandlers(state: AppState): SyncHandlers {
         if (task) task.progress = p
         rt.lastSync = p
         platform.events.emit('sync.progress', p)
+        if (FINISHED.has(p.phase)) {
+          // Kept with the run, so the panel shows it again after a restart (sync.scopes).
+          try {
+            rt.cache.saveRunProgress(runId, p)
+          } catch (e) {
+            // The cache was closed under the run (account removed, app quitting): memory still has it.
+            platform.logger.log('warn', 'The sync run could not be saved for the sync screen', { error: String(e) })
+          }
+        }
       }
       try {
         await engine.run(scope, { mode, order: state.settings().sync.order, signal, onProgress: publish, runId })
@@ -61,7 +71,8 @@ export function syncHandlers(state: AppState): SyncHandlers {
     'sync.scopes': async () => {
       const active = syncs.entries()[0]?.[1].progress ?? null
       const rt = state.runtime
-      return { scopes: rt ? rt.cache.scopeStatuses() : [], active, last: rt?.lastSync ?? null }
+      // Since the app started it is in memory; before, the account's cache kept it.
+      return { scopes: rt ? rt.cache.scopeStatuses() : [], active, last: rt ? (rt.lastSync ?? rt.cache.lastEndedRun()) : null }
     },
 
     'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),

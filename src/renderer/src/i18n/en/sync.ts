@@ -83,6 +83,7 @@ export const syncMessages = {
     rate: 'Rate',
     rateValue: '{perMinute} req/min · {perSecond} calls/s',
     eta: 'ETA',
+    duration: 'Took',
     etaUnknown: 'estimating…',
     waiting: 'waiting {seconds}',
     pace: 'Pace',

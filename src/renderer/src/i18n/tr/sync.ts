@@ -86,6 +86,7 @@ export const syncMessages: Shape<typeof en> = {
     rate: 'Hız',
     rateValue: '{perMinute} istek/dk · {perSecond} çağrı/sn',
     eta: 'Kalan süre',
+    duration: 'Süre',
     etaUnknown: 'hesaplanıyor…',
     waiting: '{seconds} bekleniyor',
     pace: 'Tempo',
