@@ -28,6 +28,11 @@ export type SyncOrder = z.infer<typeof SyncOrder>
 export const SyncPhase = z.enum(['planning', 'fetching', 'waiting', 'done', 'failed', 'cancelled'])
 export type SyncPhase = z.infer<typeof SyncPhase>
 
+/** A run in one of these phases has ended: nothing more will come of it. */
+export function syncEnded(phase: SyncPhase): boolean {
+  return phase === 'done' || phase === 'failed' || phase === 'cancelled'
+}
+
 /** The pace of the tenant's requests against its configured limit (issue 12). */
 export const SyncPace = z.object({
   /** Requests per minute the tenant's limiter lets go now (0 while the service holds us). */

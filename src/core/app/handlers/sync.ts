@@ -1,4 +1,4 @@
-import { planningProgress, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
+import { planningProgress, syncEnded, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { SyncEngine } from '../../sync'
 import type { AccountRuntime } from '../account-runtime'
@@ -7,7 +7,6 @@ import type { Handlers } from '../platform'
 
 export type SyncHandlers = Pick<Handlers, 'sync.start' | 'sync.cancel' | 'sync.scopes' | 'cache.info' | 'cache.clear'>
 
-const FINISHED = new Set(['done', 'failed', 'cancelled'])
 const EMPTY_CACHE: CacheInfo = { path: null, sizeBytes: 0, calls: 0, lastSyncAt: null }
 
 /** Syncing the active account's cache, and the cache itself. */
@@ -32,7 +31,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
         if (task) task.progress = p
         rt.lastSync = p
         platform.events.emit('sync.progress', p)
-        if (FINISHED.has(p.phase)) {
+        if (syncEnded(p.phase)) {
           // Kept with the run, so the panel shows it again after a restart (sync.scopes).
           try {
             rt.cache.saveRunProgress(runId, p)

@@ -1,12 +1,11 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { planningProgress, type ScopeStatus, type SyncProgress, type SyncScopeInput } from '../../../shared/domain'
+import { planningProgress, syncEnded, type ScopeStatus, type SyncProgress, type SyncScopeInput } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
 
-const FINISHED = new Set(['done', 'failed', 'cancelled'])
 /** While a run stores calls, the status bar's count is read again at most this often. */
 const CACHE_FACTS_EVERY_MS = 5_000
 
@@ -36,7 +35,7 @@ export const useSyncStore = defineStore('sync', () => {
       if (runId.value !== null && p.runId !== runId.value) return
       runId.value = p.runId
       progress.value = p
-      if (FINISHED.has(p.phase)) {
+      if (syncEnded(p.phase)) {
         runId.value = null
         // The run's own panel shows its failure; `error` is for a run that never started.
         onFinished(p)
@@ -56,7 +55,7 @@ export const useSyncStore = defineStore('sync', () => {
       const r = await call('sync.scopes', {})
       if (asked !== account) return
       scopes.value = r.scopes
-      if (r.active && !FINISHED.has(r.active.phase)) {
+      if (r.active && !syncEnded(r.active.phase)) {
         progress.value = r.active
         runId.value = r.active.runId
       } else if (progress.value === null && r.last !== null) {
