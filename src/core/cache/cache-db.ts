@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
 import { settleIndexBuild } from './deferred-index'
-import { migrate, migrations, SCHEMA_VERSION, type MigrationProgress } from './migrations'
+import { migrate, type MigrationProgress } from './migrate'
+import { migrations, SCHEMA_VERSION } from './migrations'
 import { SyncRuns } from './sync-runs'
 
 export interface CacheDbOptions {

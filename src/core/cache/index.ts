@@ -1,6 +1,7 @@
 export { CallCache, openCache, type ScopeFilters, type SyncRunInfo, type WritePageInput } from './call-cache'
 export type { PageCounts } from './ingest'
-export { migrate, migrations, SCHEMA_VERSION, type Migration, type MigrationProgress } from './migrations'
+export { migrate, type Migration, type MigrationProgress } from './migrate'
+export { migrations, SCHEMA_VERSION } from './migrations'
 export { parseNumeric } from './numeric'
 export { HOUR_MS, hourOf } from './totals'
 export type { ChangeSet } from './change-journal'

@@ -1,25 +1,9 @@
-import type Database from 'better-sqlite3'
 import { reindexAll } from './reindex'
-import { CallsightError } from '../errors'
 import { SQL_HOUR_OF } from './totals'
+import type { Migration } from './migrate'
+import { REVIEW_TABLES_V6 } from './review/review-schema'
 
-/**
- * Versioned schema changes, keyed on PRAGMA user_version. Each runs in one transaction at
- * open, so a crash mid-migration leaves the previous version intact.
- */
-export interface Migration {
-  version: number
-  /** `progress(done, total)`: a long step (an index rebuilt) says how far it is. */
-  up(db: Database.Database, progress: (done: number, total: number) => void): void
-}
-
-/** How far a long migration step is, for a "rebuilding the search index" line or screen. */
-export interface MigrationProgress {
-  version: number
-  done: number
-  total: number
-}
-
+/** Every schema version's change, in order (migrate.ts applies them; docs/cache.md). */
 export const migrations: readonly Migration[] = [
   {
     // Version 1 created the schema: calls with their FTS5 index, analysis keys and items,
@@ -224,81 +208,7 @@ export const migrations: readonly Migration[] = [
     // merged last-writer-wins (CLI import, a team cache later).
     version: 6,
     up(db) {
-      db.exec(`
-        CREATE TABLE IF NOT EXISTS annotations (
-          call_id TEXT PRIMARY KEY,
-          id TEXT NOT NULL UNIQUE,
-          author TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          status TEXT NOT NULL DEFAULT 'new' CHECK (status IN ('new','in_review','reviewed','follow_up')),
-          status_at INTEGER NOT NULL,
-          tags TEXT NOT NULL DEFAULT '[]',
-          tags_at INTEGER NOT NULL,
-          note TEXT NOT NULL DEFAULT '',
-          -- The note folded (Turkish-correct, as the index folds), for the note filter.
-          note_folded TEXT NOT NULL DEFAULT '',
-          note_at INTEGER NOT NULL,
-          scorecard_id TEXT,
-          scorecard_version INTEGER,
-          answers TEXT,
-          total REAL,
-          failed INTEGER NOT NULL DEFAULT 0,
-          score_at INTEGER NOT NULL,
-          updated_at INTEGER NOT NULL,
-          updated_by TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS annotations_by_status ON annotations(status, call_id);
-        CREATE INDEX IF NOT EXISTS annotations_by_total ON annotations(total, call_id) WHERE total IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS annotations_by_scorecard ON annotations(scorecard_id, call_id) WHERE scorecard_id IS NOT NULL;
-        CREATE INDEX IF NOT EXISTS annotations_by_reviewer ON annotations(updated_by, call_id);
-
-        -- One row per (tag, call): the tag filter and the tag counts read it by tag.
-        CREATE TABLE IF NOT EXISTS annotation_tags (
-          tag TEXT NOT NULL,
-          call_id TEXT NOT NULL,
-          PRIMARY KEY (tag, call_id)
-        ) WITHOUT ROWID;
-
-        -- Every change of a field, with the value before, for undo.
-        CREATE TABLE IF NOT EXISTS annotation_history (
-          seq INTEGER PRIMARY KEY,
-          call_id TEXT NOT NULL,
-          field TEXT NOT NULL CHECK (field IN ('status','tags','note','score')),
-          before TEXT,
-          before_at INTEGER NOT NULL,
-          after TEXT,
-          at INTEGER NOT NULL,
-          author TEXT NOT NULL,
-          undone INTEGER NOT NULL DEFAULT 0
-        );
-        CREATE INDEX IF NOT EXISTS annotation_history_by_call ON annotation_history(call_id, seq);
-
-        -- A change to a scorecard makes a new version; scores keep the version they answered.
-        CREATE TABLE IF NOT EXISTS scorecards (
-          id TEXT NOT NULL,
-          version INTEGER NOT NULL,
-          name TEXT NOT NULL,
-          criteria TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          author TEXT NOT NULL,
-          PRIMARY KEY (id, version)
-        ) WITHOUT ROWID;
-
-        CREATE TABLE IF NOT EXISTS review_lists (
-          id TEXT PRIMARY KEY,
-          name TEXT NOT NULL,
-          created_at INTEGER NOT NULL,
-          author TEXT NOT NULL,
-          source TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS review_list_items (
-          list_id TEXT NOT NULL,
-          position INTEGER NOT NULL,
-          call_id TEXT NOT NULL,
-          PRIMARY KEY (list_id, position)
-        ) WITHOUT ROWID;
-        CREATE UNIQUE INDEX IF NOT EXISTS review_list_items_by_call ON review_list_items(call_id, list_id);
-      `)
+      db.exec(REVIEW_TABLES_V6)
     }
   },
   {
@@ -438,23 +348,3 @@ export const migrations: readonly Migration[] = [
 ]
 
 export const SCHEMA_VERSION = migrations.reduce((v, m) => Math.max(v, m.version), 0)
-
-/** Brings the database up to SCHEMA_VERSION, or refuses one written by a newer Callsight. */
-export function migrate(db: Database.Database, list: readonly Migration[] = migrations, onProgress?: (p: MigrationProgress) => void): void {
-  const latest = list.reduce((v, m) => Math.max(v, m.version), 0)
-  const current = db.pragma('user_version', { simple: true }) as number
-  if (current > latest) {
-    throw new CallsightError(
-      'DatabaseTooNew',
-      `This cache was written by a newer version of Callsight (schema ${current}; this version understands up to ${latest}).`,
-      { hint: 'Update Callsight, or clear the cache to sync again with this version.' }
-    )
-  }
-  for (const m of [...list].sort((a, b) => a.version - b.version)) {
-    if (m.version <= current) continue
-    db.transaction(() => {
-      m.up(db, (done, total) => onProgress?.({ version: m.version, done, total }))
-      db.pragma(`user_version = ${m.version}`)
-    })()
-  }
-}
