@@ -10,16 +10,39 @@ import { parseArgs } from 'node:util'
 import type { BenchFn, BenchRow, BenchSection } from './types'
 import { sections } from './sections'
 
-const { values } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    only: { type: 'string' },
-    out: { type: 'string', default: 'bench-results.json' }
-  },
-  allowPositionals: false
-})
+const USAGE = `npm run bench [-- --quick] [-- --only name,name] [-- --out file.json]
+Sections: ${Object.keys(sections).join(', ')}`
+
+function options(): { quick: boolean; only?: string; out: string } {
+  try {
+    const { values } = parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string' },
+        out: { type: 'string', default: 'bench-results.json' },
+        help: { type: 'boolean', short: 'h', default: false }
+      },
+      allowPositionals: false
+    })
+    if (values.help) {
+      console.log(USAGE)
+      process.exit(0)
+    }
+    return values
+  } catch (e) {
+    // A mistyped option: said in one line with the usage, not as a stack trace.
+    console.error(`bench: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
+    process.exit(2)
+  }
+}
+const values = options()
 
 const wanted = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null
+const unknown = [...(wanted ?? [])].filter((name) => !Object.hasOwn(sections, name))
+if (unknown.length > 0) {
+  console.error(`bench: no section named ${unknown.join(', ')}.\n${USAGE}`)
+  process.exit(2)
+}
 const fmt = (n: number | undefined): string =>
   n === undefined || Number.isNaN(n) ? '' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1 ? n.toFixed(2) : n.toFixed(3)
 

@@ -260,12 +260,13 @@ export const run: BenchFn = async (ctx) => {
               ]
             : []),
           {
+            // The issue's target is 300 MB (10^6 bytes): 286 MiB.
             metric: 'pull: peak resident memory',
-            value: pull.rss / 2 ** 20,
-            unit: 'MiB',
+            value: pull.rss / 1e6,
+            unit: 'MB',
             target: 300,
             targetKind: 'max',
-            note: pull.where
+            note: `${pull.where}; ${(pull.rss / 2 ** 20).toFixed(0)} MiB`
           },
           { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
         )
