@@ -1,5 +1,5 @@
 import { CallsightError } from '../../core/errors'
-import { PG_SCHEMA_VERSION, readWorkerState, RoleName, schemaVersion, teamInit } from '../../core/team'
+import { lastChange, PG_SCHEMA_VERSION, readWorkerState, RoleName, schemaVersion, teamInit } from '../../core/team'
 import { q } from '../../core/team/connection'
 import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
@@ -53,7 +53,7 @@ async function status(argv: string[], io: Io): Promise<number> {
       })
     const workers = await readWorkerState(pool, opts.schema)
     const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
-    const seq = Number((await pool.query<{ s: string | null }>(`SELECT max(seq) AS s FROM ${q(opts.schema)}.calls`)).rows[0]?.s ?? 0)
+    const seq = await lastChange(pool, opts.schema)
     if (values.json) {
       io.out(
         `${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, scopes: workers })}\n`

@@ -12,7 +12,7 @@ export {
 } from './connection'
 export { checkPgSchema, lockKey, migratePg, PG_SCHEMA_VERSION, pgMigrations, schemaVersion, type PgMigration } from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
-export { OPTIMIZE_AFTER, pullTeamCache, type PullOptions, type PullPhase, type PullProgress, type PullTimings } from './pull'
+export { lastChange, OPTIMIZE_AFTER, pullTeamCache, type PullOptions, type PullPhase, type PullProgress, type PullTimings } from './pull'
 export { readWorkerState, type WorkerScopeState } from './worker-state'
 export { scramVerifier, teamInit, type TeamInitOptions, type TeamInitResult } from './roles'
 export { scopeAt, TeamWorker, WorkerConfig, WorkerScopeConfig, type WorkerDeps } from './worker'

@@ -115,7 +115,7 @@ function batchSql(schema: string, lo: number, size: number): string {
   if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
   const s = q(schema)
   const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
-  const last = `greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members), (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types))`
+  const last = lastChangeSql(schema)
   const hi = `current_setting('callsight.hi')::bigint`
   return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}), ${last}, ${lo})::text, true) AS hi;
@@ -128,6 +128,18 @@ SELECT scope_key, filters, coverage, last_success_at, seq, seq <= ${hi} AS whole
   WHERE (seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi}));
 SELECT value, description FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
 COMMIT;`
+}
+
+/** The team cache's last change number: the highest of every numbered table (null when empty). */
+function lastChangeSql(schema: string): string {
+  const s = q(schema)
+  return `greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members), (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types))`
+}
+
+/** The change number a pull that ends now would reach (what `pull` prints as "at change …"). */
+export async function lastChange(pool: pg.Pool, schema: string): Promise<number> {
+  const r = await pool.query<{ s: string | null }>(`SELECT ${lastChangeSql(schema)} AS s`)
+  return Int8.parse(r.rows[0]?.s ?? 0)
 }
 
 type BatchRead = Omit<PulledBatch, 'cacheId' | 'source'> | null

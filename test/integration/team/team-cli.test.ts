@@ -104,12 +104,14 @@ describe('callsight team init, sync --db postgres://, pull', () => {
 
     // Two workstations pull with the reader's role.
     const want = await pgContent(admin, 'acme')
+    let pulledTo = 0
     for (const name of ['one', 'two']) {
       const file = join(tmp.dir, `${name}.sqlite`)
       const r = await runCli(cli, ['pull', '--from', readerUrl, '--schema', 'acme', '--db', file, '--json'], { PGPASSWORD: 'r-secret-1' })
       expect(r.code, r.stderr).toBe(0)
-      const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as { phase: string; calls: number }
+      const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as { phase: string; calls: number; cursor: number }
       expect(last).toMatchObject({ phase: 'done', calls: 3000 })
+      pulledTo = last.cursor
       const cache = openCache(file)
       try {
         const got = sqliteContent(cache)
@@ -130,7 +132,9 @@ describe('callsight team init, sync --db postgres://, pull', () => {
 
     const status = await runCli(cli, ['team', 'status', '--db', readerUrl, '--schema', 'acme', '--json'], { PGPASSWORD: 'r-secret-1' })
     expect(status.code, status.stderr).toBe(0)
-    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: PG_SCHEMA_VERSION, calls: 3000 })
+    // Its last change number is where a pull ends (memberships and scopes are numbered too).
+    expect(JSON.parse(status.stdout)).toMatchObject({ schemaVersion: PG_SCHEMA_VERSION, calls: 3000, lastChange: pulledTo })
+    expect(pulledTo).toBeGreaterThan(3000)
   }, 120_000)
 
   it('ten workstations pulling send no request to the service', async () => {

@@ -66,6 +66,13 @@ describe('migration progress', () => {
     expect(again).toEqual([])
   })
 
+  it('says nothing when it creates a cache: a new file has no index to rebuild', () => {
+    dir = mkdtempSync(join(tmpdir(), 'callsight-migrate-'))
+    const seen: MigrationProgress[] = []
+    openCache(join(dir, 'new.db'), { onMigrationProgress: (p) => seen.push(p) }).close()
+    expect(seen).toEqual([])
+  })
+
   it('the CLI prints a line per tenth on a pipe, one redrawn line on a terminal', () => {
     const lines: string[] = []
     const pipe = migrationProgress({ out: () => {}, err: (t) => lines.push(t), tty: false })
