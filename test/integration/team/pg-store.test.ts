@@ -73,7 +73,10 @@ describe('sync into PostgreSQL', () => {
     const database = await freshDatabase(cluster)
     const url = cluster.urlFor({ database })
     const { session } = await signedInSession(service)
-    service.admin.setFaults({ latencyMs: 3 })
+X
+    // three delays together (at most 3 × 180 ms) on any machine; with 3 ms a fast one finished
+    // after two cancels.
+    service.admin.setFaults({ latencyMs: 10 })
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     const direct = openCache(join(tmp.dir, 'cancel.sqlite'))
     const scope = SCOPES[0]!
