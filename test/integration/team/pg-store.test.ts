@@ -73,9 +73,9 @@ describe('sync into PostgreSQL', () => {
     const database = await freshDatabase(cluster)
     const url = cluster.urlFor({ database })
     const { session } = await signedInSession(service)
-X
-    // three delays together (at most 3 × 180 ms) on any machine; with 3 ms a fast one finished
-    // after two cancels.
+    // 10 ms a request: the scope's 4,000 calls with analysis (pages of 100) then take longer
+    // than the first cancels' delays together on any machine (4 cancels measured); with 3 ms a
+    // fast machine finished after two.
     service.admin.setFaults({ latencyMs: 10 })
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     const direct = openCache(join(tmp.dir, 'cancel.sqlite'))
