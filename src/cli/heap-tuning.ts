@@ -13,8 +13,9 @@ export const OLD_GENERATION_GROWTH_FLAG = '--heap-growing-percent=20'
  * flight outlive two young-generation collections, are promoted, and die one batch later.
  * The old generation is then mostly garbage, and V8, seeing a small live heap (~30 MB),
  * lets it grow several times over before it collects. Measured on a pull of 1,000,000
- * calls (bench/team.ts, same machine and run): peak resident memory 304 → 235 MiB, time
- * unchanged (35 s): the full collections this adds are of a small heap.
+ * calls (the built CLI, before and after alternated, median of three; docs/team.md, stop 31):
+ * peak resident memory 301 → 238 MiB, time 33.5 → 35.1 s: the full collections this adds
+ * are of a small heap.
  *
  * V8 reads this factor at every collection, so setting it after start-up takes effect (the
  * young generation's size, read only at start-up, cannot be changed here). It holds for the
