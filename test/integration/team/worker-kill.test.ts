@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
 import { createPool, PgSyncStore, readWorkerState } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
@@ -78,6 +78,11 @@ const lines = (stdout: string): LogLine[] =>
 describe('callsight worker', () => {
   it('killed with SIGKILL at random moments, resumes each time and ends with exactly the service set', async () => {
     const { url, config } = await setUp()
+    // The kills come 50–550 ms after "sync started": the passes must take longer than eight of
+    // those together on any machine, so the requests' latency, not the machine, sets their
+    // length. With 10 ms a fast machine finished after 7 kills; with 50 ms, 13 and 14 of 14.
+    service.admin.setFaults({ latencyMs: 50 })
+    onTestFinished(() => service.admin.setFaults({ latencyMs: 10 }))
     let kills = 0
     for (let i = 0; i < 14; i++) {
       const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
