@@ -53,6 +53,16 @@ describe('team cache in the app', () => {
     await page.getByRole('option', { name: /Not encrypted/ }).click()
     await page.getByTestId('team-password').fill('wrong')
     await page.getByTestId('team-connect').click()
+    // The form answers with the connection's error, or (if a field were lost) says what is
+    // missing: either way at once, so a failure here names which (one CI run timed out waiting).
+    await page.locator('[data-testid="team-connect-error"], [data-testid="team-missing"]').first().waitFor({ timeout: 30_000 })
+    const fields = await Promise.all(
+      ['signin-url', 'signin-username', 'team-url', 'team-schema'].map((id) => page.getByTestId(id).inputValue())
+    )
+    expect({ missing: await page.getByTestId('team-missing').count(), fields }).toEqual({
+      missing: 0,
+      fields: [service.url, 'demo', `postgres://acme_reader@127.0.0.1:${cluster.port}/team`, 'acme']
+    })
     const error = page.getByTestId('team-connect-error')
     await expect.poll(() => error.getAttribute('data-code'), { timeout: 20_000 }).toBe('InvalidCredentials')
     expect(await page.getByTestId('team-password').inputValue()).toBe('')
