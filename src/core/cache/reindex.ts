@@ -36,5 +36,5 @@ export function reindexAll(db: Database.Database, progress: (done: number, total
   // The merge into one segment counts as the last step.
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
   // A cache with no calls (a file just created) had nothing to rebuild: nothing to say.
-  if (total > 1) progress(total, total)
+  if (done > 0) progress(total, total)
 }

@@ -10,6 +10,8 @@ import { runCli, spawnCli } from '../cli/helpers'
 import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, startTestService, tempDir } from './helpers'
 
+/** A little latency per request, so that a pass does not finish between two kills. */
+const LATENCY_MS = 10
 let cli = ''
 let cluster: PgCluster
 let service: RunningService
@@ -21,8 +23,7 @@ beforeAll(async () => {
     startPgCluster({ settings: FAST_TEST_SETTINGS }),
     startTestService({ calls: 12_000, denseSeconds: [{ at: '2026-01-05T12:00:00Z', count: 700 }] })
   ])
-  // A little latency per request, so that a pass does not finish between two kills.
-  service.admin.setFaults({ latencyMs: 10 })
+  service.admin.setFaults({ latencyMs: LATENCY_MS })
 }, 120_000)
 
 afterAll(async () => {
@@ -82,7 +83,7 @@ describe('callsight worker', () => {
     // those together on any machine, so the requests' latency, not the machine, sets their
     // length. With 10 ms a fast machine finished after 7 kills; with 50 ms, 13 and 14 of 14.
     service.admin.setFaults({ latencyMs: 50 })
-    onTestFinished(() => service.admin.setFaults({ latencyMs: 10 }))
+    onTestFinished(() => service.admin.setFaults({ latencyMs: LATENCY_MS }))
     let kills = 0
     for (let i = 0; i < 14; i++) {
       const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
