@@ -6,6 +6,7 @@ import { SyncEngine } from '../../../src/core/sync'
 import { PgSyncStore } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { prng } from '../../support/prng'
 import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, startTestService, tempDir, TO_MS } from './helpers'
 
 let cluster: PgCluster
@@ -73,10 +74,12 @@ describe('sync into PostgreSQL', () => {
     const database = await freshDatabase(cluster)
     const url = cluster.urlFor({ database })
     const { session } = await signedInSession(service)
-    // 10 ms a request: the scope's 4,000 calls with analysis (pages of 100) then take longer
-    // than the first cancels' delays together on any machine (4 cancels measured); with 3 ms a
-    // fast machine finished after two.
-    service.admin.setFaults({ latencyMs: 10 })
+    // Each cancel comes after a random number of pages fetched in that run (1–4, seeded), then a
+    // few random milliseconds: work decides when, not a timer, so a fast machine cannot finish the
+    // scope's ~45 pages before the third cancel (a timer did: two cancels in one CI run). The
+    // latency keeps several requests in flight when the signal fires.
+    service.admin.setFaults({ latencyMs: 5 })
+    const random = prng(31)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     const direct = openCache(join(tmp.dir, 'cancel.sqlite'))
     const scope = SCOPES[0]!
@@ -84,9 +87,15 @@ describe('sync into PostgreSQL', () => {
       let cancels = 0
       for (let i = 0; i < 8; i++) {
         const ac = new AbortController()
-        const timer = setTimeout(() => ac.abort(), 30 + Math.floor(Math.random() * 150))
-        const p = await engineFor(session, store).run(scope, { mode: 'full', signal: ac.signal })
-        clearTimeout(timer)
+        const cancelAfter = 1 + Math.floor(random() * 4)
+        let pages = 0
+        const p = await engineFor(session, store).run(scope, {
+          mode: 'full',
+          signal: ac.signal,
+          onProgress: (q) => {
+            if (q.phase === 'fetching' && q.requests > 0 && ++pages === cancelAfter) setTimeout(() => ac.abort(), random() * 15)
+          }
+        })
         if (p.phase === 'cancelled') cancels++
         else break
       }
