@@ -1,16 +1,17 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
 import { createPool, PgSyncStore, readWorkerState } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli, spawnCli } from '../cli/helpers'
 import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { prng } from '../../support/prng'
 import { freshDatabase, startTestService, tempDir } from './helpers'
 
-/** A little latency per request, so that a pass does not finish between two kills. */
+/** A little latency per request, so that kills and SIGTERMs land while requests are in flight. */
 const LATENCY_MS = 10
 let cli = ''
 let cluster: PgCluster
@@ -79,21 +80,25 @@ const lines = (stdout: string): LogLine[] =>
 describe('callsight worker', () => {
   it('killed with SIGKILL at random moments, resumes each time and ends with exactly the service set', async () => {
     const { url, config } = await setUp()
-    // The kills come 50–550 ms after "sync started": the passes must take longer than eight of
-    // those together on any machine, so the requests' latency, not the machine, sets their
-    // length. With 10 ms a fast machine finished after 7 kills; with 50 ms, 13 and 14 of 14.
-    service.admin.setFaults({ latencyMs: 50 })
-    onTestFinished(() => service.admin.setFaults({ latencyMs: LATENCY_MS }))
+    // Each kill comes after a random number (1–10, seeded) of the service's answers since the
+    // worker said "sync started": the work done decides when, not a timer, so no machine is fast
+    // enough to finish the ~140 pages between two kills (timers did: 7 kills of 14 on a fast one).
+    const random = prng(14)
     let kills = 0
     for (let i = 0; i < 14; i++) {
       const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
-      let timer: NodeJS.Timeout | undefined
+      let watch: NodeJS.Timeout | undefined
       child.stdout!.on('data', (d: Buffer) => {
-        if (timer === undefined && d.toString().includes('"sync started"'))
-          timer = setTimeout(() => child.kill('SIGKILL'), 50 + Math.floor(Math.random() * 500))
+        if (watch !== undefined || !d.toString().includes('"sync started"')) return
+        const at = service.admin.stats().requests + 1 + Math.floor(random() * 10)
+        watch = setInterval(() => {
+          if (service.admin.stats().requests < at) return
+          clearInterval(watch)
+          child.kill('SIGKILL')
+        }, 2)
       })
       const r = await done
-      clearTimeout(timer)
+      clearInterval(watch)
       if (r.signal === 'SIGKILL') kills++
       else expect(r.code, r.stderr + r.stdout).toBe(0)
     }
@@ -219,7 +224,7 @@ describe('callsight worker', () => {
       expect(await teamStatus()).toMatch(/- everything: interrupted: the worker stopped during the run started /)
     } finally {
       child.kill('SIGKILL')
-      service.admin.setFaults({ latencyMs: 10 })
+      service.admin.setFaults({ latencyMs: LATENCY_MS })
     }
     // The next run continues and ends idle.
     const r = await runCli(cli, ['worker', '--config', config, '--once'], ENV)
