@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import pg from 'pg'
@@ -77,6 +78,24 @@ const lines = (stdout: string): LogLine[] =>
     .filter((l) => l !== '')
     .map((l) => JSON.parse(l) as LogLine)
 
+/**
+ * Sends the signal once the service has answered `answers` more requests after the worker said
+ * "sync started": an amount of work, not of time, so a fast machine cannot finish first.
+ */
+function signalAfterAnswers(child: ChildProcess, signal: NodeJS.Signals, answers: number): { stop(): void } {
+  let watch: NodeJS.Timeout | undefined
+  child.stdout!.on('data', (d: Buffer) => {
+    if (watch !== undefined || !d.toString().includes('"sync started"')) return
+    const at = service.admin.stats().requests + answers
+    watch = setInterval(() => {
+      if (service.admin.stats().requests < at) return
+      clearInterval(watch)
+      child.kill(signal)
+    }, 2)
+  })
+  return { stop: () => clearInterval(watch) }
+}
+
 describe('callsight worker', () => {
   it('killed with SIGKILL at random moments, resumes each time and ends with exactly the service set', async () => {
     const { url, config } = await setUp()
@@ -87,18 +106,9 @@ describe('callsight worker', () => {
     let kills = 0
     for (let i = 0; i < 14; i++) {
       const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
-      let watch: NodeJS.Timeout | undefined
-      child.stdout!.on('data', (d: Buffer) => {
-        if (watch !== undefined || !d.toString().includes('"sync started"')) return
-        const at = service.admin.stats().requests + 1 + Math.floor(random() * 10)
-        watch = setInterval(() => {
-          if (service.admin.stats().requests < at) return
-          clearInterval(watch)
-          child.kill('SIGKILL')
-        }, 2)
-      })
+      const watch = signalAfterAnswers(child, 'SIGKILL', 1 + Math.floor(random() * 10))
       const r = await done
-      clearInterval(watch)
+      watch.stop()
       if (r.signal === 'SIGKILL') kills++
       else expect(r.code, r.stderr + r.stdout).toBe(0)
     }
@@ -158,10 +168,9 @@ describe('callsight worker', () => {
   it('stops cleanly on SIGTERM: exit 0, the run recorded as cancelled, the scope not running', async () => {
     const { url, config } = await setUp()
     const { child, done } = spawnCli(cli, ['worker', '--config', config], ENV)
-    child.stdout!.on('data', (d: Buffer) => {
-      if (d.toString().includes('"sync started"')) setTimeout(() => child.kill('SIGTERM'), 300)
-    })
+    const watch = signalAfterAnswers(child, 'SIGTERM', 5)
     const r = await done
+    watch.stop()
     expect(r.code, r.stderr).toBe(0)
     const log = lines(r.stdout)
     expect(log.map((l) => l.msg)).toContain('stop requested (SIGTERM)')
