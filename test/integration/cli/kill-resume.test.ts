@@ -23,11 +23,11 @@ const env = useCliAndService(
 )
 
 /**
- * SIGKILLs the child when `--verbose` logs the answer to its `pages`-th page request (the
- * headers are in; the body is still to be read and stored, the page before it perhaps still
- * being written).
+ * Signals the child (SIGKILL unless told) when `--verbose` logs the answer to its `pages`-th
+ * page request (the headers are in; the body is still to be read and stored, the page before
+ * it perhaps still being written).
  */
-function killAtPage(child: ChildProcess, pages: number): void {
+function killAtPage(child: ChildProcess, pages: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   let pending = ''
   let seen = 0
   const onData = (d: Buffer): void => {
@@ -36,7 +36,7 @@ function killAtPage(child: ChildProcess, pages: number): void {
     seen += lines.filter((l) => l.includes('calls: HTTP 200')).length
     if (seen < pages) return
     child.stderr!.off('data', onData)
-    child.kill('SIGKILL')
+    child.kill(signal)
   }
   child.stderr!.on('data', onData)
 }
@@ -56,7 +56,8 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
     // Ctrl-C first: a clean cancel, exit 130, the run recorded as cancelled, the checkpoint kept.
     {
       const { child, done } = spawnCli(env.cli, args)
-      child.stdout!.once('data', () => setTimeout(() => child.kill('SIGINT'), 100))
+      // At its second page: work, not a timer, decides when (a fast machine could finish first).
+      killAtPage(child, 2, 'SIGINT')
       const r = await done
       expect(r.code, r.stderr).toBe(130)
       const last = JSON.parse(r.stdout.trim().split('\n').pop()!) as { phase: string; stored: number }
