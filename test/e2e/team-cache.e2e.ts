@@ -55,7 +55,14 @@ describe('team cache in the app', () => {
     await page.getByTestId('team-connect').click()
     // The form answers with the connection's error, or (if a field were lost) says what is
     // missing: either way at once, so a failure here names which (one CI run timed out waiting).
-    await page.locator('[data-testid="team-connect-error"], [data-testid="team-missing"]').first().waitFor({ timeout: 30_000 })
+    await page
+      .locator('[data-testid="team-connect-error"], [data-testid="team-missing"]')
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch((e: Error) => {
+        // The app's log says whether the call arrived and how long it took ("IPC call slow").
+        throw new Error(`${e.message}\nserve log:\n${app.serve.log().slice(-4000)}\nserve stderr:\n${app.serve.stderr().slice(-2000)}`)
+      })
     const fields = await Promise.all(
       ['signin-url', 'signin-username', 'team-url', 'team-schema'].map((id) => page.getByTestId(id).inputValue())
     )

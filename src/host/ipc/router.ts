@@ -24,6 +24,8 @@ export interface RouterOptions {
   /** True only for the app's own renderer: the packaged file or the dev server. */
   isTrustedOrigin(url: string): boolean
   logger?: Logger
+  /** A call taking this long or longer is logged (channel, time, outcome); 2 s unless told. */
+  slowCallMs?: number
 }
 
 const forbidden: AppErrorInfo = {
@@ -96,6 +98,7 @@ async function dispatch(
   }
 
   let value: unknown
+  const started = performance.now()
   try {
     // The channel's handler and schema belong together; TypeScript cannot correlate them
     // through the loop variable, so the call goes through a widened signature.
@@ -104,8 +107,10 @@ async function dispatch(
   } catch (e) {
     const error = toErrorInfo(e)
     if (error.code === 'Internal') log?.log('error', 'IPC handler failed', { channel, error: describe(e) })
+    logIfSlow(opts, channel, started, error.code)
     return { ok: false, error }
   }
+  logIfSlow(opts, channel, started, 'ok')
 
   const reply = schemas.response.safeParse(value)
   if (!reply.success) {
@@ -113,6 +118,12 @@ async function dispatch(
     return { ok: false, error: brokenReply }
   }
   return { ok: true, value: reply.data }
+}
+
+/** A call that kept the window waiting is worth a line: which, how long, how it ended (no payload). */
+function logIfSlow(opts: RouterOptions, channel: ChannelName, started: number, outcome: string): void {
+  const ms = Math.round(performance.now() - started)
+  if (ms >= (opts.slowCallMs ?? 2_000)) opts.logger?.log('info', 'IPC call slow', { channel, ms, outcome })
 }
 
 function originOf(url: string | undefined): string {

@@ -174,6 +174,26 @@ describe('IPC router', () => {
     }
   })
 
+  it('logs a slow call with its channel, time and outcome, and never its payload', async () => {
+    const ipc = new FakeIpcMain()
+    const handlers = refusingHandlers()
+    const logger = new MemoryLogger()
+    bindRouter(ipc, handlers, { isTrustedOrigin: isTrusted, logger, slowCallMs: 20 })
+    handlers['calls.get'] = async () => null
+    await ipc.invoke(ipcChannel('calls.get'), mainFrame(), { callId: 'quick' })
+    expect(logger.lines.filter((l) => l.message === 'IPC call slow')).toEqual([])
+    handlers['calls.get'] = async () => {
+      await new Promise((r) => setTimeout(r, 40))
+      throw new CallsightError('NotFound', 'No such call.')
+    }
+    await ipc.invoke(ipcChannel('calls.get'), mainFrame(), { callId: 'secret-call-id' })
+    const slow = logger.lines.filter((l) => l.message === 'IPC call slow')
+    expect(slow).toHaveLength(1)
+    expect(slow[0]!.fields).toMatchObject({ channel: 'calls.get', outcome: 'NotFound' })
+    expect(slow[0]!.fields!['ms']).toBeGreaterThanOrEqual(20)
+    expect(logger.text()).not.toContain('secret-call-id')
+  })
+
   it('answers Internal when a handler returns something outside the contract', async () => {
     const { ipc, handlers, logger } = setup()
     handlers['search.count'] = async () => ({ total: 'many' }) as unknown as Awaited<ReturnType<(typeof handlers)['search.count']>>
