@@ -24,7 +24,8 @@ export default defineConfig({
       input: {
         cli: resolve(import.meta.dirname, 'src/cli/index.ts'),
         service: resolve(import.meta.dirname, 'src/service/bin.ts'),
-        bench: resolve(import.meta.dirname, 'bench/index.ts')
+        bench: resolve(import.meta.dirname, 'bench/index.ts'),
+        'bench-app-pull': resolve(import.meta.dirname, 'bench/app-pull-child.ts')
       },
       external,
       output: { format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' }

@@ -71,10 +71,23 @@ export async function pullInChild(
   file: string,
   extra: string[] = []
 ): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
+  return measuredPull([cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra])
+}
+
+/** The app's pull (bench/app-pull-child.ts) in its own process; keepMap: as before the pull turned the memory map off. */
+export async function appPullInChild(
+  entry: string,
+  url: string,
+  file: string,
+  keepMap = false
+): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
+  return measuredPull([entry, url, 'bench', file, ...(keepMap ? ['--keep-map'] : [])])
+}
+
+/** Runs a pull in a child process whose last stdout line is its final progress; its peak RSS sampled every 100 ms. */
+async function measuredPull(args: string[]): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
   const started = performance.now()
-  const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
   let rss = 0

@@ -8,6 +8,8 @@
  *   interleaved group by group so both see the same machine;
  * - a pull of 1,000,000 calls into an empty local cache, end to end in its own process (the
  *   built CLI), with its peak resident memory; against the direct ingest rate;
+ * - the same pull as the app makes it (bench/app-pull-child.ts), its memory against the same
+ *   pull with the memory map kept on;
  * - incremental pulls of 1,000 changed calls;
  * - ten workstations pulling: requests to the service (counted by the reference service);
  * - sizing: rows and bytes per call in PostgreSQL and in the pulled SQLite file.
@@ -17,6 +19,7 @@
  * 1,000,000; 100,000 with --quick), CALLSIGHT_BENCH_TEAM_PARTS a comma list of the parts
  * to run (worker,write,ten; the write part includes the pulls; default all);
  * CALLSIGHT_BENCH_TEAM_OLD_PULL=0 leaves out the pull by the old path (index each batch),
+ * CALLSIGHT_BENCH_TEAM_APP_PULL=0 leaves out the app's pulls,
  * CALLSIGHT_BENCH_TEAM_PULL=0 ends the section after the write (no pulls, no `ten`).
  */
 import { existsSync, rmSync, statSync } from 'node:fs'
@@ -28,6 +31,7 @@ import { createPool, PgSyncStore, pullTeamCache, type PullTimings } from '../src
 import { startService } from '../src/service'
 import { findPgBin, startPgCluster, type PgCluster } from '../test/support/pg-cluster'
 import { signedInSession } from '../test/integration/team/helpers'
+import { appPullRows } from './team-app-pull'
 import { ALL, TYPE, callsIn, groups, PG_BENCH_TUNING, pullInChild, serverActivity, timingsLine } from './team-support'
 import { limitFor, runEngine } from './sync'
 import { median, percentile, type BenchFn, type BenchRow } from './types'
@@ -270,6 +274,9 @@ export const run: BenchFn = async (ctx) => {
           },
           { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
         )
+
+        // 3b. The same pull as the app makes it, against the memory map kept (bench/team-app-pull.ts).
+        if (process.env['CALLSIGHT_BENCH_TEAM_APP_PULL'] !== '0') rows.push(...(await appPullRows(ctx, url, n)))
 
         // 4. Incremental pulls of 1,000 changed calls.
         const times: number[] = []

@@ -39,13 +39,16 @@ export function openCacheDb(file: string, opts: CacheDbOptions, now: number): Da
   return db
 }
 
+/** The memory map search reads through (2 GB, SQLite's default ceiling); a bulk pull turns it off (CallCache.bulkWriting). */
+export const SEARCH_MMAP_BYTES = 2147418112
+
 function configure(db: Database.Database, opts: CacheDbOptions, now: number): void {
   db.pragma('busy_timeout = 5000')
   db.pragma('foreign_keys = ON')
   db.pragma('cache_size = -65536')
   db.pragma('temp_store = MEMORY')
   // Reads straight from the page cache of the OS; 2 GB is SQLite's default ceiling.
-  db.pragma('mmap_size = 2147418112')
+  db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`)
   if (opts.readonly) {
     const v = db.pragma('user_version', { simple: true }) as number
     if (v > SCHEMA_VERSION) migrate(db) // throws DatabaseTooNew without writing

@@ -9,7 +9,7 @@ import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest'
 import type { MigrationProgress } from './migrate'
-import { openCacheDb } from './cache-db'
+import { openCacheDb, SEARCH_MMAP_BYTES } from './cache-db'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
 import { DeferredIndexing } from './deferred-indexing'
@@ -222,12 +222,17 @@ export class CallCache {
   }
 
   /**
-   * For a pull of many calls: FTS5 keeps a whole batch's terms in memory and writes one
-   * segment per batch (fts-buffer.ts); off again restores its default.
+   * For a pull of many calls. FTS5 keeps a whole batch's terms in memory and writes one
+   * segment per batch (fts-buffer.ts). And the connection reads through SQLite's own page
+   * cache instead of the memory map: a pull touches every page of the file once, and mapped,
+   * each stayed in the process's resident memory (measured, 1,000,000 calls pulled as the app
+   * pulls, in a Node process: 1,141–1,151 MB peak with the map, 304–370 MB without, in about the same time). Off restores both;
+   * search meanwhile works, reading without the map.
    */
-  bulkIndexing(on: boolean): void {
+  bulkWriting(on: boolean): void {
     this.requireWriter()
     setFtsBuffer(this.db, on ? FTS_BULK_BUFFER : FTS_DEFAULT_BUFFER)
+    this.db.pragma(`mmap_size = ${on ? 0 : SEARCH_MMAP_BYTES}`)
   }
 
   /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */

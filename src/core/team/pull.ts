@@ -225,12 +225,13 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
     progress.totalCalls = Number(count.rows[0]?.n ?? 0)
     emit()
     const source = redactUrl(opts.sourceLabel)
-    // A bulk pull writes one full-text segment per batch (fts-buffer.ts); a small one keeps
-    // FTS5's default. Restored at the end; a pull killed before leaves only a larger buffer.
+    // A bulk pull writes one full-text segment per batch (fts-buffer.ts) and reads without the
+    // memory map (CallCache.bulkWriting); a small one keeps both. Restored at the end; a pull
+    // killed before leaves only a larger buffer (the map is the connection's, not the file's).
     deferred = opts.deferIndexFrom !== undefined && progress.totalCalls >= opts.deferIndexFrom && cursor === 0 && cache.info().calls === 0
     if (deferred) await cache.startIndexBuild()
     bulk = !deferred && progress.totalCalls >= OPTIMIZE_AFTER
-    if (bulk) cache.bulkIndexing(true)
+    if (bulk) cache.bulkWriting(true)
     const client = await pool.connect()
     let next: Promise<BatchRead> | null = null
     try {
@@ -287,7 +288,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
   }
   if (bulk) {
     try {
-      cache.bulkIndexing(false)
+      cache.bulkWriting(false)
     } catch {
       // The cache was closed under the pull: the next bulk pull sets it again anyway.
     }

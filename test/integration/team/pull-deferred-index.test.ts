@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache, type WritePageInput } from '../../../src/core/cache'
+import { SEARCH_MMAP_BYTES } from '../../../src/core/cache/cache-db'
 import { createPool, OPTIMIZE_AFTER, PgSyncStore, pullTeamCache } from '../../../src/core/team'
 import type { CallRecord } from '../../../src/shared/domain'
 import { buildCli, removeBuild } from '../cli/build-cli'
@@ -225,4 +226,43 @@ describe('a first pull builds the search index beside the ingest', () => {
     }
     expect(halfBuilt).toBeGreaterThan(0)
   }, 240_000)
+})
+
+describe("the app's pull (index each batch)", () => {
+  it('reads without the memory map while it pulls many calls, and has it back when cancelled or done', async () => {
+    const file = join(tmp.dir, 'app-map.sqlite')
+    const pool = createPool({ url, schema: 'acme', maxConnections: 1 })
+    const cache = openCache(file)
+    const mmap = (): unknown => cache.db.pragma('mmap_size', { simple: true })
+    try {
+      const seen = new Set<unknown>()
+      const ac = new AbortController()
+      const pull = (signal?: AbortSignal) =>
+        pullTeamCache({
+          pool,
+          schema: 'acme',
+          sourceLabel: url,
+          cache,
+          batchSize: 1500,
+          ...(signal ? { signal } : {}),
+          onProgress: (p) => {
+            if (p.phase !== 'pulling' || p.batches === 0) return
+            seen.add(mmap())
+            if (p.batches === 3) ac.abort()
+          }
+        })
+      const cancelled = await pull(ac.signal)
+      expect(cancelled.phase).toBe('cancelled')
+      expect(mmap()).toBe(SEARCH_MMAP_BYTES)
+      // What is left is still a bulk pull (≥ OPTIMIZE_AFTER calls): the map is off again.
+      const done = await pull()
+      expect(done.phase).toBe('done')
+      expect(cancelled.calls + done.calls).toBe(CALLS)
+      expect([...seen]).toEqual([0])
+      expect(mmap()).toBe(SEARCH_MMAP_BYTES)
+    } finally {
+      cache.close()
+      await pool.end()
+    }
+  }, 60_000)
 })

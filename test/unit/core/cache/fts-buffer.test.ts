@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
+import { SEARCH_MMAP_BYTES } from '../../../../src/core/cache/cache-db'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER } from '../../../../src/core/cache/fts-buffer'
 import type { CallRecord } from '../../../../src/shared/domain'
 
@@ -46,7 +47,7 @@ function state(): { buffer: number | null; segments: number } {
 }
 
 describe('the full-text buffer of a bulk pull', () => {
-  it('writes one segment per transaction while on, is restored when off, and indexes the same rows', () => {
+  it('writes one segment per transaction and reads without the memory map while on, is restored when off, and indexes the same rows', () => {
     cache.ensureScope('s', FILTERS)
     // Pages of long summaries, so that a transaction's pending terms exceed FTS5's default 1 MB.
     const long = (i: number): CallRecord => ({
@@ -65,8 +66,9 @@ describe('the full-text buffer of a bulk pull', () => {
     expect(small.buffer).toBeNull()
     expect(small.segments).toBeGreaterThan(1)
 
-    cache.bulkIndexing(true)
+    cache.bulkWriting(true)
     expect(state().buffer).toBe(FTS_BULK_BUFFER)
+    expect(cache.db.pragma('mmap_size', { simple: true })).toBe(0)
     cache.writePages(
       Array.from({ length: 4 }, (_, p) => ({
         scopeKey: 's',
@@ -76,8 +78,9 @@ describe('the full-text buffer of a bulk pull', () => {
       }))
     )
     expect(state().segments).toBe(small.segments + 1)
-    cache.bulkIndexing(false)
+    cache.bulkWriting(false)
     expect(state().buffer).toBe(FTS_DEFAULT_BUFFER)
+    expect(cache.db.pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
     const db = new Database(file(), { readonly: true })
     try {
       expect(db.prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'w3999 OR w1999'").pluck().get()).toBe(2)

@@ -1,0 +1,52 @@
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { appPullInChild } from './team-support'
+import type { BenchContext, BenchRow } from './types'
+
+/**
+ * The team section's pull as the app makes it (bench/app-pull-child.ts: index each batch,
+ * V8's defaults, the cache opened for search), twice in the same run: as it is, and with the
+ * memory map kept on during the pull as before CallCache.bulkWriting turned it off. Each
+ * pulls every call of the bench schema into its own file, removed afterwards.
+ */
+export async function appPullRows(ctx: BenchContext, url: string, n: number): Promise<BenchRow[]> {
+  const entry = join(process.cwd(), 'out', 'node', 'bench-app-pull.mjs')
+  if (!existsSync(entry)) {
+    ctx.log("team: the app's pull skipped: out/node/bench-app-pull.mjs is not built")
+    return []
+  }
+  const pull = async (keepMap: boolean): Promise<Awaited<ReturnType<typeof appPullInChild>>> => {
+    const file = join(ctx.workDir, keepMap ? 'app-mapped.sqlite' : 'app.sqlite')
+    try {
+      const r = await appPullInChild(entry, url, file, keepMap)
+      if (r.calls !== n) throw new Error(`the app's pull applied ${r.calls} of ${n} calls`)
+      return r
+    } finally {
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true })
+    }
+  }
+  const app = await pull(false)
+  const mapped = await pull(true)
+  const mb = (b: number): string => `${(b / 1e6).toFixed(0)} MB`
+  ctx.log(
+    `app's pull: ${Math.round(n / app.seconds)}/s, peak RSS ${mb(app.rss)}; with the memory map kept (before): ${Math.round(n / mapped.seconds)}/s, ${mb(mapped.rss)}`
+  )
+  return [
+    {
+      metric: `pull of ${n.toLocaleString('en')} calls as the app pulls (index each batch, V8 defaults): peak resident memory`,
+      value: app.rss / 1e6,
+      unit: 'MB',
+      baseline: mapped.rss / 1e6,
+      ratio: app.rss / mapped.rss,
+      note: "a Node process, not Electron's main process (which adds its own baseline); baseline: the memory map kept during the pull, as before, same run"
+    },
+    {
+      metric: `pull of ${n.toLocaleString('en')} calls as the app pulls: throughput`,
+      value: n / app.seconds,
+      unit: 'calls/s',
+      baseline: n / mapped.seconds,
+      ratio: mapped.seconds / app.seconds,
+      note: 'baseline: the memory map kept, same run; CALLSIGHT_BENCH_TEAM_APP_PULL=0 skips both'
+    }
+  ]
+}
