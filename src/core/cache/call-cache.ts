@@ -225,9 +225,9 @@ export class CallCache {
    * For a pull of many calls. FTS5 keeps a whole batch's terms in memory and writes one
    * segment per batch (fts-buffer.ts). And the connection reads through SQLite's own page
    * cache instead of the memory map: a pull touches every page of the file once, and mapped,
-   * each stayed in the process's resident memory (measured, 1,000,000 calls pulled as the app
-   * pulls, in a Node process: 1,141–1,151 MB peak with the map, 304–370 MB without, in about the same time). Off restores both;
-   * search meanwhile works, reading without the map.
+   * each stayed in the process's resident memory (1,000,000 calls pulled as the app pulls, in
+   * a Node process: 1,141–1,151 MB peak with the map, 304–370 MB without, in about the same
+   * time; docs/team.md). Off restores both; search meanwhile works, reading without the map.
    */
   bulkWriting(on: boolean): void {
     this.requireWriter()
