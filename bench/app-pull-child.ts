@@ -10,10 +10,11 @@
  * Prints the final progress as one JSON line.
  */
 import { openCache } from '../src/core/cache'
+import { SEARCH_MMAP_BYTES } from '../src/core/cache/cache-db'
 import { createPool, pullTeamCache } from '../src/core/team'
 
 const [url, schema, file, flag] = process.argv.slice(2)
-if (!url || !schema || !file) {
+if (!url || !schema || !file || (flag !== undefined && flag !== '--keep-map')) {
   process.stderr.write('usage: bench-app-pull <postgres url> <schema> <cache file> [--keep-map]\n')
   process.exit(2)
 }
@@ -26,7 +27,7 @@ try {
     sourceLabel: url,
     cache,
     // Progress comes after each batch, once the pull's bulk mode turned the map off: back on.
-    onProgress: flag === '--keep-map' ? () => cache.db.pragma('mmap_size = 2147418112') : () => undefined
+    onProgress: flag === '--keep-map' ? () => cache.db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`) : () => undefined
   })
   process.stdout.write(`${JSON.stringify(final)}\n`)
   process.exitCode = final.error ? 1 : 0
