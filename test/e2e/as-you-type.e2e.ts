@@ -11,7 +11,7 @@ import { SearchQuery, type ValueSuggestions } from '../../src/shared/domain'
 import { buildQuery, emptyFilters } from '../../src/renderer/src/lib/query'
 import { ingest } from '../../bench/search'
 import { syncDemoWeek } from './support/demo-week'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // Search as the analyst types (issue 17): no search button, a query per keystroke, replies to
 // text typed over dropped. Counts are checked against core's answer on the same cache file,
@@ -247,7 +247,7 @@ describe('as-you-type search on the demo week', () => {
     expect(sentiment.values.length).toBeGreaterThan(1)
     await page.getByTestId('analysis-add').click()
     await page.getByTestId('analysis-key-0').click()
-    await page.getByRole('option', { name: 'Duygu Durumu (sentiment)' }).click()
+    await pickOption(page, 'Duygu Durumu (sentiment)')
     await page.getByTestId('analysis-value-0').focus()
     const options = page.getByTestId('analysis-suggestion-0')
     await expect.poll(() => options.count(), { timeout: 10_000 }).toBe(sentiment.values.length)
@@ -264,7 +264,7 @@ describe('as-you-type search on the demo week', () => {
     await app.screenshot('62-value-suggestions')
 
     await page.getByTestId('analysis-key-0').click()
-    await page.getByRole('option', { name: 'Müşteri Eforu (customerEffort)' }).click()
+    await pickOption(page, 'Müşteri Eforu (customerEffort)')
     const useRange = page.getByTestId('analysis-range-0')
     await useRange.waitFor({ timeout: 10_000 })
     expect(await useRange.textContent()).toContain(`${effort.range!.min} – ${effort.range!.max}`)

@@ -3,7 +3,7 @@ import { createPool, PgSyncStore, teamInit } from '../../src/core/team'
 import type { RunningService } from '../../src/service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../support/pg-cluster'
 import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../integration/team/helpers'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // An analyst connects the app (`callsight serve`, in real Chromium) to the team cache and
 // pulls it: a real PostgreSQL filled by the real engine from the reference service.
@@ -50,8 +50,9 @@ describe('team cache in the app', () => {
     await page.getByTestId('team-url').fill(`postgres://acme_reader@127.0.0.1:${cluster.port}/team`)
     await page.getByTestId('team-schema').fill('acme')
     await page.getByTestId('team-ssl').click()
-    await page.getByRole('option', { name: /Not encrypted/ }).click()
+    await pickOption(page, /Not encrypted/)
     await page.getByTestId('team-password').fill('wrong')
+    expect(await page.getByTestId('team-password').inputValue()).toBe('wrong')
     await page.getByTestId('team-connect').click()
     // The form answers with the connection's error, or (if a field were lost) says what is
     // missing: either way at once, so a failure here names which (one CI run timed out waiting).

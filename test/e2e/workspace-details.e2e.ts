@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { syncDemoWeek } from './support/demo-week'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // The small things a day of use runs into, on the demo in English: a "last 30 days" saved
 // search stays relative, direction is a choice, the type dropdown's filter takes the typing
@@ -46,10 +46,10 @@ describe('workspace details', () => {
   it('offers direction as a choice of codes, and focuses the call-type filter box on open', async () => {
     const { page } = app
     await page.getByTestId('filter-direction').click()
-    await page.getByRole('option', { name: 'Code 2' }).click()
+    await pickOption(page, 'Code 2')
     await expect.poll(() => page.getByTestId('filter-direction').textContent()).toContain('Code 2')
     await page.getByTestId('filter-direction').click()
-    await page.getByRole('option', { name: 'Any direction' }).click()
+    await pickOption(page, 'Any direction')
 
     await page.getByTestId('filter-types').click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('p-multiselect-filter') ?? false)).toBe(true)

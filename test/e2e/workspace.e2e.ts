@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
 import { startService, type RunningService } from '../../src/service'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // The analyst's workspace end to end: `callsight serve` as a user starts it, the built
 // renderer in Chromium at the address it printed, and a reference service on 127.0.0.1 as
@@ -113,7 +113,7 @@ describe('analyst workspace', () => {
     expect(pick.count).toBeGreaterThan(0)
     await page.getByTestId('analysis-add').click()
     await page.getByTestId('analysis-key-0').click()
-    await page.getByRole('option', { name: pick.label }).click()
+    await pickOption(page, pick.label)
     await page.getByTestId('analysis-value-0').fill(pick.value)
     await expect.poll(() => totalOf(page), { timeout: 15_000 }).toBe(pick.count)
     expect(pick.count).toBeLessThan(all)

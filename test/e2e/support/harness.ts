@@ -85,6 +85,17 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   return file
 }
 
+/**
+ * Picks an option of a single-choice Select and waits for its list to close. PrimeVue's Select
+ * hands focus back to itself on a zero-delay timer after the pick, in the same turn as the list
+ * closes; a `fill` started before that timer can lose its text to the Select (a CI run saw the
+ * team password arrive empty this way).
+ */
+export async function pickOption(page: Page, name: string | RegExp, exact = false): Promise<void> {
+  await page.getByRole('option', { name, exact }).click()
+  await page.getByRole('listbox').waitFor({ state: 'hidden' })
+}
+
 /** Collects page errors and console errors. */
 export function watchErrors(page: Page): string[] {
   const errors: string[] = []
