@@ -74,14 +74,14 @@ export async function pullInChild(
   return measuredPull([cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra])
 }
 
-/** The app's pull (bench/app-pull-child.ts) in its own process; keepMap: as before the pull turned the memory map off. */
+/** The app's pull (bench/app-pull-child.ts) in its own process; defaultHeap: as before the pull bounded V8's heap growth. */
 export async function appPullInChild(
   entry: string,
   url: string,
   file: string,
-  keepMap = false
+  defaultHeap = false
 ): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
-  return measuredPull([entry, url, 'bench', file, ...(keepMap ? ['--keep-map'] : [])])
+  return measuredPull([entry, url, 'bench', file, ...(defaultHeap ? ['--default-heap'] : [])])
 }
 
 /** Runs a pull in a child process whose last stdout line is its final progress; its peak RSS sampled every 100 ms. */

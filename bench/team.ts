@@ -9,7 +9,7 @@
  * - a pull of 1,000,000 calls into an empty local cache, end to end in its own process (the
  *   built CLI), with its peak resident memory; against the direct ingest rate;
  * - the same pull as the app makes it (bench/app-pull-child.ts), its memory against the same
- *   pull with the memory map kept on;
+ *   pull with V8's default heap growth;
  * - incremental pulls of 1,000 changed calls;
  * - ten workstations pulling: requests to the service (counted by the reference service);
  * - sizing: rows and bytes per call in PostgreSQL and in the pulled SQLite file.
@@ -275,7 +275,7 @@ export const run: BenchFn = async (ctx) => {
           { metric: 'pulled SQLite file per 1,000,000 calls', value: ((statSync(file).size / n) * 1e6) / 2 ** 20, unit: 'MiB' }
         )
 
-        // 3b. The same pull as the app makes it, against the memory map kept (bench/team-app-pull.ts).
+        // 3b. The same pull as the app makes it, against V8's default heap growth (bench/team-app-pull.ts).
         if (process.env['CALLSIGHT_BENCH_TEAM_APP_PULL'] !== '0') rows.push(...(await appPullRows(ctx, url, n)))
 
         // 4. Incremental pulls of 1,000 changed calls.

@@ -5,7 +5,6 @@ import { EXIT, exitCodeFor } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
-import { boundOldGenerationGrowth } from '../heap-tuning'
 import { migrationProgress } from '../migration-progress'
 
 export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
@@ -22,8 +21,6 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const opts = teamDbOptions(url, values)
   const file = required(values.db, '--db')
   const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
-  // Resident memory of a bulk pull: see heap-tuning.ts.
-  boundOldGenerationGrowth()
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
   // A bulk pull writes far more than it reads: memory-mapped reads would only add the file

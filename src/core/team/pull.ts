@@ -7,6 +7,7 @@ import { Intervals } from '../cache/coverage'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import { mapPgError, q, redactUrl } from './connection'
 import { checkPgSchema } from './pg-migrations'
+import { boundHeapGrowth } from './heap-growth'
 import { pulledCall } from './pulled-rows'
 
 /**
@@ -199,6 +200,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
   }
   let bulk = false
   let deferred = false
+  let releaseHeap: (() => void) | null = null
   const timings: PullTimings = { read: 0, write: 0, indexWait: 0, end: 0 }
   // Wall time of each step, added up (performance.now: monotonic, apart from the `now` option used for rates).
   let mark = performance.now()
@@ -225,13 +227,15 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
     progress.totalCalls = Number(count.rows[0]?.n ?? 0)
     emit()
     const source = redactUrl(opts.sourceLabel)
-    // A bulk pull writes one full-text segment per batch (fts-buffer.ts) and reads without the
-    // memory map (CallCache.bulkWriting); a small one keeps both. Restored at the end; a pull
-    // killed before leaves only a larger buffer (the map is the connection's, not the file's).
+    // A bulk pull writes one full-text segment per batch (fts-buffer.ts), reads without the
+    // memory map (CallCache.bulkWriting) and bounds V8's heap growth (heap-growth.ts); a small
+    // one keeps all three. Restored at the end; a pull killed before leaves only a larger
+    // buffer (the map is the connection's, not the file's).
     deferred = opts.deferIndexFrom !== undefined && progress.totalCalls >= opts.deferIndexFrom && cursor === 0 && cache.info().calls === 0
     if (deferred) await cache.startIndexBuild()
     bulk = !deferred && progress.totalCalls >= OPTIMIZE_AFTER
     if (bulk) cache.bulkWriting(true)
+    if (bulk || deferred) releaseHeap = boundHeapGrowth()
     const client = await pool.connect()
     let next: Promise<BatchRead> | null = null
     try {
@@ -293,6 +297,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
       // The cache was closed under the pull: the next bulk pull sets it again anyway.
     }
   }
+  releaseHeap?.()
   emit()
   return { ...progress, timings }
 }
