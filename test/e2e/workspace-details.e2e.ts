@@ -6,7 +6,7 @@ import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // The small things a day of use runs into, on the demo in English: a "last 30 days" saved
 // search stays relative, direction is a choice, the type dropdown's filter takes the typing
-// at once, and the next call is read from its top.
+// at once, "/" focuses the search bar once per press, and the next call is read from its top.
 
 interface StoredSaved {
   name: string
@@ -54,6 +54,22 @@ describe('workspace details', () => {
     await page.getByTestId('filter-types').click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.classList.contains('p-multiselect-filter') ?? false)).toBe(true)
     await page.keyboard.press('Escape')
+  })
+
+  it('"/" on another screen opens search with its bar focused, once: coming back later leaves the focus alone', async () => {
+    const { page } = app
+    const barFocused = (): Promise<boolean> => page.evaluate(() => document.activeElement?.getAttribute('data-testid') === 'search-input')
+    await page.getByTestId('nav-sync').click()
+    await page.getByTestId('sync-start').waitFor()
+    await page.keyboard.press('/')
+    await expect.poll(barFocused).toBe(true)
+    await page.getByTestId('nav-sync').click()
+    await page.getByTestId('sync-start').waitFor()
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('row-0').waitFor()
+    // The screen has mounted and shown its rows: a focus it were to take would have been taken.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+    expect(await barFocused()).toBe(false)
   })
 
   it('reads the next call from its top', async () => {
