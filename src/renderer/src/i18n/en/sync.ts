@@ -29,6 +29,7 @@ export const syncMessages = {
     phase_failed: 'Pull failed',
     phase_cancelled: 'Pull stopped; the next pull continues where it stopped',
     progress: '{calls} of {total} changed calls, {perSecond} calls/s',
+    timeLeft: 'about {time} left',
     errorTitle: 'The pull needs attention',
     statusErrorTitle: 'The team cache could not be read just now; local search keeps working',
     worker: 'The team’s worker',

@@ -32,6 +32,7 @@ export const syncMessages: Shape<typeof en> = {
     phase_failed: 'Çekme başarısız',
     phase_cancelled: 'Çekme durduruldu; bir sonraki çekme kaldığı yerden sürer',
     progress: '{total} değişen görüşmeden {calls}, saniyede {perSecond} görüşme',
+    timeLeft: 'yaklaşık {time} kaldı',
     errorTitle: 'Çekme ilgi bekliyor',
     statusErrorTitle: 'Ekip önbelleği şu an okunamadı; yerel arama çalışmaya devam ediyor',
     worker: 'Ekibin çalışanı',
