@@ -91,8 +91,8 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
  * closes; a `fill` started before that timer can lose its text to the Select (a CI run saw the
  * team password arrive empty this way).
  */
-export async function pickOption(page: Page, name: string | RegExp, exact = false): Promise<void> {
-  await page.getByRole('option', { name, exact }).click()
+export async function pickOption(page: Page, name: string | RegExp): Promise<void> {
+  await page.getByRole('option', { name }).click()
   await page.getByRole('listbox').waitFor({ state: 'hidden' })
 }
 
