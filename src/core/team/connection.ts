@@ -140,6 +140,15 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
       hint: 'Run callsight team init --db … --schema … once as the database owner.'
     })
   }
+  // The server ended the session (restart, failover, pg_terminate_backend, idle timeout) or
+  // the socket closed under a query: the work in hand is lost, a retry continues it.
+  const msg0 = typeof err?.message === 'string' ? err.message : ''
+  if ((code.startsWith('57P') && code !== '57P04') || /^Connection terminated|not queryable/.test(msg0)) {
+    return new CallsightError('Network', `${what}'s server ended the connection.`, {
+      cause: e,
+      hint: 'It may be restarting. Try again: a pull or sync continues where it stopped.'
+    })
+  }
   if (['ECONNREFUSED', 'ENOTFOUND', 'ECONNRESET', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE'].includes(code) || code.startsWith('08')) {
     return new CallsightError('Network', `${what} could not be reached.`, {
       cause: e,
@@ -159,8 +168,12 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
 
 export function createPool(opts: TeamDbOptions): pg.Pool {
   const pool = new pg.Pool(poolConfig(opts))
-  // An idle client that loses its server emits on the pool; without a listener Node exits.
+  // A client that loses its server emits 'error'; an 'error' event no one hears ends the
+  // process (the app's main, the CLI). The pool hears its idle clients; a checked-out one
+  // (a pull's, a write transaction's) is heard by no one, so each client gets a listener of
+  // its own. The loss still reaches the work in hand: its query, or the next one, fails.
   pool.on('error', () => undefined)
+  pool.on('connect', (client) => client.on('error', () => undefined))
   return pool
 }
 

@@ -237,9 +237,17 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
     if (bulk) cache.bulkWriting(true)
     if (bulk || deferred) releaseHeap = boundHeapGrowth()
     const client = await pool.connect()
+    // A batch read ahead can fail while the pull awaits something else (the index build's
+    // backlog): marked as heard at once, so that the failure is not an unhandled rejection
+    // (which ends the process) before the loop's await takes it.
+    const readAhead = (lo: number): Promise<BatchRead> => {
+      const p = readBatch(client, schema, lo, size)
+      p.catch(() => undefined)
+      return p
+    }
     let next: Promise<BatchRead> | null = null
     try {
-      next = readBatch(client, schema, cursor, size)
+      next = readAhead(cursor)
       for (;;) {
         mark = performance.now()
         const batch: BatchRead = await next
@@ -248,7 +256,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
         if (!batch) break
         if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
         // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
-        next = readBatch(client, schema, batch.cursor, size)
+        next = readAhead(batch.cursor)
         cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
         lap('write')
         if (deferred) {
@@ -265,7 +273,6 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
       client.release()
     } catch (e) {
       // A batch still in flight is not waited for: the connection is dropped, not reused.
-      next?.catch(() => undefined)
       client.release(true)
       throw e
     }

@@ -95,5 +95,17 @@ describe('team cache configuration', () => {
     expect(mapPgError({ code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }).code).toBe('Network')
     expect(mapPgError({ code: '42P01', message: 'relation does not exist' }).hint).toMatch(/team init/)
     expect(mapPgError(new Error('boom')).message).not.toContain('boom')
+    // The server ended the session (shutdown, pg_terminate_backend, idle timeout) or the
+    // socket closed: a retry continues the work; a dropped database is not that.
+    for (const e of [
+      { code: '57P01', message: 'terminating connection due to administrator command' },
+      { code: '57P05', message: 'terminating connection due to idle-session timeout' },
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable')
+    ]) {
+      expect(mapPgError(e).code).toBe('Network')
+      expect(mapPgError(e).hint).toMatch(/continues where it stopped/)
+    }
+    expect(mapPgError({ code: '57P04', message: 'database dropped' }).code).toBe('Storage')
   })
 })
