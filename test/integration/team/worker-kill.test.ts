@@ -10,6 +10,7 @@ import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli, spawnCli } from '../cli/helpers'
 import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { prng } from '../../support/prng'
+import { until } from '../../support/until'
 import { freshDatabase, startTestService, tempDir } from './helpers'
 
 /** A little latency per request, so that kills and SIGTERMs land while requests are in flight. */
@@ -96,6 +97,29 @@ function signalAfterAnswers(child: ChildProcess, signal: NodeJS.Signals, answers
   return { stop: () => clearInterval(watch) }
 }
 
+/** The team cache holds exactly the service's calls, analysis items and both scopes' members. */
+async function expectServiceSet(c: pg.Client): Promise<void> {
+  const dump = service.admin.dump()
+  const ids = (await c.query<{ call_id: string }>('SELECT call_id FROM acme.calls')).rows.map((x) => x.call_id)
+  expect(ids.length).toBe(dump.length)
+  expect(new Set(ids)).toEqual(new Set(dump.map((d) => d.callId)))
+  const items = await c.query<{ n: number }>('SELECT coalesce(sum(json_array_length(analysis::json)), 0)::int AS n FROM acme.calls')
+  expect(items.rows[0]!.n).toBe(dump.reduce((n, d) => n + d.analysis.length, 0))
+  const members = async (scope: object): Promise<Set<string>> =>
+    new Set(
+      (
+        await c.query<{ call_id: string }>(
+          'SELECT m.call_id FROM acme.scope_members m JOIN acme.scopes s ON s.id = m.scope_id WHERE s.scope_key = $1',
+          [SyncEngine.keyOf({ from: 0, to: 1, ...scope })]
+        )
+      ).rows.map((x) => x.call_id)
+    )
+  expect(await members({ results: 'all', includeAnalysis: true })).toEqual(new Set(dump.map((d) => d.callId)))
+  expect(await members({ includeAnalysis: false, direction: 1 })).toEqual(
+    new Set(dump.filter((d) => d.result === 1 && d.direction === 1).map((d) => d.callId))
+  )
+}
+
 describe('callsight worker', () => {
   it('killed with SIGKILL at random moments, resumes each time and ends with exactly the service set', async () => {
     const { url, config } = await setUp()
@@ -121,28 +145,10 @@ describe('callsight worker', () => {
     // Each says the limiter's pace against the tenant's limit.
     for (const l of log.filter((l) => l.msg === 'sync done')) expect(l.limitPerMinute).toBeGreaterThan(0)
 
-    const dump = service.admin.dump()
     const c = new pg.Client({ connectionString: url })
     await c.connect()
     try {
-      const ids = (await c.query<{ call_id: string }>('SELECT call_id FROM acme.calls')).rows.map((x) => x.call_id)
-      expect(ids.length).toBe(dump.length)
-      expect(new Set(ids)).toEqual(new Set(dump.map((d) => d.callId)))
-      const items = await c.query<{ n: number }>('SELECT coalesce(sum(json_array_length(analysis::json)), 0)::int AS n FROM acme.calls')
-      expect(items.rows[0]!.n).toBe(dump.reduce((n, d) => n + d.analysis.length, 0))
-      const members = async (scope: object): Promise<Set<string>> =>
-        new Set(
-          (
-            await c.query<{ call_id: string }>(
-              'SELECT m.call_id FROM acme.scope_members m JOIN acme.scopes s ON s.id = m.scope_id WHERE s.scope_key = $1',
-              [SyncEngine.keyOf({ from: 0, to: 1, ...scope })]
-            )
-          ).rows.map((x) => x.call_id)
-        )
-      expect(await members({ results: 'all', includeAnalysis: true })).toEqual(new Set(dump.map((d) => d.callId)))
-      expect(await members({ includeAnalysis: false, direction: 1 })).toEqual(
-        new Set(dump.filter((d) => d.result === 1 && d.direction === 1).map((d) => d.callId))
-      )
+      await expectServiceSet(c)
       const state = await c.query<{ name: string; running: boolean; last_success_at: string | null; last_outcome: string }>(
         'SELECT name, running, last_success_at, last_outcome FROM acme.worker_scopes ORDER BY name'
       )
@@ -164,6 +170,52 @@ describe('callsight worker', () => {
       await c.end()
     }
   }, 240_000)
+
+  it('keeps running when PostgreSQL ends its sessions mid-sync, and a later cycle ends with exactly the service set', async () => {
+    const { url, config } = await setUp()
+    const database = new URL(url).pathname.slice(1)
+    const { child, done } = spawnCli(cli, ['worker', '--config', config], ENV)
+    let out = ''
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+    let stderr = ''
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
+    /** Complete JSON lines from `from` on; fails at once if the worker has exited. */
+    const logFrom = (from: number): LogLine[] => {
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the worker exited: ${stderr}${out}`)
+      return lines(out.slice(from, out.lastIndexOf('\n') + 1))
+    }
+    try {
+      // After some work of a sync (answers counted, not time): what a restart or a failover of
+      // PostgreSQL, or an administrator, does to the worker's sessions, its held run lock's too.
+      await until(() => (logFrom(0).some((l) => l.msg === 'sync started') ? true : undefined))
+      const at = service.admin.stats().requests + 5
+      await until(() => (logFrom(0) && service.admin.stats().requests >= at ? true : undefined))
+      const mark = out.length
+      const ended = await cluster.sql('SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1', [
+        database
+      ])
+      expect(ended.rows[0].n).toBeGreaterThan(0)
+      // Two cycles end after it: so one cycle ran wholly after the sessions ended.
+      await until(() => (logFrom(mark).filter((l) => l.msg === 'waiting for the next cycle').length >= 2 ? true : undefined), 90_000)
+      const after = logFrom(mark)
+      const ends = after.flatMap((l, i) => (l.msg === 'waiting for the next cycle' ? [i] : []))
+      const lastCycle = after.slice(ends[ends.length - 2]! + 1, ends[ends.length - 1])
+      expect(lastCycle.filter((l) => l.msg === 'sync done').map((l) => l.scope)).toEqual(['everything', 'answered inbound'])
+    } finally {
+      child.kill('SIGTERM')
+    }
+    const r = await done
+    expect(r.code, r.stderr).toBe(0)
+    const c = new pg.Client({ connectionString: url })
+    await c.connect()
+    try {
+      await expectServiceSet(c)
+      const running = await c.query('SELECT name FROM acme.worker_scopes WHERE running')
+      expect(running.rows).toEqual([])
+    } finally {
+      await c.end()
+    }
+  }, 150_000)
 
   it('stops cleanly on SIGTERM: exit 0, the run recorded as cancelled, the scope not running', async () => {
     const { url, config } = await setUp()
@@ -205,7 +257,7 @@ describe('callsight worker', () => {
       const everything = async (): Promise<string | undefined> =>
         (await readWorkerState(pool, 'acme')).find((w) => w.name === 'everything')?.status
       /** Polls (a real process, a real server: generous bound, no fixed wait). */
-      const until = async (status: string): Promise<void> => {
+      const untilStatus = async (status: string): Promise<void> => {
         const deadline = Date.now() + 20_000
         let seen: string | undefined
         while ((seen = await everything()) !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
@@ -216,18 +268,18 @@ describe('callsight worker', () => {
         expect(r.code, r.stderr).toBe(0)
         return r.stdout
       }
-      await until('running')
+      await untilStatus('running')
       expect(await teamStatus()).toMatch(/- everything: running since /)
       // Frozen: its connections (and the scope's run lock) stay, its heartbeat stops.
       child.kill('SIGSTOP')
-      await until('stale')
+      await untilStatus('stale')
       expect(await teamStatus()).toMatch(/- everything: stale: running since .*no heartbeat for \d+ s/)
       child.kill('SIGCONT')
-      await until('running')
+      await untilStatus('running')
       // Killed: PostgreSQL drops its sessions and the run lock with them; the row still says running.
       child.kill('SIGKILL')
       expect((await done).signal).toBe('SIGKILL')
-      await until('interrupted')
+      await untilStatus('interrupted')
       const raw = await pool.query<{ running: boolean }>("SELECT running FROM acme.worker_scopes WHERE name = 'everything'")
       expect(raw.rows[0]!.running).toBe(true)
       expect(await teamStatus()).toMatch(/- everything: interrupted: the worker stopped during the run started /)
