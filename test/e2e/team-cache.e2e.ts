@@ -73,6 +73,8 @@ describe('team cache in the app', () => {
     })
     const error = page.getByTestId('team-connect-error')
     await expect.poll(() => error.getAttribute('data-code'), { timeout: 20_000 }).toBe('InvalidCredentials')
+    // In the team cache's words: it refused the role, not "the user name" of the service.
+    expect(await error.textContent()).toMatch(/team cache refused the role or its password/)
     expect(await page.getByTestId('team-password').inputValue()).toBe('')
 
     await page.getByTestId('team-password').fill('reader-pw-1')

@@ -33,6 +33,27 @@ describe('error messages', () => {
     expect(seen.size).toBe(ERROR_CODES.length)
   })
 
+  it('where the team cache answered, its errors name it, in both languages; other codes read as anywhere else', () => {
+    const team = (table: Map<string, string>, e: AppErrorInfo): string => {
+      const text = describeError(e, 'teamCache')
+      const template = table.get(text.key)
+      if (template === undefined) throw new Error(`no message for ${text.key}`)
+      return template
+    }
+    for (const code of ['InvalidCredentials', 'Network', 'Timeout', 'DatabaseTooNew', 'Storage'] as const) {
+      expect(describeError(info(code), 'teamCache').key).toBe(`teamErrors.${code}`)
+      expect(team(EN, info(code)), code).toMatch(/team cache/)
+      expect(team(EN, info(code)), code).not.toMatch(/service/)
+      expect(team(TR, info(code)), code).toMatch(/[Ee]kip önbelleğ/)
+      // The detail and hint rules are the code's own, wherever it came from.
+      expect({ ...describeError(info(code), 'teamCache'), key: '' }).toEqual({ ...describeError(info(code)), key: '' })
+    }
+    expect(team(EN, info('Network'))).toMatch(/continues where it stopped/)
+    for (const code of ERROR_CODES.filter((c) => !['InvalidCredentials', 'Network', 'Timeout', 'DatabaseTooNew', 'Storage'].includes(c))) {
+      expect(describeError(info(code), 'teamCache')).toEqual(describeError(info(code)))
+    }
+  })
+
   it('wrong credentials say so, without blaming the network', () => {
     const en = render(EN, info('InvalidCredentials'))
     expect(en).toMatch(/user name or password is wrong/i)

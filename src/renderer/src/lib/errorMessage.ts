@@ -2,8 +2,8 @@ import type { AppErrorInfo, ErrorCode } from '../../../shared/errors'
 
 /** What to show for an error: a message key with its parameters, and optional detail lines. */
 export interface ErrorText {
-  /** A key under `errors.` in the message files. */
-  key: `errors.${ErrorCode}` | 'errors.UnknownCallTypeLocal'
+  /** A key under `errors.` (or `teamErrors.`) in the message files. */
+  key: `errors.${ErrorCode}` | 'errors.UnknownCallTypeLocal' | `teamErrors.${TeamErrorCode}`
   params: Record<string, string | number>
   /** The core's own sentence, shown under ours when ours is generic. */
   detail: string | null
@@ -38,6 +38,18 @@ const SELF_EXPLANATORY: Record<ErrorCode, boolean> = {
   Internal: false
 }
 
+/** Who answered: the service (the default), or the team cache (PostgreSQL), whose words differ. */
+export type ErrorSource = 'service' | 'teamCache'
+
+/**
+ * Codes whose general words name the service or the local cache: where the team cache
+ * answered, they have words of their own ("the service is unreachable" would send a person
+ * to check the wrong server).
+ */
+const TEAM_CODES = ['InvalidCredentials', 'Network', 'Timeout', 'DatabaseTooNew', 'Storage'] as const
+type TeamErrorCode = (typeof TEAM_CODES)[number]
+const isTeamCode = (code: ErrorCode): code is TeamErrorCode => (TEAM_CODES as readonly ErrorCode[]).includes(code)
+
 function fieldList(error: AppErrorInfo): string {
   const fields = error.fields ?? []
   if (fields.length === 0) return error.message
@@ -45,7 +57,7 @@ function fieldList(error: AppErrorInfo): string {
 }
 
 /** The one mapping from the error taxonomy to words, used by every screen. */
-export function describeError(error: AppErrorInfo): ErrorText {
+export function describeError(error: AppErrorInfo, source: ErrorSource = 'service'): ErrorText {
   const params: Record<string, string | number> = {}
   switch (error.code) {
     case 'RateLimited':
@@ -71,8 +83,12 @@ export function describeError(error: AppErrorInfo): ErrorText {
   // A self-explanatory code already says what to do, in the user's language; the core's
   // (English) hint would only repeat it.
   const hint = selfExplanatory ? null : error.hint?.trim() || null
-  const key =
-    error.code === 'UnknownCallType' && params.known !== undefined ? 'errors.UnknownCallTypeLocal' : (`errors.${error.code}` as const)
+  const key: ErrorText['key'] =
+    source === 'teamCache' && isTeamCode(error.code)
+      ? `teamErrors.${error.code}`
+      : error.code === 'UnknownCallType' && params.known !== undefined
+        ? 'errors.UnknownCallTypeLocal'
+        : `errors.${error.code}`
   return { key, params, detail, hint }
 }
 

@@ -95,6 +95,15 @@ export const shellMessages = {
     Forbidden: 'That action is not allowed.',
     Internal: 'Something went wrong inside the app.'
   },
+  // The same codes where the team cache (PostgreSQL) answered, not the service or the local cache.
+  teamErrors: {
+    InvalidCredentials: 'The team cache refused the role or its password. Check them and try again.',
+    Network:
+      'The team cache cannot be reached, or its server ended the connection. Check its address and that PostgreSQL is running, then try again: a pull continues where it stopped.',
+    Timeout: 'The team cache took too long to answer. Try again: a pull continues where it stopped.',
+    DatabaseTooNew: 'The team cache was set up by a newer version of Callsight. Update the app on this computer.',
+    Storage: 'The team cache or the local cache could not be read or written.'
+  },
   common: {
     justNow: 'just now',
     cancel: 'Cancel',

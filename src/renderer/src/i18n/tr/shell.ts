@@ -98,6 +98,15 @@ export const shellMessages: Shape<typeof en> = {
     Forbidden: 'Bu işleme izin verilmiyor.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
+  // The same codes where the team cache (PostgreSQL) answered, not the service or the local cache.
+  teamErrors: {
+    InvalidCredentials: 'Ekip önbelleği rolü ya da parolasını kabul etmedi. Kontrol edip yeniden deneyin.',
+    Network:
+      'Ekip önbelleğine ulaşılamıyor ya da sunucusu bağlantıyı kesti. Adresini ve PostgreSQL’in çalıştığını kontrol edip yeniden deneyin: çekme kaldığı yerden sürer.',
+    Timeout: 'Ekip önbelleği zamanında yanıt vermedi. Yeniden deneyin: çekme kaldığı yerden sürer.',
+    DatabaseTooNew: 'Ekip önbelleği Callsight’ın daha yeni bir sürümüyle kurulmuş. Bu bilgisayardaki uygulamayı güncelleyin.',
+    Storage: 'Ekip önbelleği ya da yerel önbellek okunamadı veya yazılamadı.'
+  },
   common: {
     justNow: 'az önce',
     cancel: 'İptal',
