@@ -129,6 +129,25 @@ export class PgSyncStore implements SyncStore {
     }
   }
 
+  /**
+   * Whether this process still holds the scope's run lock, taken again when PostgreSQL ended
+   * the session that held it (a restart, a failover, pg_terminate_backend): workstations
+   * read a scope whose lock is gone as interrupted. False when another process took it meanwhile.
+   */
+  async keepScopeLock(scopeKey: string): Promise<boolean> {
+    const c = this.scopeLocks.get(scopeKey)
+    if (c) {
+      try {
+        await c.query('SELECT 1')
+        return true
+      } catch {
+        this.scopeLocks.delete(scopeKey)
+        c.release(true)
+      }
+    }
+    return this.lockScope(scopeKey)
+  }
+
   async unlockScope(scopeKey: string): Promise<void> {
     const c = this.scopeLocks.get(scopeKey)
     if (!c) return

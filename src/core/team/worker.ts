@@ -171,7 +171,10 @@ export class TeamWorker {
       if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
       const startedAt = clock.now()
       await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
-      heartbeat = this.beat(key)
+      // Ended by a clean stop, or by the heartbeat when another process took the scope's run lock.
+      const run = new AbortController()
+      const runSignal = AbortSignal.any([signal, run.signal])
+      heartbeat = this.beat(key, cfg.name, run)
       logger.log('info', 'sync started', {
         scope: cfg.name,
         scopeKey: key,
@@ -204,8 +207,13 @@ export class TeamWorker {
         waits: this.deps.waits,
         pace: this.deps.pace
       })
-      const final = await engine.run(scope, { mode: 'incremental', signal, onProgress })
+      const final = await engine.run(scope, { mode: 'incremental', signal: runSignal, onProgress })
       heartbeat.abort()
+      if (run.signal.aborted && !signal.aborted) {
+        // The scope's state is the other process's now: not overwritten with "cancelled".
+        logger.log('warn', 'sync stopped: another process runs this scope', { scope: cfg.name, stored: final.stored })
+        return true
+      }
       const ok = final.phase === 'done'
       const error: AppErrorInfo | undefined = final.error
       await this.putState(key, cfg.name, {
@@ -258,8 +266,10 @@ export class TeamWorker {
    * Renews the running scope's lease until aborted. With the scope's run lock (which
    * PostgreSQL drops when this process dies), it lets workstations tell a running worker from
    * a killed one (lock gone: interrupted) or one that is hung or cut off (lease lapsed: stale).
+   * A lock lost with its session (PostgreSQL restarted) is taken again at the next beat; when
+   * another process took it meanwhile, this run stops (`run` aborts) and leaves the scope to it.
    */
-  private beat(key: string): AbortController {
+  private beat(key: string, name: string, run: AbortController): AbortController {
     const stop = new AbortController()
     const { store, clock, logger, workerName } = this.deps
     void (async () => {
@@ -270,6 +280,11 @@ export class TeamWorker {
           return
         }
         try {
+          if (!(await store.keepScopeLock(key))) {
+            logger.log('warn', 'another process took this scope while its run lock was lost; this run stops', { scope: name })
+            run.abort()
+            return
+          }
           await store.pool.query(
             `UPDATE ${q(store.schema)}.worker_scopes SET heartbeat_at = ${PG_NOW_MS} WHERE scope_key = $1 AND worker = $2 AND running`,
             [key, workerName]

@@ -4,6 +4,7 @@ import { openCache } from '../../../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { until } from '../../support/until'
 import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, startTestService, tempDir, TO_MS } from './helpers'
 
 /**
@@ -142,6 +143,39 @@ describe('a PostgreSQL connection lost under Callsight', () => {
     } finally {
       watch.stop()
       await store.close()
+    }
+  })
+
+  it('a scope run lock lost with its session is taken again, unless another process took it meanwhile', async () => {
+    const database = await freshDatabase(cluster)
+    const url = cluster.urlFor({ database })
+    const a = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
+    const b = await PgSyncStore.open({ url, schema: 'acme' })
+    try {
+      expect(await a.lockScope('s1')).toBe(true)
+      expect(await a.lockScope('s2')).toBe(true)
+      expect(await b.lockScope('s1')).toBe(false)
+      expect(await a.keepScopeLock('s1')).toBe(true)
+      // The sessions holding a's two locks end (and are gone before b tries).
+      const ended = await cluster.sql(
+        `SELECT array_agg(pid) AS pids FROM (SELECT pid, pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
+         AND database = (SELECT oid FROM pg_database WHERE datname = $1)) t`,
+        [database]
+      )
+      const pids = ended.rows[0].pids as number[]
+      expect(pids).toHaveLength(2)
+      await until(async () =>
+        (await cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0 ? true : undefined
+      )
+      expect(await b.lockScope('s2')).toBe(true)
+      expect(await a.keepScopeLock('s1')).toBe(true)
+      expect(await b.lockScope('s1')).toBe(false)
+      expect(await a.keepScopeLock('s2')).toBe(false)
+      await b.unlockScope('s2')
+      expect(await a.keepScopeLock('s2')).toBe(true)
+    } finally {
+      await a.close()
+      await b.close()
     }
   })
 })

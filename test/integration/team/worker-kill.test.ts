@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
-import { createPool, PgSyncStore, readWorkerState } from '../../../src/core/team'
+import { createPool, lockKey, PgSyncStore, readWorkerState, type WorkerScopeState } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli, spawnCli } from '../cli/helpers'
@@ -70,6 +70,7 @@ interface LogLine {
   level: string
   msg: string
   scope?: string
+  resumed?: boolean
   limitPerMinute?: number
 }
 const lines = (stdout: string): LogLine[] =>
@@ -195,6 +196,7 @@ describe('callsight worker', () => {
         database
       ])
       expect(ended.rows[0].n).toBeGreaterThan(0)
+
       // Two cycles end after it: so one cycle ran wholly after the sessions ended.
       await until(() => (logFrom(mark).filter((l) => l.msg === 'waiting for the next cycle').length >= 2 ? true : undefined), 90_000)
       const after = logFrom(mark)
@@ -202,6 +204,7 @@ describe('callsight worker', () => {
       const lastCycle = after.slice(ends[ends.length - 2]! + 1, ends[ends.length - 1])
       expect(lastCycle.filter((l) => l.msg === 'sync done').map((l) => l.scope)).toEqual(['everything', 'answered inbound'])
     } finally {
+      service.admin.setFaults({ latencyMs: LATENCY_MS })
       child.kill('SIGTERM')
     }
     const r = await done
@@ -216,6 +219,57 @@ describe('callsight worker', () => {
       await c.end()
     }
   }, 150_000)
+
+  it('takes its run lock again when PostgreSQL ends the session holding it mid-run: the scope reads running, not interrupted', async () => {
+    const { url, config } = await setUp({ heartbeatSeconds: 0.2 })
+    // Slower pages: the first pass outlasts the steps below.
+    service.admin.setFaults({ latencyMs: 50 })
+    const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
+    const pool = createPool({ url, schema: 'acme', maxConnections: 1 })
+    try {
+      await new Promise<void>((resolve) =>
+        child.stdout!.on('data', (d: Buffer) => {
+          if (d.toString().includes('"sync started"')) resolve()
+        })
+      )
+      const at = service.admin.stats().requests + 3
+      await until(() => (service.admin.stats().requests >= at ? true : undefined))
+      const everything = async (): Promise<WorkerScopeState | undefined> =>
+        (await readWorkerState(pool, 'acme')).find((w) => w.name === 'everything')
+      expect((await everything())?.status).toBe('running')
+      // Only the session holding the lock: no write of the run is cut, so the run goes on.
+      const key = lockKey(`callsight-scope:acme:${(await everything())!.scope_key}`)
+      const holder = await cluster.sql(
+        `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
+         AND ((classid::bigint << 32) | objid::bigint)::text = $1`,
+        [key]
+      )
+      expect(holder.rows.map((x) => x.ok)).toEqual([true])
+      const pid = holder.rows[0].pid as number
+      // Gone, and its lock with it: a lock seen held from now on was taken again.
+      await until(async () =>
+        (await cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined
+      )
+      // Read as running again before the run ends (a lock gone reads as a killed worker).
+      const seen = await until(async () => {
+        const e = await everything()
+        return e?.status === 'running' || !e?.running ? e?.status : undefined
+      }, 20_000)
+      expect(seen).toBe('running')
+      service.admin.setFaults({ latencyMs: LATENCY_MS })
+      const r = await done
+      expect(r.code, r.stderr).toBe(0)
+      expect(
+        lines(r.stdout)
+          .filter((l) => l.msg === 'sync done')
+          .map((l) => l.scope)
+      ).toEqual(['everything', 'answered inbound'])
+    } finally {
+      service.admin.setFaults({ latencyMs: LATENCY_MS })
+      child.kill('SIGKILL')
+      await pool.end()
+    }
+  }, 120_000)
 
   it('stops cleanly on SIGTERM: exit 0, the run recorded as cancelled, the scope not running', async () => {
     const { url, config } = await setUp()
