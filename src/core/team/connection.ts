@@ -142,8 +142,8 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
   }
   // The server ended the session (restart, failover, pg_terminate_backend, idle timeout) or
   // the socket closed under a query: the work in hand is lost, a retry continues it.
-  const msg0 = typeof err?.message === 'string' ? err.message : ''
-  if ((code.startsWith('57P') && code !== '57P04') || /^Connection terminated|not queryable/.test(msg0)) {
+  const msg = typeof err?.message === 'string' ? err.message : ''
+  if ((code.startsWith('57P') && code !== '57P04') || /^Connection terminated|not queryable/.test(msg)) {
     return new CallsightError('Network', `${what}'s server ended the connection.`, {
       cause: e,
       hint: 'It may be restarting. Try again: a pull or sync continues where it stopped.'
@@ -155,7 +155,6 @@ export function mapPgError(e: unknown, what = 'The team cache'): CallsightError 
       hint: 'Check the host, the port and that PostgreSQL is running.'
     })
   }
-  const msg = typeof err?.message === 'string' ? err.message : ''
   if (/certificate|self.signed|SSL|TLS/i.test(msg)) {
     return new CallsightError('Network', `The TLS connection to ${what.toLowerCase()} failed: ${msg}`, {
       cause: e,
