@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
 import { createServiceClient } from '../../../src/core/client'
 import { createAesGcmCipher } from '../../../src/core/crypto/aes-cipher'
 import { MemoryStore, silentLogger, systemClock } from '../../../src/core/platform/node'
@@ -16,7 +17,7 @@ import { SyncEngine, WaitFeed, type SyncStore } from '../../../src/core/sync'
 import type { RateLimit } from '../../../src/shared/domain'
 import { startService, type RunningService, type ServiceOptions } from '../../../src/service'
 import type { CallCache } from '../../../src/core/cache'
-import type { PgCluster } from '../../support/pg-cluster'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 
 export const ZONE = 'Europe/Istanbul'
 export const FROM = '2026-01-05T06:00:00Z'
@@ -72,6 +73,40 @@ export function engineFor(session: Session, cache: SyncStore, lookbackHours = 48
 export function tempDir(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/**
+ * Before the file's tests: a throwaway PostgreSQL cluster (fast settings), the reference
+ * service with `opts`, and a temporary directory; after them, all three stopped and removed.
+ * The fields are filled once the file's beforeAll has run.
+ */
+export function useClusterAndService(
+  opts: ServiceOptions,
+  dirPrefix: string
+): { readonly cluster: PgCluster; readonly service: RunningService; readonly dir: string } {
+  const tmp = tempDir(dirPrefix)
+  let cluster: PgCluster | undefined
+  let service: RunningService | undefined
+  beforeAll(async () => {
+    cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
+    service = await startTestService(opts)
+  }, 60_000)
+  afterAll(async () => {
+    await service?.stop()
+    await cluster?.stop()
+    tmp.remove()
+  })
+  return {
+    get cluster() {
+      if (!cluster) throw new Error('the cluster is started in beforeAll')
+      return cluster
+    },
+    get service() {
+      if (!service) throw new Error('the reference service is started in beforeAll')
+      return service
+    },
+    dir: tmp.dir
+  }
 }
 
 let dbCounter = 0

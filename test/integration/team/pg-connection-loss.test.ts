@@ -1,11 +1,9 @@
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../../../src/core/team'
-import type { RunningService } from '../../../src/service'
-import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { until } from '../../support/until'
-import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, startTestService, tempDir, TO_MS } from './helpers'
+import { engineFor, freshDatabase, useClusterAndService, FROM_MS, pgContent, signedInSession, sqliteContent, TO_MS } from './helpers'
 
 /**
  * A connection the server ends while Callsight holds it (a restart, a failover, an admin's
@@ -13,26 +11,13 @@ import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteCo
  * can act on, never take the process down: a checked-out pg client emits 'error' with no
  * listener of the pool's, and an unheard 'error' event ends a Node process (the app's main).
  */
-let cluster: PgCluster
-let service: RunningService
-const tmp = tempDir('callsight-pgloss-')
-
-beforeAll(async () => {
-  cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
-  service = await startTestService({ calls: 2000 })
-}, 60_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await cluster?.stop()
-  tmp.remove()
-})
+const team = useClusterAndService({ calls: 2000 }, 'callsight-pgloss-')
 
 const ALL = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: true }
 
 /** Ends every session of `database` but the admin's own, as an administrator would. */
 async function terminateSessions(database: string): Promise<number> {
-  const r = await cluster.sql(
+  const r = await team.cluster.sql(
     'SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
     [database]
   )
@@ -59,16 +44,16 @@ describe('a PostgreSQL connection lost under Callsight', () => {
     ['indexing each batch', undefined],
     ['building its index apart', 0]
   ])('fails a pull (%s) with a network error, keeps the process alive, and the next pull ends exact', async (_, deferIndexFrom) => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
-    const { session } = await signedInSession(service)
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
+    const { session } = await signedInSession(team.service)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     try {
       await engineFor(session, store).run(ALL, { mode: 'full' })
     } finally {
       await store.close()
     }
-    const file = join(tmp.dir, `pulled-${deferIndexFrom ?? 'inline'}.sqlite`)
+    const file = join(team.dir, `pulled-${deferIndexFrom ?? 'inline'}.sqlite`)
     const watch = watchUncaught()
     try {
       // Killed after the first batch is applied, while the next one is being read.
@@ -118,8 +103,8 @@ describe('a PostgreSQL connection lost under Callsight', () => {
   })
 
   it('fails a write transaction whose connection the server ended while it was held, and the next one works', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     const watch = watchUncaught()
     try {
@@ -147,8 +132,8 @@ describe('a PostgreSQL connection lost under Callsight', () => {
   })
 
   it('a scope run lock lost with its session is taken again, unless another process took it meanwhile', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
     const a = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     const b = await PgSyncStore.open({ url, schema: 'acme' })
     try {
@@ -157,7 +142,7 @@ describe('a PostgreSQL connection lost under Callsight', () => {
       expect(await b.lockScope('s1')).toBe(false)
       expect(await a.keepScopeLock('s1')).toBe(true)
       // The sessions holding a's two locks end (and are gone before b tries).
-      const ended = await cluster.sql(
+      const ended = await team.cluster.sql(
         `SELECT array_agg(pid) AS pids FROM (SELECT pid, pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
          AND database = (SELECT oid FROM pg_database WHERE datname = $1)) t`,
         [database]
@@ -165,7 +150,7 @@ describe('a PostgreSQL connection lost under Callsight', () => {
       const pids = ended.rows[0].pids as number[]
       expect(pids).toHaveLength(2)
       await until(async () =>
-        (await cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0 ? true : undefined
+        (await team.cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0 ? true : undefined
       )
       expect(await b.lockScope('s2')).toBe(true)
       expect(await a.keepScopeLock('s1')).toBe(true)

@@ -1,28 +1,13 @@
 import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
 import { SyncEngine } from '../../../src/core/sync'
 import { PgSyncStore } from '../../../src/core/team'
-import type { RunningService } from '../../../src/service'
-import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { prng } from '../../support/prng'
-import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, startTestService, tempDir, TO_MS } from './helpers'
+import { engineFor, freshDatabase, useClusterAndService, FROM_MS, pgContent, signedInSession, sqliteContent, TO_MS } from './helpers'
 
-let cluster: PgCluster
-let service: RunningService
-const tmp = tempDir('callsight-pgstore-')
-
-beforeAll(async () => {
-  cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
-  service = await startTestService({ calls: 4000, denseSeconds: [{ at: '2026-01-05T12:00:00Z', count: 600 }] })
-}, 60_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await cluster?.stop()
-  tmp.remove()
-})
+const team = useClusterAndService({ calls: 4000, denseSeconds: [{ at: '2026-01-05T12:00:00Z', count: 600 }] }, 'callsight-pgstore-')
 
 const SCOPES = [
   { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: true },
@@ -32,10 +17,10 @@ const SCOPES = [
 
 describe('sync into PostgreSQL', () => {
   it('stores what a sync into SQLite stores for the same service and scopes: ids, items, membership, coverage', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
-    const { session } = await signedInSession(service)
-    const cache = openCache(join(tmp.dir, 'direct.sqlite'))
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
+    const { session } = await signedInSession(team.service)
+    const cache = openCache(join(team.dir, 'direct.sqlite'))
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     try {
       for (const scope of SCOPES) {
@@ -46,8 +31,8 @@ describe('sync into PostgreSQL', () => {
         expect(b.stored).toBe(a.stored)
       }
       // The same again, incrementally, after the service changed and grew.
-      service.admin.updateCalls(30)
-      service.admin.addCalls(25, { from: '2026-01-05T16:00:00Z', to: '2026-01-05T17:30:00Z' })
+      team.service.admin.updateCalls(30)
+      team.service.admin.addCalls(25, { from: '2026-01-05T16:00:00Z', to: '2026-01-05T17:30:00Z' })
       for (const scope of SCOPES) {
         await engineFor(session, cache).run(scope, { mode: 'incremental' })
         await engineFor(session, store).run(scope, { mode: 'incremental' })
@@ -71,17 +56,17 @@ describe('sync into PostgreSQL', () => {
   }, 120_000)
 
   it('gives a new change number to changed rows only, and resumes after cancels at random moments with the exact set', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
-    const { session } = await signedInSession(service)
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
+    const { session } = await signedInSession(team.service)
     // Each cancel comes after a random number of pages fetched in that run (1–4, seeded), then a
     // few random milliseconds: work decides when, not a timer, so a fast machine cannot finish the
     // scope's ~45 pages before the third cancel (a timer did: two cancels in one CI run). The
     // latency keeps several requests in flight when the signal fires.
-    service.admin.setFaults({ latencyMs: 5 })
+    team.service.admin.setFaults({ latencyMs: 5 })
     const random = prng(31)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
-    const direct = openCache(join(tmp.dir, 'cancel.sqlite'))
+    const direct = openCache(join(team.dir, 'cancel.sqlite'))
     const scope = SCOPES[0]!
     try {
       let cancels = 0
@@ -119,7 +104,7 @@ describe('sync into PostgreSQL', () => {
             ])
           )
         const before = await seqOf()
-        const updated = new Set(service.admin.updateCalls(12))
+        const updated = new Set(team.service.admin.updateCalls(12))
         const again = await engineFor(session, store).run(scope, { mode: 'full' })
         expect(again.phase).toBe('done')
         const after = await seqOf()
@@ -133,7 +118,7 @@ describe('sync into PostgreSQL', () => {
         await c.end()
       }
     } finally {
-      service.admin.clearFaults()
+      team.service.admin.clearFaults()
       direct.close()
       await store.close()
     }

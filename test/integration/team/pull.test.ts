@@ -1,25 +1,10 @@
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../../../src/core/team'
-import type { RunningService } from '../../../src/service'
-import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
-import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, startTestService, tempDir, TO_MS } from './helpers'
+import { engineFor, freshDatabase, useClusterAndService, FROM_MS, pgContent, signedInSession, sqliteContent, TO_MS } from './helpers'
 
-let cluster: PgCluster
-let service: RunningService
-const tmp = tempDir('callsight-pull-')
-
-beforeAll(async () => {
-  cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
-  service = await startTestService({ calls: 5000 })
-}, 60_000)
-
-afterAll(async () => {
-  await service?.stop()
-  await cluster?.stop()
-  tmp.remove()
-})
+const team = useClusterAndService({ calls: 5000 }, 'callsight-pull-')
 
 const ALL = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: true }
 const ANSWERED = { from: FROM_MS, to: TO_MS, includeAnalysis: false, direction: 2 }
@@ -51,14 +36,14 @@ function expectSame(file: string, want: Awaited<ReturnType<typeof pgContent>>): 
 
 describe('pull from the team cache', () => {
   it('two workstations pulling while the worker writes both end with exactly the team cache', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
-    const { session } = await signedInSession(service)
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
+    const { session } = await signedInSession(team.service)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
-    service.admin.setFaults({ latencyMs: 15 })
+    team.service.admin.setFaults({ latencyMs: 15 })
     try {
-      const a = join(tmp.dir, 'a.sqlite')
-      const b = join(tmp.dir, 'b.sqlite')
+      const a = join(team.dir, 'a.sqlite')
+      const b = join(team.dir, 'b.sqlite')
       let writing = true
       const worker = (async () => {
         await engineFor(session, store).run(ALL, { mode: 'full' })
@@ -84,13 +69,13 @@ describe('pull from the team cache', () => {
       expectSame(b, want)
 
       // A call updated at the service reaches a workstation on the next pull, and only it.
-      const changed = service.admin.updateCalls(20)
+      const changed = team.service.admin.updateCalls(20)
       await engineFor(session, store).run(ALL, { mode: 'full' })
       const p = await pull(url, a)
       expect(p.calls).toBe(20)
       const cache = openCache(a)
       try {
-        const dump = new Map(service.admin.dump().map((d) => [d.callId, d]))
+        const dump = new Map(team.service.admin.dump().map((d) => [d.callId, d]))
         for (const id of changed) {
           const got = cache.getCall(id)!
           expect(got.summary).toBe(dump.get(id)!.summary)
@@ -101,24 +86,24 @@ describe('pull from the team cache', () => {
       }
       expectSame(a, await pgContent(url, 'acme'))
     } finally {
-      service.admin.clearFaults()
+      team.service.admin.clearFaults()
       await store.close()
     }
   }, 180_000)
 
   it('a pull stopped at any batch continues exactly; another team cache is refused unless starting over', async () => {
-    const database = await freshDatabase(cluster)
-    const url = cluster.urlFor({ database })
-    const { session } = await signedInSession(service)
+    const database = await freshDatabase(team.cluster)
+    const url = team.cluster.urlFor({ database })
+    const { session } = await signedInSession(team.service)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     try {
       await engineFor(session, store).run(ALL, { mode: 'full' })
       await engineFor(session, store).run(ANSWERED, { mode: 'full' })
       // Changed calls get new change numbers; their memberships keep the old ones, so a
       // batch holds memberships of calls numbered later (they must travel with them).
-      service.admin.updateCalls(60)
+      team.service.admin.updateCalls(60)
       await engineFor(session, store).run(ALL, { mode: 'full' })
-      const file = join(tmp.dir, 'stop.sqlite')
+      const file = join(team.dir, 'stop.sqlite')
       let stops = 0
       for (let i = 0; i < 20; i++) {
         const ac = new AbortController()
@@ -147,8 +132,8 @@ describe('pull from the team cache', () => {
       expectSame(file, await pgContent(url, 'acme'))
 
       // The same cache against a team cache set up anew (another id).
-      const other = await freshDatabase(cluster)
-      const otherUrl = cluster.urlFor({ database: other })
+      const other = await freshDatabase(team.cluster)
+      const otherUrl = team.cluster.urlFor({ database: other })
       const store2 = await PgSyncStore.open({ url: otherUrl, schema: 'acme', migrate: true })
       await engineFor(session, store2).run(ANSWERED, { mode: 'full' })
       await store2.close()
