@@ -14,6 +14,6 @@ export {
 } from './service-client'
 export { mapHttpFailure, parseFieldMessages, MESSAGES, type Endpoint } from './error-map'
 export { normalizeEnvelope, toCallRecord } from './records'
-export { redactingLogger, redactFields, redactString } from './redact'
+export { redactingLogger, redact, redactText } from '../logging/redact'
 export { DEFAULT_RETRY, backoffMs, type RetryPolicy } from './retry'
 export { remoteSearch } from './remote-search'

@@ -10,7 +10,7 @@ import type { CallRecord, ResultsFilter } from '../../shared/domain'
 import { type Endpoint, MESSAGES, mapHttpFailure } from './error-map'
 import { AttemptError, type BodyLimit, type RawResponse, exchange } from './http'
 import { normalizeEnvelope, toCallRecord } from './records'
-import { redactingLogger } from './redact'
+import { redactingLogger } from '../logging/redact'
 import { DEFAULT_RETRY, type RetryPolicy, backoffMs, isRetryableStatus } from './retry'
 import { TokenResponse } from './schemas'
 

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger, LogLevel } from '../../core/platform'
-import { redact, redactText } from './redact'
+import { redact, redactText } from '../../core/logging/redact'
 
 export interface FileLoggerOptions {
   dir: string

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { mapHttpFailure } from '../../../../src/core/client'
-import { redactFields, redactString } from '../../../../src/core/client/redact'
+import { redact, redactText } from '../../../../src/core/logging/redact'
 import { backoffMs, DEFAULT_RETRY } from '../../../../src/core/client/retry'
 
 const fail = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
@@ -89,12 +89,12 @@ describe('mapHttpFailure', () => {
 
 describe('redaction and backoff', () => {
   it('redacts tokens, bearer headers and passwords', () => {
-    expect(redactString('Authorization: Bearer abc.def-ghi')).toBe('Authorization: Bearer [REDACTED]')
-    expect(redactString('grant_type=refresh_token&refresh_token=XYZ123&client_id=a')).toBe(
+    expect(redactText('Authorization: Bearer abc.def-ghi')).toBe('Authorization: Bearer [REDACTED]')
+    expect(redactText('grant_type=refresh_token&refresh_token=XYZ123&client_id=a')).toBe(
       'grant_type=refresh_token&refresh_token=[REDACTED]&client_id=a'
     )
-    expect(redactString('jwt eyJhbGciOi.eyJzdWIiOi.sig')).toBe('jwt [REDACTED]')
-    expect(redactFields({ headers: { Authorization: 'x' }, password: 'p', nested: [{ refreshToken: 'r' }], ok: 1 })).toEqual({
+    expect(redactText('jwt eyJhbGciOi.eyJzdWIiOi.sig')).toBe('jwt [REDACTED]')
+    expect(redact({ headers: { Authorization: 'x' }, password: 'p', nested: [{ refreshToken: 'r' }], ok: 1 })).toEqual({
       headers: { Authorization: '[REDACTED]' },
       password: '[REDACTED]',
       nested: [{ refreshToken: '[REDACTED]' }],

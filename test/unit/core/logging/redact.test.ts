@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { redact, redactText, REDACTED } from '../../../src/host/logging/redact'
-import { createFileLogger } from '../../../src/host/logging/file-logger'
+import { redact, redactingLogger, redactText, REDACTED } from '../../../../src/core/logging/redact'
+import { createFileLogger } from '../../../../src/host/logging/file-logger'
 
 const JWT = 'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJheXNlIiwidGVuYW50IjoiYWNtZSJ9.c2lnbmF0dXJlLXZhbHVl'
 
@@ -41,6 +41,25 @@ describe('log redaction', () => {
     expect(out).toContain('Bearer [REDACTED]')
     expect(out).toContain('"username":"ayse"')
     expect(out).toContain('state=ok')
+  })
+
+  it('hides the password of a connection string, and sslpassword', () => {
+    const out = redactText('connect postgres://writer:s3cr%40t@db.example:5432/calls?sslmode=require&sslpassword=k3y failed')
+    expect(out).not.toContain('s3cr%40t')
+    expect(out).not.toContain('k3y')
+    expect(out).toContain('postgres://writer:[REDACTED]@db.example:5432/calls')
+    expect(redactText('see https://example.com/a:b@c')).toBe('see https://example.com/a:b@c')
+  })
+
+  it('gives the client logger the same rules as the file log', () => {
+    const lines: Array<[string, unknown]> = []
+    const log = redactingLogger({ log: (_level, message, fields) => lines.push([message, fields]) })
+    const deep: Record<string, unknown> = { v: 'Bearer zzz' }
+    let cur = deep
+    for (let i = 0; i < 12; i++) cur = (cur['n'] = { v: 'Bearer zzz' }) as Record<string, unknown>
+    log.log('warn', 'retry with refresh_token=abc', { clientSecret: 'cs', body: '{"password":"pw1"}', deep })
+    const text = JSON.stringify(lines)
+    for (const secret of ['abc', 'cs"', 'pw1', 'zzz']) expect(text).not.toContain(secret)
   })
 
   it('redacts errors, their messages and stacks included', () => {
