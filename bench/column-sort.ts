@@ -1,5 +1,5 @@
 /**
- * Sorting the results list by a chosen column (issue 18) over synthetic calls: first pages
+ * Sorting the results list by a chosen column over synthetic calls: first pages
  * and deep pages sorted by a numeric and a text analysis key under several filters, each
  * against two same-run baselines on the same file: the same page in date order, and the
  * first way sorted pages were served (`sortLegacy`: fixed probe batches, the rare word's

@@ -1,5 +1,5 @@
 /**
- * The tenant limiter (issue 12) in the deterministic simulation, over seeds: the same cases as
+ * The tenant limiter (shared pacing of one tenant's limit) in the deterministic simulation, over seeds: the same cases as
  * bench `pacing` (a 60 s window scaled to 12 s), run on a manual clock against a simulated
  * sliding window, with uneven workstations drawn per seed — answers taking 100–400 ms, 40–160 ms
  * of work per page one at a time, starts up to 2 s apart, three pages in flight. Seconds of

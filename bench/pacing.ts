@@ -1,5 +1,5 @@
 /**
- * Pacing of the tenant limiter (issue 12) against the reference service on 127.0.0.1 at
+ * Pacing of the tenant limiter (shared by every client of a tenant) against the reference service on 127.0.0.1 at
  * time-scaled limits: a 60 s window becomes 12 s (5 requests a second). Not faster: one CLI
  * sync has one request in flight, and a page of 100 calls with analysis takes about 100 ms
  * here, so at 10 a second the bench would measure the round trip, not the limiter. Each workstation is a process of the built

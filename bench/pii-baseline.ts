@@ -1,5 +1,5 @@
 /**
- * The PII guard's maskText as it was before issue 19 (one regex for e-mails, which backtracks
+ * The PII guard's maskText as it was before the linear-time rewrite (one regex for e-mails, which backtracks
  * quadratically on a long run of letters before an "@"), frozen here as the same-run baseline
  * for bench/pii.ts. Not used by the app.
  */

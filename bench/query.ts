@@ -1,5 +1,5 @@
 /**
- * The search language as analysts type it (issue 17): short prefixes, relevance over a week,
+ * The search language as analysts type it: short prefixes, relevance over a week,
  * AND / phrase / OR / NOT of 5 % words, analysis terms. Every shape is measured twice in the
  * same run on the same cache file: first by search as it was before counting moved to the
  * bitmap evaluator (`createSearch(cache, { bitmaps: false })`), then as it is. Cold: the
@@ -158,7 +158,7 @@ export const run: BenchFn = async (ctx) => {
       ratio: r.before !== undefined ? r.before / r.after! : undefined,
       target: target[what],
       targetKind: 'max',
-      note: "baseline: same run, same cache, search without the bitmap evaluator (main before issue 17's counting change); ratio = baseline / ours"
+      note: 'baseline: same run, same cache, search without the bitmap evaluator (counts and facets as they were before it); ratio = baseline / ours'
     })
   }
   // The first analysis query's page on a search just opened, old cold path and ours (query-cold.ts).

@@ -1,5 +1,5 @@
 /**
- * Review (issue 15): saving an annotation, and first pages with review filters, over n
+ * Review (annotations, scorecards, review lists): saving an annotation, and first pages with review filters, over n
  * synthetic calls (bench/search-data.ts) of which a tenth are annotated. Each filtered page
  * is compared with the same page through the SQL review plans (the search before the review
  * set, `reviewSet: false`), in the same run, and the page without the review filter is

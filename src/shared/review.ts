@@ -4,7 +4,7 @@ import { EpochMs, IanaZone, ReviewStatus, SearchQuery } from './domain'
 export { REVIEW_STATUSES, ReviewFilter, ReviewStatus } from './domain'
 
 /**
- * Review: annotations on calls, scorecards and review lists (issue 15). Annotations are the
+ * Review: annotations on calls, scorecards and review lists. Annotations are the
  * user's own work: they live beside the cached calls, keyed by the service's callId, and
  * nothing the sync or "clear cache" does deletes them.
  */

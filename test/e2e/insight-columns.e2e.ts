@@ -5,7 +5,7 @@ import { syncDemoWeek } from './support/demo-week'
 import { launchApp, type LaunchedApp } from './support/harness'
 import { clickColumn, insightTotal, searchTotal } from './support/insight'
 
-// Insight's breakdown by any column and a parameter over time (issue 18), in English and in
+// Insight's breakdown by any column and a parameter over time, in English and in
 // Turkish on the demo: each chart's CSV in the UI language and adding up to the result set, a
 // bar drilled into Search with the agent filter shown as a chip, a period drilled by the
 // keyboard through the data table, weeks that start on Monday, and a PNG of each.

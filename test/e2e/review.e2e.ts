@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchApp, SCREENSHOT_DIR, type LaunchedApp, invokeInPage } from './support/harness'
 
-// Review (issue 15) in Chromium over `callsight serve --demo`: a sampled list built from a
+// Review (annotations, scorecards, review lists) in Chromium over `callsight serve --demo`: a sampled list built from a
 // search, five calls reviewed with the keyboard alone (score, tag, note, reviewed, one undo),
 // progress and the score chart in Insight, the list exported to XLSX and its scorecard sheet
 // read back; review mode in English and Turkish.

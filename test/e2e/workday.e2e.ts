@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type RunningService } from '../../src/service'
 import { launchApp, type LaunchedApp, invokeInPage } from './support/harness'
 
-// A day of use, in English and in Turkish (issue 18, part A): the sign-in form's address
+// A day of use, in English and in Turkish: the sign-in form's address
 // errors, a sync that fetches the newest calls first and is cancelled half-way, ages that are
 // never in the future, and one message per failure. `callsight serve` and headless Chromium,
 // a reference service on 127.0.0.1.

@@ -5,7 +5,7 @@ import type { LimiterStatus, LimiterWait, RequestPacer, TenantRateLimiterOptions
 import { WaiterQueue } from './waiter-queue'
 
 /**
- * The limiter before issue 12, kept as the same-run baseline of `npm run bench -- --only
+ * The limiter before the tenant's limit was shared between its clients, kept as the same-run baseline of `npm run bench -- --only
  * pacing` (the CLI takes it when CALLSIGHT_LIMITER=legacy; nothing else uses it).
  *
  * One per tenant. A token bucket of `requests` tokens where each spent token comes back one

@@ -170,7 +170,7 @@ export class CallColumns {
     if (this.idsByDate === null) {
       // The quarter hours first: without them a write would drop every column and read it
       // again (follow), with them it is merged (a sorted column's rebuild after a sync page
-      // at 1,000,000 calls: seconds against a tenth of one, perf-log issue 18).
+      // at 1,000,000 calls: seconds against a tenth of one: docs/perf-log.md, 2026-11-27).
       if (this.mergeDates) this.quarters()
       this.idsByDate = this.reads.idsByDate()
     }

@@ -8,7 +8,7 @@ const STRETCHES_MAX = 256
  * every stretch of time the writes touched are read again in date order (one indexed range
  * read each), the rest of the order is kept. A sync of the newest calls touches a few days,
  * so this reads thousands of ids instead of the whole cache (about a second at 1,000,000
- * calls: perf-log, issue 18).
+ * calls: docs/perf-log.md, sorting by a column).
  *
  * Exact: the old order of the calls the writes did not change is still their order (their
  * call_at and call_id did not change, and quarter hours grow along it), each changed call

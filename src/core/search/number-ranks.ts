@@ -2,7 +2,7 @@
  * Ranks of numbers for a column's sorted order: the distinct values ascending, and a rank
  * lookup per value. A Map keyed by the values would box every double read from a
  * Float64Array (a million allocations and lookups per build, most of a sort's rebuild after
- * a sync: perf-log, issue 18); instead whole numbers over a short span are looked up in an
+ * a sync: docs/perf-log.md, sorting by a column); instead whole numbers over a short span are looked up in an
  * array by offset, and anything else by binary search in the sorted distinct values.
  */
 export interface NumberRanks {

@@ -38,7 +38,7 @@ export function whenIdle(lastRequestAt: () => number, idleMs = WARM_IDLE_MS): Sc
  * kind would otherwise read cold on a keystroke's path: the calls' quarter hours and date
  * order, then every analysis key's column (text keys as equals reads them, numeric keys as
  * ranges do). ~1 s per key at 1,000,000 calls if read whole in one go; the first `csat>=4`
- * and its count then find the column kept (issue 17 point 5). A first page does not need the
+ * and its count then find the column kept instead of reading it on the keystroke's path. A first page does not need the
  * columns (it reads a window's items, columns.ts `valuesWithin`): this is for counts, facets
  * and deep pages, and every page after. Exact whatever happens meanwhile: a column is kept
  * only when every piece was read at one data version (columns.ts `valuesInPieces`).

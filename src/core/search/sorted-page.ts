@@ -32,8 +32,8 @@ const LIST_SORT_SHARE = 1 / 32
  * What asking SQL about one candidate costs (the filters and an FTS5 probe for it) in ids
  * read from a match list (~10–20 µs against ~0.3 µs at 1,000,000 calls), and what reading a
  * list costs besides its ids, in ids per call (the evaluator's pass over a byte per call).
- * At 1,000,000 calls a 7 % word's 1,400 probes cost about what its list does (perf-log,
- * issue 18); a 2 % filter's 6,000 do not.
+ * At 1,000,000 calls a 7 % word's 1,400 probes cost about what its list does (docs/perf-log.md,
+ * sorted pages by selectivity); a 2 % filter's 6,000 do not.
  */
 export const PROBE_COST = 40
 const LIST_COST_PER_CALL = 1 / 16

@@ -6,7 +6,7 @@ import { positionAt, type SortedColumn } from './view-columns'
 const PROBE_BATCH = 500
 
 /**
- * The first way a sorted page was served (issue 18, before the drivers of sorted-page.ts),
+ * The first way a sorted page was served (before the drivers of sorted-page.ts),
  * kept as the benchmark's same-run baseline (`createSearch(cache, { sortLegacy: true })`):
  * a rare word's or a long jump's page walks the whole order against the match bitmap, other
  * pages ask SQL about candidates PROBE_BATCH at a time and give up after PROBE_MAX.

@@ -16,7 +16,7 @@ export const DEFAULT_GROWTH_FLAG = '--heap-growing-percent=0'
  * flight outlive two young-generation collections, are promoted, and die one batch later.
  * The old generation is then mostly garbage, and V8, seeing a small live heap (~30 MB),
  * lets it grow several times over before it collects. Measured on a pull of 1,000,000
- * calls (the built CLI, before and after alternated, median of three; docs/team.md, stop 31):
+ * calls (the built CLI, before and after alternated, median of three; docs/perf-log.md, 2026-11-28):
  * peak resident memory 301 → 238 MiB, time 33.5 → 35.1 s: the full collections this adds
  * are of a small heap.
  *

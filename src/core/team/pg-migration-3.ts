@@ -6,7 +6,7 @@ import { q } from './connection'
  * Schema 1 gave `scope_members.scope_id` a foreign key to `scopes`. PostgreSQL checks a foreign
  * key row by row (an after-row trigger that runs a locking `SELECT` through SPI for every
  * membership), and in a bulk sync that check was 16 % of the server's CPU for the whole write
- * (measured: 42 against 35.5 µs a call; docs/team.md "Stop 29"). The same guarantees, per
+ * (measured: 42 against 35.5 µs a call; docs/perf-log.md, 2026-11-27). The same guarantees, per
  * statement:
  * - an insert or update of memberships fails (SQLSTATE 23503, as the foreign key did) unless
  *   every scope it names exists; the check locks those scopes `FOR KEY SHARE` as the foreign

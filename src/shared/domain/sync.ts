@@ -33,7 +33,7 @@ export function syncEnded(phase: SyncPhase): boolean {
   return phase === 'done' || phase === 'failed' || phase === 'cancelled'
 }
 
-/** The pace of the tenant's requests against its configured limit (issue 12). */
+/** The pace of the tenant's requests against its configured limit, shared by every client of the tenant. */
 export const SyncPace = z.object({
   /** Requests per minute the tenant's limiter lets go now (0 while the service holds us). */
   perMinute: z.number().nonnegative(),

@@ -42,7 +42,7 @@ export const useSearchStore = defineStore('search', () => {
   /**
    * The query of the rows on screen. In local mode the rows of the query typed over stay
    * until the new query's first page replaces them in one render: the list is patched in
-   * place instead of emptied and rebuilt, which is most of a keystroke's paint (issue 17).
+   * place instead of emptied and rebuilt, which is most of a keystroke's paint.
    */
   const shownQuery = shallowRef<SearchQuery>(activeQuery.value)
 

@@ -142,7 +142,7 @@ function positives(): Array<{ kind: string; value: string }> {
 }
 
 /**
- * Issue 19's gaps: spellings the guard used to let through. Non-breaking and double spaces,
+ * Gaps the guard once had: spellings it used to let through. Non-breaking and double spaces,
  * "/" "_" and dash separators, 2-2-3 / 4-3 / 3-1-3 groupings, full-width digits and "＠",
  * invisible characters inside a number or an address, grouped TCKNs.
  */
@@ -267,7 +267,7 @@ function negatives(): Array<{ kind: string; value: string }> {
     'ISO 27001'
   ])
     out.push({ kind: 'misc', value: s })
-  // Near-misses for the wider separators and the normalization (issue 19).
+  // Near-misses for the wider separators and the normalization of separators and digits.
   for (let i = 0; i < 6; i++) {
     const [d, m, y] = [
       String(1 + Math.floor(rand() * 28)).padStart(2, '0'),
