@@ -8,6 +8,7 @@ import { scopesFor } from './compile'
 import { PerVersion, type DataWatch } from './data-watch'
 import { PrefixSets, type PrefixSet } from './prefix-sets'
 import { ftsAnd, ftsOr, splitAnd, textPart, type QuerySqlContext } from './query-sql'
+import { step } from '../../shared/query/work'
 
 /**
  * A query's exact match set as a byte per call id, computed in memory: each run of text terms
@@ -242,7 +243,9 @@ class Run {
     return m
   }
 
+  /** Visits each node once; its parts come from textPart's memory (one per node and context). */
   node(n: ResolvedNode): Uint8Array {
+    step()
     // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
     const text = textPart(n, this.ctx)
     if ('fts' in text) return this.fts(text.fts)

@@ -62,6 +62,7 @@ export type QueryErrorCode =
   | 'unknownField'
   | 'fieldUnavailable'
   | 'tooDeep'
+  | 'tooComplex'
   | 'notComparable'
 
 export interface QueryError {

@@ -16,6 +16,7 @@ const EN: Record<QueryErrorCode, string> = {
   unknownField: 'no field or analysis key is called "{subject}" (quote the text to search for it)',
   fieldUnavailable: '{subject}: is not available in this cache',
   tooDeep: 'too many nested parentheses',
+  tooComplex: 'the query is too complex: use fewer terms and operators',
   notComparable: '{subject} is text: compare it with ":" only'
 }
 

@@ -1,5 +1,6 @@
 import { foldText } from '../text/fold'
 import type { FieldOp, FieldValue, QueryError, QueryErrorCode, QueryNode, Span } from './ast'
+import { step } from './work'
 
 /**
  * The search language, parsed by hand (recursive descent) so every error carries the span to
@@ -15,6 +16,11 @@ import type { FieldOp, FieldValue, QueryError, QueryErrorCode, QueryNode, Span }
  * exact. OR, AND and NOT are operators only in capitals ("or" is a word). A field needs a name
  * starting with a letter, so "10:30" stays words. An unclosed quote runs to the end (typing
  * a phrase is not an error on the way); an unclosed parenthesis is.
+ *
+ * The work is linear in the text: every loop consumes a lexeme, a run of NOTs is read in a
+ * loop (not one call per NOT), and only parentheses recurse, at most MAX_DEPTH deep. The tree
+ * is capped at MAX_NODES nodes (tooComplex), so whatever walks it later (resolve, core's SQL
+ * and bitmap compilers, the renderer's evaluator) has a bounded tree to walk.
  */
 
 /** Token characters after folding: the classes unicode61 keeps. */
@@ -23,6 +29,11 @@ const FIELD = /^([\p{L}_][\p{L}\p{N}_]*)(>=|<=|:|=|>|<)(.*)$/su
 const NUMBER = /^[+-]?(?:\d+(?:[.,]\d+)?|[.,]\d+)$/
 const RANGE = /^([^.]*(?:[.,]\d+)?)?\.\.(.*)$/s
 const MAX_DEPTH = 40
+/**
+ * Terms and operators a query may have. A typed query has a few dozen; 500 characters of
+ * one-letter words hold about 250. Past this the query is refused rather than compiled.
+ */
+export const MAX_NODES = 200
 
 export function tokensOf(raw: string): string[] {
   return [...foldText(raw).matchAll(TOKEN)].map((m) => m[0])
@@ -50,6 +61,7 @@ function lex(text: string): Lexeme[] {
   // Where a phrase right after `name:` becomes the field's value.
   let pendingField: Extract<Lexeme, { t: 'field' }> | null = null
   while (i < text.length) {
+    step()
     const ch = text[i]!
     if (isSpace(ch)) {
       pendingField = null
@@ -122,6 +134,7 @@ export interface ParseResult {
 class Parser {
   private at = 0
   private depth = 0
+  private nodes = 0
   readonly errors: QueryError[] = []
 
   constructor(
@@ -137,10 +150,23 @@ class Parser {
     this.errors.push({ code, span, subject })
   }
 
+  /** Counts a node made; the first one past MAX_NODES is reported, from it to the end of the text. */
+  private made<T extends QueryNode | null>(node: T): T {
+    if (node !== null && ++this.nodes === MAX_NODES + 1) {
+      this.error('tooComplex', { start: node.span.start, end: this.text.length }, '')
+    }
+    return node
+  }
+
+  private combine(kind: 'and' | 'or', items: QueryNode[]): QueryNode | null {
+    return items.length > 1 ? this.made(combine(kind, items)) : combine(kind, items)
+  }
+
   /** The whole query; a stray ")" is reported and skipped so the rest still parses. */
   parseQuery(): QueryNode | null {
     const parts: QueryNode[] = []
     for (;;) {
+      step()
       const n = this.parseOr()
       if (n) parts.push(n)
       const next = this.peek()
@@ -148,7 +174,7 @@ class Parser {
       if (next.t === ')') this.error('unbalancedClose', next.span)
       this.at++
     }
-    return combine('and', parts)
+    return this.combine('and', parts)
   }
 
   private endsTerm(l: Lexeme | undefined): boolean {
@@ -160,6 +186,7 @@ class Parser {
     const first = this.parseAnd()
     if (first) items.push(first)
     while (this.peek()?.t === 'OR') {
+      step()
       const op = this.peek()!
       this.at++
       if (items.length === 0 || this.endsTerm(this.peek())) {
@@ -169,12 +196,13 @@ class Parser {
       const n = this.parseAnd()
       if (n) items.push(n)
     }
-    return combine('or', items)
+    return this.combine('or', items)
   }
 
   private parseAnd(): QueryNode | null {
     const items: QueryNode[] = []
     while (!this.endsTerm(this.peek())) {
+      step()
       const l = this.peek()!
       if (l.t === 'AND') {
         this.at++
@@ -184,25 +212,31 @@ class Parser {
       const n = this.parseUnary()
       if (n) items.push(n)
     }
-    return combine('and', items)
+    return this.combine('and', items)
   }
 
+  /** A run of "-" / NOT is read in a loop, then wrapped around its term from the inside out. */
   private parseUnary(): QueryNode | null {
-    const l = this.peek()!
-    if (l.t === '-' || l.t === 'NOT') {
+    const nots: Lexeme[] = []
+    for (let l = this.peek()!; l.t === '-' || l.t === 'NOT'; l = this.peek()!) {
+      step()
       this.at++
+      nots.push(l)
       const next = this.peek()
       if (this.endsTerm(next) || next?.t === 'AND') {
         this.error('danglingNot', l.span)
         return null
       }
-      const item = this.parseUnary()
-      return item ? { kind: 'not', item, span: { start: l.span.start, end: item.span.end } } : null
     }
-    return this.parseAtom()
+    let item = this.parseAtom()
+    for (let i = nots.length - 1; i >= 0 && item; i--) {
+      item = this.made<QueryNode>({ kind: 'not', item, span: { start: nots[i]!.span.start, end: item.span.end } })
+    }
+    return item
   }
 
   private parseAtom(): QueryNode | null {
+    step()
     const l = this.peek()!
     this.at++
     switch (l.t) {
@@ -228,14 +262,14 @@ class Parser {
       }
       case 'phrase': {
         const tokens = tokensOf(l.raw)
-        return tokens.length ? { kind: 'text', tokens, prefix: false, span: l.span } : null
+        return tokens.length ? this.made({ kind: 'text', tokens, prefix: false, span: l.span }) : null
       }
       case 'word': {
         const tokens = tokensOf(l.raw)
-        return tokens.length ? { kind: 'text', tokens, prefix: true, span: l.span } : null
+        return tokens.length ? this.made({ kind: 'text', tokens, prefix: true, span: l.span }) : null
       }
       case 'field':
-        return this.field(l)
+        return this.made(this.field(l))
       default:
         // AND / OR / ')' never reach here (endsTerm); a '-' or NOT is handled by parseUnary.
         return null

@@ -1,6 +1,7 @@
 import { foldText } from '../text/fold'
 import type { Bound, QueryError, QueryNode, ResolvedNode, TextField } from './ast'
 import { numberOf, parseQuery, tokensOf } from './parse'
+import { step } from './work'
 
 /** An analysis key as the cache knows it (shared/domain's AnalysisKeyInfo, without zod). */
 export interface KeyRef {
@@ -48,8 +49,15 @@ export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resol
   const available = new Set<TextField>(['title', 'summary', ...(ctx.extraFields ?? [])])
 
   const bound = (value: number, strict: boolean): Bound => ({ value, strict })
+  // Each name looked up once: a query of many field terms does not fold every key for each.
+  const found = new Map<string, KeyRef | undefined>()
+  const lookup = (name: string): KeyRef | undefined => {
+    if (!found.has(name)) found.set(name, keyByName(ctx.keys, name))
+    return found.get(name)
+  }
 
   const walk = (n: QueryNode): ResolvedNode | null => {
+    step()
     switch (n.kind) {
       case 'text':
         return { kind: 'text', field: null, tokens: n.tokens, prefix: n.prefix, span: n.span }
@@ -84,7 +92,7 @@ export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resol
       }
       return { kind: 'text', field, tokens, prefix: n.value.kind === 'word', span: n.span }
     }
-    const key = keyByName(ctx.keys, n.name)
+    const key = lookup(n.name)
     if (!key) {
       errors.push({ code: 'unknownField', span: n.nameSpan, subject: n.name })
       return null

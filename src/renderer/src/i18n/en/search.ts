@@ -128,6 +128,7 @@ export const searchMessages = {
     unknownField: 'No field or analysis key is called “{subject}”. Put the text in quotes to search for it.',
     fieldUnavailable: '{subject}: is not available in this cache.',
     tooDeep: 'Too many nested parentheses.',
+    tooComplex: 'The query is too complex. Use fewer terms and operators.',
     notComparable: '{subject} is text: compare it with “:” only.'
   },
   queryHelp: {

@@ -131,6 +131,7 @@ export const searchMessages: Shape<typeof en> = {
     unknownField: '“{subject}” adında bir alan ya da analiz anahtarı yok. Bu metni aramak için tırnak içine alın.',
     fieldUnavailable: '{subject}: bu önbellekte kullanılamıyor.',
     tooDeep: 'Çok fazla iç içe parantez.',
+    tooComplex: 'Sorgu çok karmaşık. Daha az terim ve işleç kullanın.',
     notComparable: '{subject} bir metin: yalnızca “:” ile karşılaştırılır.'
   },
   queryHelp: {
