@@ -127,8 +127,11 @@ describe('local search applies the same bound and cap', () => {
   })
   afterAll(() => fx.close())
 
-  it('counts, pages and facets the reported shape with analysis terms in linear work', () => {
-    const text = nested(18, '(duygu:olumsuz OR -skor>5 ')
+  it.each([
+    ['the reported shape, 40 deep (all text: one FTS5 expression)', nested(40)],
+    ['with analysis terms (predicates and probes)', nested(18, '(duygu:olumsuz OR -skor>5 ')],
+    ['NOTs 99 deep around a group', '-NOT '.repeat(90) + '(a OR -skor>5)']
+  ])('counts, pages and facets %s in linear work', (_label, text) => {
     const q = SearchQuery.parse({ text, results: 'all' })
     // The cache's own catalog reads (prefix expansions) are steps too; three questions, three bounds.
     const steps = counted(text.repeat(3), () => {
