@@ -1,4 +1,5 @@
 import Conf from 'conf'
+import { PRIVATE_FILE_MODE, tightenFile } from '../core/platform/private-files'
 
 /** One JSON file in a folder: settings.json, and the desktop's vault.json and window state. */
 export interface JsonFile {
@@ -22,6 +23,9 @@ export interface StoreLike {
 }
 
 export function asJsonFile(store: StoreLike): JsonFile {
+  // Written with configFileMode 0600 from now on; a file an older version wrote wider is
+  // tightened at once rather than at its next change.
+  tightenFile(store.path)
   return {
     path: store.path,
     read: () => ({ ...store.store }),
@@ -43,6 +47,8 @@ export function openConfFile(opts: JsonFileOptions): JsonFile {
       cwd: opts.cwd,
       configName: opts.name,
       clearInvalidConfig: opts.clearInvalid,
+      // Settings and the vault's ciphertext are the user's alone (conf's default is 0666 less the umask).
+      configFileMode: PRIVATE_FILE_MODE,
       // Keys are opaque ids (account ids contain dots); never paths into nested objects.
       accessPropertiesByDotNotation: false
     })

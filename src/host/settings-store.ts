@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { Settings } from '../shared/domain'
 import { CallsightError } from '../core/errors'
 import type { Logger } from '../core/platform'
+import { makePrivateDir } from '../core/platform/private-files'
 import type { SettingsStore } from '../core/app/platform'
 import { issuesToFields } from './ipc/router'
 import type { JsonFile } from './json-file'
@@ -36,6 +37,8 @@ export interface SettingsStoreOptions {
 export function openSettingsStore(opts: SettingsStoreOptions): OpenedSettingsStore {
   const now = opts.now ?? Date.now
   const file = join(opts.cwd, `${SETTINGS_FILE}.json`)
+  // The JSON library would create a missing data folder with the umask's 0755.
+  makePrivateDir(opts.cwd)
   const backupPath = quarantineInvalid(file, now, opts.logger)
   const store = opts.open(opts.cwd, SETTINGS_FILE)
 

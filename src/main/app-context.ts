@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import { app, dialog, nativeTheme, net, safeStorage, shell, type BrowserWindow } from 'electron'
 import { CallsightError } from '../core/errors'
 import { systemClock } from '../core/platform/node'
+import { tightenDataDir } from '../core/platform/private-files'
 import type { KeyValueStore, Logger } from '../core/platform'
 import type { PlatformServices } from '../core/app/platform'
 import { createSafeStorageCipher } from './adapters/cipher'
@@ -40,6 +41,9 @@ export async function createShellServices(opts: { logger: Logger; getWindow: () 
   if (!app.isReady()) throw new Error('createShellServices must run after app ready')
   const userData = app.getPath('userData')
   const { logger } = opts
+  // Chromium creates userData as 0700; one an older version (or another tool) left wider, and
+  // the settings, vault, logs and caches in it, are tightened before anything is read.
+  tightenDataDir(userData)
 
   const cipher = await createSafeStorageCipher(safeStorage, process.platform)
   logger.log('info', 'Token storage decided', { backend: cipher.backend, persist: cipher.policy.persist })

@@ -176,7 +176,8 @@ function readFlags(): ServiceOptions & { dump?: string } {
 }
 
 function writeDump(file: string, records: Iterable<unknown>): number {
-  const fd = openSync(file, 'w')
+  // Generated call data: the user's alone.
+  const fd = openSync(file, 'w', 0o600)
   let count = 0
   let chunk = ''
   try {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Account, SyncProgress } from '../../shared/domain'
 import { openCache, type CallCache } from '../cache'
@@ -7,6 +6,7 @@ import { createSearch, type LocalSearch, type WarmUp } from '../search'
 import { createServiceClient } from '../client'
 import type { RateLimiterRegistry, TenantRateLimiter } from '../ratelimit'
 import { Session, TokenVault } from '../session'
+import { makePrivateDir } from '../platform/private-files'
 import type { PlatformServices } from './platform'
 
 /** A stable, file-name-safe id for an account: the same service and user give the same id. */
@@ -94,7 +94,7 @@ export class AccountRuntime {
   /** The account's cache, opened on first use (migrations run then). */
   get cache(): CallCache {
     if (!this.cacheValue) {
-      mkdirSync(join(this.platform.paths.userData, 'accounts'), { recursive: true })
+      makePrivateDir(join(this.platform.paths.userData, 'accounts'))
       // A long migration (schema 7 rebuilds the search index) blocks this process while it
       // runs; the log says how far it got, a tenth at a time.
       let tenth = -1

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
+import { makePrivateFile, SQLITE_SIDECARS, tightenFile } from '../platform/private-files'
 import { settleIndexBuild } from './deferred-index'
 import { migrate, type MigrationProgress } from './migrate'
 import { migrations, SCHEMA_VERSION } from './migrations'
@@ -26,6 +27,10 @@ export function openCacheDb(file: string, opts: CacheDbOptions, now: number): Da
     // Under Electron the app passes its Electron-ABI build of better-sqlite3 (nativeBinding);
     // Node (tests, CLI) uses the one npm built.
     const native = opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }
+    // The cache holds call summaries: 0600, created so before SQLite opens it (its -wal and
+    // -shm take the database's mode); a file an older version left wider is tightened.
+    if (opts.readonly) for (const f of [file, ...SQLITE_SIDECARS.map((s) => file + s)]) tightenFile(f)
+    else makePrivateFile(file, SQLITE_SIDECARS)
     db = new Database(file, opts.readonly ? { readonly: true, fileMustExist: true, ...native } : native)
   } catch (e) {
     throw new CallsightError('Storage', `The cache file could not be opened (${file}).`, { cause: e })

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import { CallsightError } from '../errors'
+import { PRIVATE_FILE_MODE } from '../platform/private-files'
 import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } from './deferred-btrees'
 import { FOLD_FOR_INDEX_SOURCE } from './fold'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
@@ -48,6 +49,8 @@ ${WORKER_CONNECTION_SOURCE}
 function run() {
 let db, cache, del, ins, rows
 try {
+// The side file holds the calls' text too: 0600, never SQLite's 0644 less the umask.
+require('node:fs').closeSync(require('node:fs').openSync(o.side, 'a', o.fileMode))
 db = new Database(o.side, native)
 // Held from the first write until close: another process sees the build as running.
 db.pragma('locking_mode = EXCLUSIVE')
@@ -279,6 +282,7 @@ export class IndexBuild {
       workerData: {
         module: createRequire(import.meta.url).resolve('better-sqlite3'),
         side: this.side,
+        fileMode: PRIVATE_FILE_MODE,
         file,
         nativeBinding,
         createSql,

@@ -4,6 +4,7 @@ import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { finished } from 'node:stream/promises'
 import { CallsightError, isAbortError } from '../errors'
+import { PRIVATE_FILE_MODE } from '../platform/private-files'
 
 /**
  * Writes a file so that it either appears complete or not at all: the content goes to a
@@ -16,7 +17,8 @@ export async function writeAtomically<T>(file: string, write: (out: WriteStream)
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`)
   // 'wx': never follow or reuse something already at the temporary name.
   // Large writes: every write is a trip to the thread pool, and the default 16 KiB makes thousands.
-  const out = createWriteStream(temp, { flags: 'wx', highWaterMark: 1 << 20 })
+  // 0600: an export holds call data, wherever the user puts it; they can widen it themselves.
+  const out = createWriteStream(temp, { flags: 'wx', mode: PRIVATE_FILE_MODE, highWaterMark: 1 << 20 })
   // Errors arrive through the writer's promise or finished(); this keeps a late one from going unhandled.
   out.on('error', () => undefined)
   try {

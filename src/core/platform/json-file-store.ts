@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, copyFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { KeyValueStore } from './index'
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, tightenFile } from './private-files'
 
 /**
  * A KeyValueStore in one JSON file, for plain-Node hosts (the CLI, the tests).
@@ -16,6 +17,7 @@ export class JsonFileStore implements KeyValueStore {
 
   private load(): Record<string, unknown> {
     if (!existsSync(this.file)) return {}
+    tightenFile(this.file)
     try {
       const parsed: unknown = JSON.parse(readFileSync(this.file, 'utf8'))
       if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>
@@ -23,6 +25,7 @@ export class JsonFileStore implements KeyValueStore {
       // fall through: keep the unreadable file for inspection, start empty
     }
     copyFileSync(this.file, `${this.file}.corrupt`)
+    tightenFile(`${this.file}.corrupt`)
     return {}
   }
 
@@ -42,9 +45,12 @@ export class JsonFileStore implements KeyValueStore {
   }
 
   private flush(): void {
-    mkdirSync(dirname(this.file), { recursive: true })
+    // A folder it creates is private; one that exists is the caller's and keeps its mode.
+    mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE })
     const tmp = `${this.file}.${process.pid}.tmp`
-    writeFileSync(tmp, JSON.stringify(this.data, null, 2), { mode: 0o600 })
+    writeFileSync(tmp, JSON.stringify(this.data, null, 2), { mode: PRIVATE_FILE_MODE })
+    // A temporary file left by a crash would be reused with its old mode.
+    tightenFile(tmp)
     renameSync(tmp, this.file)
   }
 }

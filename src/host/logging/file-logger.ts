@@ -1,6 +1,7 @@
-import { appendFileSync, mkdirSync, renameSync, statSync } from 'node:fs'
+import { appendFileSync, renameSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger, LogLevel } from '../../core/platform'
+import { makePrivateDir, PRIVATE_FILE_MODE, tightenFile } from '../../core/platform/private-files'
 import { redact, redactText } from '../../core/logging/redact'
 
 export interface FileLoggerOptions {
@@ -29,7 +30,10 @@ export function createFileLogger(opts: FileLoggerOptions): Logger & { readonly f
   const min = ORDER[opts.level ?? 'info']
   const maxBytes = opts.maxBytes ?? 5 * 1024 * 1024
   const now = opts.now ?? Date.now
-  mkdirSync(opts.dir, { recursive: true })
+  // The app's own log folder; a log an older version wrote world-readable is tightened.
+  makePrivateDir(opts.dir)
+  tightenFile(file)
+  tightenFile(join(opts.dir, `${name}.old.log`))
   let size = sizeOf(file)
 
   return {
@@ -44,7 +48,7 @@ export function createFileLogger(opts: FileLoggerOptions): Logger & { readonly f
           renameSync(file, join(opts.dir, `${name}.old.log`))
           size = 0
         }
-        appendFileSync(file, line, { mode: 0o600 })
+        appendFileSync(file, line, { mode: PRIVATE_FILE_MODE })
         size += Buffer.byteLength(line)
       } catch {
         // A full disk must not take the app down with it; the entry is lost.

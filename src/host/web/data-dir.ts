@@ -1,7 +1,8 @@
-import { readFileSync, readlinkSync, unlinkSync, writeFileSync, mkdirSync } from 'node:fs'
+import { readFileSync, readlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { homedir, hostname } from 'node:os'
 import { join } from 'node:path'
 import { CallsightError } from '../../core/errors'
+import { PRIVATE_FILE_MODE, tightenDataDir } from '../../core/platform/private-files'
 
 /** Electron names userData after package.json's productName. */
 export const PRODUCT_NAME = 'Callsight'
@@ -46,7 +47,9 @@ const alive = (pid: number): boolean => {
  * is gone is taken over.
  */
 export function lockDataDir(dir: string): DataDirLock {
-  mkdirSync(dir, { recursive: true })
+  // Created 0700, or tightened (with its accounts, logs and settings) when an older version
+  // left it readable to other users.
+  tightenDataDir(dir)
   const desktop = desktopHolder(dir)
   if (desktop !== null) {
     throw new CallsightError('Storage', `The Callsight desktop app (process ${desktop}) is using ${dir}.`, {
@@ -58,7 +61,7 @@ export function lockDataDir(dir: string): DataDirLock {
   const mine = String(process.pid)
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(file, mine, { flag: 'wx', mode: 0o600 })
+      writeFileSync(file, mine, { flag: 'wx', mode: PRIVATE_FILE_MODE })
       return {
         release() {
           try {
