@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon'
 import type { CoverageGap, QueryCoverage } from '../shared/domain'
+import { shellWord } from './shell-quote'
 import { terminalLine } from './terminal-text'
 
 const iso = (ms: number, zone: string): string =>
@@ -16,14 +17,17 @@ export function describeGap(g: CoverageGap, describeType: (value: string) => str
   return parts.join(', ')
 }
 
-/** The sync that fills a gap; the server and user are the caller's. */
+/**
+ * The sync that fills a gap; the server and user are the caller's. Every value is one
+ * shell word (shellWord): a call type's name or the cache's path is data, never syntax.
+ */
 export function syncCommandFor(g: CoverageGap, db: string, zone: string): string {
-  const words = ['callsight sync --server URL --user NAME', `--db ${db}`]
-  if (g.from !== null && g.to !== null) words.push(`--from ${iso(g.from, zone)} --to ${iso(g.to, zone)}`)
+  const words = ['callsight sync --server URL --user NAME', `--db ${shellWord(db)}`]
+  if (g.from !== null && g.to !== null) words.push(`--from ${shellWord(iso(g.from, zone))} --to ${shellWord(iso(g.to, zone))}`)
   else words.push('--from ISO --to ISO')
-  if (g.callTypes.length > 0) words.push(`--types ${g.callTypes.join(',')}`)
+  if (g.callTypes.length > 0) words.push(`--types ${shellWord(g.callTypes.join(','))}`)
   if (g.direction !== null) words.push(`--direction ${g.direction}`)
-  if (g.results !== 'answered') words.push(`--results ${g.results === 'all' ? 'all' : g.results.join(',')}`)
+  if (g.results !== 'answered') words.push(`--results ${shellWord(g.results === 'all' ? 'all' : g.results.join(','))}`)
   if (g.hasNewRequest !== null) words.push(`--has-new-request ${g.hasNewRequest}`)
   if (g.analysis) words.push('--analysis')
   return words.join(' ')
