@@ -4,6 +4,7 @@ import { DateCell, NumberCell, type Cell } from './cells'
 import type { TabularColumn } from './tabular'
 import type { HeaderLabels } from './header-labels'
 import type { TextGuard } from './text-guard'
+import { SheetNames } from './sheet-names'
 
 /** The annotations an export reads beside the calls (column `review`). */
 export interface ReviewLookup {
@@ -81,15 +82,6 @@ export interface ScorecardSheet {
   rows: Cell[][]
 }
 
-/** Excel's rules for sheet names: at most 31 characters, none of []:*?/\, unique. */
-function sheetName(base: string, taken: Set<string>): string {
-  const clean = base.replace(/[[\]:*?/\\]/g, ' ').trim() || 'Scorecard'
-  let name = clean.slice(0, 31)
-  for (let i = 2; taken.has(name.toLowerCase()); i++) name = `${clean.slice(0, 31 - String(i).length - 1)} ${i}`
-  taken.add(name.toLowerCase())
-  return name
-}
-
 /**
  * XLSX: one sheet per scorecard, a row per scored call with each criterion's answer
  * (criteria of every version, by id, named as in the newest). Rows are collected while the
@@ -135,11 +127,11 @@ export class ScorecardSheets {
   }
 
   sheets(zone: string): ScorecardSheet[] {
-    const taken = new Set([this.labels.dataSheet.toLowerCase(), this.labels.aboutSheet.toLowerCase()])
+    const taken = new SheetNames([this.labels.dataSheet, this.labels.aboutSheet])
     return [...this.rows].map(([id, rows]) => {
       const newest = [...(this.cards.get(id) ?? [])].sort((a, b) => b.version - a.version)[0]
       return {
-        name: sheetName(newest?.name ?? id, taken),
+        name: taken.claim(newest?.name ?? id, 'Scorecard'),
         header: [
           this.labels.callId,
           this.labels.callDate(zone),
