@@ -150,8 +150,14 @@ without a team cache. Notes and tags are masked for personal data on the way out
 
   export --out FILE     write every annotation (JSON also carries the scorecards)
   import --in FILE      merge into the cache field by field: the later write wins; fields
-                        both sides changed are reported as conflicts
-  --json                import: print the report as JSON`
+                        both sides changed are reported as conflicts. An entry the app
+                        would not save (over 50 tags, a tag over 60 or a note over 10,000
+                        characters, a time after now + 5 minutes) is left out and
+                        reported on stderr with its line; so is a score whose scorecard
+                        is not in the cache (CSV carries none), the entry's other fields
+                        imported. The rest is imported, and the exit code is then 9.
+                        Score totals are computed again, never taken from the file
+  --json                import: print the report as JSON ("refused" lists those entries)`
 
 export const SERVE_HELP = `callsight serve [--port N] [--data-dir DIR] [--demo] [--no-open]
 

@@ -174,7 +174,14 @@ export const ImportReport = z.object({
   updated: z.number().int(),
   unchanged: z.number().int(),
   /** Fields where both sides had changed: the later write was kept. */
-  conflicts: z.array(z.object({ callId: z.string(), field: AnnotationField, kept: z.enum(['local', 'incoming']) }))
+  conflicts: z.array(z.object({ callId: z.string(), field: AnnotationField, kept: z.enum(['local', 'incoming']) })),
+  /**
+   * What of the file was not imported, by the line its entry starts on, and why: a whole
+   * entry, or only its score (its other fields were imported).
+   */
+  refused: z.array(
+    z.object({ line: z.number().int(), callId: z.string().nullable(), part: z.enum(['entry', 'score']), reason: z.string() })
+  )
 })
 export type ImportReport = z.infer<typeof ImportReport>
 

@@ -3,7 +3,8 @@ import { resolve } from 'node:path'
 import { openCache } from '../../core/cache'
 import { CallsightError } from '../../core/errors'
 import { writeAtomically } from '../../core/export/atomic-file'
-import { exportAnnotations, importAnnotations, parseAnnotations, TransferFormat } from '../../core/review/transfer'
+import { importAnnotations, parseAnnotations } from '../../core/review/import'
+import { exportAnnotations, TransferFormat } from '../../core/review/transfer'
 import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -50,16 +51,21 @@ export async function annotationsCommand(argv: string[], io: Io): Promise<number
   const incoming = parseAnnotations(text, format)
   const cache = openCache(db, { onMigrationProgress: migrationProgress(io) })
   try {
-    const report = importAnnotations(cache, incoming)
+    const report = importAnnotations(cache, incoming, Date.now())
     if (values.json) io.out(`${jsonLine(report)}\n`)
     else {
       io.out(
-        `Imported: ${report.added} new, ${report.updated} updated, ${report.unchanged} unchanged; ${report.conflicts.length} conflict(s).\n`
+        `Imported: ${report.added} new, ${report.updated} updated, ${report.unchanged} unchanged; ${report.conflicts.length} conflict(s); ${report.refused.length} refused.\n`
       )
       for (const c of report.conflicts)
         io.out(`  conflict ${terminalLine(c.callId)} ${c.field}: kept ${c.kept === 'local' ? 'this cache' : 'the file'}'s (later) value\n`)
     }
-    return EXIT.ok
+    // Refused entries go to stderr, each with its line, so nothing is left out unsaid.
+    for (const r of report.refused)
+      io.err(
+        `callsight annotations: line ${r.line}${r.callId === null ? '' : ` (${terminalLine(r.callId)})`}${r.part === 'score' ? ': the score' : ''} not imported: ${terminalLine(r.reason)}\n`
+      )
+    return report.refused.length > 0 ? EXIT.validation : EXIT.ok
   } finally {
     cache.close()
   }

@@ -132,6 +132,35 @@ describe('callsight annotations', () => {
     }
   })
 
+  it('imports the good entries of a file and reports each refused one by its line, exit 9', async () => {
+    const out = join(dir, 'tampered.json')
+    expect((await runCli(cli, ['annotations', 'export', '--db', a, '--format', 'json', '--out', out])).code).toBe(0)
+    const file = JSON.parse(readFileSync(out, 'utf8')) as {
+      annotations: Array<{ callId: string; tags: string[]; noteAt: number }>
+    }
+    file.annotations.find((x) => x.callId === 'call-2')!.tags = Array.from({ length: 20_000 }, (_, i) => `t${i}`)
+    file.annotations.find((x) => x.callId === 'gone-call')!.noteAt = 8_640_000_000_000
+    const text = JSON.stringify(file, null, 2)
+    writeFileSync(out, text)
+    const d = join(dir, 'd.db')
+    seed(d).close()
+    const imp = await runCli(cli, ['annotations', 'import', '--db', d, '--format', 'json', '--in', out])
+    expect(imp.code).toBe(9)
+    expect(imp.stdout).toContain('1 new')
+    expect(imp.stdout).toContain('2 refused')
+    // The line an entry's "{" is on, as an editor numbers it.
+    const lines = text.split('\n')
+    const lineOf = (callId: string) =>
+      lines
+        .slice(
+          0,
+          lines.findIndex((l) => l.includes(`"callId": "${callId}"`))
+        )
+        .lastIndexOf('    {') + 1
+    expect(imp.stderr).toContain(`line ${lineOf('call-2')} (call-2) not imported: tags`)
+    expect(imp.stderr).toMatch(new RegExp(`line ${lineOf('gone-call')} \\(gone-call\\) not imported: noteAt: .*later than`))
+  })
+
   it('refuses a file that is not an export, and a missing action', async () => {
     const bad = join(dir, 'bad.json')
     writeFileSync(bad, '{"format":"other"}')
