@@ -41,6 +41,9 @@ export const TeamPullProgress = z.object({
   totalCalls: z.number().int().nonnegative(),
   cursor: z.number().int().nonnegative(),
   callsPerSecond: z.number().nonnegative(),
+  /** Rows refused for a value larger than a pull takes; the rest of the pull went on. */
+  refused: z.number().int().nonnegative().optional(),
+  refusals: z.array(AppErrorInfo).max(20).optional(),
   error: AppErrorInfo.optional()
 })
 export type TeamPullProgress = z.infer<typeof TeamPullProgress>

@@ -58,6 +58,8 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       if (io.tty) io.err('\n')
       const what = final.phase === 'done' ? 'Pull done' : final.phase === 'cancelled' ? 'Pull cancelled' : 'Pull failed'
       io.out(`${what}: ${final.calls} calls and ${final.members} memberships in ${final.batches} batches; at change ${final.cursor}.\n`)
+      for (const r of final.refusals) io.err(`${terminalLine(r.message)}\n`)
+      if (final.refused > 0) io.err(`${final.refused} row(s) refused for values larger than a pull takes; the rest was pulled.\n`)
       if (final.error && final.phase !== 'cancelled')
         io.err(`${terminalLine(final.error.message)}${final.error.hint ? `\n${terminalLine(final.error.hint)}` : ''}\n`)
     }

@@ -8,7 +8,8 @@ import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import { mapPgError, q, redactUrl } from './connection'
 import { checkPgSchema } from './pg-migrations'
 import { boundHeapGrowth } from './heap-growth'
-import { pulledCall } from './pulled-rows'
+import { CALL_CAPS, oversizedCall, PULL_LIMITS } from './pull-limits'
+import { pulledCall, type PulledCall } from './pulled-rows'
 
 /**
  * A workstation's pull from the team cache: every row whose change number is above the
@@ -71,8 +72,15 @@ export interface PullProgress {
   totalCalls: number
   cursor: number
   callsPerSecond: number
+  /** Rows refused for a value larger than a pull takes (pull-limits.ts): skipped, the rest pulled. */
+  refused: number
+  /** The first of those refusals, each naming the call, the field and its size. */
+  refusals: AppErrorInfo[]
   error?: AppErrorInfo
 }
+
+/** Refusals kept in the progress: the count says how many there were in all. */
+const REFUSALS_SHOWN = 20
 
 /** A bigint column (node-postgres gives text) as a safe whole number. */
 export const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
@@ -84,14 +92,32 @@ export const Int8 = z.union([z.string(), z.number()]).transform((v, ctx) => {
   return n
 })
 
+const Bytes = Int8
 const ScopeRow = z.object({
-  scope_key: z.string(),
-  filters: z.string(),
-  coverage: z.string(),
+  scope_key: z.string().nullable(),
+  scope_key_bytes: Bytes,
+  filters: z.string().nullable(),
+  filters_bytes: Bytes,
+  coverage: z.string().nullable(),
+  coverage_bytes: Bytes,
   last_success_at: Int8.nullable(),
   whole: z.union([z.boolean(), z.literal('t'), z.literal('f')]).transform((v) => v === true || v === 't')
 })
-const MemberRow = z.object({ scope_key: z.string(), call_id: z.string() })
+const MemberRow = z.object({ scope_key: z.string(), call_id: z.string(), refused: z.boolean() })
+const TypeRow = z.object({ value: z.string().nullable(), value_bytes: Bytes, description: z.string().nullable(), description_bytes: Bytes })
+
+/** The refusal of a call row with a value larger than the pull takes, else null. */
+function oversizedField(raw: unknown): CallsightError | null {
+  const row = raw as Record<string, unknown>
+  const id = typeof row['call_id'] === 'string' ? row['call_id'] : '?'
+  const idBytes = Number(row['call_id_bytes'])
+  if (idBytes > CALL_ID_BYTES) return oversizedCall(id, 'call id', idBytes, CALL_ID_BYTES)
+  for (const [col, field] of CALL_CAPS) {
+    const bytes = Number(row[`${col}_bytes`])
+    if (bytes > PULL_LIMITS[field]) return oversizedCall(id, col, bytes, PULL_LIMITS[field])
+  }
+  return null
+}
 const MetaRow = z.object({ cache_id: z.string().min(1) })
 
 /** Calls applied by one pull past which the full-text index is merged at its end. */
@@ -100,7 +126,53 @@ export const OPTIMIZE_AFTER = 20_000
 /** Committed batches that may wait for the index build at once: each holds its rows' text (~1 MB). */
 const BUILD_BACKLOG = 4
 
-const CALL_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
+/** A call id longer than this is refused (the id is sent cut to it, for the message). */
+const CALL_ID_BYTES = 1024
+
+/**
+ * A call's columns, each capped value sent as NULL when larger than the pull takes, with its
+ * size beside it (`<column>_bytes`): an oversized value never crosses the wire.
+ * octet_length reads a stored value's size from its header, without reading the value.
+ */
+const CALL_COLUMNS = [
+  `CASE WHEN octet_length(c.call_id) > ${CALL_ID_BYTES} THEN left(c.call_id, 100) ELSE c.call_id END AS call_id`,
+  `octet_length(c.call_id) AS call_id_bytes`,
+  'c.call_at',
+  ...CALL_CAPS.flatMap(([col, field]) => [
+    `CASE WHEN octet_length(c.${col}) > ${PULL_LIMITS[field]} THEN NULL ELSE c.${col} END AS ${col}`,
+    `octet_length(c.${col}) AS ${col}_bytes`
+  ]),
+  'c.seq'
+].join(', ')
+
+/** A scope key longer than this stops the pull (its memberships cannot be applied without it). */
+const SCOPE_KEY_BYTES = 1024
+
+/** A text column sent as NULL when larger than `limit` bytes, its size beside it. */
+function cappedText(col: string, limit: number): string {
+  return `CASE WHEN octet_length(${col}) > ${limit} THEN NULL ELSE ${col} END AS ${col}, octet_length(${col}) AS ${col}_bytes`
+}
+
+/** Whether call `c` has a value larger than the pull takes (an SQL condition). */
+const CALL_OVERSIZED = [
+  `octet_length(c.call_id) > ${CALL_ID_BYTES}`,
+  ...CALL_CAPS.map(([col, field]) => `coalesce(octet_length(c.${col}) > ${PULL_LIMITS[field]}, false)`)
+].join(' OR ')
+
+/** The bytes call `c` sends (its oversized values count nothing: they are not sent). */
+const CALL_BYTES = CALL_CAPS.map(
+  ([col, field]) => `coalesce(CASE WHEN octet_length(c.${col}) > ${PULL_LIMITS[field]} THEN 0 ELSE octet_length(c.${col}) END, 0)`
+).join(' + ')
+
+/**
+ * The change number before the first of `rows` (seq, bytes; ordered by seq) at which the bytes
+ * added up pass the batch's budget, but never below the first row's: NULL when they stay
+ * within it.
+ */
+function budgetEnd(rows: string): string {
+  return `(SELECT CASE WHEN max(total) > ${PULL_LIMITS.batchBytes} THEN greatest(min(seq) FILTER (WHERE total > ${PULL_LIMITS.batchBytes}) - 1, min(seq)) END
+    FROM (SELECT seq, sum(bytes) OVER (ORDER BY seq) AS total FROM (${rows}) w) t)`
+}
 
 /**
  * One batch above `lo` as one simple-protocol request: a REPEATABLE READ READ ONLY
@@ -117,17 +189,25 @@ function batchSql(schema: string, lo: number, size: number): string {
   const s = q(schema)
   const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
   const last = lastChangeSql(schema)
+  // The batch also ends before its calls' bytes pass the budget: those numbered in it, and
+  // those its memberships carry along (counted whatever their number: an overestimate).
+  const callBudget = budgetEnd(`SELECT c.seq, ${CALL_BYTES} AS bytes FROM ${s}.calls c WHERE c.seq > ${lo} ORDER BY c.seq LIMIT ${size}`)
+  const memberBudget = budgetEnd(
+    `SELECT m.seq, coalesce((SELECT ${CALL_BYTES} FROM ${s}.calls c WHERE c.call_id = m.call_id), 0) AS bytes FROM ${s}.scope_members m WHERE m.seq > ${lo} ORDER BY m.seq LIMIT ${size}`
+  )
   const hi = `current_setting('callsight.hi')::bigint`
   return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
-SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}), ${last}, ${lo})::text, true) AS hi;
+SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}, ${callBudget}, ${memberBudget}), ${last}, ${lo})::text, true) AS hi;
 SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi} ORDER BY c.seq;
-SELECT s.scope_key, m.call_id FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id WHERE m.seq > ${lo} AND m.seq <= ${hi};
+SELECT s.scope_key, m.call_id, coalesce(${CALL_OVERSIZED}, false) AS refused FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id
+  LEFT JOIN ${s}.calls c ON c.call_id = m.call_id WHERE m.seq > ${lo} AND m.seq <= ${hi};
 SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
   CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}) c
   WHERE m.seq > ${lo} AND m.seq <= ${hi};
-SELECT scope_key, filters, coverage, last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
+SELECT ${cappedText('scope_key', SCOPE_KEY_BYTES)}, ${cappedText('filters', PULL_LIMITS.scopeJson)}, ${cappedText('coverage', PULL_LIMITS.scopeJson)},
+  last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
   WHERE (seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi}));
-SELECT value, description FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
+SELECT ${cappedText('value', CALL_ID_BYTES)}, ${cappedText('description', PULL_LIMITS.callTypeDescription)} FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
 COMMIT;`
 }
 
@@ -143,7 +223,7 @@ export async function lastChange(pool: pg.Pool, schema: string): Promise<number>
   return Int8.parse(r.rows[0]?.s ?? 0)
 }
 
-type BatchRead = Omit<PulledBatch, 'cacheId' | 'source'> | null
+type BatchRead = (Omit<PulledBatch, 'cacheId' | 'source'> & { refused: CallsightError[] }) | null
 
 /**
  * Sends the batch's request at once (the client is idle: node-postgres writes it to the
@@ -157,29 +237,72 @@ function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): 
     if (!(hi > lo)) return null
     // A membership can be older than its call's last change: the call then travels with it,
     // in its current state (the later batch that numbers it applies it again, unchanged).
+    // A call with a value larger than the pull takes is refused, with its memberships (the
+    // members query flags them): the rest of the batch, and the cursor, go on exactly.
+    const refused: CallsightError[] = []
+    const take = (rows: unknown[]): PulledCall[] => {
+      const out: PulledCall[] = []
+      for (const raw of rows) {
+        const over = oversizedField(raw)
+        if (over) refused.push(over)
+        else out.push(pulledCall(raw))
+      }
+      return out
+    }
+    const pulled = [...take(calls!.rows), ...take(ahead!.rows)]
     const byScope = new Map<string, string[]>()
     for (const raw of members!.rows) {
       const m = MemberRow.parse(raw)
+      if (m.refused) continue
       let list = byScope.get(m.scope_key)
       if (!list) byScope.set(m.scope_key, (list = []))
       list.push(m.call_id)
     }
     return {
       cursor: hi,
-      calls: [...calls!.rows.map(pulledCall), ...ahead!.rows.map(pulledCall)],
+      calls: pulled,
+      refused,
       members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
       // Scopes numbered in the batch come whole; those its memberships name but numbered
       // later (their coverage moved on since) by their filters only, coverage with their batch.
       scopes: scopes!.rows.map((raw) => {
         const r = ScopeRow.parse(raw)
+        for (const [field, bytes, limit] of [
+          ['scope_key', r.scope_key_bytes, SCOPE_KEY_BYTES],
+          ['filters', r.filters_bytes, PULL_LIMITS.scopeJson],
+          ['coverage', r.coverage_bytes, PULL_LIMITS.scopeJson]
+        ] as const) {
+          if (bytes > limit) {
+            throw new CallsightError(
+              'Storage',
+              `The team cache sent a scope whose ${field} is ${bytes} bytes, more than the ${limit} a pull takes.`,
+              {
+                hint: 'Ask whoever administers the team cache to check its scopes; the pull stopped before that change.'
+              }
+            )
+          }
+        }
         return {
-          scopeKey: r.scope_key,
-          filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)),
-          coverage: r.whole ? Intervals.parse(JSON.parse(r.coverage)) : [],
+          scopeKey: z.string().parse(r.scope_key),
+          filters: ScopeStatus.shape.filters.parse(JSON.parse(z.string().parse(r.filters))),
+          coverage: r.whole ? Intervals.parse(JSON.parse(z.string().parse(r.coverage))) : [],
           lastSuccessAt: r.whole ? r.last_success_at : null
         }
       }),
-      callTypes: z.array(CallType).parse(types!.rows)
+      callTypes: types!.rows.flatMap((raw) => {
+        const t = TypeRow.parse(raw)
+        if (t.value_bytes > CALL_ID_BYTES || t.description_bytes > PULL_LIMITS.callTypeDescription) {
+          const big = t.value_bytes > CALL_ID_BYTES
+          refused.push(
+            new CallsightError(
+              'Storage',
+              `The team cache's call type ${JSON.stringify((t.value ?? '').slice(0, 200))} was not pulled: its ${big ? 'value' : 'description'} is ${big ? t.value_bytes : t.description_bytes} bytes, more than a pull takes.`
+            )
+          )
+          return []
+        }
+        return [CallType.parse(t)]
+      })
     }
   })
 }
@@ -192,11 +315,21 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
   const size = Math.max(100, opts.batchSize ?? 2000)
   const now = opts.now ?? Date.now
   const started = now()
-  const progress: PullProgress = { phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
+  const progress: PullProgress = {
+    phase: 'pulling',
+    calls: 0,
+    members: 0,
+    batches: 0,
+    totalCalls: 0,
+    cursor: 0,
+    callsPerSecond: 0,
+    refused: 0,
+    refusals: []
+  }
   const emit = (): void => {
     const secs = (now() - started) / 1000
     progress.callsPerSecond = secs > 0 ? progress.calls / secs : 0
-    opts.onProgress?.({ ...progress })
+    opts.onProgress?.({ ...progress, refusals: [...progress.refusals] })
   }
   let bulk = false
   let deferred = false
@@ -257,7 +390,8 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
         if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
         // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
         next = readAhead(batch.cursor)
-        cache.writePulled({ ...batch, cacheId: meta.cache_id, source })
+        const { refused, ...rows } = batch
+        cache.writePulled({ ...rows, cacheId: meta.cache_id, source })
         lap('write')
         if (deferred) {
           await cache.indexBuildDrain(BUILD_BACKLOG)
@@ -268,6 +402,8 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
         progress.batches++
         progress.calls += batch.calls.length
         progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
+        progress.refused += refused.length
+        for (const r of refused.slice(0, REFUSALS_SHOWN - progress.refusals.length)) progress.refusals.push(toErrorInfo(r))
         emit()
       }
       client.release()

@@ -1,4 +1,5 @@
 import type { CallRecord } from '../../shared/domain'
+import { guardRecord } from '../pii'
 
 /**
  * A call row of the team cache as a record, checked by hand. A pull decodes every call it
@@ -53,8 +54,10 @@ export function pulledCall(raw: unknown): PulledCall {
     extra = parsed as Record<string, unknown>
   }
   whole(row['seq'], 'seq')
+  // A team cache is written by a worker that masked what the service sent, but a row placed
+  // in it by other hands was not: masked again here, as the client masks service records.
   return {
-    record: {
+    record: guardRecord({
       callId,
       callAt: whole(row['call_at'], 'call_at'),
       callDate: text(row['call_date'], 'call_date'),
@@ -62,7 +65,7 @@ export function pulledCall(raw: unknown): PulledCall {
       summary: text(row['summary'], 'summary'),
       analysis: items,
       extra
-    },
+    }),
     hasAnalysis: analysis !== null
   }
 }
