@@ -64,7 +64,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
   const cache: SyncStore = team ?? local!
   try {
     // On the team cache, one process syncs a scope at a time (the worker may be running).
-    if (team && !(await team.lockScope(SyncEngine.keyOf(scope)))) {
+    if (team && !(await team.lockScope(SyncEngine.keyOf(scope), { renew: true }))) {
       throw new CallsightError('Storage', 'Another process (the worker?) is syncing this scope into the team cache right now.', {
         hint: 'Try again when it is done; callsight team status shows what the worker does.'
       })

@@ -35,6 +35,7 @@ async function init(argv: string[], io: Io): Promise<number> {
     for (const role of r.created) io.out(`Created role ${role}.\n`)
     for (const role of r.updated) io.out(`Set a new password for role ${role}.\n`)
     io.out(`Writer (the worker): ${writerRole}. Read-only (workstations): ${readerRole}.\n`)
+    for (const w of r.warnings) io.err(`Warning: ${terminalLine(w)}\n`)
     return EXIT.ok
   } finally {
     await pool.end()

@@ -5,7 +5,7 @@ import { membershipsCheckedPerStatement } from './pg-migration-3'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
- * each in one transaction together with the version bump in `meta`, under an advisory lock
+ * each in one transaction together with the version bump in `meta`, under a lock of `meta`
  * so two processes never migrate at once. Append a step; never edit one that has shipped.
  */
 export interface PgMigration {
@@ -117,6 +117,25 @@ export const pgMigrations: readonly PgMigration[] = [
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)
 
+/**
+ * The schema's write lock, first thing in a writing transaction: writers (and hand-run syncs)
+ * are serialized by it. A table lock above ROW EXCLUSIVE needs UPDATE, DELETE or TRUNCATE
+ * privilege on the table, and `checkpoints` is the writer's alone (analysts cannot even read
+ * it), so no other role can take it and hold the worker up (an advisory lock, which any role
+ * connected to the database can take, could). Reads are not blocked by it.
+ */
+export function writeLockSql(schema: string): string {
+  return `LOCK TABLE ${q(schema)}.checkpoints IN SHARE ROW EXCLUSIVE MODE`
+}
+
+/**
+ * The migration lock: `meta`, which only the owner may change (the writer and the reader
+ * only read it), so only a role that may migrate can hold migrations up.
+ */
+function migrationLockSql(schema: string): string {
+  return `LOCK TABLE ${q(schema)}.meta IN SHARE ROW EXCLUSIVE MODE`
+}
+
 /** A stable 64-bit advisory-lock key for a name (the schema, or schema + scope). */
 export function lockKey(name: string): string {
   // FNV-1a 64, as a signed bigint literal PostgreSQL accepts.
@@ -152,10 +171,20 @@ export async function migratePg(pool: pg.Pool, schema: string, list: readonly Pg
   const latest = list.reduce((v, m) => Math.max(v, m.version), 0)
   const c = await pool.connect()
   try {
-    await c.query('BEGIN')
-    await c.query(`SELECT pg_advisory_xact_lock(${lockKey(`callsight:${schema}`)})`)
-    await c.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`)
-    await c.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.meta (key text PRIMARY KEY, value text NOT NULL)`)
+    // Before the schema exists there is no table to lock: two first inits at once can collide
+    // (a unique violation in the catalog), and the second one is then simply run again.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await c.query('BEGIN')
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`)
+        await c.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.meta (key text PRIMARY KEY, value text NOT NULL)`)
+        break
+      } catch (e) {
+        await c.query('ROLLBACK').catch(() => undefined)
+        if (attempt >= 2 || (e as { code?: string }).code !== '23505') throw e
+      }
+    }
+    await c.query(migrationLockSql(schema))
     // A random id for this cache: a workstation that pulled from another one starts over.
     await c.query(`INSERT INTO ${q(schema)}.meta (key, value) VALUES ('cache_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING`)
     await c.query('COMMIT')
@@ -168,7 +197,7 @@ export async function migratePg(pool: pg.Pool, schema: string, list: readonly Pg
     for (const m of [...list].sort((a, b) => a.version - b.version)) {
       await c.query('BEGIN')
       try {
-        await c.query(`SELECT pg_advisory_xact_lock(${lockKey(`callsight:${schema}`)})`)
+        await c.query(migrationLockSql(schema))
         const current = await schemaVersion(c, schema)
         if (current > latest) throw tooNew(current, latest)
         if (m.version <= current) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { hostname } from 'node:os'
 import type pg from 'pg'
 import { z } from 'zod'
 import { CallType, ScopeStatus, SyncOutcome, type CallRecord } from '../../shared/domain'
@@ -10,12 +11,30 @@ import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
 import type { SyncStore } from '../sync/ports'
 import { createPool, mapPgError, q, type TeamDbOptions } from './connection'
-import { checkPgSchema, lockKey, migratePg } from './pg-migrations'
+import { checkPgSchema, migratePg, writeLockSql } from './pg-migrations'
+import { PG_NOW_MS } from './pg-clock'
 import { checkpointStatement, writeGroup, type PgPageCounts } from './pg-write-group'
 
 export type { PgPageCounts }
 
 const FiltersJson = ScopeStatus.shape.filters
+
+/** A run lease's length when the holder does not say (a hand-run sync). */
+const DEFAULT_LEASE_MS = 30_000
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+interface Lease {
+  holder: string
+  timer: NodeJS.Timeout | null
+}
 
 /** The analysis items as stored: [[key, friendlyName, value], ...]. */
 export function analysisJson(r: CallRecord): string {
@@ -28,16 +47,17 @@ export function analysisJson(r: CallRecord): string {
  * transaction, so a kill at any moment resumes without loss or duplicates — plus a change
  * number (`seq`) stamped on every row a write changes, which workstations pull by.
  *
- * Writers are serialized per schema by a transaction-level advisory lock taken first thing
- * in every write: sequence numbers are then handed out in commit order, and a reader that
+ * Writers are serialized per schema by a table lock taken first thing in every write
+ * (writeLockSql, which only the writer's privileges allow): sequence numbers are then handed out in commit order, and a reader that
  * has seen number N has seen every row numbered below it (no gaps filled in later).
  */
 export class PgSyncStore implements SyncStore {
   private readonly s: string
-  private readonly writeLock: string
   private readonly scopeIds = new Map<string, number>()
-  /** Sessions holding a scope's run lock (see lockScope). */
-  private readonly scopeLocks = new Map<string, pg.PoolClient>()
+  /** The scopes whose run lease this process holds (see lockScope). */
+  private readonly leases = new Map<string, Lease>()
+  /** Who holds a lease taken without naming a holder: shown as the scope's worker. */
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
 
   private constructor(
     readonly pool: pg.Pool,
@@ -45,7 +65,6 @@ export class PgSyncStore implements SyncStore {
     private readonly clock: Clock
   ) {
     this.s = q(schema)
-    this.writeLock = lockKey(`callsight-write:${schema}`)
   }
 
   /**
@@ -67,7 +86,7 @@ export class PgSyncStore implements SyncStore {
   }
 
   async close(): Promise<void> {
-    for (const key of [...this.scopeLocks.keys()]) await this.unlockScope(key)
+    for (const key of [...this.leases.keys()]) await this.unlockScope(key)
     await this.pool.end()
   }
 
@@ -80,7 +99,7 @@ export class PgSyncStore implements SyncStore {
       throw mapPgError(e)
     }
     try {
-      await c.query(`BEGIN; SELECT pg_advisory_xact_lock(${this.writeLock})`)
+      await c.query(`BEGIN; ${writeLockSql(this.schema)}`)
       const out = await fn(c)
       await c.query('COMMIT')
       return out
@@ -101,62 +120,92 @@ export class PgSyncStore implements SyncStore {
   }
 
   /**
-   * Holds the run lock of a scope (a session advisory lock on a connection of its own) so
-   * that two workers, or a worker and a hand-run sync, never sync one scope at once. PostgreSQL
-   * drops it when the process dies. False when another process holds it.
+   * Takes the run lease of a scope so that two workers, or a worker and a hand-run sync, never
+   * sync one scope at once: its `worker_scopes` row marked running by this holder, renewed
+   * (keepScopeLock) within `leaseMs`. A lease is a row only the writer may update, so a role
+   * that can merely read the schema cannot take it (an advisory lock anyone connected could),
+   * and no session or transaction is held for the run. A lease whose holder died lapses and is
+   * taken over. False when another holder's lease is current.
    */
-  async lockScope(scopeKey: string): Promise<boolean> {
-    if (this.scopeLocks.has(scopeKey)) return true
-    let c: pg.PoolClient
-    try {
-      c = await this.pool.connect()
-    } catch (e) {
-      throw mapPgError(e)
+  async lockScope(scopeKey: string, opts: { holder?: string; leaseMs?: number; renew?: boolean } = {}): Promise<boolean> {
+    const holder = opts.holder ?? this.holder
+    const leaseMs = Math.max(1, Math.round(opts.leaseMs ?? DEFAULT_LEASE_MS))
+    const r = await this.read<{ ok: boolean }>(
+      `INSERT INTO ${this.s}.worker_scopes AS w (scope_key, name, worker, running, updated_at, heartbeat_at, lease_ms)
+         VALUES ($1, $1, $2, true, $3, ${PG_NOW_MS}, $4)
+       ON CONFLICT (scope_key) DO UPDATE SET worker = excluded.worker, running = true, heartbeat_at = excluded.heartbeat_at,
+         lease_ms = excluded.lease_ms, updated_at = excluded.updated_at
+       WHERE NOT w.running OR w.worker = excluded.worker OR w.heartbeat_at IS NULL OR w.lease_ms IS NULL
+         OR w.heartbeat_at + w.lease_ms < ${PG_NOW_MS}
+       RETURNING true AS ok`,
+      [scopeKey, holder, this.clock.now(), leaseMs]
+    )
+    if (r.length === 0 && !(await this.takeFromDeadLocal(scopeKey, holder, leaseMs))) return false
+    const old = this.leases.get(scopeKey)
+    if (old?.timer) clearInterval(old.timer)
+    const lease: Lease = { holder, timer: null }
+    if (opts.renew) {
+      // A hand-run sync has no heartbeat of its own: renewed here, a third of the lease apart.
+      lease.timer = setInterval(() => void this.keepScopeLock(scopeKey).catch(() => undefined), Math.max(50, leaseMs / 3))
+      lease.timer.unref()
     }
-    try {
-      const r = await c.query<{ ok: boolean }>(
-        `SELECT pg_try_advisory_lock(${lockKey(`callsight-scope:${this.schema}:${scopeKey}`)}) AS ok`
-      )
-      if (r.rows[0]?.ok) {
-        this.scopeLocks.set(scopeKey, c)
-        return true
-      }
-      c.release()
-      return false
-    } catch (e) {
-      c.release()
-      throw mapPgError(e)
-    }
+    this.leases.set(scopeKey, lease)
+    return true
   }
 
   /**
-   * Whether this process still holds the scope's run lock, taken again when PostgreSQL ended
-   * the session that held it (a restart, a failover, pg_terminate_backend): workstations
-   * read a scope whose lock is gone as interrupted. False when another process took it meanwhile.
+   * A lease whose holder is a process of this machine that no longer runs (a worker killed and
+   * started again) is taken at once instead of after it lapses.
    */
-  async keepScopeLock(scopeKey: string): Promise<boolean> {
-    const c = this.scopeLocks.get(scopeKey)
-    if (c) {
-      try {
-        await c.query('SELECT 1')
-        return true
-      } catch {
-        this.scopeLocks.delete(scopeKey)
-        c.release(true)
-      }
-    }
-    return this.lockScope(scopeKey)
+  private async takeFromDeadLocal(scopeKey: string, holder: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.read<{ worker: string }>(`SELECT worker FROM ${this.s}.worker_scopes WHERE scope_key = $1 AND running`, [
+      scopeKey
+    ])
+    const current = rows[0]?.worker
+    const m = current === undefined ? null : /^(.*):(\d+)(?::[0-9a-f]{8})?$/.exec(current)
+    if (!m || m[1] !== hostname() || Number(m[2]) === process.pid || processRuns(Number(m[2]))) return false
+    const r = await this.read(
+      `UPDATE ${this.s}.worker_scopes SET worker = $3, heartbeat_at = ${PG_NOW_MS}, lease_ms = $4, updated_at = $5
+       WHERE scope_key = $1 AND worker = $2 AND running RETURNING 1`,
+      [scopeKey, current, holder, leaseMs, this.clock.now()]
+    )
+    return r.length > 0
   }
 
+  /**
+   * Renews this process's lease of the scope (PostgreSQL's clock). False when another holder
+   * took it meanwhile (this one lapsed): the caller stops its run and leaves the scope to it.
+   */
+  async keepScopeLock(scopeKey: string): Promise<boolean> {
+    const lease = this.leases.get(scopeKey)
+    if (!lease) return this.lockScope(scopeKey)
+    const r = await this.read(
+      `UPDATE ${this.s}.worker_scopes SET heartbeat_at = ${PG_NOW_MS} WHERE scope_key = $1 AND worker = $2 AND running RETURNING 1`,
+      [scopeKey, lease.holder]
+    )
+    if (r.length > 0) return true
+    if (lease.timer) clearInterval(lease.timer)
+    this.leases.delete(scopeKey)
+    return false
+  }
+
+  /** Gives the lease back; a row only a hand-run sync's lease made (no worker outcome) is removed. */
   async unlockScope(scopeKey: string): Promise<void> {
-    const c = this.scopeLocks.get(scopeKey)
-    if (!c) return
-    this.scopeLocks.delete(scopeKey)
+    const lease = this.leases.get(scopeKey)
+    if (!lease) return
+    this.leases.delete(scopeKey)
+    if (lease.timer) clearInterval(lease.timer)
     try {
-      await c.query(`SELECT pg_advisory_unlock(${lockKey(`callsight-scope:${this.schema}:${scopeKey}`)})`)
-      c.release()
+      await this.pool.query(
+        `UPDATE ${this.s}.worker_scopes SET running = false, heartbeat_at = NULL WHERE scope_key = $1 AND worker = $2 AND running`,
+        [scopeKey, lease.holder]
+      )
+      await this.pool.query(
+        `DELETE FROM ${this.s}.worker_scopes WHERE scope_key = $1 AND worker = $2 AND NOT running AND last_outcome IS NULL`,
+        [scopeKey, lease.holder]
+      )
     } catch {
-      c.release(true)
+      // The lease lapses by itself.
     }
   }
 

@@ -31,6 +31,8 @@ export interface TeamInitResult {
   schemaVersion: number
   created: string[]
   updated: string[]
+  /** What init could not do and the operator should (printed, never fatal). */
+  warnings: string[]
 }
 
 /**
@@ -82,5 +84,25 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   } finally {
     c.release()
   }
-  return { schemaVersion: version, created, updated }
+  const warnings: string[] = []
+  // Any role may create temporary tables by default: space and catalog churn an analyst's
+  // role has no use for. Only the database's owner (or a superuser) may take it away.
+  try {
+    const db = (await opts.pool.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db
+    await opts.pool.query(`REVOKE TEMPORARY ON DATABASE "${db.replace(/"/g, '""')}" FROM PUBLIC`)
+    const still = await opts.pool.query<{ ok: boolean }>('SELECT has_database_privilege($1, current_database(), $2) AS ok', [
+      reader,
+      'TEMP'
+    ])
+    if (still.rows[0]?.ok) {
+      warnings.push(
+        `The reader role can still create temporary tables in database "${db}" (not revoked: this role is not the database's owner). Run as its owner: REVOKE TEMPORARY ON DATABASE "${db.replace(/"/g, '""')}" FROM PUBLIC;`
+      )
+    }
+  } catch (e) {
+    warnings.push(
+      `Temporary tables could not be taken from the reader role (${mapPgError(e).message}); run as the database's owner: REVOKE TEMPORARY ON DATABASE <database> FROM PUBLIC;`
+    )
+  }
+  return { schemaVersion: version, created, updated, warnings }
 }

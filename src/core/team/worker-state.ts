@@ -2,9 +2,8 @@ import type pg from 'pg'
 import { z } from 'zod'
 import type { TeamWorkerLiveness } from '../../shared/team'
 import { mapPgError, q } from './connection'
-import { lockKey } from './pg-migrations'
 import { Int8 } from './pull'
-import { PG_NOW_MS } from './worker'
+import { PG_NOW_MS } from './pg-clock'
 
 const WorkerScopeRow = z.object({
   scope_key: z.string(),
@@ -32,25 +31,28 @@ export type WorkerScopeState = z.infer<typeof WorkerScopeRow> & { status: TeamWo
 export async function readWorkerState(pool: pg.Pool, schema: string): Promise<WorkerScopeState[]> {
   try {
     const r = await pool.query(`SELECT *, ${PG_NOW_MS} - heartbeat_at AS heartbeat_age_ms FROM ${q(schema)}.worker_scopes ORDER BY name`)
-    // Advisory locks held in this database (pg_locks is readable by every role): a bigint key
-    // shows as classid (high half) and objid (low half) with objsubid 1.
-    const held = await pool.query<{ k: string }>(
-      `SELECT ((classid::bigint << 32) | objid::bigint)::text AS k FROM pg_locks
-       WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
-    )
-    const locks = new Set(held.rows.map((x) => x.k))
     return r.rows.map((raw) => {
       const row = WorkerScopeRow.parse(raw)
-      const status: TeamWorkerLiveness = !row.running
-        ? 'idle'
-        : !locks.has(lockKey(`callsight-scope:${schema}:${row.scope_key}`))
-          ? 'interrupted'
-          : row.heartbeat_age_ms !== null && row.lease_ms !== null && row.heartbeat_age_ms > row.lease_ms
-            ? 'stale'
-            : 'running'
-      return { ...row, status }
+      return { ...row, status: livenessOf(row) }
     })
   } catch (e) {
     throw mapPgError(e)
   }
+}
+
+/**
+ * A lease unrenewed for this many lease lengths belongs to a worker that stopped (killed, its
+ * machine gone): read as interrupted. Before that it may be hung or cut off: stale.
+ */
+export const INTERRUPTED_AFTER_LEASES = 10
+
+/**
+ * Read from the scope's lease alone (its row, PostgreSQL's clock), never from sessions: the
+ * same on a streaming replica, where no session of the worker's shows.
+ */
+function livenessOf(row: z.infer<typeof WorkerScopeRow>): TeamWorkerLiveness {
+  if (!row.running) return 'idle'
+  if (row.heartbeat_age_ms === null || row.lease_ms === null) return 'interrupted'
+  if (row.heartbeat_age_ms > row.lease_ms * INTERRUPTED_AFTER_LEASES) return 'interrupted'
+  return row.heartbeat_age_ms > row.lease_ms ? 'stale' : 'running'
 }

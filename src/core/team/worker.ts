@@ -7,6 +7,7 @@ import { readCheckpoint, SyncEngine, type SyncSource, type WaitSource } from '..
 import { SchemaName, SslMode } from './connection'
 import type { PgSyncStore } from './pg-store'
 import { q } from './connection'
+import { PG_NOW_MS } from './pg-clock'
 
 const DAY = 86_400_000
 
@@ -109,8 +110,7 @@ function paceFields(pace: SyncPace | undefined): Record<string, number | boolean
   return pace ? { pacePerMinute: Math.round(pace.perMinute), limitPerMinute: pace.limitPerMinute, throttled: pace.throttled } : {}
 }
 
-/** Now in PostgreSQL's clock, in ms: heartbeats and their age are both read from it. */
-export const PG_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+export { PG_NOW_MS }
 
 const RELOGIN_CODES = new Set(['ReloginRequired', 'NotSignedIn', 'Unauthorized'])
 
@@ -156,7 +156,7 @@ export class TeamWorker {
     let scope = scopeAt(cfg, clock.now())
     const key = SyncEngine.keyOf(scope)
     try {
-      if (!(await store.lockScope(key))) {
+      if (!(await store.lockScope(key, { holder: this.deps.workerName, leaseMs: this.heartbeatMs * 3 }))) {
         logger.log('warn', 'another process is syncing this scope; skipped', { scope: cfg.name })
         return true
       }
@@ -263,15 +263,14 @@ export class TeamWorker {
   }
 
   /**
-   * Renews the running scope's lease until aborted. With the scope's run lock (which
-   * PostgreSQL drops when this process dies), it lets workstations tell a running worker from
-   * a killed one (lock gone: interrupted) or one that is hung or cut off (lease lapsed: stale).
-   * A lock lost with its session (PostgreSQL restarted) is taken again at the next beat; when
-   * another process took it meanwhile, this run stops (`run` aborts) and leaves the scope to it.
+   * Renews the running scope's lease until aborted: it lets workstations tell a running
+   * worker from one that is hung or cut off (lease lapsed: stale) or long gone (interrupted),
+   * and keeps other processes off the scope. When another process took the scope while the
+   * lease had lapsed, this run stops (`run` aborts) and leaves the scope to it.
    */
   private beat(key: string, name: string, run: AbortController): AbortController {
     const stop = new AbortController()
-    const { store, clock, logger, workerName } = this.deps
+    const { store, clock, logger } = this.deps
     void (async () => {
       for (;;) {
         try {
@@ -281,14 +280,10 @@ export class TeamWorker {
         }
         try {
           if (!(await store.keepScopeLock(key))) {
-            logger.log('warn', 'another process took this scope while its run lock was lost; this run stops', { scope: name })
+            logger.log('warn', 'another process took this scope while its lease had lapsed; this run stops', { scope: name })
             run.abort()
             return
           }
-          await store.pool.query(
-            `UPDATE ${q(store.schema)}.worker_scopes SET heartbeat_at = ${PG_NOW_MS} WHERE scope_key = $1 AND worker = $2 AND running`,
-            [key, workerName]
-          )
         } catch (e) {
           // The next beat tries again; a lease that lapses meanwhile reads as stale, which is true.
           logger.log('warn', 'the worker heartbeat could not be written', { error: toErrorInfo(e) })

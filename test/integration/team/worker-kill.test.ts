@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SyncEngine } from '../../../src/core/sync'
-import { createPool, lockKey, PgSyncStore, readWorkerState, type WorkerScopeState } from '../../../src/core/team'
+import { createPool, PgSyncStore, readWorkerState, type WorkerScopeState } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli, spawnCli } from '../cli/helpers'
@@ -220,7 +220,7 @@ describe('callsight worker', () => {
     }
   }, 150_000)
 
-  it('takes its run lock again when PostgreSQL ends the session holding it mid-run: the scope reads running, not interrupted', async () => {
+  it('keeps its run lease when PostgreSQL ends its sessions mid-run: the scope reads running, not interrupted', async () => {
     const { url, config } = await setUp({ heartbeatSeconds: 0.2 })
     // Slower pages: the first pass outlasts the steps below.
     service.admin.setFaults({ latencyMs: 50 })
@@ -237,20 +237,21 @@ describe('callsight worker', () => {
       const everything = async (): Promise<WorkerScopeState | undefined> =>
         (await readWorkerState(pool, 'acme')).find((w) => w.name === 'everything')
       expect((await everything())?.status).toBe('running')
-      // Only the session holding the lock: no write of the run is cut, so the run goes on.
-      const key = lockKey(`callsight-scope:acme:${(await everything())!.scope_key}`)
-      const holder = await cluster.sql(
-        `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted
-         AND ((classid::bigint << 32) | objid::bigint)::text = $1`,
-        [key]
+      // The worker's idle sessions (no write of the run is cut): its lease is a row, not a
+      // session's lock, so losing them neither ends the run nor reads as a killed worker.
+      const mine = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+      const ended = await cluster.sql(
+        `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+         WHERE datname = $1 AND pid <> $2 AND application_name = 'callsight' AND state = 'idle'`,
+        [new URL(url).pathname.slice(1), mine]
       )
-      expect(holder.rows.map((x) => x.ok)).toEqual([true])
-      const pid = holder.rows[0].pid as number
-      // Gone, and its lock with it: a lock seen held from now on was taken again.
+      expect(ended.rows.length).toBeGreaterThan(0)
+      expect(ended.rows.every((x) => x.ok === true)).toBe(true)
+      const pids = ended.rows.map((x) => x.pid as number)
       await until(async () =>
-        (await cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0 ? true : undefined
+        (await cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0 ? true : undefined
       )
-      // Read as running again before the run ends (a lock gone reads as a killed worker).
+      // Read as running before the run ends.
       const seen = await until(async () => {
         const e = await everything()
         return e?.status === 'running' || !e?.running ? e?.status : undefined
@@ -324,13 +325,13 @@ describe('callsight worker', () => {
       }
       await untilStatus('running')
       expect(await teamStatus()).toMatch(/- everything: running since /)
-      // Frozen: its connections (and the scope's run lock) stay, its heartbeat stops.
+      // Frozen: its heartbeat stops and the lease lapses.
       child.kill('SIGSTOP')
       await untilStatus('stale')
       expect(await teamStatus()).toMatch(/- everything: stale: running since .*no heartbeat for \d+ s/)
       child.kill('SIGCONT')
       await untilStatus('running')
-      // Killed: PostgreSQL drops its sessions and the run lock with them; the row still says running.
+      // Killed: its lease is never renewed again; the row still says running.
       child.kill('SIGKILL')
       expect((await done).signal).toBe('SIGKILL')
       await untilStatus('interrupted')
