@@ -239,10 +239,10 @@ describe('callsight worker', () => {
       expect((await everything())?.status).toBe('running')
       // The worker's idle sessions (no write of the run is cut): its lease is a row, not a
       // session's lock, so losing them neither ends the run nor reads as a killed worker.
-      const mine = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid
+      const mine = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid // not the worker's, excluded anyway
       const ended = await cluster.sql(
         `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-         WHERE datname = $1 AND pid <> $2 AND application_name = 'callsight' AND state = 'idle'`,
+         WHERE datname = $1 AND pid <> $2 AND application_name = 'callsight-worker' AND state = 'idle'`,
         [new URL(url).pathname.slice(1), mine]
       )
       expect(ended.rows.length).toBeGreaterThan(0)
