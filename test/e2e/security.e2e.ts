@@ -2,13 +2,16 @@ import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { openBrowser, watchErrors } from './support/harness'
+import { readCookie } from '../../src/host/web/gate'
 import { serveForeignPage } from './support/foreign-page'
 import { startServeProcess, type ServeProcess } from './support/serve-process'
 
 // The browser mode's door, tried from outside the way an attacker would: every request and
 // WebSocket upgrade must name this server as Host (DNS rebinding), come from its origin, and
-// carry the cookie only the launch key buys. Everything else is 403 with no body, and the
-// key and the cookie never reach the log. Against `callsight serve` started as a user does.
+// carry the cookie only a single-use launch key buys; the app's calls and its socket also the
+// page token, which the browser does not attach by itself (it sends the cookie to every port
+// of 127.0.0.1). Everything else is 403 with no body, and the key, the cookie and the token
+// never reach the log. Against `callsight serve` started as a user does.
 
 interface Reply {
   status: number
@@ -33,9 +36,9 @@ function raw(port: number, opts: { method?: string; path?: string; headers?: Rec
 }
 
 /** The status of a WebSocket upgrade: 101 when it opened. */
-function upgrade(port: number, headers: Record<string, string>, origin?: string): Promise<number> {
+function upgrade(port: number, headers: Record<string, string>, origin?: string, protocols: string[] = []): Promise<number> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}/events`, { headers, ...(origin ? { origin } : {}) })
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/events`, protocols, { headers, ...(origin ? { origin } : {}) })
     ws.once('open', () => {
       ws.close()
       resolve(101)
@@ -53,6 +56,8 @@ describe('browser mode security', () => {
   let host = ''
   let origin = ''
   let cookie = ''
+  let token = ''
+  const withToken = (): string[] => ['callsight', `callsight-token.${token}`]
 
   beforeAll(async () => {
     serve = await startServeProcess()
@@ -67,14 +72,19 @@ describe('browser mode security', () => {
     raw(serve.port, {
       method: 'POST',
       path: '/invoke/app.info',
-      headers: { Host: hostHeader, 'Content-Type': 'application/json', ...headers },
+      headers: { Host: hostHeader, 'Content-Type': 'application/json', 'X-Callsight-Token': token, ...headers },
       body: '{}'
     })
 
-  it('trades the launch key for an HttpOnly, SameSite=Strict cookie and moves on to the bare URL', async () => {
+  it('trades the launch key, once, for an HttpOnly, SameSite=Strict cookie and the page token, and moves on to the bare URL', async () => {
     const reply = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
     expect(reply.status).toBe(200)
     expect(reply.body).toContain('<meta http-equiv="refresh" content="0; url=/">')
+    token = /<meta name="callsight-token" content="([\w-]{43})">/.exec(reply.body)?.[1] ?? ''
+    expect(token).not.toBe('')
+    // Single-use: whoever reads the key later (the opener's command line, the terminal) gets nothing.
+    const again = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
+    expect([again.status, again.body, again.headers['set-cookie']]).toEqual([403, '', undefined])
     const setCookie = String(reply.headers['set-cookie'])
     expect(setCookie).toMatch(new RegExp(`^callsight-${serve.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
     cookie = setCookie.split(';')[0] ?? ''
@@ -88,7 +98,30 @@ describe('browser mode security', () => {
     const ok = await invoke({ Cookie: cookie, Origin: origin })
     expect(ok.status).toBe(200)
     expect(JSON.parse(ok.body)).toMatchObject({ ok: true, value: { electron: null } })
-    expect(await upgrade(serve.port, { Cookie: cookie }, origin)).toBe(101)
+    expect(await upgrade(serve.port, { Cookie: cookie }, origin, withToken())).toBe(101)
+  })
+
+  it('refuses the cookie alone, everything else right, for calls and the event socket: the page token is wanted too', async () => {
+    const calls = await Promise.all([
+      invoke({ Cookie: cookie, Origin: origin, 'X-Callsight-Token': '' }),
+      invoke({ Cookie: cookie, Origin: origin, 'X-Callsight-Token': 'A'.repeat(43) })
+    ])
+    expect(calls.map((r) => [r.status, r.body])).toEqual([
+      [403, ''],
+      [403, '']
+    ])
+    expect(await upgrade(serve.port, { Cookie: cookie }, origin)).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, origin, ['callsight', 'callsight-token.wrong'])).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, origin, ['callsight', `callsight-token.${cookie.split('=')[1]}`])).toBe(403)
+    // The token alone buys nothing either.
+    expect((await invoke({ Origin: origin })).status).toBe(403)
+    // What the cookie alone can fetch holds no token.
+    for (const path of ['/', '/callsight-api.js', '/callsight-exchange.js']) {
+      const r = await raw(serve.port, { path, headers: { Host: host, Cookie: cookie } })
+      expect([path, r.status]).toEqual([path, 200])
+      expect(r.body).not.toContain(token)
+    }
+    await expect.poll(() => serve.log().match(/"request refused".*"reason":"token"/g)?.length ?? 0).toBeGreaterThanOrEqual(5)
   })
 
   it.each([
@@ -118,9 +151,9 @@ describe('browser mode security', () => {
   })
 
   it('refuses a WebSocket from another origin, or with no origin', async () => {
-    expect(await upgrade(serve.port, { Cookie: cookie }, 'http://127.0.0.1:1')).toBe(403)
-    expect(await upgrade(serve.port, { Cookie: cookie }, 'https://attacker.example')).toBe(403)
-    expect(await upgrade(serve.port, { Cookie: cookie })).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, 'http://127.0.0.1:1', withToken())).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, 'https://attacker.example', withToken())).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: cookie }, undefined, withToken())).toBe(403)
   })
 
   it('refuses a missing or wrong cookie, and a wrong key', async () => {
@@ -138,8 +171,8 @@ describe('browser mode security', () => {
     ])
     expect(replies.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 403, 403, 403])
     expect(replies.every((r) => r.body === '' && r.headers['set-cookie'] === undefined)).toBe(true)
-    expect(await upgrade(serve.port, {}, origin)).toBe(403)
-    expect(await upgrade(serve.port, { Cookie: wrong }, origin)).toBe(403)
+    expect(await upgrade(serve.port, {}, origin, withToken())).toBe(403)
+    expect(await upgrade(serve.port, { Cookie: wrong }, origin, withToken())).toBe(403)
   })
 
   it('refuses calls without an Origin, cross-site fetches, preflights and other methods', async () => {
@@ -160,7 +193,7 @@ describe('browser mode security', () => {
     const textPlain = await raw(serve.port, {
       method: 'POST',
       path: '/invoke/app.info',
-      headers: { Host: host, Cookie: cookie, Origin: origin, 'Content-Type': 'text/plain' },
+      headers: { Host: host, Cookie: cookie, Origin: origin, 'X-Callsight-Token': token, 'Content-Type': 'text/plain' },
       body: '{}'
     })
     expect(textPlain.status).toBe(415)
@@ -168,7 +201,11 @@ describe('browser mode security', () => {
 
   it('opens from a link elsewhere, and keeps a page on another 127.0.0.1 port out though the browser holds our cookie', async () => {
     const browser = await openBrowser()
-    const foreign = await serveForeignPage(`<a id="open" href="${serve.launchUrl}">Callsight</a>`)
+    // The first address was spent above: Enter in serve's terminal prints a new one.
+    const launchUrl = await serve.newLaunchUrl()
+    expect(launchUrl).not.toBe(serve.launchUrl)
+    expect(new URL(launchUrl).origin).toBe(serve.origin)
+    const foreign = await serveForeignPage(`<a id="open" href="${launchUrl}">Callsight</a>`)
     try {
       const page = browser.context.pages()[0] ?? (await browser.context.newPage())
       const errors = watchErrors(page)
@@ -181,8 +218,31 @@ describe('browser mode security', () => {
         [`callsight-${serve.port}`, true, 'Strict']
       ])
       expect(errors).toEqual([])
+      // The real page works with the token the exchange left it.
+      expect(
+        await page.evaluate(() => (window as unknown as { api: { invoke(c: string): Promise<unknown> } }).api.invoke('app.info'))
+      ).toMatchObject({
+        ok: true
+      })
 
       await page.goto(foreign.url)
+      // Cookies ignore ports: the listener on the other port got ours. Replayed from plain
+      // Node with every other header right, it buys neither a call nor the event socket.
+      const leaked = foreign.cookies.map((c) => readCookie(c, `callsight-${serve.port}`)).find((c) => c !== undefined)
+      expect(leaked).toBe(cookie.split('=')[1])
+      const stolen = `callsight-${serve.port}=${leaked}`
+      const replays = await Promise.all(
+        ['app.info', 'accounts.list', 'search.page'].map((channel) =>
+          raw(serve.port, {
+            method: 'POST',
+            path: `/invoke/${channel}`,
+            headers: { Host: host, Origin: origin, 'Sec-Fetch-Site': 'same-origin', 'Content-Type': 'application/json', Cookie: stolen },
+            body: '{}'
+          })
+        )
+      )
+      expect(replays.map((r) => r.status)).toEqual([403, 403, 403])
+      expect(await upgrade(serve.port, { Cookie: stolen }, origin, ['callsight'])).toBe(403)
       const attempts = await page.evaluate(async (target) => {
         const tries: string[] = []
         const note = (what: string, p: Promise<unknown>): Promise<void> =>
@@ -222,14 +282,30 @@ describe('browser mode security', () => {
     }
   })
 
-  it('never writes the launch key or the cookie to the log or stderr; stdout has the key once, on line one', () => {
+  it('refuses an address once a newer one was printed', async () => {
+    const older = await serve.newLaunchUrl()
+    const newer = await serve.newLaunchUrl()
+    const path = (u: string): string => new URL(u).pathname + new URL(u).search
+    expect((await raw(serve.port, { path: path(older), headers: { Host: host } })).status).toBe(403)
+    expect((await raw(serve.port, { path: path(newer), headers: { Host: host } })).status).toBe(200)
+  })
+
+  it('never writes a launch key, the cookie or the page token to the log or stderr; stdout has each key once, line one the first', () => {
     const secret = cookie.split('=')[1] ?? ''
     expect(secret.length).toBeGreaterThan(30)
+    expect(token.length).toBeGreaterThan(30)
     const log = serve.log()
     expect(log).toContain('request refused')
-    expect(log).not.toContain(serve.launchKey)
-    expect(log).not.toContain(secret)
-    expect(serve.stderr()).not.toContain(serve.launchKey)
+    const keys = serve
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => new URL(line).searchParams.get('key') ?? '')
+    expect(keys.length).toBeGreaterThanOrEqual(4)
+    for (const k of [...keys, secret, token]) {
+      expect(log).not.toContain(k)
+      expect(serve.stderr()).not.toContain(k)
+    }
     expect(serve.stdout().split('\n')[0]).toBe(serve.launchUrl)
     expect(serve.stdout().split(serve.launchKey)).toHaveLength(2)
   })

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { defaultDataDir } from '../../host/web/data-dir'
-import { hasDisplay, openInBrowser } from '../../host/web/open-browser'
+import { hasDisplay } from '../../host/web/open-browser'
 import { parseFlags, parseIntFlag } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -38,16 +39,29 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
       appVersion: app.version,
       verbose: values.verbose
     })
+    // Each Enter on stdin prints a new address (the earlier key stops working) and opens it
+    // where serve opens the browser: the way back in after the tab was closed or the key ran out.
+    const enter = createInterface({ input: process.stdin, terminal: false })
     try {
-      // Line one is the address and nothing else: scripts and `npm start` read it.
-      io.out(`${running.launchUrl}\n`)
-      const opened = !values['no-open'] && hasDisplay() && (await openInBrowser(running.launchUrl))
+      const openHere = !values['no-open'] && hasDisplay()
+      const launch = async (): Promise<boolean> => {
+        const url = running.issueLaunchUrl()
+        // An address alone on its line; line one is the first: scripts and `npm start` read it.
+        io.out(`${url}\n`)
+        return openHere && (await running.openInBrowser(url))
+      }
+      const opened = await launch()
       io.err(
         `Callsight is running at ${running.origin} — ${opened ? 'opened in your browser' : 'open the address above in a browser on this computer'}.\n` +
+          'The address works once, for 2 minutes; press Enter here for a new one.\n' +
           `Data: ${dataDir}${values.demo ? ' (signed in to the demo)' : ''}. Log: ${running.logFile}. Stop with Ctrl-C.\n`
       )
+      enter.on('line', () => {
+        launch().catch((e: unknown) => io.err(`No new address: ${e instanceof Error ? e.message : String(e)}\n`))
+      })
       await stopping
     } finally {
+      enter.close()
       await running.close()
     }
   } finally {

@@ -10,12 +10,24 @@ export function hasDisplay(platform: string = process.platform, env: NodeJS.Proc
   return Boolean(env['DISPLAY'] || env['WAYLAND_DISPLAY'])
 }
 
-/** The system's "open this URL" command. */
-export function browserCommand(url: string, platform: string = process.platform): { command: string; args: string[]; verbatim: boolean } {
-  if (platform === 'darwin') return { command: 'open', args: [url], verbatim: false }
-  // `start` is a cmd built-in; its first quoted argument is a window title, hence the "".
-  if (platform === 'win32') return { command: 'cmd', args: ['/c', 'start', '""', `"${url}"`], verbatim: true }
-  return { command: 'xdg-open', args: [url], verbatim: false }
+/**
+ * The system's "open this URL" command, or null for a URL it must not be given. The URL goes
+ * as one argument, normalized by the URL parser (which percent-encodes quotes, spaces and
+ * control characters), and no shell reads it: on Windows not `cmd /c start`, whose parser
+ * treats & | < > ^ % " as its own, but rundll32's FileProtocolHandler, which takes the rest of
+ * its command line as the URL. Whatever still holds a quote or white space is refused.
+ */
+export function browserCommand(url: string, platform: string = process.platform): { command: string; args: string[] } | null {
+  let href: string
+  try {
+    href = new URL(url).href
+  } catch {
+    return null
+  }
+  if (/["\s\u0000-\u001f\u007f]/.test(href)) return null
+  if (platform === 'darwin') return { command: 'open', args: [href] }
+  if (platform === 'win32') return { command: 'rundll32', args: ['url.dll,FileProtocolHandler', href] }
+  return { command: 'xdg-open', args: [href] }
 }
 
 /**
@@ -23,11 +35,25 @@ export function browserCommand(url: string, platform: string = process.platform)
  * The opener is not waited for: some stay until the browser closes.
  */
 export function openInBrowser(url: string, platform: string = process.platform): Promise<boolean> {
-  const protocol = new URL(url).protocol
-  if (protocol !== 'http:' && protocol !== 'https:') return Promise.resolve(false)
-  const { command, args, verbatim } = browserCommand(url, platform)
+  return openWith(url, ['http:', 'https:'], platform)
+}
+
+/** Opens a local file (serve's redirect file) in the user's browser. */
+export function openFileInBrowser(fileUrl: string, platform: string = process.platform): Promise<boolean> {
+  return openWith(fileUrl, ['file:'], platform)
+}
+
+function openWith(url: string, protocols: string[], platform: string): Promise<boolean> {
+  let protocol: string
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    return Promise.resolve(false)
+  }
+  const cmd = protocols.includes(protocol) ? browserCommand(url, platform) : null
+  if (cmd === null) return Promise.resolve(false)
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'ignore', detached: true, windowsVerbatimArguments: verbatim })
+    const child = spawn(cmd.command, cmd.args, { stdio: 'ignore', detached: true })
     child.once('error', () => resolve(false))
     child.once('spawn', () => {
       child.unref()

@@ -8,8 +8,9 @@ import { createDemoProvider } from '../demo'
 import { createFileLogger } from '../logging/file-logger'
 import { lockDataDir } from './data-dir'
 import { createDownloadStaging } from './downloads'
-import { openInBrowser } from './open-browser'
+import { openFileInBrowser, openInBrowser } from './open-browser'
 import { createBrowserPlatform } from './platform'
+import { writeRedirectFile, type RedirectFile } from './redirect-file'
 import { startWebServer } from './server'
 
 /**
@@ -33,8 +34,13 @@ export interface ServeOptions {
 
 export interface RunningServe {
   readonly origin: string
-  /** With the launch key: hand it to the browser once, never log it. */
-  readonly launchUrl: string
+  /** A new launch key's address, replacing any earlier one: one exchange, within minutes. Never log it. */
+  issueLaunchUrl(): string
+  /**
+   * Opens a launch address in the user's browser through a private redirect file, so the key
+   * is not in the opener's command line; the file goes once a key is spent or serve stops.
+   */
+  openInBrowser(launchUrl: string): Promise<boolean>
   readonly logFile: string
   close(): Promise<void>
 }
@@ -54,6 +60,12 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   })
   logger.log('info', 'Callsight starting in browser mode', { version: opts.appVersion, node: process.version, platform: process.platform })
   const downloads = createDownloadStaging()
+  const redirects = new Set<RedirectFile>()
+  // Any exchange spends the one live key, so every redirect file written so far is stale.
+  const dropRedirects = (): void => {
+    for (const r of redirects) r.remove()
+    redirects.clear()
+  }
   // The controller is made before the server, which owns the tabs' sockets: events go
   // through this relay, and are dropped until the server is up (no tab is open yet).
   let tabs: EventSink | null = null
@@ -63,6 +75,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   const cleanUp = async (): Promise<void> => {
     await controller?.dispose().catch((error: unknown) => logger.log('error', 'Shutdown did not finish cleanly', { error }))
     downloads.close()
+    dropRedirects()
     lock.release()
   }
 
@@ -78,7 +91,14 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     })
     const app = createAppController(platform)
     controller = app
-    const server = await startWebServer({ rendererDir: opts.rendererDir, port: opts.port ?? 0, logger, downloads, handlers: app.handlers })
+    const server = await startWebServer({
+      rendererDir: opts.rendererDir,
+      port: opts.port ?? 0,
+      logger,
+      downloads,
+      handlers: app.handlers,
+      onExchange: dropRedirects
+    })
     tabs = server.events
     try {
       // The tab then opens on the demo's workspace, as if the demo button had been pressed.
@@ -89,7 +109,17 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     }
     return {
       origin: server.origin,
-      launchUrl: server.launchUrl,
+      issueLaunchUrl: () => server.issueLaunchUrl(),
+      async openInBrowser(launchUrl) {
+        const redirect = writeRedirectFile(launchUrl)
+        redirects.add(redirect)
+        const opened = await openFileInBrowser(redirect.url)
+        if (!opened) {
+          redirect.remove()
+          redirects.delete(redirect)
+        }
+        return opened
+      },
       logFile: logger.file,
       async close() {
         await server.close()

@@ -10,19 +10,20 @@ import type { Logger } from '../../core/platform'
 import { CONTENT_SECURITY_POLICY } from '../csp'
 import { createEventSink } from '../ipc/events'
 import { bindRouter, type IpcEventLike, type IpcMainLike } from '../ipc/router'
-import { clientScript } from './client-script'
+import { clientScript, exchangeScript, TOKEN_META } from './client-script'
 import type { DownloadStaging } from './downloads'
-import { createGate, type Gate, type RequestFacts, type Refusal } from './gate'
-import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from './static-files'
+import { createGate, tokenFromProtocols, TOKEN_HEADER, WS_PROTOCOL, type Gate, type RequestFacts, type Refusal } from './gate'
+import { CLIENT_SCRIPT_PATH, EXCHANGE_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from './static-files'
 
 /**
  * The app's IPC router over HTTP and a WebSocket, on 127.0.0.1 only: the browser tab's
  * equivalent of Electron's ipcMain. One binding for `callsight serve` and the end-to-end
  * tests. Routes, all behind the gate (./gate.ts):
  *
- *   GET  /?key=…            the launch key, traded for the session cookie; then on to /
- *   POST /invoke/<channel>  the request as JSON → the router's Result as JSON
- *   GET  /events            WebSocket; each message is {channel: ipcEvent(name), payload}
+ *   GET  /?key=…            a launch key, spent for the session cookie and the page token
+ *   GET  /callsight-exchange.js  the exchange page's script: keeps the token, in this origin
+ *   POST /invoke/<channel>  the request as JSON → the router's Result as JSON (with the token)
+ *   GET  /events            WebSocket (with the token); each message is {channel: ipcEvent(name), payload}
  *   GET  /downloads/<id>    a finished export, once (browser mode has no save dialog)
  *   GET  /callsight-api.js  window.api for the tab (./client-script.ts)
  *   GET  /…                 the built renderer, index.html with the client script
@@ -34,12 +35,21 @@ import { CLIENT_SCRIPT_PATH, contentTypeOf, openRendererFiles, sendFile } from '
 const MAX_BODY_BYTES = 64 * 1024 * 1024
 
 /**
- * The answer to a valid launch key: the cookie, and a page that moves on to the bare URL.
- * Not a 303: a redirect keeps the navigation's initiator, so a key opened from a link on
- * another site (a web terminal) would reach / as a cross-site request, without the Strict
- * cookie, and be refused. The refresh is this page's own navigation: same-origin.
+ * The answer to a valid launch key: the cookie, and a page that hands the page token to its
+ * script (which keeps it in this origin's localStorage, where no other port can read it) and
+ * then moves on to the bare URL. The token is in this one answer only: the pages and scripts
+ * the cookie alone buys never hold it. Not a 303: a redirect keeps the navigation's
+ * initiator, so a key opened from a link on another site (a web terminal, the redirect file)
+ * would reach / as a cross-site request, without the Strict cookie, and be refused. The
+ * refresh is this page's own navigation: same-origin. It comes after the script, which the
+ * parser runs first.
  */
-const EXCHANGE_PAGE = Buffer.from('<!doctype html><meta http-equiv="refresh" content="0; url=/"><title>Callsight</title>\n')
+function exchangePage(token: string): Buffer {
+  return Buffer.from(
+    `<!doctype html><meta name="${TOKEN_META}" content="${token}"><script src="${EXCHANGE_SCRIPT_PATH}"></script>` +
+      '<meta http-equiv="refresh" content="0; url=/"><title>Callsight</title>\n'
+  )
+}
 
 const SECURITY_HEADERS: Record<string, string> = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
@@ -61,13 +71,18 @@ export interface WebServerOptions {
   logger?: Logger
   /** Where exports wait for the browser to fetch them. */
   downloads?: DownloadStaging
+  /** Told after each successful exchange of a launch key. */
+  onExchange?: () => void
 }
 
 export interface WebServer {
   /** http://127.0.0.1:<port> */
   readonly origin: string
-  /** The origin with the launch key: print it once, open it once, never log it. */
-  readonly launchUrl: string
+  /**
+   * The origin with a new launch key, which replaces any earlier one: good for one exchange
+   * within LAUNCH_KEY_LIFETIME_MS. Print it or open it, never log it.
+   */
+  issueLaunchUrl(): string
   /** Events to every open tab, validated against the contract like the desktop app's. */
   readonly events: EventSink
   close(): Promise<void>
@@ -77,6 +92,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const log = opts.logger
   const files = openRendererFiles(opts.rendererDir)
   const script = Buffer.from(clientScript())
+  const exchanger = Buffer.from(exchangeScript())
   const sockets = new Set<WebSocket>()
 
   const events = createEventSink(
@@ -125,21 +141,24 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       return void res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end()
     }
     if (verdict.kind === 'exchange') {
+      const page = exchangePage(gate.pageToken)
+      opts.onExchange?.()
       res.writeHead(200, {
         ...SECURITY_HEADERS,
         'Set-Cookie': gate.sessionCookie(),
         'Content-Type': 'text/html; charset=utf-8',
-        'Content-Length': String(EXCHANGE_PAGE.length)
+        'Content-Length': String(page.length)
       })
-      return void res.end(EXCHANGE_PAGE)
+      return void res.end(page)
     }
     const { pathname } = verdict
     if (pathname.startsWith('/invoke/')) return invoke(req, res, pathname.slice('/invoke/'.length), verdict.origin)
     if (req.method === 'POST') return void res.writeHead(405, SECURITY_HEADERS).end()
     if (pathname.startsWith('/downloads/')) return download(req, res, pathname.slice('/downloads/'.length))
-    if (pathname === CLIENT_SCRIPT_PATH) {
-      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': String(script.length) })
-      return void res.end(head ? undefined : script)
+    if (pathname === CLIENT_SCRIPT_PATH || pathname === EXCHANGE_SCRIPT_PATH) {
+      const body = pathname === CLIENT_SCRIPT_PATH ? script : exchanger
+      res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/javascript; charset=utf-8', 'Content-Length': String(body.length) })
+      return void res.end(head ? undefined : body)
     }
     if (pathname === '/' || pathname === '/index.html') {
       res.writeHead(200, {
@@ -211,7 +230,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     stream.pipe(res)
   }
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 })
+  // The answer names our own subprotocol, never the one that carried the token.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024, handleProtocols: () => WS_PROTOCOL })
   server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const verdict = gate.check(factsOf(req, true))
     if (verdict.kind !== 'allow' || verdict.pathname !== '/events') {
@@ -229,7 +249,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   log?.log('info', 'Browser mode listening', { origin })
   return {
     origin,
-    launchUrl: `${origin}/?key=${gate.launchKey}`,
+    issueLaunchUrl: () => `${origin}/?key=${gate.issueLaunchKey()}`,
     events,
     async close() {
       unbind()
@@ -250,6 +270,7 @@ function factsOf(req: IncomingMessage, upgrade: boolean): RequestFacts {
     origin: one(req.headers.origin),
     secFetchSite: one(req.headers['sec-fetch-site']),
     cookie: req.headers.cookie,
+    token: upgrade ? tokenFromProtocols(one(req.headers['sec-websocket-protocol'])) : one(req.headers[TOKEN_HEADER]),
     upgrade
   }
 }

@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http'
 import { extname, join, normalize, resolve, sep } from 'node:path'
 
 export const CLIENT_SCRIPT_PATH = '/callsight-api.js'
+export const EXCHANGE_SCRIPT_PATH = '/callsight-exchange.js'
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -7,7 +7,8 @@ import { createInterface } from 'node:readline'
 /**
  * `callsight serve` started as a user starts it: the built CLI (out/node/cli.mjs, from
  * `npm run build`) as a child process, --no-open, a fresh data folder, the address read from
- * the first line of its stdout. Builds nothing.
+ * the first line of its stdout. Builds nothing. Its stdin is the test's: Enter asks for a new
+ * address, as a user does once the first one is spent.
  */
 
 export const CLI = resolve(process.env['CALLSIGHT_CLI'] ?? 'out/node/cli.mjs')
@@ -15,6 +16,8 @@ export const CLI = resolve(process.env['CALLSIGHT_CLI'] ?? 'out/node/cli.mjs')
 export interface ServeOptions {
   /** More arguments after `serve --no-open --data-dir DIR`, e.g. ['--demo']. */
   args?: string[]
+  /** Let serve open the browser itself (no --no-open): for a test's stand-in opener. */
+  open?: boolean
   /** Over the test's environment. TZ defaults to Europe/Istanbul, the browser's zone in the tests. */
   env?: Record<string, string>
   /** An existing data folder (kept); default a fresh temporary one (removed on stop). */
@@ -23,7 +26,7 @@ export interface ServeOptions {
 
 export interface ServeProcess {
   readonly child: ChildProcess
-  /** The first stdout line: the address with the launch key. */
+  /** The first stdout line: the address with the first launch key (single-use). */
   readonly launchUrl: string
   /** http://127.0.0.1:<port> */
   readonly origin: string
@@ -31,6 +34,8 @@ export interface ServeProcess {
   readonly launchKey: string
   readonly dataDir: string
   readonly logFile: string
+  /** Presses Enter in serve's terminal and resolves to the new address it prints. */
+  newLaunchUrl(): Promise<string>
   /** Everything written so far. */
   stdout(): string
   stderr(): string
@@ -43,9 +48,10 @@ export async function startServeProcess(opts: ServeOptions = {}): Promise<ServeP
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`)
   const ownDir = opts.dataDir === undefined
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'callsight-serve-e2e-'))
-  const child = spawn(process.execPath, [CLI, 'serve', '--no-open', '--data-dir', dataDir, ...(opts.args ?? [])], {
+  const flags = [...(opts.open ? [] : ['--no-open']), '--data-dir', dataDir, ...(opts.args ?? [])]
+  const child = spawn(process.execPath, [CLI, 'serve', ...flags], {
     env: { ...process.env, TZ: 'Europe/Istanbul', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    stdio: ['pipe', 'pipe', 'pipe']
   })
   let out = ''
   let err = ''
@@ -64,9 +70,23 @@ export async function startServeProcess(opts: ServeOptions = {}): Promise<ServeP
       reject(new Error(`callsight serve exited (${code}) before printing an address:\n${err}`))
     })
   })
-  lines.on('line', (line) => (out += `${line}\n`))
+  const waiting: Array<(line: string) => void> = []
+  lines.on('line', (line) => {
+    out += `${line}\n`
+    waiting.shift()?.(line)
+  })
+  const newLaunchUrl = (): Promise<string> =>
+    new Promise((resolveLine, reject) => {
+      const timer = setTimeout(() => reject(new Error('callsight serve printed no new address within 10 s')), 10_000)
+      waiting.push((line) => {
+        clearTimeout(timer)
+        resolveLine(line)
+      })
+      child.stdin!.write('\n')
+    })
 
   const stop = async (signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> => {
+    child.stdin?.end()
     if (child.exitCode === null && child.signalCode === null) child.kill(signal)
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
     const code = await exited
@@ -92,6 +112,7 @@ export async function startServeProcess(opts: ServeOptions = {}): Promise<ServeP
     launchKey: url.searchParams.get('key') ?? '',
     dataDir,
     logFile,
+    newLaunchUrl,
     stdout: () => out,
     stderr: () => err,
     log: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),

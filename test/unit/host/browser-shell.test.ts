@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -6,6 +6,7 @@ import { ExportDownload } from '../../../src/shared/domain'
 import { defaultDataDir, lockDataDir } from '../../../src/host/web/data-dir'
 import { createDownloadStaging } from '../../../src/host/web/downloads'
 import { browserCommand, hasDisplay } from '../../../src/host/web/open-browser'
+import { writeRedirectFile } from '../../../src/host/web/redirect-file'
 import { withClientScript } from '../../../src/host/web/static-files'
 import { attachment } from '../../../src/host/web/server'
 
@@ -116,10 +117,43 @@ describe('opening the browser', () => {
   })
 
   it("uses each system's opener", () => {
-    const url = 'http://127.0.0.1:5/?key=abc'
-    expect(browserCommand(url, 'linux')).toEqual({ command: 'xdg-open', args: [url], verbatim: false })
-    expect(browserCommand(url, 'darwin')).toEqual({ command: 'open', args: [url], verbatim: false })
-    expect(browserCommand(url, 'win32')).toEqual({ command: 'cmd', args: ['/c', 'start', '""', `"${url}"`], verbatim: true })
+    const url = 'https://example.com/help?a=1&b=2'
+    expect(browserCommand(url, 'linux')).toEqual({ command: 'xdg-open', args: [url] })
+    expect(browserCommand(url, 'darwin')).toEqual({ command: 'open', args: [url] })
+    expect(browserCommand(url, 'win32')).toEqual({ command: 'rundll32', args: ['url.dll,FileProtocolHandler', url] })
+  })
+
+  it('gives Windows no command line a shell would split: a hostile link stays one URL', () => {
+    const hostile = 'https://example.com/"&calc.exe&"'
+    const cmd = browserCommand(hostile, 'win32')
+    // No cmd.exe reads it (its & | < > ^ % " are never interpreted), and no quote is left to close an argument.
+    expect(cmd?.command).toBe('rundll32')
+    expect(cmd?.args).toEqual(['url.dll,FileProtocolHandler', 'https://example.com/%22&calc.exe&%22'])
+    expect(cmd?.args.join(' ')).not.toContain('"')
+    for (const platform of ['win32', 'linux', 'darwin']) {
+      expect(browserCommand('https://example.com/a b"c', platform)?.args.at(-1)).toBe('https://example.com/a%20b%22c')
+      expect(browserCommand('not a url', platform)).toBeNull()
+    }
+  })
+
+  it('hands the opener a private redirect file, never the launch key', () => {
+    const key = 'k'.repeat(43)
+    const launch = `http://127.0.0.1:5/?key=${key}`
+    const redirect = writeRedirectFile(launch, fresh())
+    try {
+      expect(statSync(redirect.file).mode & 0o777).toBe(0o600)
+      expect(statSync(dirname(redirect.file)).mode & 0o777).toBe(0o700)
+      expect(readFileSync(redirect.file, 'utf8')).toContain(`<meta http-equiv="refresh" content="0; url=${launch}">`)
+      for (const platform of ['linux', 'darwin', 'win32']) {
+        const cmd = browserCommand(redirect.url, platform)
+        expect(cmd?.args.at(-1)).toMatch(/^file:\/\/\/.*open-callsight\.html$/)
+        expect(JSON.stringify(cmd)).not.toContain(key)
+      }
+    } finally {
+      redirect.remove()
+    }
+    expect(existsSync(dirname(redirect.file))).toBe(false)
+    expect(() => writeRedirectFile('file:///etc/passwd', fresh())).toThrow()
   })
 })
 

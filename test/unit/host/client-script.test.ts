@@ -1,7 +1,7 @@
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { ipcEvent, type EVENTS } from '../../../src/shared/ipc/names'
-import { clientScript } from '../../../src/host/web/client-script'
+import { clientScript, exchangeScript } from '../../../src/host/web/client-script'
 
 // The served text itself, run in a fresh JavaScript realm with a fake window: it must stand
 // alone (no imports, no helpers of the module) and give the page the preload's window.api.
@@ -11,14 +11,22 @@ interface Api {
   on(event: string, listener: (payload: unknown) => void): () => void
 }
 
-function loadClient(reply: { ok: boolean; status: number; body?: unknown } = { ok: true, status: 200, body: { ok: true, value: 1 } }) {
+const PAGE_TOKEN = 'p'.repeat(43)
+
+function loadClient(
+  reply: { ok: boolean; status: number; body?: unknown } = { ok: true, status: 200, body: { ok: true, value: 1 } },
+  storage: Record<string, string> = { 'callsight-token': PAGE_TOKEN }
+) {
   const requests: Array<{ url: string; init: Record<string, unknown> }> = []
-  const sockets: Array<{ url: string; emit(data: unknown): void }> = []
+  const sockets: Array<{ url: string; protocols: unknown; emit(data: unknown): void }> = []
   const thrown: unknown[] = []
   class FakeSocket {
     private readonly listeners: Array<(m: { data: unknown }) => void> = []
-    constructor(readonly url: string) {
-      sockets.push({ url, emit: (data) => this.listeners.forEach((l) => l({ data })) })
+    constructor(
+      readonly url: string,
+      protocols?: unknown
+    ) {
+      sockets.push({ url, protocols, emit: (data) => this.listeners.forEach((l) => l({ data })) })
     }
     addEventListener(_type: string, fn: (m: { data: unknown }) => void): void {
       this.listeners.push(fn)
@@ -26,6 +34,7 @@ function loadClient(reply: { ok: boolean; status: number; body?: unknown } = { o
   }
   const window: Record<string, unknown> = {
     location: { origin: 'http://127.0.0.1:4321' },
+    localStorage: { getItem: (key: string) => storage[key] ?? null },
     fetch: async (url: string, init: Record<string, unknown>) => {
       requests.push({ url, init })
       return { ok: reply.ok, status: reply.status, json: async () => reply.body }
@@ -63,7 +72,7 @@ describe('the browser tab client (/callsight-api.js)', () => {
         url: '/invoke/search.page',
         init: {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', 'x-callsight-token': PAGE_TOKEN },
           body: '{"offset":0}',
           credentials: 'same-origin',
           cache: 'no-store'
@@ -82,7 +91,9 @@ describe('the browser tab client (/callsight-api.js)', () => {
 
   it('opens one event socket on its own origin and hands contract events to listeners until they unsubscribe', () => {
     const { api, sockets } = loadClient()
-    expect(sockets.map((s) => s.url)).toEqual(['ws://127.0.0.1:4321/events'])
+    expect(sockets.map((s) => [s.url, s.protocols])).toEqual([
+      ['ws://127.0.0.1:4321/events', ['callsight', `callsight-token.${PAGE_TOKEN}`]]
+    ])
     const seen: unknown[] = []
     const stop = api.on('theme.changed', (p) => seen.push(p))
     api.on('session.changed', () => seen.push('wrong event'))
@@ -107,5 +118,25 @@ describe('the browser tab client (/callsight-api.js)', () => {
     sockets[0]!.emit(message('theme.changed', { dark: true }))
     expect(seen).toEqual([{ dark: true }])
     expect(thrown).toEqual([new Error('listener bug')])
+  })
+
+  it('sends the page token the exchange page stored, and nothing it could not be when there is none', async () => {
+    const without = loadClient(undefined, {})
+    await without.api.invoke('app.info')
+    expect(without.requests[0]?.init['headers']).toEqual({ 'content-type': 'application/json', 'x-callsight-token': '' })
+    expect(without.sockets[0]?.protocols).toEqual(['callsight'])
+    // A stored value that cannot be a subprotocol name would make the WebSocket constructor throw.
+    const junk = loadClient(undefined, { 'callsight-token': 'a b,c' })
+    expect(junk.sockets[0]?.protocols).toEqual(['callsight'])
+  })
+
+  it('the exchange script moves the token from the page into localStorage', () => {
+    const stored: Record<string, string> = {}
+    const document = { querySelector: (sel: string) => (sel === 'meta[name="callsight-token"]' ? { content: PAGE_TOKEN } : null) }
+    const localStorage = { setItem: (k: string, v: string) => void (stored[k] = v) }
+    runInNewContext(exchangeScript(), { document, localStorage })
+    expect(stored).toEqual({ 'callsight-token': PAGE_TOKEN })
+    // The script the cookie alone can fetch holds no token.
+    expect(clientScript()).not.toContain(PAGE_TOKEN)
   })
 })

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { createGate, readCookie, type RequestFacts } from '../../../src/host/web/gate'
+import { createGate, LAUNCH_KEY_LIFETIME_MS, readCookie, tokenFromProtocols, type RequestFacts } from '../../../src/host/web/gate'
 
 const PORT = 41234
-const KEY = 'k'.repeat(43)
 const TOKEN = 't'.repeat(43)
-const gate = createGate({ port: PORT, launchKey: KEY, sessionToken: TOKEN })
+const PAGE = 'p'.repeat(43)
+const clock = 1_000_000
+const gate = createGate({ port: PORT, sessionToken: TOKEN, pageToken: PAGE, now: () => clock })
+// Launch keys are single-use: this one is never exchanged here, only offered in the wrong places.
+const KEY = gate.issueLaunchKey()
 const HOST = `127.0.0.1:${PORT}`
 const ORIGIN = `http://${HOST}`
 const COOKIE = `other=1; callsight-${PORT}=${TOKEN}`
@@ -16,6 +19,7 @@ const facts = (over: Partial<RequestFacts> = {}): RequestFacts => ({
   origin: undefined,
   secFetchSite: undefined,
   cookie: COOKIE,
+  token: undefined,
   upgrade: false,
   ...over
 })
@@ -28,11 +32,14 @@ describe('the browser mode gate', () => {
       pathname: '/assets/index.js'
     })
     expect(gate.check(facts({ secFetchSite: 'none' }))).toMatchObject({ kind: 'allow' })
-    expect(gate.check(facts({ method: 'POST', url: '/invoke/app.info', origin: ORIGIN }))).toMatchObject({
+    expect(gate.check(facts({ method: 'POST', url: '/invoke/app.info', origin: ORIGIN, token: PAGE }))).toMatchObject({
       kind: 'allow',
       pathname: '/invoke/app.info'
     })
-    expect(gate.check(facts({ url: '/events', origin: ORIGIN, upgrade: true }))).toMatchObject({ kind: 'allow', pathname: '/events' })
+    expect(gate.check(facts({ url: '/events', origin: ORIGIN, upgrade: true, token: PAGE }))).toMatchObject({
+      kind: 'allow',
+      pathname: '/events'
+    })
     // localhost names the same server; the origin must then say localhost too.
     expect(gate.check(facts({ host: `localhost:${PORT}`, method: 'POST', origin: `http://localhost:${PORT}` }))).toMatchObject({
       kind: 'allow',
@@ -40,13 +47,17 @@ describe('the browser mode gate', () => {
     })
   })
 
-  it('trades the launch key for the cookie, on GET / only', () => {
-    expect(gate.check(facts({ url: `/?key=${KEY}`, cookie: undefined }))).toEqual({ kind: 'exchange', origin: ORIGIN })
-    // Opened from a link elsewhere (a web terminal): the key is the proof.
-    expect(gate.check(facts({ url: `/?key=${KEY}`, cookie: undefined, secFetchSite: 'cross-site' }))).toEqual({
+  it('trades a launch key for the cookie once, on GET / only', () => {
+    const g = createGate({ port: PORT, now: () => clock })
+    const key = g.issueLaunchKey()
+    expect(g.check(facts({ url: `/?key=${key}x`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
+    // Opened from a link elsewhere (a web terminal, the redirect file): the key is the proof.
+    expect(g.check(facts({ url: `/?key=${key}`, cookie: undefined, secFetchSite: 'cross-site' }))).toEqual({
       kind: 'exchange',
       origin: ORIGIN
     })
+    // Spent: whoever else read it (another user's view of the opener's command line) is too late.
+    expect(g.check(facts({ url: `/?key=${key}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key-used' })
     expect(gate.check(facts({ url: `/?key=${KEY}x`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
     expect(gate.check(facts({ url: '/?key=', cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
     expect(gate.check(facts({ url: `/index.html?key=${KEY}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'cookie' })
@@ -81,6 +92,46 @@ describe('the browser mode gate', () => {
     expect(gate.check(facts(over))).toEqual({ kind: 'deny', reason })
   })
 
+  it('refuses a launch key after its lifetime, and an earlier key once a new one is issued', () => {
+    let t = 5_000
+    const g = createGate({ port: PORT, now: () => t })
+    const first = g.issueLaunchKey()
+    t += LAUNCH_KEY_LIFETIME_MS
+    expect(g.check(facts({ url: `/?key=${first}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key-expired' })
+    const second = g.issueLaunchKey()
+    expect(second).not.toBe(first)
+    expect(g.check(facts({ url: `/?key=${first}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
+    t += LAUNCH_KEY_LIFETIME_MS - 1
+    expect(g.check(facts({ url: `/?key=${second}`, cookie: undefined }))).toEqual({ kind: 'exchange', origin: ORIGIN })
+    // No key issued yet: nothing to exchange.
+    expect(createGate({ port: PORT }).check(facts({ url: `/?key=${first}`, cookie: undefined }))).toEqual({ kind: 'deny', reason: 'key' })
+  })
+
+  it('wants the page token besides the cookie for calls and the event socket, as a browser on another local port never has it', () => {
+    // What a listener on another port of 127.0.0.1 receives and replays: the cookie, with every header forged right.
+    const replay = { cookie: COOKIE, origin: ORIGIN, secFetchSite: 'same-origin' }
+    expect(gate.check(facts({ ...replay, method: 'POST', url: '/invoke/accounts.list' }))).toEqual({ kind: 'deny', reason: 'token' })
+    expect(gate.check(facts({ ...replay, upgrade: true, url: '/events' }))).toEqual({ kind: 'deny', reason: 'token' })
+    expect(gate.check(facts({ ...replay, method: 'POST', url: '/invoke/search.page', token: 'x'.repeat(43) }))).toEqual({
+      kind: 'deny',
+      reason: 'token'
+    })
+    expect(gate.check(facts({ ...replay, upgrade: true, url: '/events', token: TOKEN }))).toEqual({ kind: 'deny', reason: 'token' })
+    // The token does not stand in for the cookie.
+    expect(gate.check(facts({ ...replay, cookie: undefined, method: 'POST', url: '/invoke/app.info', token: PAGE }))).toEqual({
+      kind: 'deny',
+      reason: 'cookie'
+    })
+    // The pages and scripts the cookie alone buys hold no token (the e2e suite reads them).
+    expect(gate.check(facts({ ...replay, url: '/callsight-api.js' }))).toMatchObject({ kind: 'allow' })
+  })
+
+  it('finds the token among the subprotocols a socket offers', () => {
+    expect(tokenFromProtocols(`callsight, callsight-token.${PAGE}`)).toBe(PAGE)
+    expect(tokenFromProtocols('callsight')).toBeUndefined()
+    expect(tokenFromProtocols(undefined)).toBeUndefined()
+  })
+
   it('knows its own origins for the router, and nothing else', () => {
     expect(gate.isOwnOrigin(ORIGIN)).toBe(true)
     expect(gate.isOwnOrigin(`http://localhost:${PORT}/x`)).toBe(true)
@@ -91,10 +142,14 @@ describe('the browser mode gate', () => {
   it('draws a fresh key and cookie value per run', () => {
     const a = createGate({ port: PORT })
     const b = createGate({ port: PORT })
-    expect(a.launchKey).toMatch(/^[\w-]{43}$/)
-    expect(a.launchKey).not.toBe(b.launchKey)
+    const key = a.issueLaunchKey()
+    expect(key).toMatch(/^[\w-]{43}$/)
+    expect(a.pageToken).toMatch(/^[\w-]{43}$/)
+    expect(key).not.toBe(b.issueLaunchKey())
+    expect(a.pageToken).not.toBe(b.pageToken)
     expect(a.sessionCookie()).not.toBe(b.sessionCookie())
-    expect(a.sessionCookie()).not.toContain(a.launchKey)
+    expect(a.sessionCookie()).not.toContain(key)
+    expect(a.sessionCookie()).not.toContain(a.pageToken)
   })
 
   it('reads one cookie out of a Cookie header', () => {
