@@ -163,7 +163,9 @@ export const SERVE_HELP = `callsight serve [--port N] [--data-dir DIR] [--demo] 
 
 Runs Callsight in a browser tab: the app on 127.0.0.1 only, the same screens, accounts,
 settings and caches as the desktop app. The first line on stdout is the address to open;
-it carries a key for this run only, so keep it to yourself. Ctrl-C stops it.
+its key works once, within 2 minutes. Press Enter for a new address (to open another
+browser, or after the tab was closed): it is printed as its own line, opened where serve
+opens the browser, and the earlier key stops working. Ctrl-C stops it.
 
   --port N          the port on 127.0.0.1 (default: a free one)
   --data-dir DIR    where settings and caches live (default: the desktop app's folder,

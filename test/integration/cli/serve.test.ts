@@ -37,6 +37,7 @@ describe('callsight serve', () => {
     const r = await runCli(cli, ['serve', '--help'])
     expect(r.code).toBe(0)
     for (const flag of ['--port', '--data-dir', '--demo', '--no-open']) expect(r.stdout).toContain(flag)
+    expect(r.stdout).toContain('Press Enter for a new address')
     expect((await runCli(cli, ['--help'])).stdout).toMatch(/serve +the app in a browser tab/)
   })
 
