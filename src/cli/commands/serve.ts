@@ -1,4 +1,6 @@
 import { resolve } from 'node:path'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { defaultDataDir } from '../../host/web/data-dir'
@@ -41,7 +43,10 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
     })
     // Each Enter on stdin prints a new address (the earlier key stops working) and opens it
     // where serve opens the browser: the way back in after the tab was closed or the key ran out.
-    const enter = createInterface({ input: process.stdin, terminal: false })
+    // Not from a terminal serve is in the background of (`callsight serve &`): reading it there
+    // would get the whole process stopped by SIGTTIN.
+    const listening = mayReadStdin()
+    const enter = listening ? createInterface({ input: process.stdin, terminal: false }) : null
     try {
       const openHere = !values['no-open'] && hasDisplay()
       const launch = async (): Promise<boolean> => {
@@ -53,15 +58,15 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
       const opened = await launch()
       io.err(
         `Callsight is running at ${running.origin} — ${opened ? 'opened in your browser' : 'open the address above in a browser on this computer'}.\n` +
-          'The address works once, for 2 minutes; press Enter here for a new one.\n' +
+          `The address works once, for 2 minutes; ${listening ? 'press Enter here for a new one' : 'restart serve in the foreground for a new one'}.\n` +
           `Data: ${dataDir}${values.demo ? ' (signed in to the demo)' : ''}. Log: ${running.logFile}. Stop with Ctrl-C.\n`
       )
-      enter.on('line', () => {
+      enter?.on('line', () => {
         launch().catch((e: unknown) => io.err(`No new address: ${e instanceof Error ? e.message : String(e)}\n`))
       })
       await stopping
     } finally {
-      enter.close()
+      enter?.close()
       await running.close()
     }
   } finally {
@@ -69,4 +74,28 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
   }
   io.err('Callsight stopped.\n')
   return EXIT.ok
+}
+
+/**
+ * Whether serve may read Enter from stdin: a pipe or a file, or a terminal whose foreground
+ * process group is ours (as /proc or ps tell; no job control on Windows). Read from the
+ * background, a terminal stops the whole process.
+ */
+export function mayReadStdin(): boolean {
+  if (!process.stdin.isTTY || process.platform === 'win32') return true
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    // After "pid (comm)": state ppid pgrp session tty_nr tpgid …
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return fields[2] !== undefined && fields[2] === fields[5]
+  } catch {
+    try {
+      const [pgid, tpgid] = execFileSync('ps', ['-o', 'pgid=,tpgid=', '-p', String(process.pid)], { encoding: 'utf8', timeout: 5_000 })
+        .trim()
+        .split(/\s+/)
+      return pgid !== undefined && pgid === tpgid
+    } catch {
+      return false
+    }
+  }
 }
