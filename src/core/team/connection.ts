@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { z } from 'zod'
 import { CallsightError } from '../errors'
+import { GuardedClient, type GuardedClientConfig } from './pg-client'
 
 /**
  * How to reach the team cache: a PostgreSQL connection string, the tenant's schema, and
@@ -39,11 +40,35 @@ export const RoleName = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a role name is lower-case letters, digits and _ (starting with a letter)')
 
-/** A connection string with its password (if any) replaced, for logs and messages. */
+/** Query parameters of a connection string that carry a secret (libpq's, and ours). */
+const SECRET_PARAMS = /^(password|sslpassword)$|pass(word)?$|secret|token/i
+
+/**
+ * Where a connection string carries a password, in words for a message ("the part before @",
+ * "?sslpassword="), or null when it carries none.
+ */
+export function passwordInUrl(url: string): string | null {
+  let u: URL
+  try {
+    u = new URL(url.trim())
+  } catch {
+    return null
+  }
+  if (u.password) return 'user:password@'
+  for (const key of u.searchParams.keys()) if (SECRET_PARAMS.test(key)) return `?${key}=`
+  return null
+}
+
+/**
+ * A connection string with its password (if any) replaced, for logs, messages and what is
+ * stored (team_source.source, settings): the userinfo password and every query parameter
+ * that can carry a secret.
+ */
 export function redactUrl(url: string): string {
   try {
-    const u = new URL(url)
+    const u = new URL(url.trim())
     if (u.password) u.password = '***'
+    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***')
     return u.toString()
   } catch {
     return 'postgres://(unreadable connection string)'
@@ -83,22 +108,23 @@ export function poolConfig(opts: TeamDbOptions): pg.PoolConfig {
   }
   const caFile = opts.sslRootCert ?? params.get('sslrootcert') ?? undefined
   let ssl: pg.PoolConfig['ssl'] = false
-  if (mode.data !== 'disable') {
-    let ca: string | undefined
-    if (caFile) {
-      try {
-        ca = readFileSync(caFile, 'utf8')
-      } catch (e) {
-        throw new CallsightError('InvalidInput', `The CA file ${caFile} could not be read.`, { cause: e })
-      }
-    }
-    if (mode.data === 'require') ssl = { rejectUnauthorized: false }
-    else if (mode.data === 'verify-ca') ssl = { ca, rejectUnauthorized: true, checkServerIdentity: () => undefined }
+  if (mode.data === 'require') ssl = { rejectUnauthorized: false }
+  else if (mode.data !== 'disable') {
+    // As libpq: the CA file is the only trust. Without one Node would trust its whole public
+    // bundle, and any public CA's certificate for any name would pass verify-ca.
+    const ca = readCaFile(caFile, mode.data)
+    if (mode.data === 'verify-ca') ssl = { ca, rejectUnauthorized: true, checkServerIdentity: () => undefined }
     else ssl = { ca, rejectUnauthorized: true }
   }
   const password = opts.password ?? (u.password ? decodeURIComponent(u.password) : undefined)
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1')
-  const cfg: pg.PoolConfig = {
+  const cfg: pg.PoolConfig & GuardedClientConfig = {
+    // Every connection goes through it: only SCRAM-SHA-256 ever gets the password.
+    Client: GuardedClient,
+    // SCRAM bound to the TLS channel whenever TLS is on (plain SCRAM when the server does not
+    // offer it), and required with verify-full.
+    enableChannelBinding: mode.data !== 'disable',
+    requireChannelBinding: mode.data === 'verify-full',
     host: host || (params.get('host') ?? undefined),
     port: u.port ? Number(u.port) : 5432,
     database: decodeURIComponent(u.pathname.replace(/^\//, '')) || undefined,
@@ -114,6 +140,25 @@ export function poolConfig(opts: TeamDbOptions): pg.PoolConfig {
   // Without one, node-postgres reads PGPASSWORD, then ~/.pgpass.
   if (password !== undefined) cfg.password = password
   return cfg
+}
+
+function readCaFile(caFile: string | undefined, mode: 'verify-ca' | 'verify-full'): string {
+  if (!caFile) {
+    throw new CallsightError('InvalidInput', `sslmode ${mode} needs the CA file that signed the server's certificate.`, {
+      hint: 'Give it with sslrootcert=/path/ca.pem in the connection string, --ssl-ca, or the account settings.'
+    })
+  }
+  let ca: string
+  try {
+    ca = readFileSync(caFile, 'utf8')
+  } catch (e) {
+    throw new CallsightError('InvalidInput', `The CA file ${caFile} could not be read.`, { cause: e })
+  }
+  // An empty CA list would make Node fall back to its public bundle.
+  if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new CallsightError('InvalidInput', `The CA file ${caFile} holds no PEM certificate.`)
+  }
+  return ca
 }
 
 /** PostgreSQL's error as one of ours, with words a person can act on. */

@@ -4,67 +4,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPool, mapPgError, PgSyncStore, poolConfig } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { makeCerts, type TestCerts } from '../../support/test-certs'
 import { tempDir } from './helpers'
-
-/** A CA and a server certificate for 127.0.0.1, made with openssl for this test only. */
-function makeCerts(dir: string): { ca: string; otherCa: string; cert: string; key: string } {
-  const f = (n: string): string => join(dir, n)
-  const ssl = (...args: string[]): void => void execFileSync('openssl', args, { stdio: 'ignore' })
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=callsight test CA',
-    '-keyout',
-    f('ca.key'),
-    '-out',
-    f('ca.pem')
-  )
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=another CA',
-    '-keyout',
-    f('other.key'),
-    '-out',
-    f('other.pem')
-  )
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', f('server.key'), '-out', f('server.csr'))
-  writeFileSync(f('san.ext'), 'subjectAltName=IP:127.0.0.1\n')
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    f('server.csr'),
-    '-CA',
-    f('ca.pem'),
-    '-CAkey',
-    f('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    f('san.ext'),
-    '-out',
-    f('server.pem')
-  )
-  return { ca: f('ca.pem'), otherCa: f('other.pem'), cert: f('server.pem'), key: f('server.key') }
-}
 
 let cluster: PgCluster
 const tmp = tempDir('callsight-tls-')
-let certs: ReturnType<typeof makeCerts>
+let certs: TestCerts
 
 beforeAll(async () => {
   certs = makeCerts(tmp.dir)
@@ -72,16 +17,14 @@ beforeAll(async () => {
     settings: FAST_TEST_SETTINGS,
     beforeStart: (data, owner) => {
       // The server reads its key as its own user, and refuses a key others may read.
-      const cert = join(data, 'server.crt')
-      const key = join(data, 'server.key')
-      copyFileSync(certs.cert, cert)
-      copyFileSync(certs.key, key)
-      if (owner) {
-        chownSync(cert, owner.uid, owner.gid)
-        chownSync(key, owner.uid, owner.gid)
+      const place = (from: string, name: string): string => {
+        const to = join(data, name)
+        copyFileSync(from, to)
+        if (owner) chownSync(to, owner.uid, owner.gid)
+        execFileSync('chmod', ['600', to])
+        return to
       }
-      execFileSync('chmod', ['600', key])
-      return { ssl: 'on', ssl_cert_file: cert, ssl_key_file: key }
+      return { ssl: 'on', ssl_cert_file: place(certs.cert, 'server.crt'), ssl_key_file: place(certs.key, 'server.key') }
     }
   })
   await (await PgSyncStore.open({ url: cluster.url, schema: 'acme', migrate: true })).close()
@@ -118,7 +61,48 @@ describe('TLS to the team cache', () => {
       code: 'Network',
       message: /TLS/
     })
-    await expect(sslInUse(`${cluster.url}?sslmode=verify-full`)).rejects.toMatchObject({ code: 'Network' })
+    await expect(sslInUse(cluster.url, { sslMode: 'verify-ca', sslRootCert: certs.otherCa })).rejects.toMatchObject({
+      code: 'Network',
+      message: /TLS/
+    })
+  })
+
+  it('refuses verify-ca and verify-full without a CA file instead of trusting the public bundle', async () => {
+    for (const mode of ['verify-ca', 'verify-full'] as const) {
+      await expect(sslInUse(`${cluster.url}?sslmode=${mode}`)).rejects.toMatchObject({
+        code: 'InvalidInput',
+        message: new RegExp(`sslmode ${mode} needs the CA file`)
+      })
+    }
+    const empty = join(tmp.dir, 'empty.pem')
+    writeFileSync(empty, '')
+    expect(() => poolConfig({ url: cluster.url, schema: 'acme', sslMode: 'verify-ca', sslRootCert: empty })).toThrow(/no PEM certificate/)
+  })
+
+  it('verify-full checks the host name, verify-ca only the CA (a certificate for evil.example)', async () => {
+    // The files keep their owner and mode; a reload makes new connections use their content.
+    const use = async (cert: string, key: string): Promise<void> => {
+      copyFileSync(cert, join(cluster.dir, 'data', 'server.crt'))
+      copyFileSync(key, join(cluster.dir, 'data', 'server.key'))
+      await cluster.sql('SELECT pg_reload_conf()')
+    }
+    await use(certs.evilCert, certs.evilKey)
+    try {
+      // The reload is asynchronous: wait (bounded) until new connections get the new certificate.
+      const deadline = Date.now() + 10_000
+      while (await sslInUse(cluster.url, { sslMode: 'verify-full', sslRootCert: certs.ca }).catch(() => false)) {
+        if (Date.now() > deadline) throw new Error('the server kept its old certificate')
+        await new Promise((r) => setTimeout(r, 50))
+      }
+      await expect(sslInUse(cluster.url, { sslMode: 'verify-full', sslRootCert: certs.ca })).rejects.toMatchObject({
+        code: 'Network',
+        message: /evil\.example|altnames|TLS/
+      })
+      expect(await sslInUse(cluster.url, { sslMode: 'verify-ca', sslRootCert: certs.ca })).toBe(true)
+      await expect(sslInUse(cluster.url, { sslMode: 'verify-ca', sslRootCert: certs.otherCa })).rejects.toMatchObject({ code: 'Network' })
+    } finally {
+      await use(certs.cert, certs.key)
+    }
   })
 
   it('refuses sslmodes that fall back to plain text, and a missing CA file', () => {
