@@ -18,6 +18,8 @@ export type FakeAuth =
   | 'trust'
   /** AuthenticationSASL (R, 10) offering SCRAM-SHA-256 only, never -PLUS. */
   | 'scram-no-plus'
+  /** A FATAL error right after the startup message. */
+  | 'reject'
 
 export interface FakePg {
   port: number
@@ -74,6 +76,7 @@ export async function startFakePg(mode: FakeAuth, tls?: { key: string; cert: str
           else if (mode === 'md5') stream.write(auth(5, Buffer.from([1, 2, 3, 4])))
           else if (mode === 'gss') stream.write(auth(7))
           else if (mode === 'scram-no-plus') stream.write(auth(10, Buffer.from('SCRAM-SHA-256\0\0')))
+          else if (mode === 'reject') stream.end(msg('E', Buffer.from('SFATAL\0C28000\0Mfake server: go away\0\0')))
           else stream.write(Buffer.concat([auth(0), msg('Z', Buffer.from('I'))]))
           continue
         }
