@@ -1,4 +1,5 @@
-import { createPool, isPostgresUrl, PgSyncStore, SchemaName, SslMode, type TeamDbOptions } from '../core/team'
+import { CallsightError } from '../core/errors'
+import { createPool, isPostgresUrl, passwordInUrl, PgSyncStore, SchemaName, SslMode, type TeamDbOptions } from '../core/team'
 import { check } from './args'
 import type pg from 'pg'
 
@@ -11,7 +12,22 @@ export const TEAM_DB_FLAGS = {
 
 export { isPostgresUrl }
 
+/**
+ * The command line's connection options. A password in the connection string is refused:
+ * command lines end up in shell history, in `ps` for every local user, and in process
+ * accounting and audit logs.
+ */
 export function teamDbOptions(url: string, values: { schema?: string; 'ssl-mode'?: string; 'ssl-ca'?: string }): TeamDbOptions {
+  const where = passwordInUrl(url)
+  if (where !== null) {
+    throw new CallsightError(
+      'InvalidInput',
+      `The connection string holds a password (${where}); Callsight takes none on the command line.`,
+      {
+        hint: 'Leave it out and set PGPASSWORD, or put it in ~/.pgpass (mode 0600): command lines are kept in shell history and shown by ps.'
+      }
+    )
+  }
   const opts: TeamDbOptions = { url, schema: check(SchemaName, values.schema ?? 'callsight', '--schema'), applicationName: 'callsight-cli' }
   if (values['ssl-mode'] !== undefined) opts.sslMode = check(SslMode, values['ssl-mode'], '--ssl-mode')
   if (values['ssl-ca'] !== undefined) opts.sslRootCert = values['ssl-ca']

@@ -9,12 +9,32 @@ import { AppErrorInfo } from './errors'
 export const TeamSslMode = z.enum(['disable', 'require', 'verify-ca', 'verify-full'])
 export type TeamSslMode = z.infer<typeof TeamSslMode>
 
+/** Query parameters of a connection string that can carry a secret (password, sslpassword, …). */
+export const isSecretParam = (name: string): boolean => /pass(word)?$|secret|token/i.test(name)
+
+/**
+ * Where a connection string carries a password, in words for a message ("user:password@",
+ * "?sslpassword="), or null when it carries none (or is no URL at all).
+ */
+export function passwordInUrl(url: string): string | null {
+  let u: URL
+  try {
+    u = new URL(url.trim())
+  } catch {
+    return null
+  }
+  if (u.password) return 'user:password@'
+  for (const key of u.searchParams.keys()) if (isSecretParam(key)) return `?${key}=`
+  return null
+}
+
 const withoutPassword = (url: string): boolean => {
   try {
-    return new URL(url).password === ''
+    new URL(url)
   } catch {
     return false
   }
+  return passwordInUrl(url) === null
 }
 
 export const TeamCacheUrl = z

@@ -23,6 +23,14 @@ export interface PgCluster {
   dir: string
   /** A connection string for `database` as `user`/`password` (superuser by default). */
   urlFor(opts?: { user?: string; password?: string; database?: string; params?: string }): string
+  /**
+   * The same connection string without the password, and the password apart: what the CLI
+   * and the worker take (the password in PGPASSWORD, never on the command line).
+   */
+  credentialsFor(opts?: { user?: string; password?: string; database?: string; params?: string }): {
+    url: string
+    password: string | undefined
+  }
   /** Runs SQL as the superuser on the default database. */
   sql(text: string, values?: unknown[]): Promise<pg.QueryResult>
   stop(): Promise<void>
@@ -170,10 +178,13 @@ export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgClust
       host: '127.0.0.1',
       dir,
       urlFor(o = {}) {
+        const { url: bare, password: pw } = cluster.credentialsFor(o)
+        return pw === undefined ? bare : bare.replace('@', `:${encodeURIComponent(pw)}@`)
+      },
+      credentialsFor(o = {}) {
         const user = encodeURIComponent(o.user ?? PG_SUPERUSER)
-        const pw = o.password ?? (o.user === undefined ? PG_SUPERUSER_PASSWORD : undefined)
-        const auth = pw === undefined ? user : `${user}:${encodeURIComponent(pw)}`
-        return `postgres://${auth}@127.0.0.1:${port}/${o.database ?? 'postgres'}${o.params ? `?${o.params}` : ''}`
+        const password = o.password ?? (o.user === undefined ? PG_SUPERUSER_PASSWORD : undefined)
+        return { url: `postgres://${user}@127.0.0.1:${port}/${o.database ?? 'postgres'}${o.params ? `?${o.params}` : ''}`, password }
       },
       sql: (text, values) => admin.query(text, values),
       async stop() {

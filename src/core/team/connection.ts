@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { z } from 'zod'
+import { isSecretParam, passwordInUrl } from '../../shared/team'
 import { CallsightError } from '../errors'
 import { GuardedClient, type GuardedClientConfig } from './pg-client'
 
@@ -40,24 +41,7 @@ export const RoleName = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a role name is lower-case letters, digits and _ (starting with a letter)')
 
-/** Query parameters of a connection string that carry a secret (libpq's, and ours). */
-const SECRET_PARAMS = /^(password|sslpassword)$|pass(word)?$|secret|token/i
-
-/**
- * Where a connection string carries a password, in words for a message ("the part before @",
- * "?sslpassword="), or null when it carries none.
- */
-export function passwordInUrl(url: string): string | null {
-  let u: URL
-  try {
-    u = new URL(url.trim())
-  } catch {
-    return null
-  }
-  if (u.password) return 'user:password@'
-  for (const key of u.searchParams.keys()) if (SECRET_PARAMS.test(key)) return `?${key}=`
-  return null
-}
+export { passwordInUrl }
 
 /**
  * A connection string with its password (if any) replaced, for logs, messages and what is
@@ -68,7 +52,7 @@ export function redactUrl(url: string): string {
   try {
     const u = new URL(url.trim())
     if (u.password) u.password = '***'
-    for (const key of [...u.searchParams.keys()]) if (SECRET_PARAMS.test(key)) u.searchParams.set(key, '***')
+    for (const key of [...u.searchParams.keys()]) if (isSecretParam(key)) u.searchParams.set(key, '***')
     return u.toString()
   } catch {
     return 'postgres://(unreadable connection string)'

@@ -3,6 +3,7 @@ export {
   isPostgresUrl,
   mapPgError,
   poolConfig,
+  passwordInUrl,
   redactUrl,
   RoleName,
   SchemaName,

@@ -4,7 +4,7 @@ import type { AppErrorInfo } from '../../shared/errors'
 import { isAbortError, toErrorInfo } from '../errors'
 import type { Clock, Logger } from '../platform'
 import { readCheckpoint, SyncEngine, type SyncSource, type WaitSource } from '../sync'
-import { SchemaName, SslMode } from './connection'
+import { passwordInUrl, SchemaName, SslMode } from './connection'
 import type { PgSyncStore } from './pg-store'
 import { q } from './connection'
 import { PG_NOW_MS } from './pg-clock'
@@ -28,14 +28,6 @@ export const WorkerScopeConfig = z
   .refine((s) => (s.days === undefined) !== (s.from === undefined), { message: 'give a scope either days or from' })
 export type WorkerScopeConfig = z.infer<typeof WorkerScopeConfig>
 
-function noPassword(url: string): boolean {
-  try {
-    return new URL(url).password === ''
-  } catch {
-    return false
-  }
-}
-
 /** The worker's configuration file (JSON). Passwords are never in it: see docs/team.md. */
 export const WorkerConfig = z
   .object({
@@ -45,7 +37,9 @@ export const WorkerConfig = z
     db: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
-      .refine(noPassword, { message: 'put the password in PGPASSWORD or ~/.pgpass, not in the file' }),
+      .refine((url) => passwordInUrl(url) === null, {
+        message: 'put the password in PGPASSWORD or ~/.pgpass, not in the file (no user:password@, ?password= or ?sslpassword=)'
+      }),
     schema: SchemaName,
     sslMode: SslMode.optional(),
     sslRootCert: z.string().optional(),

@@ -75,14 +75,22 @@ describe('a team cache account in the app', () => {
     const wrong = await failure(call('team.connect', { team: team(), password: 'nope', baseUrl: service.url, username: 'demo' }))
     expect(wrong.code).toBe('InvalidCredentials')
     expect((await call('settings.get', {})).accounts).toEqual([])
-    expect(
-      contract['team.connect'].request.safeParse({
-        team: { ...team(), url: `postgres://acme_reader:pw@127.0.0.1:${cluster.port}/team` },
+    // The password has its own, encrypted field: in the address (user:pw@, or the query
+    // parameters libpq reads a password or key passphrase from) it would land in config.json.
+    for (const url of [
+      `postgres://acme_reader:pw@127.0.0.1:${cluster.port}/team`,
+      `postgres://acme_reader@127.0.0.1:${cluster.port}/team?password=reader-pw-1`,
+      `postgres://acme_reader@127.0.0.1:${cluster.port}/team?sslmode=require&sslpassword=key-pw`
+    ]) {
+      const parsed = contract['team.connect'].request.safeParse({
+        team: { ...team(), url },
         password: 'x',
         baseUrl: service.url,
         username: 'demo'
-      }).success
-    ).toBe(false)
+      })
+      expect(parsed.success, url).toBe(false)
+      expect(JSON.stringify(parsed.error?.issues)).toMatch(/its own field/)
+    }
   })
 
   it('connects, keeps the password encrypted, pulls with progress, shows the worker, and asks nothing of the service', async () => {

@@ -38,12 +38,15 @@ const range = ['--from', '2026-01-05T06:00:00Z', '--to', '2026-01-05T18:00:01Z',
 describe('callsight team init, sync --db postgres://, pull', () => {
   it('sets up the schema and two roles; the writer syncs, the reader pulls and can write nothing', async () => {
     const admin = cluster.urlFor({ database })
-    const init = await runCli(cli, ['team', 'init', '--db', admin, '--schema', 'acme'], ENV)
+    // The owner's password in PGPASSWORD: the command line takes none.
+    const owner = cluster.credentialsFor({ database })
+    const ownerEnv = { PGPASSWORD: owner.password! }
+    const init = await runCli(cli, ['team', 'init', '--db', owner.url, '--schema', 'acme'], { ...ENV, ...ownerEnv })
     expect(init.code, init.stderr).toBe(0)
     expect(init.stdout).toMatch(/Created role acme_writer/)
     expect(init.stdout + init.stderr).not.toMatch(/secret/)
     // Again: idempotent, passwords kept when none is given.
-    const again = await runCli(cli, ['team', 'init', '--db', admin, '--schema', 'acme'], {})
+    const again = await runCli(cli, ['team', 'init', '--db', owner.url, '--schema', 'acme'], ownerEnv)
     expect(again.code, again.stderr).toBe(0)
 
     const writerUrl = cluster.urlFor({ database, user: 'acme_writer' })
@@ -137,6 +140,25 @@ describe('callsight team init, sync --db postgres://, pull', () => {
     expect(pulledTo).toBeGreaterThan(3000)
   }, 120_000)
 
+  it('refuses a connection string with a password on the command line, before connecting', async () => {
+    const { url } = cluster.credentialsFor({ database, user: 'acme_reader' })
+    const file = join(tmp.dir, 'argv.sqlite')
+    const cases: [string[], string][] = [
+      [['pull', '--from', url.replace('@', ':argv-secret@'), '--schema', 'acme', '--db', file], 'user:password@'],
+      [['pull', '--from', `${url}?password=argv-secret`, '--schema', 'acme', '--db', file], '?password='],
+      [['team', 'status', '--db', `${url}?sslmode=require&sslpassword=argv-secret`, '--schema', 'acme'], '?sslpassword='],
+      [['team', 'init', '--db', `${url}?password=argv-secret`, '--schema', 'acme'], '?password='],
+      [['sync', '--server', service.url, '--user', 'demo', '--db', `${url}?password=argv-secret`, ...range], '?password=']
+    ]
+    for (const [args, where] of cases) {
+      const r = await runCli(cli, args, ENV)
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2)
+      expect(r.stderr).toContain(`holds a password (${where})`)
+      expect(r.stderr).toMatch(/PGPASSWORD/)
+      expect(r.stdout + r.stderr).not.toContain('argv-secret')
+    }
+  }, 60_000)
+
   it('ten workstations pulling send no request to the service', async () => {
     const readerUrl = cluster.urlFor({ database, user: 'acme_reader', password: 'r-secret-1' })
     service.admin.resetStats()
@@ -145,8 +167,13 @@ describe('callsight team init, sync --db postgres://, pull', () => {
         const pool = createPool({ url: readerUrl, schema: 'acme', maxConnections: 1 })
         const cache = openCache(join(tmp.dir, `ws-${i}.sqlite`))
         try {
-          const r = await pullTeamCache({ pool, schema: 'acme', sourceLabel: readerUrl, cache })
+          // A library caller may hand over a label with secrets: none of them is stored.
+          const sourceLabel = `${readerUrl}?sslmode=disable&password=r-secret-1&sslpassword=key-secret`
+          const r = await pullTeamCache({ pool, schema: 'acme', sourceLabel, cache })
           expect(r).toMatchObject({ phase: 'done', calls: 3000 })
+          const stored = cache.db.prepare('SELECT source FROM team_source').pluck().get() as string
+          expect(stored).toMatch(/^postgres:\/\/acme_reader:\*\*\*@127\.0\.0\.1/)
+          expect(stored).not.toMatch(/secret/)
         } finally {
           cache.close()
           await pool.end()

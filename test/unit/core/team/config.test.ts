@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { lockKey, mapPgError, poolConfig, redactUrl, scopeAt, scramVerifier, WorkerConfig } from '../../../../src/core/team'
+import { lockKey, mapPgError, passwordInUrl, poolConfig, redactUrl, scopeAt, scramVerifier, WorkerConfig } from '../../../../src/core/team'
 
 const base = {
   server: 'https://calls.example.com',
@@ -10,16 +13,33 @@ const base = {
   scopes: [{ name: 'all', days: 30, analysis: true }]
 }
 
+const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n'
+
 describe('team cache configuration', () => {
   it('maps sslmode to TLS settings the way libpq means them', () => {
     expect(poolConfig({ url: 'postgres://u@h/db', schema: 'acme' }).ssl).toBe(false)
     expect(poolConfig({ url: 'postgres://u@h/db?sslmode=require', schema: 'acme' }).ssl).toEqual({ rejectUnauthorized: false })
-    expect(poolConfig({ url: 'postgres://u@h/db?sslmode=verify-full', schema: 'acme' }).ssl).toEqual({
-      ca: undefined,
-      rejectUnauthorized: true
-    })
-    const ca = poolConfig({ url: 'postgres://u@h/db', schema: 'acme', sslMode: 'verify-ca' }).ssl as { checkServerIdentity?: unknown }
-    expect(typeof ca.checkServerIdentity).toBe('function')
+    // verify-* trust the given CA file only: without one they are refused, not pointed at
+    // Node's public bundle.
+    expect(() => poolConfig({ url: 'postgres://u@h/db?sslmode=verify-full', schema: 'acme' })).toThrow(/needs the CA file/)
+    expect(() => poolConfig({ url: 'postgres://u@h/db', schema: 'acme', sslMode: 'verify-ca' })).toThrow(/needs the CA file/)
+    const dir = mkdtempSync(join(tmpdir(), 'callsight-ca-'))
+    try {
+      const caFile = join(dir, 'ca.pem')
+      writeFileSync(caFile, PEM)
+      expect(poolConfig({ url: `postgres://u@h/db?sslmode=verify-full&sslrootcert=${caFile}`, schema: 'acme' }).ssl).toEqual({
+        ca: PEM,
+        rejectUnauthorized: true
+      })
+      const ca = poolConfig({ url: 'postgres://u@h/db', schema: 'acme', sslMode: 'verify-ca', sslRootCert: caFile }).ssl as {
+        ca?: string
+        checkServerIdentity?: unknown
+      }
+      expect(ca.ca).toBe(PEM)
+      expect(typeof ca.checkServerIdentity).toBe('function')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
     expect(() => poolConfig({ url: 'postgres://u@h/db?sslmode=prefer', schema: 'acme' })).toThrow(/not supported/)
     expect(() => poolConfig({ url: 'mysql://u@h/db', schema: 'acme' })).toThrow(/postgres:\/\//)
     expect(() => poolConfig({ url: 'postgres://u@h/db', schema: 'Robert"; DROP' })).toThrow()
@@ -31,11 +51,21 @@ describe('team cache configuration', () => {
     expect(poolConfig({ url: 'postgres://u@h/db', schema: 'acme' }).password).toBeUndefined()
     expect(redactUrl('postgres://u:secret@h/db')).not.toContain('secret')
     expect(redactUrl('postgres://u:secret@h/db')).toContain('***')
+    // libpq also reads a password, and the TLS key's passphrase, from query parameters.
+    const redacted = redactUrl('postgres://u@h/db?sslmode=verify-full&password=secret1&sslpassword=secret2&sslkey=/k.pem')
+    expect(redacted).not.toMatch(/secret/)
+    expect(redacted).toContain('sslkey=%2Fk.pem')
+    expect(passwordInUrl('postgres://u@h/db?password=x')).toBe('?password=')
+    expect(passwordInUrl('postgres://u@h/db?sslpassword=x')).toBe('?sslpassword=')
+    expect(passwordInUrl('postgres://u:x@h/db')).toBe('user:password@')
+    expect(passwordInUrl('postgres://u@h/db?sslmode=require&sslkey=/k.pem')).toBeNull()
   })
 
   it('refuses a worker config with a password, both days and from, or two scopes of one name', () => {
     expect(WorkerConfig.safeParse(base).success).toBe(true)
     expect(WorkerConfig.safeParse({ ...base, db: 'postgres://w:pw@h/db' }).success).toBe(false)
+    expect(WorkerConfig.safeParse({ ...base, db: 'postgres://w@h/db?password=pw' }).success).toBe(false)
+    expect(WorkerConfig.safeParse({ ...base, db: 'postgres://w@h/db?sslmode=require&sslpassword=pw' }).success).toBe(false)
     expect(WorkerConfig.safeParse({ ...base, scopes: [{ name: 'x', days: 3, from: '2026-01-01T00:00:00Z' }] }).success).toBe(false)
     expect(
       WorkerConfig.safeParse({
