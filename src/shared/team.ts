@@ -52,6 +52,28 @@ export const TeamCacheSource = z.object({
 })
 export type TeamCacheSource = z.infer<typeof TeamCacheSource>
 
+/** The address with any password (user:password@, ?password=, ?sslpassword=, …) taken out. */
+export function withoutSecrets(url: string): string {
+  let u: URL
+  try {
+    u = new URL(url.trim())
+  } catch {
+    return url
+  }
+  if (passwordInUrl(url) === null) return url
+  u.password = ''
+  for (const key of [...u.searchParams.keys()]) if (isSecretParam(key)) u.searchParams.delete(key)
+  return u.toString()
+}
+
+/**
+ * The team cache source as stored in settings. A form or request with a password in the
+ * address is refused (TeamCacheSource); one already stored by an earlier version loses the
+ * password when read, so the settings file is not set aside as invalid (with the account)
+ * and the next save writes it without.
+ */
+export const StoredTeamCacheSource = TeamCacheSource.extend({ url: z.string().transform(withoutSecrets).pipe(TeamCacheUrl) })
+
 export const TeamPullProgress = z.object({
   runId: z.string(),
   phase: z.enum(['pulling', 'done', 'cancelled', 'failed']),

@@ -1,6 +1,6 @@
 /** Accounts, sessions and signing in. */
 import { z } from 'zod'
-import { TeamCacheSource } from '../team'
+import { StoredTeamCacheSource } from '../team'
 import { IanaZone } from './time'
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
@@ -43,7 +43,7 @@ export const Account = z.object({
   rateLimit: RateLimit,
   demo: z.boolean().default(false),
   /** Calls come from the team cache (docs/team.md) instead of syncing from the service. */
-  teamCache: TeamCacheSource.optional()
+  teamCache: StoredTeamCacheSource.optional()
 })
 export type Account = z.infer<typeof Account>
 

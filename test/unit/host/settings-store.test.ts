@@ -108,6 +108,21 @@ describe.each(OPENERS)('settings store through %s', (_name, opener) => {
     expect(readdirSync(cwd).filter((f) => f.includes('invalid'))).toEqual([])
   })
 
+  it('never keeps a team cache password in the address: an old one is dropped on read, not the account', () => {
+    const cwd = fresh()
+    const url = 'postgres://acme_reader@db.example.com:5432/team?sslmode=verify-full&password=old-secret&sslpassword=key-secret'
+    const teamCache = { url, schema: 'acme', sslMode: 'verify-full', sslRootCert: '/etc/ca.pem' }
+    writeFileSync(join(cwd, 'settings.json'), JSON.stringify({ accounts: [{ ...account, teamCache }], activeAccountId: account.id }))
+    const store = settings.openSettingsStore({ cwd, open })
+    expect(store.backupPath).toBeNull()
+    expect(store.get().accounts[0]!.teamCache!.url).toBe('postgres://acme_reader@db.example.com:5432/team?sslmode=verify-full')
+    store.set(store.get())
+    expect(readFileSync(join(cwd, 'settings.json'), 'utf8')).not.toMatch(/secret/)
+    // What is set with a password in the address is stored without it, too.
+    store.set({ ...store.get(), accounts: [{ ...account, teamCache: { ...teamCache, url: 'postgres://r:pw-in-userinfo@h/db' } }] } as never)
+    expect(readFileSync(join(cwd, 'settings.json'), 'utf8')).not.toMatch(/pw-in-userinfo/)
+  })
+
   it('refuses to write settings outside the schema, keeping the old ones', () => {
     const cwd = fresh()
     const store = settings.openSettingsStore({ cwd, open })
