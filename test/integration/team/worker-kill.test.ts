@@ -43,7 +43,8 @@ const SCOPES = [
   { name: 'answered inbound', from: FROM, analysis: false, direction: 1 }
 ]
 
-async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string; config: string }> {
+/** `url` for the test's own pool (password included); `cliUrl` for the CLI's argv (none: PGPASSWORD). */
+async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string; cliUrl: string; config: string }> {
   const database = await freshDatabase(cluster)
   const url = cluster.urlFor({ database })
   await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
@@ -63,7 +64,7 @@ async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string
       ...extra
     })
   )
-  return { url, config }
+  return { url, cliUrl: cluster.credentialsFor({ database }).url, config }
 }
 
 interface LogLine {
@@ -298,7 +299,7 @@ describe('callsight worker', () => {
   }, 120_000)
 
   it('a killed worker reads as interrupted, a frozen one as stale, in the state and in team status', async () => {
-    const { url, config } = await setUp({ heartbeatSeconds: 0.2 })
+    const { url, cliUrl, config } = await setUp({ heartbeatSeconds: 0.2 })
     // Slow pages, so the run outlasts the steps below.
     service.admin.setFaults({ latencyMs: 400 })
     const pool = createPool({ url, schema: 'acme', maxConnections: 1 })
@@ -319,7 +320,7 @@ describe('callsight worker', () => {
         expect(seen).toBe(status)
       }
       const teamStatus = async (): Promise<string> => {
-        const r = await runCli(cli, ['team', 'status', '--db', url, '--schema', 'acme'], ENV)
+        const r = await runCli(cli, ['team', 'status', '--db', cliUrl, '--schema', 'acme'], ENV)
         expect(r.code, r.stderr).toBe(0)
         return r.stdout
       }
