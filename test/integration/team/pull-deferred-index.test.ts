@@ -182,9 +182,16 @@ describe('a first pull builds the search index beside the ingest', () => {
     // batches applied: a point in the work, not in time, whatever the machine's speed.
     const runCli = (file: string, killAtBatch?: number): Promise<{ killed: boolean; batches: number }> =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [cli, 'pull', '--from', url, '--schema', 'acme', '--db', file, '--batch', '1000', '--json'], {
-          stdio: ['ignore', 'pipe', 'pipe']
-        })
+        // The password in PGPASSWORD: the command line takes none.
+        const { url: bare, password } = cluster.credentialsFor({ database: new URL(url).pathname.slice(1) })
+        const child = spawn(
+          process.execPath,
+          [cli, 'pull', '--from', bare, '--schema', 'acme', '--db', file, '--batch', '1000', '--json'],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+            env: { ...process.env, PGPASSWORD: password! }
+          }
+        )
         let err = ''
         let out = ''
         let batches = 0
