@@ -131,7 +131,7 @@ describe('a PostgreSQL connection lost under Callsight', () => {
     }
   })
 
-  it('a scope run lock lost with its session is taken again, unless another process took it meanwhile', async () => {
+  it('a scope run lease outlives its sessions: kept by its holder, refused to others until released', async () => {
     const database = await freshDatabase(team.cluster)
     const url = team.cluster.urlFor({ database })
     const a = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
@@ -141,23 +141,34 @@ describe('a PostgreSQL connection lost under Callsight', () => {
       expect(await a.lockScope('s2')).toBe(true)
       expect(await b.lockScope('s1')).toBe(false)
       expect(await a.keepScopeLock('s1')).toBe(true)
-      // The sessions holding a's two locks end (and are gone before b tries).
+      // Every session of the database ends (a restart, a failover): the leases are rows, so
+      // nothing is released with them, and no other process can take the scopes meanwhile.
       const ended = await team.cluster.sql(
-        `SELECT array_agg(pid) AS pids FROM (SELECT pid, pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted
-         AND database = (SELECT oid FROM pg_database WHERE datname = $1)) t`,
+        `SELECT array_agg(pid) AS pids FROM (SELECT pid, pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = $1 AND pid <> pg_backend_pid()) t`,
         [database]
       )
       const pids = ended.rows[0].pids as number[]
-      expect(pids).toHaveLength(2)
+      expect(pids.length).toBeGreaterThan(0)
       await until(async () =>
         (await team.cluster.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids])).rowCount === 0 ? true : undefined
       )
+      const retry = async <T>(fn: () => Promise<T>): Promise<T> => {
+        // The first query on a pooled connection the server ended may fail once.
+        try {
+          return await fn()
+        } catch {
+          return fn()
+        }
+      }
+      expect(await retry(() => b.lockScope('s2'))).toBe(false)
+      expect(await retry(() => a.keepScopeLock('s1'))).toBe(true)
+      expect(await retry(() => a.keepScopeLock('s2'))).toBe(true)
+      await a.unlockScope('s2')
       expect(await b.lockScope('s2')).toBe(true)
-      expect(await a.keepScopeLock('s1')).toBe(true)
-      expect(await b.lockScope('s1')).toBe(false)
+      // a's lease of s2 is gone: it cannot renew what b now holds.
       expect(await a.keepScopeLock('s2')).toBe(false)
-      await b.unlockScope('s2')
-      expect(await a.keepScopeLock('s2')).toBe(true)
+      expect(await b.lockScope('s1')).toBe(false)
     } finally {
       await a.close()
       await b.close()
