@@ -25,7 +25,8 @@ export default defineConfig({
         cli: resolve(import.meta.dirname, 'src/cli/index.ts'),
         service: resolve(import.meta.dirname, 'src/service/bin.ts'),
         bench: resolve(import.meta.dirname, 'bench/index.ts'),
-        'bench-app-pull': resolve(import.meta.dirname, 'bench/app-pull-child.ts')
+        'bench-app-pull': resolve(import.meta.dirname, 'bench/app-pull-child.ts'),
+        'bench-cli-legacy-limiter': resolve(import.meta.dirname, 'bench/baselines/cli-legacy-limiter.ts')
       },
       external,
       output: { format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' }

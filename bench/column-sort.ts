@@ -2,7 +2,7 @@
  * Sorting the results list by a chosen column over synthetic calls: first pages
  * and deep pages sorted by a numeric and a text analysis key under several filters, each
  * against two same-run baselines on the same file: the same page in date order, and the
- * first way sorted pages were served (`sortLegacy`: fixed probe batches, the rare word's
+ * first way sorted pages were served (LEGACY_SORT, bench/baselines: fixed probe batches, the rare word's
  * order walked whole, the date order read again after every write). Then what the first
  * sorted page costs after a sync wrote 1,000 calls, which rebuilds the column's order.
  *
@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache, type CallCache } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
+import { LEGACY_SORT } from './baselines/search-strategies'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../src/shared/domain'
 import { ingest, timeIt } from './search'
 import { COMMON_TERM, makeCall, prng, RARE_TERM, START_MS } from './search-data'
@@ -88,7 +89,7 @@ export const run: BenchFn = async (ctx) => {
     }
 
     const search = createSearch(cache)
-    const legacy = createSearch(cache, { sortLegacy: true })
+    const legacy = createSearch(cache, {}, LEGACY_SORT)
     const cases: Array<[string, SearchQuery, boolean]> = [
       ['no filter', Q({}), true],
       [`text common "${COMMON_TERM}" (~90%)`, Q({ text: COMMON_TERM }), true],

@@ -13,7 +13,8 @@
  * answer's time), reported apart, so figures from before that change can still be compared.
  */
 import { ManualClock } from '../src/core/platform/manual-clock'
-import { LegacyTenantRateLimiter, TenantRateLimiter, type RequestPacer } from '../src/core/ratelimit'
+import { TenantRateLimiter, type RequestPacer } from '../src/core/ratelimit'
+import { LegacyTenantRateLimiter } from './baselines/legacy-limiter'
 import type { RateLimit } from '../src/shared/domain'
 import { prng } from '../test/support/prng'
 import { slidingWindow } from '../test/support/service-windows'

@@ -6,7 +6,8 @@
  * CLI syncing the whole range (with analysis: pages of 100) into its own SQLite file; a small
  * proxy in front of the service stamps every get-calls response, so shares are measured where
  * the service counts them. Every case runs the current limiter and, in the same run, the old
- * one (src/core/ratelimit/legacy-limiter.ts, CALLSIGHT_LIMITER=legacy), each on a fresh service.
+ * one (bench/baselines/legacy-limiter.ts, through the bench's own CLI entry
+ * bench-cli-legacy-limiter.mjs), each on a fresh service.
  *
  * Share of the ceiling: get-calls admitted after the first window (the first window's worth
  * may go at once, which would flatter a short run) per second, against the service's limit.
@@ -155,10 +156,9 @@ interface Station {
   stderr: string
 }
 
-function runStation(cli: string, args: string[], legacy: boolean, start: number, deadline: number): Promise<Station> {
+/** `cli`: the built CLI, or its legacy-limiter entry for the baseline. */
+function runStation(cli: string, args: string[], start: number, deadline: number): Promise<Station> {
   const env: Record<string, string | undefined> = { ...process.env, CALLSIGHT_PASSWORD: 'demo' }
-  if (legacy) env.CALLSIGHT_LIMITER = 'legacy'
-  else delete env.CALLSIGHT_LIMITER
   const child = spawn(process.execPath, [cli, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
@@ -201,7 +201,13 @@ function storedCalls(file: string): number {
   }
 }
 
-async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string, limitMs: number): Promise<Outcome> {
+/** The built CLI, and its entry with the old limiter (bench/baselines/cli-legacy-limiter.ts). */
+interface Clis {
+  current: string
+  legacy: string
+}
+
+async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: Clis, limitMs: number): Promise<Outcome> {
   const svc = await startBenchService(c.calls, c.service, c.window)
   const stamps: Stamp[] = []
   const proxies = await Promise.all(Array.from({ length: c.stations }, (_, i) => stampingProxy(svc.url, stamps, i)))
@@ -212,7 +218,7 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
     const stations = await Promise.all(
       dbs.map((db, i) =>
         runStation(
-          cli,
+          legacy ? cli.legacy : cli.current,
           [
             'sync',
             '--server',
@@ -235,7 +241,6 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: string,
             '--rate-limit',
             `${c.client.requests}/${c.client.perSeconds}`
           ],
-          legacy,
           start,
           deadline
         )
@@ -274,13 +279,13 @@ const pct = (x: number): number => Math.round(x * 1000) / 10
 
 export const run: BenchFn = async (ctx) => {
   const built = join(process.cwd(), 'out', 'node')
-  if (!existsSync(join(built, 'cli.mjs'))) throw new Error('pacing needs the built CLI (npm run bench builds it)')
+  if (!existsSync(join(built, 'cli.mjs')) || !existsSync(join(built, 'bench-cli-legacy-limiter.mjs'))) throw new Error('pacing needs the built CLI (npm run bench builds it)')
   // The runs take minutes and spawn the CLI again for each: a copy (inside the repository, so
   // that its packages resolve), so that a build in the meantime (which empties out/node)
   // cannot pull it away.
   const copy = join(process.cwd(), 'node_modules', '.tmp', `callsight-pacing-${process.pid}`)
   cpSync(built, copy, { recursive: true })
-  const cli = join(copy, 'cli.mjs')
+  const cli: Clis = { current: join(copy, 'cli.mjs'), legacy: join(copy, 'bench-cli-legacy-limiter.mjs') }
   const serviceBefore = process.env.CALLSIGHT_SERVICE_BUNDLE
   process.env.CALLSIGHT_SERVICE_BUNDLE ??= join(copy, 'service.mjs')
   try {
@@ -291,7 +296,7 @@ export const run: BenchFn = async (ctx) => {
   }
 }
 
-async function runCases(ctx: BenchContext, cli: string): Promise<BenchSection> {
+async function runCases(ctx: BenchContext, cli: Clis): Promise<BenchSection> {
   const only = process.env.CALLSIGHT_PACING_CASES?.split(',')
   const limitMs = ctx.quick ? 60_000 : 120_000
   const rows: BenchRow[] = []

@@ -3,12 +3,13 @@
  * used to read the key's whole column (0.8–2 s at 1,000,000 calls) before its first rows. The
  * search is opened fresh for each sample and its opening page (no text) is read untimed, as
  * the app reads it when it opens; then the first page of each analysis query is timed once.
- * Old path (`windowItems: false`: the window reads the cold column whole, as main did before)
+ * Old path (WHOLE_COLUMN_WINDOW, bench/baselines: the window reads the cold column whole, as main did before)
  * and ours (the window's items alone) on the same file in the same run; no warm-up on either
  * side (the app's background warm-up would hide the path measured here).
  */
 import { openCache } from '../src/core/cache'
 import { createSearch } from '../src/core/search'
+import { WHOLE_COLUMN_WINDOW } from './baselines/search-strategies'
 import { SearchQuery } from '../src/shared/domain'
 import { percentile, type BenchRow } from './types'
 
@@ -20,7 +21,7 @@ export function coldAnalysisRows(file: string, samples: number, log: (m: string)
     for (const phase of ['before', 'after'] as const) {
       const cache = openCache(file, { readonly: true })
       try {
-        const search = createSearch(cache, { windowItems: phase === 'after' })
+        const search = createSearch(cache, {}, phase === 'after' ? {} : WHOLE_COLUMN_WINDOW)
         search.page(SearchQuery.parse({ text: '' }), 0, 100)
         for (const text of QUERIES) {
           const t0 = performance.now()

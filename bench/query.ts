@@ -14,9 +14,9 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
-import { SearchQuery, type SearchQueryInput } from '../src/shared/domain'
 import { tokensOf } from '../src/shared/query'
 import { COMMON_TERM, makeCall, prng, START_MS } from './search-data'
+import { queryShapes } from '../test/support/query-shapes'
 import { coldAnalysisRows } from './query-cold'
 import { ingest } from './search'
 import { percentile, type BenchFn, type BenchRow } from './types'
@@ -74,23 +74,7 @@ export const run: BenchFn = async (ctx) => {
   const [w1, w2] = wordsNear(0.05, 2, n)
   const [half] = wordsNear(0.5, 1, n)
   const end = START_MS + 365 * DAY
-  const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
-  const week = { from: end - 7 * DAY, to: end }
-  const shapes: Array<[string, SearchQuery]> = [
-    ['one-letter prefix "i"', Q({ text: 'i' })],
-    ['two-letter prefix "ka"', Q({ text: 'ka' })],
-    [`common word "${COMMON_TERM}", last 7 days, by relevance`, Q({ text: COMMON_TERM, ...week, sort: 'relevance' })],
-    [`"ka", last 7 days`, Q({ text: 'ka', ...week })],
-    [`two 5% words "${w1} ${w2}"`, Q({ text: `${w1} ${w2}` })],
-    [`phrase "\\"${w1} ${w2}\\""`, Q({ text: `"${w1} ${w2}"` })],
-    [`OR "${w1} OR iptal"`, Q({ text: `${w1} OR iptal` })],
-    [`NOT "${COMMON_TERM} -${w1}"`, Q({ text: `${COMMON_TERM} -${w1}` })],
-    [`NOT alone "-${w1}"`, Q({ text: `-${w1}` })],
-    [`mixed "(${w1} OR duygu:olumsuz) -${w2}"`, Q({ text: `(${w1} OR duygu:olumsuz) -${w2}` })],
-    [`csat = 1 and a 50% word "csat:1 ${half}"`, Q({ text: `csat:1 ${half}` })],
-    ['range and equals "duration:300..600 duygu:olumsuz"', Q({ text: 'duration:300..600 duygu:olumsuz' })],
-    [`filter bar: a word and csat >= 4`, Q({ text: half, analysis: [{ kind: 'range', key: 'csat', min: 4, max: null }] })]
-  ]
+  const shapes = queryShapes({ w1: w1!, w2: w2!, half: half!, common: COMMON_TERM, end })
 
   const file = cacheFile(ctx, n)
   const results = new Map<string, { before?: number; after?: number; plan?: string }>()

@@ -2,7 +2,7 @@
  * Review (annotations, scorecards, review lists): saving an annotation, and first pages with review filters, over n
  * synthetic calls (bench/search-data.ts) of which a tenth are annotated. Each filtered page
  * is compared with the same page through the SQL review plans (the search before the review
- * set, `reviewSet: false`), in the same run, and the page without the review filter is
+ * set, SQL_REVIEWS of bench/baselines/search-strategies.ts), in the same run, and the page without the review filter is
  * printed beside it; a save with a bare single-row upsert of the same table and the machine's
  * stalls.
  *
@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
 import { reviewLookup, saveAnnotation, saveScorecard, type ReviewContext } from '../src/core/review/review-service'
 import { createSearch } from '../src/core/search'
+import { SQL_REVIEWS } from './baselines/search-strategies'
 import { SearchQuery, type CallRecord, type ReviewFilterInput, type ReviewStatus, type SearchQueryInput } from '../src/shared/domain'
 import type { AppState } from '../src/core/app/app-state'
 import { reviewHandlers } from '../src/core/app/handlers/review'
@@ -22,6 +23,7 @@ import { bindRouter, type IpcEventLike } from '../src/host/ipc/router'
 import { ipcChannel } from '../src/shared/ipc/names'
 import { COMMON_TERM, makeCall, prng } from './search-data'
 import { percentile, type BenchFn, type BenchRow } from './types'
+import { connectionOf } from '../src/core/cache/call-cache'
 
 const SCOPE = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 const TAGS = ['iade', 'şikayet', 'kvkk', 'fatura itirazı', 'geri arama', 'memnun', 'eskalasyon', 'eğitim', 'örnek', 'kalite']
@@ -119,7 +121,7 @@ export const run: BenchFn = async (ctx) => {
   const cache = openCache(kept ?? join(ctx.workDir, 'review-bench.db'))
   try {
     const search = createSearch(cache)
-    const sqlOnly = createSearch(cache, { reviewSet: false })
+    const sqlOnly = createSearch(cache, {}, SQL_REVIEWS)
     let clock = 10_000_000
     const rctx: ReviewContext = { cache, search, author: 'bench', now: () => clock++, zone: 'Europe/Istanbul' }
     let card = cache.scorecards.latest()[0]
@@ -173,14 +175,14 @@ export const run: BenchFn = async (ctx) => {
     for (let i = 0; i < 50; i++) await save(patchOf(i))
     const { saves, direct, stalls } = await measureSaves()
     if (sink < 0) ctx.log('unreachable')
-    const upsert = cache.db.prepare(
+    const upsert = connectionOf(cache).prepare(
       `INSERT INTO annotations (call_id, id, author, created_at, status, status_at, tags_at, note_at, score_at, updated_at, updated_by)
        VALUES (?, ?, 'b', 0, 'reviewed', 0, 0, 0, 0, 0, 'b') ON CONFLICT (call_id) DO UPDATE SET status_at = status_at + 1`
     )
     // Rows of calls that do not exist (bench-upsert-*): search never shows them, so writing them
     // behind the stores' back leaves the annotations search holds in memory exact.
     const bare = timeIt(iters * 10, 5_000, (i) =>
-      cache.db.transaction(() => upsert.run(`bench-upsert-${Math.floor(rnd() * 1000)}`, `bench-${i}-${clock}`)).immediate()
+      connectionOf(cache).transaction(() => upsert.run(`bench-upsert-${Math.floor(rnd() * 1000)}`, `bench-${i}-${clock}`)).immediate()
     )
     rows.push({
       metric: 'save an annotation (status | note | tags | score, in turn) through the controller (router + handler)',
@@ -334,7 +336,7 @@ export const run: BenchFn = async (ctx) => {
     const syncRnd = prng(77)
     const afterSync: number[] = []
     for (let i = 0; i < (ctx.quick ? 3 : 5); i++) {
-      const start = cache.db.prepare('SELECT count(*) FROM calls').pluck().get() as number
+      const start = connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get() as number
       const page: CallRecord[] = []
       for (let k = start; k < start + 100; k++) page.push(makeCall(k, n, syncRnd).record)
       cache.annotations.write(page[50]!.callId, { status: 'reviewed' }, { author: 'bench', at: clock++, history: false })
@@ -386,7 +388,7 @@ export const run: BenchFn = async (ctx) => {
     await new Promise((r) => setTimeout(r, 800))
     const checkpoints = cache.checkpointer?.checkpoints ?? 0
     cache.checkpointer?.stop()
-    cache.db.pragma('wal_autocheckpoint = 1000')
+    connectionOf(cache).pragma('wal_autocheckpoint = 1000')
     const before = await measureSaves()
     rows.push({
       metric: 'save an annotation through the controller, checkpoints on the committing connection (before)',

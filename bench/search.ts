@@ -10,6 +10,7 @@ import { createSearch, type LocalSearch } from '../src/core/search'
 import { SearchQuery, type CallRecord, type SearchQueryInput } from '../src/shared/domain'
 import { COMMON_TERM, makeCall, prng, RARE_TERM, START_MS } from './search-data'
 import { percentile, type BenchFn, type BenchRow } from './types'
+import { connectionOf } from '../src/core/cache/call-cache'
 
 const DAY = 24 * 3600 * 1000
 const ALL_SCOPE = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
@@ -203,7 +204,7 @@ export const run: BenchFn = async (ctx) => {
     })
 
     const search: LocalSearch = createSearch(cache)
-    const like = new LikeBaseline(cache.db)
+    const like = new LikeBaseline(connectionOf(cache))
     const Q = (input: SearchQueryInput): SearchQuery => SearchQuery.parse(input)
     const month = { from: START_MS + 150 * DAY, to: START_MS + 180 * DAY }
     const firstPages: Array<[string, SearchQuery]> = [

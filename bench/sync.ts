@@ -24,6 +24,7 @@ import { startService } from '../src/service'
 import type { FetchLike } from '../src/core/platform'
 import type { RateLimit } from '../src/shared/domain'
 import type { BenchFn, BenchRow } from './types'
+import { connectionOf } from '../src/core/cache/call-cache'
 
 const FULL_LIMIT: RateLimit = { requests: 60, perSeconds: 10 }
 const QUICK_LIMIT: RateLimit = { requests: 15, perSeconds: 5 }
@@ -183,7 +184,7 @@ function sqliteStore(file: string): BenchStore {
   const cache = openCache(file)
   return {
     store: cache,
-    count: () => Promise.resolve(cache.db.prepare('SELECT count(*) FROM calls').pluck().get() as number),
+    count: () => Promise.resolve(connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get() as number),
     close: () => Promise.resolve(cache.close())
   }
 }

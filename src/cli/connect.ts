@@ -2,11 +2,12 @@ import { createServiceClient } from '../core/client'
 import { CallsightError } from '../core/errors'
 import type { Cipher, Logger } from '../core/platform'
 import { MemoryStore } from '../core/platform/node'
-import { LegacyTenantRateLimiter, TenantRateLimiter, type RequestPacer } from '../core/ratelimit'
+import { TenantRateLimiter, type RequestPacer } from '../core/ratelimit'
 import { Session, TokenVault } from '../core/session'
 import { WaitFeed } from '../core/sync'
 import { BaseUrl, DEFAULT_RATE_LIMIT, type RateLimit } from '../shared/domain'
 import { check } from './args'
+import type { LimiterFactory } from './parts'
 import { readPassword } from './password'
 
 /**
@@ -35,14 +36,15 @@ export async function connect(opts: {
   rateLimit?: RateLimit
   logger: Logger
   signal?: AbortSignal
+  /** The tenant's limiter; default TenantRateLimiter. */
+  newLimiter?: LimiterFactory | undefined
 }): Promise<Connection> {
   const baseUrl = check(BaseUrl, opts.server, '--server')
   if (opts.user.trim() === '') throw new CallsightError('InvalidInput', '--user is required.')
   const rateLimit = opts.rateLimit ?? DEFAULT_RATE_LIMIT
   const waits = new WaitFeed()
-  // CALLSIGHT_LIMITER=legacy is for the bench's same-run baseline (bench/pacing.ts) only.
-  const Limiter = process.env.CALLSIGHT_LIMITER === 'legacy' ? LegacyTenantRateLimiter : TenantRateLimiter
-  const limiter = new Limiter(rateLimit, { onWait: waits.emit })
+  const newLimiter = opts.newLimiter ?? ((limit, o) => new TenantRateLimiter(limit, o))
+  const limiter = newLimiter(rateLimit, { onWait: waits.emit })
   const client = createServiceClient({
     baseUrl,
     zone: opts.zone,

@@ -79,6 +79,9 @@ ${QUERY_HELP}
   --limit N             at most N calls (default 20)
   --offset N            skip the first N
   --strict              exit 12 when synced scopes do not cover the whole query
+  --explain             say how the first page was served: the plan, the plans tried
+                        before it, the facts it was chosen from, and the time it took
+                        (on stderr; with --json, as "explain" in the JSON line)
   --json                {"total":N,"items":[{callId, callDate, title, summary, analysis}],
                          "coverage":{"complete":BOOL,"missing":[{callTypes, direction,
                          results, hasNewRequest, from, to}]}}

@@ -3,6 +3,7 @@ import { version } from '../../package.json'
 import { EXIT, EXIT_HELP, exitCodeFor } from './exit-codes'
 import { COMMAND_HELP } from './help'
 import { processIo, type Io } from './output'
+import type { CliParts } from './parts'
 import { terminalLine } from './terminal-text'
 
 const HELP = `callsight <command> [options]
@@ -26,7 +27,7 @@ memory for one run and are never written to disk.
 
 ${EXIT_HELP}`
 
-type Command = (argv: string[], io: Io, signal: AbortSignal) => Promise<number>
+type Command = (argv: string[], io: Io, signal: AbortSignal, parts: CliParts) => Promise<number>
 /**
  * Each command's code is loaded when that command runs: loaded up front, every command's
  * dependencies (PostgreSQL's client, the service client, the cache, zod's schemas) cost
@@ -46,7 +47,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   pull: async () => (await import('./commands/pull')).pullCommand
 }
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+/** `parts`: what commands are built from, when another entry point supplies it (parts.ts). */
+export async function main(argv: string[], io: Io = processIo(), parts: CliParts = {}): Promise<number> {
   const [name, ...rest] = argv
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(`${HELP}\n`)
@@ -81,7 +83,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   process.on('SIGINT', onSigint)
   try {
-    return await command(rest, io, ac.signal)
+    return await command(rest, io, ac.signal, parts)
   } catch (e) {
     return failed(name, e, io)
   } finally {

@@ -23,11 +23,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
-  // A bulk pull writes far more than it reads: memory-mapped reads would only add the file
-  // to resident memory (measured: +80 MB at 200,000 calls, growing with the file).
-  cache.db.pragma('mmap_size = 0')
-  // And appends need few cached pages: 16 MB instead of search's 64 MB.
-  cache.db.pragma('cache_size = -16384')
+  cache.readsForBulkPull()
   let lastDraw = 0
   const onProgress = (p: PullProgress): void => {
     const now = Date.now()

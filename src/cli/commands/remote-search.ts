@@ -7,9 +7,10 @@ import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { EXIT } from '../exit-codes'
 import { cliLogger, type Io } from '../output'
+import type { CliParts } from '../parts'
 import { jsonLine, terminalLine } from '../terminal-text'
 
-export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortSignal, parts: CliParts = {}): Promise<number> {
   const { values } = parseFlags(argv, {
     server: { type: 'string' },
     user: { type: 'string' },
@@ -53,7 +54,8 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
     zone,
     rateLimit: parseRateLimit(values['rate-limit']),
     logger,
-    signal
+    signal,
+    newLimiter: parts.newLimiter
   })
   const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)
   if (values.json) {

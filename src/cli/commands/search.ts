@@ -1,5 +1,5 @@
 import { openCache } from '../../core/cache'
-import { createSearch } from '../../core/search'
+import { createSearch, type Explained } from '../../core/search'
 import type { CallRecord } from '../../shared/domain'
 import { parseFlags, parseIntFlag, parseZone, required } from '../args'
 import { systemZone } from '../dates'
@@ -20,6 +20,7 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       offset: { type: 'string' },
       json: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
+      explain: { type: 'boolean', default: false },
       ...QUERY_OPTIONS
     },
     true
@@ -35,6 +36,8 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
     if (!checkQueryText(query.text, search.analysisKeys(), io, 'search')) return EXIT.usage
     const coverage = search.coverage(query)
     const total = search.count(query)
+    // Served before the loop below reads the page again: the first serving is the one explained.
+    const explained = values.explain ? search.explain(query, Math.min(PAGE_LIMIT, limit), offset) : null
     const records: CallRecord[] = []
     // The search pages at most PAGE_LIMIT rows at a time; deeper pages stay fast (keyset).
     for (let at = offset; records.length < limit;) {
@@ -46,8 +49,9 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       at += rows.length
       if (rows.length === 0 || at >= total) break
     }
-    if (values.json) io.out(`${jsonLine({ total, items: records.map(item), coverage })}\n`)
+    if (values.json) io.out(`${jsonLine({ total, items: records.map(item), coverage, ...(explained ? { explain: explained } : {}) })}\n`)
     else {
+      if (explained) io.err(explainText(explained))
       for (const r of records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
       io.out(`${records.length} of ${total} call(s).\n`)
     }
@@ -60,3 +64,17 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
 }
 
 const item = (r: CallRecord) => ({ callId: r.callId, callDate: r.callDate, title: r.title, summary: r.summary, analysis: r.analysis })
+
+/** The explained first page, for a person: the plan, what it was chosen from, and the time it took. */
+function explainText(e: Explained): string {
+  const t = e.served
+  const tried = t.tried.length > 0 ? ` (after ${t.tried.join(', ')} could not serve it)` : ''
+  const facts = Object.entries(t.inputs).map(([k, v]) => `  ${k}: ${terminalLine(String(v))}`)
+  return [
+    `plan: ${t.plan}${tried}, in ${t.ms.toFixed(1)} ms`,
+    `SQL rule: ${e.plan}; estimate ${Number.isNaN(e.estimate) ? 'not counted' : e.estimate} of ${e.total} calls`,
+    'chosen from:',
+    ...facts,
+    ''
+  ].join('\n')
+}

@@ -8,6 +8,7 @@ import { connect } from '../connect'
 import { parseIsoArg, systemZone } from '../dates'
 import { exitCodeFor, EXIT } from '../exit-codes'
 import { cliLogger, ProgressBar, THROTTLED_NOTE, type Io } from '../output'
+import type { CliParts } from '../parts'
 import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
@@ -16,7 +17,7 @@ import { migrationProgress } from '../migration-progress'
 const Mode = z.enum(['full', 'incremental'])
 const Order = z.enum(['newest', 'oldest'])
 
-export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, parts: CliParts = {}): Promise<number> {
   const { values } = parseFlags(argv, {
     server: { type: 'string' },
     user: { type: 'string' },
@@ -69,7 +70,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal): 
         hint: 'Try again when it is done; callsight team status shows what the worker does.'
       })
     }
-    const conn = await connect({ server, user, zone, rateLimit, logger, signal })
+    const conn = await connect({ server, user, zone, rateLimit, logger, signal, newLimiter: parts.newLimiter })
     const engine = new SyncEngine({
       source: conn.session,
       cache,

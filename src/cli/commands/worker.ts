@@ -8,6 +8,7 @@ import { check, parseFlags, required } from '../args'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
+import type { CliParts } from '../parts'
 import { jsonLine } from '../terminal-text'
 import { readPassword } from '../password'
 
@@ -31,7 +32,7 @@ export function readWorkerConfig(file: string): WorkerConfig {
   return check(WorkerConfig, raw, `--config ${file}`)
 }
 
-export async function workerCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+export async function workerCommand(argv: string[], io: Io, signal: AbortSignal, parts: CliParts = {}): Promise<number> {
   const { values } = parseFlags(argv, { config: { type: 'string' }, once: { type: 'boolean', default: false } })
   const cfg = readWorkerConfig(required(values.config, '--config'))
   const logger = jsonLinesLogger(io.out)
@@ -59,7 +60,8 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal)
       zone: cfg.zone,
       rateLimit: cfg.rateLimit,
       logger,
-      signal: stop.signal
+      signal: stop.signal,
+      newLimiter: parts.newLimiter
     })
     const worker = new TeamWorker({
       store,

@@ -118,7 +118,8 @@ export class AccountRuntime {
 
   get search(): LocalSearch {
     if (!this.searchValue) {
-      this.searchValue = createSearch(this.cache)
+      // Why each page came back like this (page-plan.ts), for whoever reads the debug log.
+      this.searchValue = createSearch(this.cache, {}, { onPlan: (trace) => this.platform.logger.log('debug', 'search page', { ...trace }) })
       // What the first query of each kind would read cold is read between requests, from the
       // next turn of the event loop on (after the request that opened the search).
       this.warmUp = this.searchValue.warmUp()

@@ -1,5 +1,4 @@
 export { TenantRateLimiter, RateLimiterRegistry, tenantLimiters, defaultBurst } from './tenant-rate-limiter'
-export { LegacyTenantRateLimiter } from './legacy-limiter'
 export type { LimiterWait, LimiterStatus, RateHint, RequestPacer, TenantRateLimiterOptions } from './pacer'
 export { parseRetryAfter, retryAfterHoldMs, holdCapMs } from './retry-after'
 export { readRateHeaders } from './rate-headers'

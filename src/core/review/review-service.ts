@@ -114,10 +114,7 @@ export function reviewLookup(cache: CallCache): ReviewLookup {
 
 /** Insight's review charts: list progress, score distribution and trend, tags, statuses. */
 export function reviewStats(cache: CallCache, zone: string): ReviewStats {
-  const scored = cache.db
-    .prepare('SELECT a.total, c.call_at FROM annotations a LEFT JOIN calls c ON c.call_id = a.call_id WHERE a.total IS NOT NULL')
-    .raw(true)
-    .all() as Array<[number, number | null]>
+  const scored = cache.annotations.scoredTotals()
   const buckets = Array.from({ length: 10 }, (_, i) => ({ from: i * 10, to: i * 10 + 10, count: 0 }))
   const days = new Map<string, { sum: number; count: number }>()
   for (const [total, at] of scored) {
@@ -129,9 +126,7 @@ export function reviewStats(cache: CallCache, zone: string): ReviewStats {
     d.count++
     days.set(day, d)
   }
-  const statuses = cache.db
-    .prepare('SELECT status, count(*) AS count FROM annotations GROUP BY status ORDER BY status')
-    .all() as ReviewStats['statuses']
+  const statuses = cache.annotations.statusCounts() as ReviewStats['statuses']
   return {
     lists: cache.reviewLists.list(),
     scoreBuckets: buckets,

@@ -61,8 +61,8 @@ export class BitmapEvaluator {
     private readonly reads: BitmapReads,
     private readonly columns: CallColumns,
     watch: DataWatch,
-    /** False: a window reads an analysis key's whole column when it is not kept (the bench's old cold path). */
-    private readonly windowItems = true
+    /** How a window reads an analysis key not kept: its items in the window's span, or its whole column. */
+    private readonly coldKeyInWindow: 'items' | 'column' = 'items'
   ) {
     this.members = new PerVersion(watch, () => new Map())
     this.prefixes = new PrefixSets(
@@ -160,7 +160,7 @@ export class BitmapEvaluator {
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
     // list); a first page's window uses it when kept, else reads its stretch of the doclist.
     const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
-    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix, within !== null && this.windowItems)
+    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix, within !== null && this.coldKeyInWindow === 'items')
     const node = q.node
     if (node === null) return { bits: base, lo }
     const m = run.node(node)

@@ -1,30 +1,55 @@
 import type { ColumnSort, SearchPage } from '../../shared/domain'
+import { choosePage, type ColumnFacts, type PageTrace } from './page-plan'
 import { walkThreshold } from './plan'
 import type { Prepared, SearchContext } from './search-context'
-import { sortedPage, type SortedMatches } from './sorted-page'
-import { legacySortedPage } from './sorted-probe'
+import { PROBE_MAX, type SortedMatches } from './sorted-page'
 import { matchedAmong } from './sql'
 import { positionAt } from './view-columns'
 
 /**
  * A page in a chosen column's order: positions in the column's sorted ids (view-columns.ts);
  * with filters, the query's matches picked along them by the driver its selectivity calls
- * for (sorted-page.ts). Keyset paging as for the date order: the query remembers, per page
- * served, the position in the sorted ids it ended at, so reading on starts there and a jump
- * starts from the nearest one known.
+ * for (sorted-page.ts, through the search's SortedPager). Keyset paging as for the date
+ * order: the query remembers, per page served, the position in the sorted ids it ended at,
+ * so reading on starts there and a jump starts from the nearest one known.
  */
-export function columnPage(ctx: SearchContext, p: Prepared, sortBy: ColumnSort, offset: number, limit: number): SearchPage {
-  if (p.q.empty) return { offset, rows: [] }
-  const sorted = ctx.view.sortedBy(sortBy.column)
-  const ids: number[] = []
-  if (p.q.match === null && p.q.where.length === 0) {
-    for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
-  } else {
-    const state = ctx.stateFor(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}\u0000${ctx.view.versionOf(sortBy.column)}`)
-    const serve = ctx.sortLegacy ? legacySortedPage : sortedPage
-    ids.push(...serve(sorted, sortBy.dir, sortedMatches(ctx, p, limit), state, offset, limit))
+export function columnPage(
+  ctx: SearchContext,
+  p: Prepared,
+  sortBy: ColumnSort,
+  offset: number,
+  limit: number
+): { page: SearchPage; trace: PageTrace } {
+  const started = performance.now()
+  const filtered = p.q.match !== null || p.q.where.length > 0
+  if (p.q.empty || !filtered) {
+    // Nothing to pick: the plan is the query's alone (choosePage records why).
+    const facts: ColumnFacts = {
+      order: 'column',
+      empty: p.q.empty,
+      filtered,
+      kept: false,
+      listRead: false,
+      rare: false,
+      skip: 0,
+      probeMax: PROBE_MAX,
+      listLength: { get: () => 0, known: () => undefined },
+      listSortMax: limit,
+      declined: []
+    }
+    const path = choosePage(facts)
+    const ids: number[] = []
+    if (path.kind === 'column-all') {
+      const sorted = ctx.view.sortedBy(sortBy.column)
+      for (let i = offset; i < Math.min(sorted.order.length, offset + limit); i++) ids.push(positionAt(sorted, sortBy.dir, i))
+    }
+    const trace = { plan: path.kind, tried: [], inputs: { empty: facts.empty, filtered }, ms: performance.now() - started }
+    return { page: { offset, rows: ids.length === 0 ? [] : ctx.reader.rows.byIds(ids) }, trace }
   }
-  return { offset, rows: ids.length === 0 ? [] : ctx.reader.rows.byIds(ids) }
+  const sorted = ctx.view.sortedBy(sortBy.column)
+  const state = ctx.stateFor(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}\u0000${ctx.view.versionOf(sortBy.column)}`)
+  const { ids, trace } = ctx.sortedPager(sorted, sortBy.dir, sortedMatches(ctx, p, limit), state, offset, limit)
+  return { page: { offset, rows: ids.length === 0 ? [] : ctx.reader.rows.byIds(ids) }, trace: { ...trace, ms: performance.now() - started } }
 }
 
 /** The query's matches as a sorted page asks for them, each read only when asked. */

@@ -101,8 +101,8 @@ export class CallColumns {
   constructor(
     private readonly reads: ColumnReads,
     private readonly watch: DataWatch,
-    /** False: the date order is read again whole after a write (the benchmark's old path). */
-    private readonly mergeDates = true
+    /** Keeps the date order across a write (date-order.ts); null: the order is read again whole. */
+    private readonly mergeDates: typeof mergeDateOrder | null = mergeDateOrder
   ) {}
 
   private dropAll(): void {
@@ -134,7 +134,7 @@ export class CallColumns {
     // The date order keeps what the writes did not move and reads again the stretches they touched (date-order.ts).
     this.idsByDate =
       this.idsByDate && this.mergeDates
-        ? mergeDateOrder(this.idsByDate, quarters, read.ids, (a, b) => this.reads.idsByDateIn(a, b), QUARTER_MS, NO_CALL)
+        ? this.mergeDates(this.idsByDate, quarters, read.ids, (a, b) => this.reads.idsByDateIn(a, b), QUARTER_MS, NO_CALL)
         : null
     if (this.masks) {
       const masks = grown(this.masks.masks, quarters.length - 1, (n) => new Uint32Array(n), 0)
@@ -171,7 +171,7 @@ export class CallColumns {
       // The quarter hours first: without them a write would drop every column and read it
       // again (follow), with them it is merged (a sorted column's rebuild after a sync page
       // at 1,000,000 calls: seconds against a tenth of one: docs/perf-log.md, 2026-11-27).
-      if (this.mergeDates) this.quarters()
+      if (this.mergeDates !== null) this.quarters()
       this.idsByDate = this.reads.idsByDate()
     }
     return this.idsByDate

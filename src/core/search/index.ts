@@ -1,3 +1,13 @@
-export { createSearch, type ExportIteration, type LocalSearch, type WarmUp } from './local-search'
+export {
+  createSearch,
+  type Explained,
+  type ExportIteration,
+  type LocalSearch,
+  type PageTrace,
+  type SearchParts,
+  type SearchStrategies,
+  type WarmUp
+} from './local-search'
+export { sortedPage, type SortedPager } from './sorted-page'
 export { choosePlan, WALK_FACTOR, type Plan, type PlanKind } from './plan'
 export { compileQuery, scopesFor, textErrors, type CompiledQuery, type QueryCatalog } from './compile'

@@ -15,21 +15,25 @@ import {
   type TrendMeasure,
   type ValueSuggestions
 } from '../../shared/domain'
-import { createReviewReads, createSearchReader, type CallCache } from '../cache'
+import { createReviewReads, createSearchReader, type CallCache, type ReviewReads } from '../cache'
 import { CallsightError } from '../errors'
 import { columnPage } from './column-page'
 import { countOf } from './count'
 import { queryCoverage } from './coverage'
 import { datePage } from './date-page'
 import { exportIteration, type ExportIteration } from './export-iteration'
+import { mergeDateOrder } from './date-order'
+import type { PageTrace } from './page-plan'
 import { choosePlan, LONG_JUMP, REVIEW_FEW, type PlanKind } from './plan'
-import { SearchContext, invalid } from './search-context'
+import { SearchContext, invalid, type SearchTuning } from './search-context'
+import { sortedPage } from './sorted-page'
 import { idsInRanges } from './selection'
 import { warmUp, whenIdle, type WarmUp } from './search-warm-up'
 import { breakdown, facets, trend, values } from './summaries'
 
 export type { ExportIteration } from './export-iteration'
 export type { WarmUp } from './search-warm-up'
+export type { PageTrace } from './page-plan'
 
 /** A warm-up that could not keep every column (the data changed meanwhile) runs again after this long at the earliest. */
 const REWARM_MS = 5_000
@@ -74,8 +78,20 @@ export interface LocalSearch {
    * at each page); stop() ends it.
    */
   warmUp(): WarmUp
-  /** The plan the first page of this query would use (for tests, benchmarks and docs). */
-  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number }
+  /**
+   * Serves the page and says why it came back like this: `served`, the path that served it
+   * (page-plan.ts), the paths tried before it, the facts they were chosen from, and the time
+   * it took; `plan`, the SQL rule's plan (choosePlan) or 'review-set' when the annotations in
+   * memory answer the review filter; the match estimate and the number of calls.
+   */
+  explain(query: SearchQuery, limit: number, offset?: number, view?: PageView): Explained
+}
+
+export interface Explained {
+  plan: PlanKind | 'review-set'
+  served: PageTrace
+  estimate: number
+  total: number
 }
 
 /**
@@ -91,7 +107,10 @@ class SearchOverCache implements LocalSearch {
   /** When a page, count or facets was last asked for: the warm-up reads between bursts of them. */
   private lastRequestAt = Number.NEGATIVE_INFINITY
 
-  constructor(private readonly ctx: SearchContext) {}
+  constructor(
+    private readonly ctx: SearchContext,
+    private readonly onPlan: ((trace: PageTrace) => void) | undefined
+  ) {}
 
   warmUp(): WarmUp {
     this.warmStopped = false
@@ -150,25 +169,31 @@ class SearchOverCache implements LocalSearch {
     return this.ctx.catalog.typeNames().describe(value)
   }
 
-  explain(query: SearchQuery, limit: number): { plan: PlanKind | 'review-set'; estimate: number; total: number } {
+  explain(query: SearchQuery, limit: number, offset = 0, view: PageView = {}): Explained {
     const p = this.ctx.prepare(query)
     const { q, estimate } = p
     const total = this.ctx.catalog.totalCalls()
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.ctx.longJump })
-    // A review filter from the annotations in memory (date-page.ts, review-page.ts).
-    return { plan: this.ctx.reviewsTake(p, plan) ? 'review-set' : plan.kind, estimate: estimate.n, total }
+    const reviewSet = this.ctx.reviewsTake(p) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
+    const { trace } = this.serve(query, offset, limit, view)
+    return { plan: reviewSet ? 'review-set' : plan.kind, served: trace, estimate: estimate.n, total }
   }
 
   page(query: SearchQuery, offset: number, limit: number, view: PageView = {}): SearchPage {
+    return this.serve(query, offset, limit, view).page
+  }
+
+  private serve(query: SearchQuery, offset: number, limit: number, view: PageView): { page: SearchPage; trace: PageTrace } {
     if (!Number.isInteger(offset) || offset < 0 || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new CallsightError('InvalidInput', 'The page asked for is out of range.')
     }
     this.lastRequestAt = performance.now()
     const p = this.ctx.prepare(query)
-    const page = view.sortBy ? columnPage(this.ctx, p, view.sortBy, offset, limit) : datePage(this.ctx, p, offset, limit)
+    const { page, trace } = view.sortBy ? columnPage(this.ctx, p, view.sortBy, offset, limit) : datePage(this.ctx, p, offset, limit)
+    this.onPlan?.(trace)
     this.keepWarm()
-    if (!view.columns || view.columns.length === 0) return page
-    return { ...page, cells: this.ctx.view.cells(page.rows, view.columns) }
+    if (!view.columns || view.columns.length === 0) return { page, trace }
+    return { page: { ...page, cells: this.ctx.view.cells(page.rows, view.columns) }, trace }
   }
 
   resultColumns(): ColumnInfo[] {
@@ -209,7 +234,7 @@ class SearchOverCache implements LocalSearch {
   private sortedCallIds(query: SearchQuery, sortBy: ColumnSort): string[] {
     const ids: string[] = []
     for (let offset = 0; ; offset += MAX_LIMIT) {
-      const rows = columnPage(this.ctx, this.ctx.prepare(query), sortBy, offset, MAX_LIMIT).rows
+      const rows = columnPage(this.ctx, this.ctx.prepare(query), sortBy, offset, MAX_LIMIT).page.rows
       for (const r of rows) ids.push(r.callId)
       if (rows.length < MAX_LIMIT) return ids
     }
@@ -241,11 +266,32 @@ class SearchOverCache implements LocalSearch {
 }
 
 /**
+ * Parts of the search another implementation may stand in for; each defaults to the
+ * product's own. Benchmarks compare old implementations through them (bench/baselines), and
+ * tests use them as reference answers.
+ */
+export interface SearchStrategies {
+  /** Serves a page in a column's order (default: sortedPage, sorted-page.ts). */
+  sortedPager: SearchTuning['sortedPager']
+  /** Keeps the date order across a write (default: mergeDateOrder, date-order.ts); null: read again whole. */
+  dateOrderMerge: SearchTuning['dateOrderMerge']
+  /** How a first page's window reads an analysis key not kept: its items in the window (default), or its whole column. */
+  coldKeyInWindow: SearchTuning['coldKeyInWindow']
+  /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
+  reviewReads: ((cache: CallCache) => ReviewReads) | null
+}
+
+/** What createSearch is given besides the tuning: strategies, and who hears each page's plan (the app logs it). */
+export interface SearchParts extends Partial<SearchStrategies> {
+  onPlan?: (trace: PageTrace) => void
+}
+
+/**
  * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
  * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
- * REVIEW_FEW; `tuning.reviewSet`: false answers review filters in SQL only (the bench's baseline);
- * `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`: LISTED_SORT_MAX (tests move them); `tuning.windowItems`: false reads a
- * cold analysis column whole for a first page's window (the query bench's cold-path baseline).
+ * REVIEW_FEW; `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`:
+ * LISTED_SORT_MAX (tests move them); `tuning.bitmaps`: false answers in SQL only (the tests'
+ * reference).
  */
 export function createSearch(
   cache: CallCache,
@@ -254,24 +300,25 @@ export function createSearch(
     facetScanShare?: number
     bitmaps?: boolean
     reviewFew?: number
-    reviewSet?: boolean
     reviewProbeMax?: number
     reviewListedSortMax?: number
-    sortLegacy?: boolean
-    windowItems?: boolean
-  } = {}
+  } = {},
+  parts: SearchParts = {}
 ): LocalSearch {
+  const reviewReads = parts.reviewReads === undefined ? createReviewReads : parts.reviewReads
   return new SearchOverCache(
     new SearchContext(createSearchReader(cache), {
       longJump: tuning.longJump ?? LONG_JUMP,
       facetScanShare: tuning.facetScanShare,
       bitmaps: tuning.bitmaps !== false,
       reviewFew: tuning.reviewFew ?? REVIEW_FEW,
-      reviewReads: tuning.reviewSet === false ? null : createReviewReads(cache),
+      reviewReads: reviewReads === null ? null : reviewReads(cache),
       reviewProbeMax: tuning.reviewProbeMax,
       reviewListedSortMax: tuning.reviewListedSortMax,
-      sortLegacy: tuning.sortLegacy === true,
-      windowItems: tuning.windowItems !== false
-    })
+      sortedPager: parts.sortedPager ?? sortedPage,
+      dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
+      coldKeyInWindow: parts.coldKeyInWindow ?? 'items'
+    }),
+    parts.onPlan
   )
 }

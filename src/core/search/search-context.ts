@@ -11,9 +11,11 @@ import { FacetCounter } from './facets'
 import { MatchSet } from './match-set'
 import { Pager } from './pager'
 import type { PrefixSet } from './prefix-sets'
-import { estimateCap, needsEstimate, reviewCap, type Estimate, type PagePlan } from './plan'
+import type { mergeDateOrder } from './date-order'
+import { estimateCap, needsEstimate, reviewCap, type Estimate } from './plan'
 import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review-set'
 import { RelevanceRanker } from './relevance-rank'
+import type { SortedPager } from './sorted-page'
 import { matchedIds } from './sql'
 import { ViewColumns } from './view-columns'
 
@@ -51,16 +53,18 @@ export interface SearchTuning {
   bitmaps: boolean
   /** REVIEW_FEW. */
   reviewFew: number
-  /** Review filters from the annotations in memory (review-set.ts); null: SQL only (the bench's baseline). */
+  /** Review filters from the annotations in memory (review-set.ts); null: SQL only. */
   reviewReads: ReviewReads | null
   /** REVIEW_PROBE_MAX (review-page.ts). */
   reviewProbeMax: number | undefined
   /** LISTED_SORT_MAX (review-page.ts). */
   reviewListedSortMax?: number | undefined
-  /** The first sorted-page drivers and a date order read whole after each write (the column-sort bench's baseline). */
-  sortLegacy: boolean
-  /** False: a first page's window reads a cold analysis column whole (the query bench's cold-path baseline). */
-  windowItems: boolean
+  /** Serves a page in a column's order (sortedPage, sorted-page.ts). */
+  sortedPager: SortedPager
+  /** Keeps the date order across a write (mergeDateOrder); null: read again whole. */
+  dateOrderMerge: typeof mergeDateOrder | null
+  /** How a window reads an analysis key not kept: its items in the window (the product), or its whole column. */
+  coldKeyInWindow: 'items' | 'column'
 }
 
 /**
@@ -83,7 +87,7 @@ export class SearchContext {
   readonly reviews: ReviewSet | null
   readonly reviewProbeMax: number | undefined
   readonly reviewListedSortMax: number | undefined
-  readonly sortLegacy: boolean
+  readonly sortedPager: SortedPager
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -96,8 +100,8 @@ export class SearchContext {
     const watch = new DataWatch(reader.data)
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
-    this.sortLegacy = tuning.sortLegacy
-    this.columns = new CallColumns(reader.columns, watch, !tuning.sortLegacy)
+    this.sortedPager = tuning.sortedPager
+    this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
     this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
@@ -111,7 +115,7 @@ export class SearchContext {
           },
           this.columns,
           watch,
-          tuning.windowItems
+          tuning.coldKeyInWindow
         )
       : null
     this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch) : null
@@ -163,9 +167,9 @@ export class SearchContext {
     return this.reviews !== null && reviewEvaluable(query)
   }
 
-  /** Whether a date-order page of this query comes from the review set (review-page.ts): any order but relevance. */
-  reviewsTake(p: Prepared, plan: PagePlan): boolean {
-    return this.reviewsAnswer(p.query) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
+  /** Whether the review set answers this query's review filter (page-plan.ts decides whether a page comes from it). */
+  reviewsTake(p: Prepared): boolean {
+    return this.reviewsAnswer(p.query)
   }
 
   /** The query's match set, kept with its state: read once for its count, facets and deep pages. */

@@ -1,4 +1,5 @@
 import type { QueryState } from './anchors'
+import { lazy, servePage, type ColumnFacts, type PageTrace } from './page-plan'
 import { positionAt, type SortedColumn } from './view-columns'
 
 /**
@@ -92,18 +93,20 @@ export function placesInOrder(s: SortedColumn, dir: 'asc' | 'desc', list: Int32A
   return places.subarray(0, n).sort()
 }
 
-/** The ids of a page of matches in a column's order (see the module comment for the drivers). */
-export function sortedPage(
+/** Serves a page of matches in a column's order: its ids, and how it was chosen (page-plan.ts). */
+export type SortedPager = (
   s: SortedColumn,
   dir: 'asc' | 'desc',
   m: SortedMatches,
   state: QueryState,
   offset: number,
   limit: number
-): number[] {
+) => { ids: number[]; trace: PageTrace }
+
+/** The ids of a page of matches in a column's order, by the driver choosePage names (see the module comment). */
+export const sortedPage: SortedPager = (s, dir, m, state, offset, limit) => {
   const at = (i: number): number => positionAt(s, dir, i)
   const kept = sortedLists.get(state)
-  if (kept) return pick(kept, offset, limit, at)
   const near = state.nearest(offset)
   const start = near.key === null ? 0 : near.key[0] + 1
   const skip = offset - near.position
@@ -111,18 +114,40 @@ export function sortedPage(
     if (found.ids.length > 0) state.remember(offset + found.ids.length, [found.end - 1, 0])
     return found.ids
   }
-  if (!m.read && !m.rare && skip < PROBE_MAX / 2) {
-    const asked = probeAlong(at, s.order.length, start, skip, limit, m.probe, m.total)
-    if (asked) return remember(asked)
+  const list = lazy(() => m.list())
+  const facts: ColumnFacts = {
+    order: 'column',
+    empty: false,
+    filtered: true,
+    kept: kept !== undefined,
+    listRead: m.read,
+    rare: m.rare,
+    skip,
+    probeMax: PROBE_MAX,
+    listLength: lazy(() => list.get().length),
+    listSortMax: Math.max(limit, s.order.length * LIST_SORT_SHARE),
+    declined: []
   }
-  // The match list is needed (read already, cheap, a rare filter or a long jump).
-  const list = m.list()
-  if (list.length <= Math.max(limit, s.order.length * LIST_SORT_SHARE)) {
-    const places = placesInOrder(s, dir, list)
-    sortedLists.set(state, places)
-    return pick(places, offset, limit, at)
-  }
-  return remember(walkBits(at, s.order.length, start, skip, limit, m.bitmap()))
+  const { result, trace } = servePage(facts, (path): number[] | null => {
+    switch (path.kind) {
+      case 'column-kept':
+        return pick(kept!, offset, limit, at)
+      case 'column-probe': {
+        const asked = probeAlong(at, s.order.length, start, skip, limit, m.probe, m.total)
+        return asked === null ? null : remember(asked)
+      }
+      case 'column-list': {
+        const places = placesInOrder(s, dir, list.get())
+        sortedLists.set(state, places)
+        return pick(places, offset, limit, at)
+      }
+      case 'column-bits':
+        return remember(walkBits(at, s.order.length, start, skip, limit, m.bitmap()))
+      default:
+        throw new Error(`A sorted page cannot be served by ${path.kind}.`)
+    }
+  })
+  return { ids: result, trace }
 }
 
 function pick(places: Int32Array, offset: number, limit: number, at: (i: number) => number): number[] {

@@ -12,6 +12,7 @@ import { Session, TokenVault } from '../../../src/core/session'
 import { SyncEngine, WaitFeed } from '../../../src/core/sync'
 import type { RateLimit } from '../../../src/shared/domain'
 import { startService, type DumpRecord, type RunningService, type ServiceOptions } from '../../../src/service'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 export const ZONE = 'Europe/Istanbul'
 export const FROM = '2026-01-05T06:00:00Z'
@@ -110,7 +111,7 @@ export function expectedIds(
 }
 
 export function storedIds(cache: CallCache, scopeKey: string): string[] {
-  return cache.db
+  return connectionOf(cache)
     .prepare(
       'SELECT c.call_id FROM calls c JOIN scope_members m ON m.call = c.id JOIN sync_scopes s ON s.id = m.scope WHERE s.scope_key = ?'
     )
@@ -119,5 +120,5 @@ export function storedIds(cache: CallCache, scopeKey: string): string[] {
 }
 
 export function allCallIds(cache: CallCache): string[] {
-  return cache.db.prepare('SELECT call_id FROM calls').pluck().all() as string[]
+  return connectionOf(cache).prepare('SELECT call_id FROM calls').pluck().all() as string[]
 }

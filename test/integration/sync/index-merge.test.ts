@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { FROM_MS, startEnv, TO_MS, type SyncEnv } from './helpers'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 let env: SyncEnv | null = null
 afterEach(async () => {
@@ -10,7 +11,7 @@ afterEach(async () => {
 // Every page's transaction adds a segment to the FTS5 index; left unmerged, a common word's
 // first page costs ~100x more. A finished run merges them into one.
 const segments = (e: SyncEnv): number =>
-  (e.cache.db.prepare('SELECT count(DISTINCT segid) AS n FROM calls_fts_idx').get() as { n: number }).n
+  (connectionOf(e.cache).prepare('SELECT count(DISTINCT segid) AS n FROM calls_fts_idx').get() as { n: number }).n
 
 describe('full-text index after a sync', () => {
   it('is merged into a single segment when the run finishes', async () => {

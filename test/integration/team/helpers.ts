@@ -18,6 +18,7 @@ import type { RateLimit } from '../../../src/shared/domain'
 import { startService, type RunningService, type ServiceOptions } from '../../../src/service'
 import type { CallCache } from '../../../src/core/cache'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 export const ZONE = 'Europe/Istanbul'
 export const FROM = '2026-01-05T06:00:00Z'
@@ -126,7 +127,7 @@ export interface CacheContent {
 
 export function sqliteContent(cache: CallCache): CacheContent {
   const calls = new Map<string, CacheContent['calls'] extends Map<string, infer V> ? V : never>()
-  const rows = cache.db.prepare('SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_known FROM calls').all() as Array<{
+  const rows = connectionOf(cache).prepare('SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_known FROM calls').all() as Array<{
     id: number
     call_id: string
     call_at: number
@@ -136,7 +137,7 @@ export function sqliteContent(cache: CallCache): CacheContent {
     extra: string
     analysis_known: 0 | 1
   }>
-  const items = cache.db.prepare(
+  const items = connectionOf(cache).prepare(
     'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
   )
   for (const r of rows) {
@@ -156,7 +157,7 @@ export function sqliteContent(cache: CallCache): CacheContent {
   }
   const members = new Set(
     (
-      cache.db
+      connectionOf(cache)
         .prepare(
           'SELECT s.scope_key AS k, c.call_id AS id FROM scope_members m JOIN sync_scopes s ON s.id = m.scope JOIN calls c ON c.id = m.call'
         )
@@ -165,7 +166,7 @@ export function sqliteContent(cache: CallCache): CacheContent {
   )
   const scopes = new Map(
     (
-      cache.db.prepare('SELECT scope_key, filters, coverage FROM sync_scopes').all() as Array<{
+      connectionOf(cache).prepare('SELECT scope_key, filters, coverage FROM sync_scopes').all() as Array<{
         scope_key: string
         filters: string
         coverage: string

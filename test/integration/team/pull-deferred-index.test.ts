@@ -9,6 +9,7 @@ import type { CallRecord } from '../../../src/shared/domain'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, pgContent, sqliteContent, tempDir } from './helpers'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 /**
  * A first bulk pull builds the full-text index beside the ingest (src/core/cache/deferred-index.ts):
@@ -97,17 +98,17 @@ async function pullInProcess(file: string, deferIndexFrom?: number, onProgress?:
  * B-tree indexes of the tables a pull fills (a first pull builds some of them at its end).
  */
 function indexOf(cache: CallCache): { vocab: unknown[]; found: Record<string, string[]>; btrees: unknown[] } {
-  const btrees = cache.db
+  const btrees = connectionOf(cache)
     .prepare(
       "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('calls', 'analysis', 'scope_members') ORDER BY name"
     )
     .raw()
     .all()
-  const vocab = cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw().all()
+  const vocab = connectionOf(cache).prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw().all()
   const found: Record<string, string[]> = {}
   for (const q of ['fatura', 'musteri', 'kar*', 'i*', 'itiraz AND kargo', '"hakkinda kargo"']) {
     found[q] = (
-      cache.db
+      connectionOf(cache)
         .prepare('SELECT c.call_id FROM calls_fts f JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ?')
         .pluck()
         .all(q) as string[]
@@ -162,10 +163,10 @@ describe('a first pull builds the search index beside the ingest', () => {
     const cache = openCache(deferred)
     try {
       expect(sqliteContent(cache)).toEqual(await pgContent(url, 'acme'))
-      expect(cache.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
-      expect(cache.db.pragma('integrity_check', { simple: true })).toBe('ok')
+      expect(connectionOf(cache).prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
+      expect(connectionOf(cache).pragma('integrity_check', { simple: true })).toBe('ok')
       // FTS5's own check of the index against itself (throws when it is corrupt).
-      cache.db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('integrity-check', 0)").run()
+      connectionOf(cache).prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('integrity-check', 0)").run()
       expect(indexOf(cache)).toEqual(want)
     } finally {
       cache.close()
@@ -236,7 +237,7 @@ describe('a first pull builds the search index beside the ingest', () => {
       const cache = openCache(file)
       try {
         expect(sqliteContent(cache)).toEqual(want)
-        expect(cache.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
+        expect(connectionOf(cache).prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
         expect(indexOf(cache)).toEqual(index)
       } finally {
         cache.close()
@@ -251,7 +252,7 @@ describe("the app's pull (index each batch)", () => {
     const file = join(tmp.dir, 'app-map.sqlite')
     const pool = createPool({ url, schema: 'acme', maxConnections: 1 })
     const cache = openCache(file)
-    const mmap = (): unknown => cache.db.pragma('mmap_size', { simple: true })
+    const mmap = (): unknown => connectionOf(cache).pragma('mmap_size', { simple: true })
     try {
       const seen = new Set<unknown>()
       const ac = new AbortController()

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../../../src/core/team'
 import { engineFor, freshDatabase, useClusterAndService, FROM_MS, pgContent, signedInSession, sqliteContent, TO_MS } from './helpers'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 const team = useClusterAndService({ calls: 5000 }, 'callsight-pull-')
 
@@ -28,7 +29,7 @@ function expectSame(file: string, want: Awaited<ReturnType<typeof pgContent>>): 
     expect(got.calls).toEqual(want.calls)
     expect(got.members).toEqual(want.members)
     expect(got.scopes).toEqual(want.scopes)
-    expect(cache.db.pragma('integrity_check', { simple: true })).toBe('ok')
+    expect(connectionOf(cache).pragma('integrity_check', { simple: true })).toBe('ok')
   } finally {
     cache.close()
   }

@@ -1,6 +1,6 @@
 import type { CallType } from '../../../shared/domain'
 import type Database from 'better-sqlite3'
-import type { CallCache } from '../call-cache'
+import { connectionOf, type CallCache } from '../call-cache'
 import type { ChangeSet } from '../change-journal'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
@@ -20,7 +20,7 @@ export class SqliteDataReads implements DataReads, CatalogReads {
 
   version(): DataVersion {
     // Prepared once: PRAGMA data_version through db.pragma() would compile it on every call.
-    this.dataVersionStmt ??= this.cache.db.prepare('PRAGMA data_version').pluck()
+    this.dataVersionStmt ??= connectionOf(this.cache).prepare('PRAGMA data_version').pluck()
     return { writeCount: this.cache.writeCount, sqliteDataVersion: this.dataVersionStmt.get() as number }
   }
 

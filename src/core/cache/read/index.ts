@@ -1,5 +1,5 @@
 import { foldText } from '../../../shared/text/fold'
-import type { CallCache } from '../call-cache'
+import { connectionOf, type CallCache } from '../call-cache'
 import { SqliteColumnReads } from './column-reads'
 import { SqliteDataReads, SqliteMatchReads } from './data-reads'
 import { SqliteFacetSqlReads, SqliteTotalsReads } from './facet-reads'
@@ -16,8 +16,8 @@ export * from './types'
 /** The read side of one cache for search: its parts share one statement cache. */
 export function createSearchReader(cache: CallCache): SearchReader {
   // Analysis equals compares folded values (case and diacritics, Turkish i), as text does.
-  cache.db.function('fold_text', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldText(v) : v))
-  const statements = new StatementCache(cache.db)
+  connectionOf(cache).function('fold_text', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldText(v) : v))
+  const statements = new StatementCache(connectionOf(cache))
   const data = new SqliteDataReads(cache, statements)
   return {
     data,
@@ -28,6 +28,6 @@ export function createSearchReader(cache: CallCache): SearchReader {
     totals: new SqliteTotalsReads(statements),
     facetSql: new SqliteFacetSqlReads(statements),
     view: new SqliteViewReads(statements, cache),
-    rank: new SqliteRankReads(cache.db, statements)
+    rank: new SqliteRankReads(connectionOf(cache), statements)
   }
 }

@@ -1,5 +1,5 @@
 import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
-import type { CallCache } from '../call-cache'
+import { connectionOf, type CallCache } from '../call-cache'
 import type { NamedItem } from '../../../shared/query'
 import type { CallRowDb } from '../records'
 import type { StatementCache } from './statements'
@@ -74,13 +74,13 @@ export class SqliteRowReads implements RowReads {
     return {
       *[Symbol.iterator]() {
         // A statement of its own: the caller streams it while other statements run.
-        for (const row of cache.db.prepare(calls.sql).iterate(...calls.params) as IterableIterator<CallRowDb>) yield cache.hydrate(row)
+        for (const row of connectionOf(cache).prepare(calls.sql).iterate(...calls.params) as IterableIterator<CallRowDb>) yield cache.hydrate(row)
       }
     }
   }
 
   keysIn(calls: SqlPiece): string[] {
-    return this.cache.db
+    return connectionOf(this.cache)
       .prepare(`SELECT DISTINCT k.key FROM (${calls.sql}) x JOIN analysis a ON a.call = x.id JOIN analysis_keys k ON k.id = a.key_id`)
       .pluck()
       .all(...calls.params) as string[]

@@ -264,6 +264,22 @@ export class AnnotationStore {
   }
 
   /** Tags in use with how many calls carry each, most used first (autocomplete, Insight). */
+  /** Each scored call's total, with when the call was made (null: the call is not in the cache). */
+  scoredTotals(): Array<[total: number, callAt: number | null]> {
+    return this.db
+      .prepare('SELECT a.total, c.call_at FROM annotations a LEFT JOIN calls c ON c.call_id = a.call_id WHERE a.total IS NOT NULL')
+      .raw(true)
+      .all() as Array<[number, number | null]>
+  }
+
+  /** How many annotations have each status. */
+  statusCounts(): Array<{ status: string; count: number }> {
+    return this.db.prepare('SELECT status, count(*) AS count FROM annotations GROUP BY status ORDER BY status').all() as Array<{
+      status: string
+      count: number
+    }>
+  }
+
   tagCounts(): Array<{ tag: string; count: number }> {
     return this.db.prepare('SELECT tag, count(*) AS count FROM annotation_tags GROUP BY tag ORDER BY count DESC, tag').all() as Array<{
       tag: string

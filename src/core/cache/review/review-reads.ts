@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import type { CallCache } from '../call-cache'
+import { connectionOf, type CallCache } from '../call-cache'
 import type { ReviewChanges } from './review-journal'
 
 /**
@@ -35,7 +35,7 @@ const OF_NEW = `SELECT a.call_id, a.call_row, a.status, a.total, a.scorecard_id,
   WHERE c.id >= ?`
 
 export function createReviewReads(cache: CallCache): ReviewReads {
-  const db = cache.db
+  const db = connectionOf(cache)
   let all: Database.Statement | null = null
   let list: Database.Statement | null = null
   let ofNew: Database.Statement | null = null

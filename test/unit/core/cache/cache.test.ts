@@ -10,6 +10,7 @@ import { CallsightError } from '../../../../src/core/errors'
 import type { Clock } from '../../../../src/core/platform'
 import type { CallRecord } from '../../../../src/shared/domain'
 import { callsBeforeVersion5, callTypesBeforeVersion8 } from './old-layouts'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 const FILTERS = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -57,7 +58,7 @@ afterEach(() => {
 })
 
 const count = (sql: string, ...params: unknown[]): number =>
-  cache.db
+  connectionOf(cache)
     .prepare(sql)
     .pluck()
     .get(...params) as number
@@ -65,9 +66,9 @@ const ftsHits = (term: string): number => count('SELECT count(*) FROM calls_fts 
 
 describe('migrations', () => {
   it('opens in WAL with foreign keys and the latest schema version', () => {
-    expect(cache.db.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(cache.db.pragma('foreign_keys', { simple: true })).toBe(1)
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(connectionOf(cache).pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(connectionOf(cache).pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
   })
 
   it('refuses a database written by a newer version, with a clear message', () => {
@@ -125,8 +126,8 @@ describe('migration 3: analysis clustered by call', () => {
     raw.pragma('user_version = 2')
     raw.close()
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
-    const sql = cache.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'analysis'").pluck().get() as string
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    const sql = connectionOf(cache).prepare("SELECT sql FROM sqlite_master WHERE name = 'analysis'").pluck().get() as string
     expect(sql).toMatch(/PRIMARY KEY \(call, ord\)/)
     expect(count("SELECT count(*) FROM sqlite_master WHERE name = 'analysis_by_call'")).toBe(0)
     expect([1, 2, 3].map((i) => cache.getCall(`call-${i}`))).toEqual(before)
@@ -153,7 +154,7 @@ describe('migration 8: where each call type came from', () => {
     raw.pragma('user_version = 7')
     raw.close()
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(cache.callTypeEntries()).toEqual([
       { value: 'Complaint', description: 'Şikayet', source: 'import' },
       { value: 'İptal', description: '', source: 'sync' }
@@ -162,7 +163,7 @@ describe('migration 8: where each call type came from', () => {
 })
 
 describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', () => {
-  const columns = (): string[] => cache.db.prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
+  const columns = (): string[] => connectionOf(cache).prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
 
   it('turns a version 4 cache into the new columns, keeping every call, its id and its index row', () => {
     cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
@@ -170,7 +171,7 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
     // Calls only a page without analysis carried: analysis not known yet.
     cache.writePage({ scopeKey: 'typed', records: [rec(3), rec(4)], includeAnalysis: false, checkpoint: null })
     const before = [1, 2, 3, 4].map((i) => cache.getCall(`call-${i}`))
-    const ids = cache.db.prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()
+    const ids = connectionOf(cache).prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()
     cache.close()
     const raw = new Database(file)
     // call-1 as a version 1-2 cache stored it: SHA-1 hashes of its content.
@@ -182,7 +183,7 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
     raw.close()
 
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(columns()).toEqual([
       'id',
       'call_id',
@@ -196,13 +197,13 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
       'last_changed_at',
       'analysis_known'
     ])
-    expect(cache.db.prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
+    expect(connectionOf(cache).prepare('SELECT call_id, analysis_known FROM calls ORDER BY id').raw(true).all()).toEqual([
       ['call-1', 1],
       ['call-2', 1],
       ['call-3', 0],
       ['call-4', 0]
     ])
-    expect(cache.db.prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()).toEqual(ids)
+    expect(connectionOf(cache).prepare('SELECT call_id, id FROM calls ORDER BY id').raw(true).all()).toEqual(ids)
     expect(count("SELECT count(*) FROM sqlite_master WHERE name = 'calls_by_date'")).toBe(1)
     expect([1, 2, 3, 4].map((i) => cache.getCall(`call-${i}`))).toEqual(before)
     expect(ftsHits('fatura')).toBe(4)
@@ -227,7 +228,7 @@ describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', 
 })
 
 describe('migration 7: the index rebuilt with prefix indexes', () => {
-  const vocab = (): unknown[] => cache.db.prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw(true).all()
+  const vocab = (): unknown[] => connectionOf(cache).prepare('SELECT term, doc, cnt FROM calls_fts_vocab ORDER BY term').raw(true).all()
 
   it('indexes every call again as ingest did, now with one- and two-letter prefix indexes (migration 7)', () => {
     cache.close()
@@ -244,14 +245,14 @@ describe('migration 7: the index rebuilt with prefix indexes', () => {
     })
     cache.writePage({ scopeKey: 'typed', records: [rec(4), rec(5)], includeAnalysis: false, checkpoint: null })
     cache.writePage({ scopeKey: 'all', records: [rec(2, { summary: 'kargo gecikti' })], includeAnalysis: true, checkpoint: null })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(6)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(6)
     const before = vocab()
     const hits = ['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)
     cache.close()
 
     cache = openCache(file, { clock })
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
-    expect(cache.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get()).toMatch(/prefix='1 2'/)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(connectionOf(cache).prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get()).toMatch(/prefix='1 2'/)
     expect(vocab()).toEqual(before)
     expect(['fatura', 'olumsuz', 'iptal', 'isik', 'kargo', 'baslik'].map(ftsHits)).toEqual(hits)
     // Prefix queries answer from the prefix index the same as from the terms.
@@ -373,13 +374,13 @@ describe('writePage', () => {
     expect(ftsHits('fatura')).toBe(1)
     expect(cache.getCheckpoint('all')).toEqual({ page: 1 })
     // A failure in the middle of the records (a trigger standing in for a crash).
-    cache.db.exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 2 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    connectionOf(cache).exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 2 BEGIN SELECT RAISE(ABORT, 'boom'); END")
     expect(() => cache.writePage({ scopeKey: 'all', records: [rec(2), rec(3)], includeAnalysis: true, checkpoint: { page: 2 } })).toThrow(
       'boom'
     )
     expect(count('SELECT count(*) FROM calls')).toBe(1)
     expect(cache.getCheckpoint('all')).toEqual({ page: 1 })
-    cache.db.exec('DROP TRIGGER boom')
+    connectionOf(cache).exec('DROP TRIGGER boom')
     // The resumed page then lands exactly once.
     expect(cache.writePage({ scopeKey: 'all', records: [rec(2), rec(3)], includeAnalysis: true, checkpoint: { page: 2 } }).inserted).toBe(2)
     expect(count('SELECT count(*) FROM calls')).toBe(3)
@@ -406,7 +407,7 @@ describe('writePage', () => {
 describe('writePages', () => {
   /** Everything a page write leaves behind, in a comparable form. */
   function snapshot(c: CallCache): unknown {
-    const all = (sql: string): unknown[] => c.db.prepare(sql).raw(true).all()
+    const all = (sql: string): unknown[] => connectionOf(c).prepare(sql).raw(true).all()
     return {
       calls: all('SELECT id, call_id, call_at, title, summary, extra, analysis_count, analysis_known FROM calls ORDER BY id'),
       analysis: all(
@@ -471,7 +472,7 @@ describe('writePages', () => {
         { scopeKey: 'unknown', records: [rec(2)], includeAnalysis: true, checkpoint: { p: 2 } }
       ])
     ).toThrow(CallsightError)
-    expect(cache.db.prepare('SELECT count(*) FROM calls').pluck().get()).toBe(0)
+    expect(connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get()).toBe(0)
     expect(cache.getCheckpoint('a')).toBeNull()
     cache.writePage({ scopeKey: 'a', records: [withNewKey], includeAnalysis: true, checkpoint: { p: 1 } })
     expect(cache.getCall('call-1')!.analysis).toEqual(withNewKey.analysis)

@@ -7,6 +7,7 @@ import { openCache, type CallCache } from '../../../../src/core/cache'
 import { SEARCH_MMAP_BYTES } from '../../../../src/core/cache/cache-db'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER } from '../../../../src/core/cache/fts-buffer'
 import type { CallRecord } from '../../../../src/shared/domain'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 const FILTERS = { callTypes: [], direction: null, results: 'all' as const, hasNewRequest: null, includeAnalysis: true }
 
@@ -68,7 +69,7 @@ describe('the full-text buffer of a bulk pull', () => {
 
     cache.bulkWriting(true)
     expect(state().buffer).toBe(FTS_BULK_BUFFER)
-    expect(cache.db.pragma('mmap_size', { simple: true })).toBe(0)
+    expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(0)
     cache.writePages(
       Array.from({ length: 4 }, (_, p) => ({
         scopeKey: 's',
@@ -80,12 +81,24 @@ describe('the full-text buffer of a bulk pull', () => {
     expect(state().segments).toBe(small.segments + 1)
     cache.bulkWriting(false)
     expect(state().buffer).toBe(FTS_DEFAULT_BUFFER)
-    expect(cache.db.pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
+    expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
     const db = new Database(file(), { readonly: true })
     try {
       expect(db.prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'w3999 OR w1999'").pluck().get()).toBe(2)
     } finally {
       db.close()
     }
+  })
+
+  it('a process that only pulls reads without the memory map and with a small page cache', () => {
+    expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
+    cache.readsForBulkPull()
+    expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(0)
+    expect(connectionOf(cache).pragma('cache_size', { simple: true })).toBe(-16384)
+  })
+
+  it('keeps its SQL connection inside the cache layer', () => {
+    // @ts-expect-error: callers outside the cache layer use its methods, never its connection
+    expect(cache.db).toBeDefined()
   })
 })

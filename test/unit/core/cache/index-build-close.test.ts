@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
 import { sideFileOf, sideLocked } from '../../../../src/core/cache/deferred-index'
 import type { CallRecord } from '../../../../src/shared/domain'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 /**
  * A first pull's index build runs in a worker with its own connections to the cache and to
@@ -78,7 +79,7 @@ describe("a pull's index build and the cache's close", () => {
 
     const reopened = openCache(file, { checkpointer: false })
     try {
-      const found = reopened.db.prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'fatura'").pluck().get()
+      const found = connectionOf(reopened).prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'fatura'").pluck().get()
       expect(found).toBe(7000)
     } finally {
       reopened.close()

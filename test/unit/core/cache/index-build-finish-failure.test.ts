@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache } from '../../../../src/core/cache'
 import { sideFileOf, sideLocked } from '../../../../src/core/cache/deferred-index'
 import { CallsightError } from '../../../../src/core/errors'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 /**
  * The end of a first pull's index build (the worker's COMMIT and merge, deferred-index.ts)
@@ -76,14 +77,14 @@ describe("a pull's index build whose finish step fails", () => {
     )
     // The worker is gone, its side file unlocked; the build's mark stays in the cache.
     expect(sideLocked(side)).toBe(false)
-    expect(cache.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(1)
+    expect(connectionOf(cache).prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(1)
     cache.close()
 
     const reopened = openCache(file, { checkpointer: false })
     try {
-      const found = reopened.db.prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'iade'").pluck().get()
+      const found = connectionOf(reopened).prepare("SELECT count(*) FROM calls_fts WHERE calls_fts MATCH 'iade'").pluck().get()
       expect(found).toBe(3000)
-      expect(reopened.db.prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
+      expect(connectionOf(reopened).prepare('SELECT count(*) FROM index_build').pluck().get()).toBe(0)
     } finally {
       reopened.close()
     }

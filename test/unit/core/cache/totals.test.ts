@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, SCHEMA_VERSION, type CallCache } from '../../../../src/core/cache'
 import type { CallRecord } from '../../../../src/shared/domain'
 import { callsBeforeVersion5 } from './old-layouts'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 const HOUR = 3_600_000
 const T0 = Date.UTC(2025, 9, 30)
@@ -27,7 +28,7 @@ function rec(i: number, at: number, sentiment: string, score: number): CallRecor
 
 /** The totals as stored, and as a GROUP BY over the rows they summarise. */
 function stored(cache: CallCache): unknown {
-  const q = (sql: string): unknown => cache.db.prepare(sql).raw(true).all()
+  const q = (sql: string): unknown => connectionOf(cache).prepare(sql).raw(true).all()
   return {
     hours: q('SELECT hour, n FROM agg_hours WHERE n <> 0 ORDER BY hour'),
     scopes: q('SELECT scope, hour, n FROM agg_scope_hours WHERE n <> 0 ORDER BY scope, hour'),
@@ -36,14 +37,14 @@ function stored(cache: CallCache): unknown {
 }
 
 function recomputed(cache: CallCache): unknown {
-  const q = (sql: string): unknown => cache.db.prepare(sql).raw(true).all()
+  const q = (sql: string): unknown => connectionOf(cache).prepare(sql).raw(true).all()
   // Plain JS floor for the hour, independent of the SQL the migration uses.
-  const calls = cache.db.prepare('SELECT id, call_at FROM calls').raw(true).all() as Array<[number, number]>
+  const calls = connectionOf(cache).prepare('SELECT id, call_at FROM calls').raw(true).all() as Array<[number, number]>
   const hourOfCall = new Map(calls.map(([id, at]) => [id, Math.floor(at / HOUR)]))
   const hours = new Map<number, number>()
   for (const h of hourOfCall.values()) hours.set(h, (hours.get(h) ?? 0) + 1)
   const scopes = new Map<string, [number, number, number]>()
-  for (const [call, scope] of cache.db.prepare('SELECT call, scope FROM scope_members').raw(true).all() as Array<[number, number]>) {
+  for (const [call, scope] of connectionOf(cache).prepare('SELECT call, scope FROM scope_members').raw(true).all() as Array<[number, number]>) {
     const h = hourOfCall.get(call)!
     const cur = scopes.get(`${scope}:${h}`) ?? [scope, h, 0]
     cur[2]++
@@ -95,10 +96,10 @@ describe('facet running totals', () => {
     ])
     expect(stored(cache)).toEqual(recomputed(cache))
     // A failed page leaves the totals as they were.
-    cache.db.exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 60 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    connectionOf(cache).exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 60 BEGIN SELECT RAISE(ABORT, 'boom'); END")
     const before = stored(cache)
     expect(() => write('all', [rec(200, T0, 'x', 1), rec(201, T0, 'x', 1)])).toThrow('boom')
-    cache.db.exec('DROP TRIGGER boom')
+    connectionOf(cache).exec('DROP TRIGGER boom')
     expect(stored(cache)).toEqual(before)
     write('all', [rec(200, T0, 'x', 1)])
     expect(stored(cache)).toEqual(recomputed(cache))
@@ -127,7 +128,7 @@ describe('facet running totals', () => {
     raw.pragma('user_version = 1')
     raw.close()
     cache = openCache(file)
-    expect(cache.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
+    expect(connectionOf(cache).pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION)
     expect(stored(cache)).toEqual(want)
     expect(stored(cache)).toEqual(recomputed(cache))
   })

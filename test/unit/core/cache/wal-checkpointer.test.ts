@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
 import { WAL_SAFETY_PAGES } from '../../../../src/core/cache/wal-checkpointer'
 import { until } from '../../../support/until'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 let dir: string
 beforeEach(() => {
@@ -34,8 +35,8 @@ describe('WAL checkpointer (a worker with its own connection)', () => {
     const cache = openCache(file, { checkpointer: { idleMs: 40, pollMs: 10 } })
     try {
       expect(cache.checkpointer?.running).toBe(true)
-      expect(cache.db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_SAFETY_PAGES)
-      const pageSize = cache.db.pragma('page_size', { simple: true }) as number
+      expect(connectionOf(cache).pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_SAFETY_PAGES)
+      const pageSize = connectionOf(cache).pragma('page_size', { simple: true }) as number
       const logs: number[] = []
       cache.checkpointer!.onCheckpoint((r) => {
         expect(r.checkpointed).toBe(r.log)
@@ -95,7 +96,7 @@ describe('WAL checkpointer (a worker with its own connection)', () => {
     const cache = openCache(file, { checkpointer: false })
     try {
       expect(cache.checkpointer).toBeNull()
-      expect(cache.db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000)
+      expect(connectionOf(cache).pragma('wal_autocheckpoint', { simple: true })).toBe(1000)
     } finally {
       cache.close()
     }

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest'
 import { ManualClock } from '../../../../src/core/platform/manual-clock'
-import { LegacyTenantRateLimiter, TenantRateLimiter, defaultBurst, type RequestPacer } from '../../../../src/core/ratelimit'
+import { TenantRateLimiter, defaultBurst, type RequestPacer } from '../../../../src/core/ratelimit'
+import { LegacyTenantRateLimiter } from '../../../../bench/baselines/legacy-limiter'
 import type { RateLimit } from '../../../../src/shared/domain'
 import { fixedWindow, slidingWindow, tokenBucket, type ServiceWindow } from '../../../support/service-windows'
 import { prng } from '../../../support/prng'

@@ -6,6 +6,7 @@ import { openCache, type CallCache } from '../../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../../../../src/shared/domain'
 import { prng } from '../../../support/prng'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 // Sorted pages against SQL brute force on the same file: the rows of
 // `ORDER BY value, call_at, call_id` (descending: `value DESC, call_at DESC, call_id DESC`),
@@ -114,7 +115,7 @@ function bruteForce(c: Case, sort: ColumnSort): string[] {
     SELECT c.call_id FROM calls c LEFT JOIN firsts v ON v.call = c.id
     WHERE ${c.where}
     ORDER BY (v.call IS NULL), ${byValue.join(', ')}, ${valued('c.call_at')}, ${valued('c.call_id')}, c.call_at, c.call_id`
-  return (cache.db.prepare(sql).pluck().all(key) as string[]).slice()
+  return (connectionOf(cache).prepare(sql).pluck().all(key) as string[]).slice()
 }
 
 function pages(q: SearchQuery, sortBy: ColumnSort, limit: number): string[] {
@@ -165,7 +166,7 @@ describe('sorted pages against SQL brute force', () => {
   })
 
   it('has data that makes the comparison hard: ties of value and time, calls without a value, cases of a letter', () => {
-    const db = cache.db
+    const db = connectionOf(cache)
     const ties = db.prepare(`SELECT count(*) FROM (SELECT call_at FROM calls GROUP BY call_at HAVING count(*) > 1)`).pluck().get() as number
     expect(ties).toBeGreaterThan(50)
     for (const c of CASES.slice(1)) {

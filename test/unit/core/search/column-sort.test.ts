@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { openCache, type CallCache, type ScopeFilters } from '../../../../src/core/cache'
 import { SqliteColumnReads } from '../../../../src/core/cache/read/column-reads'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
+import { LEGACY_SORT } from '../../../../bench/baselines/search-strategies'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../../../../src/shared/domain'
 import { prng } from '../../../support/prng'
 
@@ -77,7 +78,7 @@ beforeAll(() => {
   writeAll(records)
   cache.optimizeIndex()
   search = createSearch(cache)
-  legacy = createSearch(cache, { sortLegacy: true })
+  legacy = createSearch(cache, {}, LEGACY_SORT)
 })
 afterAll(() => {
   cache.close()

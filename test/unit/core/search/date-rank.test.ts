@@ -7,6 +7,7 @@ import { SqliteColumnReads } from '../../../../src/core/cache/read/column-reads'
 import { CallColumns } from '../../../../src/core/search/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import type { CallRecord } from '../../../../src/shared/domain'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 // CallColumns.dateRank(): each id's position in the date order, kept with the order and
 // ranked again after a write, against the order SQL gives (call_at, call_id).
@@ -29,7 +30,7 @@ function write(list: CallRecord[]): void {
 
 /** Each id's position as SQL orders the calls, −1 for ids no call has, sized to the largest id + 1. */
 function expected(): number[] {
-  const ids = cache.db.prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[]
+  const ids = connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[]
   const out = new Array<number>(Math.max(...ids) + 1).fill(-1)
   ids.forEach((id, k) => (out[id] = k))
   return out

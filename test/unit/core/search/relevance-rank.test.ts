@@ -8,6 +8,7 @@ import { matchWords, RelevanceRanker } from '../../../../src/core/search/relevan
 import { SearchQuery } from '../../../../src/shared/domain'
 import { buildFixture, T0, type Fixture } from './fixture'
 import { LANGUAGE_CASES } from './query-cases'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 const DAY = 24 * 3600 * 1000
 
@@ -50,7 +51,7 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
 
   /** bm25 as FTS5 computes it in SQL, over the range: [id, rank] in (rank, id) order. */
   const sqlRanks = (match: string, from: number | null, to: number | null): Array<[number, number]> =>
-    fx.cache.db
+    connectionOf(fx.cache)
       .prepare(
         `SELECT f.rowid, bm25(calls_fts) FROM calls_fts f CROSS JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ?
            AND c.call_at >= ? AND c.call_at < ? ORDER BY bm25(calls_fts), f.rowid`
@@ -67,7 +68,7 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
         const query = SearchQuery.parse({ text, from, to, sort: 'relevance', results: 'all' })
         const q = compileQuery(query, catalog.forText(text))
         if (q.match === null || q.empty) continue
-        const matches = fx.cache.db
+        const matches = connectionOf(fx.cache)
           .prepare(
             'SELECT c.id FROM calls_fts f CROSS JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ? AND c.call_at >= ? AND c.call_at < ?'
           )
@@ -102,7 +103,7 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
   it('read rows holding a word more than once from the instance vocabulary', () => {
     const { reader } = makeRanker()
     const repeats = reader.rank.repeats('fatura')
-    const want = fx.cache.db
+    const want = connectionOf(fx.cache)
       .prepare("SELECT count(*) FROM calls c WHERE (' ' || lower(c.summary) || ' ') LIKE '% fatura % fatura %'")
       .pluck()
       .get() as number
@@ -136,7 +137,7 @@ describe('relevance ranked in memory: where it does not apply', () => {
   afterAll(() => fx.close())
 
   it('leaves a configured rank function (column weights) to SQL, whose order search then gives', () => {
-    fx.cache.db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('rank', 'bm25(10.0, 1.0, 1.0)')").run()
+    connectionOf(fx.cache).prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('rank', 'bm25(10.0, 1.0, 1.0)')").run()
     const reader = createSearchReader(fx.cache)
     const ranker = new RelevanceRanker(reader.rank, new DataWatch(reader.data))
     const query = SearchQuery.parse({ text: 'kargo', from: T0 + DAY, to: T0 + 30 * DAY, sort: 'relevance', results: 'all' })

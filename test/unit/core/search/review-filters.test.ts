@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createReviewReads, createSearchReader, openCache } from '../../../../src/core/cache'
+import { SQL_REVIEWS } from '../../../../bench/baselines/search-strategies'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import { ReviewSet } from '../../../../src/core/search/review-set'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
@@ -10,6 +11,7 @@ import { SearchQuery, type CallRecord, type ReviewFilterInput, type SearchQueryI
 import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
 import { foldText } from '../../../../src/shared/text/fold'
 import { buildFixture, rnd, T0, type Fixture } from './fixture'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 // Review filters against a brute-force answer, through every path: the annotations held in
 // memory (the default: review-set.ts with the bitmap evaluator), and the SQL plans (the
@@ -41,10 +43,10 @@ const NOTES = ['Müşteri İSTANBUL şubesini aradı', 'ışık arızası', 'iad
 beforeAll(() => {
   fx = buildFixture(3000, 5)
   search = createSearch(fx.cache)
-  sqlOnly = createSearch(fx.cache, { reviewSet: false })
+  sqlOnly = createSearch(fx.cache, {}, SQL_REVIEWS)
   impatient = createSearch(fx.cache, { reviewProbeMax: 30 })
   sorting = createSearch(fx.cache, { reviewListedSortMax: 0 })
-  walking = createSearch(fx.cache, { reviewFew: 10, reviewSet: false })
+  walking = createSearch(fx.cache, { reviewFew: 10 }, SQL_REVIEWS)
   const r = rnd(9)
   const card = fx.cache.scorecards.save(
     { name: 'F', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '0_10', critical: false }] },
@@ -68,7 +70,7 @@ beforeAll(() => {
     )
   })
   // Some annotated calls the service no longer returns (a sync marks them so; set here directly).
-  const drop = fx.cache.db.prepare('UPDATE annotations SET service_dropped_at = 7 WHERE call_id = ?')
+  const drop = connectionOf(fx.cache).prepare('UPDATE annotations SET service_dropped_at = 7 WHERE call_id = ?')
   fx.records.forEach((rec, i) => {
     if (i % 7 === 0) drop.run(rec.callId)
   })
@@ -401,7 +403,7 @@ describe('the review index keeps the call time (migration 9)', () => {
     const fx2 = buildFixture(0)
     try {
       const { cache } = fx2
-      const s = createSearch(cache, { reviewSet: inMemory })
+      const s = createSearch(cache, {}, inMemory ? {} : SQL_REVIEWS)
       const write = (records: CallRecord[]) =>
         cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
       cache.ensureScope('everything', EVERYTHING)
@@ -442,11 +444,11 @@ describe('the review index keeps the call time (migration 9)', () => {
       cache.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
       const reads = createReviewReads(cache)
       const reader = createSearchReader(cache)
-      const byDate = () => Int32Array.from(cache.db.prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
+      const byDate = () => Int32Array.from(connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
       const set = new ReviewSet(reads, new DataWatch(reader.data), byDate)
       const ids = (desc = true) => {
         const rows = set.match(SearchQuery.parse({ review: { statuses: ['reviewed'] } })).walk(desc)(100)
-        const name = cache.db.prepare('SELECT call_id FROM calls WHERE id = ?').pluck()
+        const name = connectionOf(cache).prepare('SELECT call_id FROM calls WHERE id = ?').pluck()
         return rows.map((id) => name.get(id))
       }
       expect(ids()).toEqual(['b'])
@@ -461,7 +463,7 @@ describe('the review index keeps the call time (migration 9)', () => {
       expect(
         set
           .match(SearchQuery.parse({ review: { statuses: ['new'] } }))
-          .has(Number(cache.db.prepare("SELECT id FROM calls WHERE call_id = 'd'").pluck().get()))
+          .has(Number(connectionOf(cache).prepare("SELECT id FROM calls WHERE call_id = 'd'").pluck().get()))
       ).toBe(true)
       expect(set.fullReads).toBe(1)
       // Emptied: every annotation is read again.
@@ -485,7 +487,7 @@ describe('the review index keeps the call time (migration 9)', () => {
         includeAnalysis: false,
         checkpoint: null
       })
-      old.db
+      connectionOf(old)
         .prepare(
           `INSERT INTO annotations (call_id, id, author, created_at, status, status_at, tags_at, note_at, score_at, updated_at, updated_by)
            VALUES (?, ?, 'x', 0, 'reviewed', 0, 0, 0, 0, 0, 'x')`
@@ -494,7 +496,7 @@ describe('the review index keeps the call time (migration 9)', () => {
       old.close()
       const cache = openCache(file)
       try {
-        expect(cache.db.prepare('SELECT call_row FROM annotations').pluck().get()).toBe(1)
+        expect(connectionOf(cache).prepare('SELECT call_row FROM annotations').pluck().get()).toBe(1)
         expect(reviewed(createSearch(cache))).toEqual(['a'])
       } finally {
         cache.close()

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { QueryState } from '../../../../src/core/search/anchors'
-import { sortedPage, probeAlong, PROBE_MAX, type SortedMatches } from '../../../../src/core/search/sorted-page'
-import { legacySortedPage } from '../../../../src/core/search/sorted-probe'
+import { sortedPage as sortedPager, probeAlong, PROBE_MAX, type SortedMatches, type SortedPager } from '../../../../src/core/search/sorted-page'
+import { legacySortedPage } from '../../../../bench/baselines/sorted-probe'
 import { orderByRank, positionAt, type SortedColumn } from '../../../../src/core/search/view-columns'
 import { prng } from '../../../support/prng'
+
+/** A page's ids (the pager also says how it chose them). */
+const sortedPage = (...a: Parameters<SortedPager>): number[] => sortedPager(...a).ids
 
 // The drivers of a sorted page (the match list sorted by place, asking SQL about candidates
 // along the order, walking the order against the bitmap), against the order filtered by a

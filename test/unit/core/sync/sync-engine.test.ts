@@ -10,6 +10,7 @@ import { SyncProgress, type CallRecord, type SyncOrder, type SyncScopeInput } fr
 import { SERVICE_WINDOW } from '../../../../src/shared/service-limits'
 import { prng } from '../../../support/prng'
 import { failures, generateCalls, record, ScriptedSource, serviceOrder, type Step } from '../../../support/scripted-source'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 // The engine driven by a scripted, seeded source (no HTTP) into a real SQLite file: every
 // guarantee docs/sync.md gives, checked on the exact set of stored calls and on the
@@ -60,7 +61,7 @@ function recording(inner: CallCache, calls: Array<{ method: string; pages?: numb
 }
 
 function storedIds(key = KEY): string[] {
-  return cache.db
+  return connectionOf(cache)
     .prepare(
       'SELECT c.call_id FROM calls c JOIN scope_members m ON m.call = c.id JOIN sync_scopes s ON s.id = m.scope WHERE s.scope_key = ?'
     )
@@ -80,7 +81,7 @@ function expectExactSet(records: readonly CallRecord[]): void {
   const got = storedIds()
   expect(got.length).toBe(want.length)
   expect(new Set(got)).toEqual(new Set(want))
-  expect(cache.db.prepare('SELECT count(*) FROM calls').pluck().get()).toBe(want.length)
+  expect(connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get()).toBe(want.length)
 }
 
 /**

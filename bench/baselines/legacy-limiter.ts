@@ -1,12 +1,12 @@
-import type { Clock } from '../platform'
-import { systemClock } from '../platform/node'
-import type { RateLimit } from '../../shared/domain'
-import type { LimiterStatus, LimiterWait, RequestPacer, TenantRateLimiterOptions } from './pacer'
-import { WaiterQueue } from './waiter-queue'
+import type { Clock } from '../../src/core/platform'
+import { systemClock } from '../../src/core/platform/node'
+import type { RateLimit } from '../../src/shared/domain'
+import type { LimiterStatus, LimiterWait, RequestPacer, TenantRateLimiterOptions } from '../../src/core/ratelimit/pacer'
+import { WaiterQueue } from '../../src/core/ratelimit/waiter-queue'
 
 /**
  * The limiter before the tenant's limit was shared between its clients, kept as the same-run baseline of `npm run bench -- --only
- * pacing` (the CLI takes it when CALLSIGHT_LIMITER=legacy; nothing else uses it).
+ * pacing` (through the bench's own CLI entry, cli-legacy-limiter.ts) and of pacing-sim.
  *
  * One per tenant. A token bucket of `requests` tokens where each spent token comes back one
  * window (`perSeconds` plus a margin) after it was spent. That is the strict form of the

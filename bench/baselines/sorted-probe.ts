@@ -1,13 +1,13 @@
-import type { QueryState } from './anchors'
-import { PROBE_MAX, type SortedMatches } from './sorted-page'
-import { positionAt, type SortedColumn } from './view-columns'
+import type { QueryState } from '../../src/core/search/anchors'
+import { PROBE_MAX, type SortedMatches, type SortedPager } from '../../src/core/search/sorted-page'
+import { positionAt, type SortedColumn } from '../../src/core/search/view-columns'
 
 /** Sorted by a column, candidates asked about at once when the query's match list is not read. */
 const PROBE_BATCH = 500
 
 /**
  * The first way a sorted page was served (before the drivers of sorted-page.ts),
- * kept as the benchmark's same-run baseline (`createSearch(cache, { sortLegacy: true })`):
+ * kept as the benchmark's same-run baseline (LEGACY_SORT in search-strategies.ts) and the tests' reference:
  * a rare word's or a long jump's page walks the whole order against the match bitmap, other
  * pages ask SQL about candidates PROBE_BATCH at a time and give up after PROBE_MAX.
  */
@@ -68,4 +68,11 @@ function probeSorted(
     }
   }
   return { ids, end: i }
+}
+
+/** legacySortedPage as the search's SortedPager: its one path has no name among the product's. */
+export const legacySortedPager: SortedPager = (s, dir, m, state, offset, limit) => {
+  const started = performance.now()
+  const ids = legacySortedPage(s, dir, m, state, offset, limit)
+  return { ids, trace: { plan: 'column-probe', tried: [], inputs: { baseline: 'legacy sorted page' }, ms: performance.now() - started } }
 }

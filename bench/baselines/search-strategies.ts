@@ -1,0 +1,15 @@
+/**
+ * Old ways of serving searches, each as strategies given to createSearch, for the benches'
+ * same-run baselines and the tests' reference answers. The product's defaults are its own.
+ */
+import type { SearchParts } from '../../src/core/search'
+import { legacySortedPager } from './sorted-probe'
+
+/** The first way sorted pages were served: fixed probe batches, the rare word's order walked whole, the date order read again after every write. */
+export const LEGACY_SORT: SearchParts = { sortedPager: legacySortedPager, dateOrderMerge: null }
+
+/** Review filters answered in SQL only, without the annotations in memory. */
+export const SQL_REVIEWS: SearchParts = { reviewReads: null }
+
+/** A first page's window reads a cold analysis key's whole column. */
+export const WHOLE_COLUMN_WINDOW: SearchParts = { coldKeyInWindow: 'column' }

@@ -1,0 +1,199 @@
+import type { PagePlan } from './plan'
+
+/**
+ * Every way one page of results is served, and the one function that chooses it
+ * (choosePage) from facts it records. choosePlan (plan.ts) is the SQL cost rule; its answer
+ * is one fact among others here (what is in memory, the review set, the count, the offset).
+ * The executors (date-page.ts, column-page.ts, the pager) serve the path they are given; a
+ * path that finds it cannot serve the page (a window too sparse, a review walk past its
+ * probes, a ranker that declines) says so, and choosePage is asked again with that fact.
+ */
+
+/** Pages from this offset on come from the whole match list, not a window of the newest calls. */
+export const WINDOW_MAX_OFFSET = 1000
+/** The share of calls a query without a text estimate is taken to match, to size its first window. */
+export const WINDOW_SHARE = 0.05
+/**
+ * A window whose ids spread over more than this many times its length is left to the walk
+ * (ids far from date order: the span would hold most of the cache).
+ */
+export const WINDOW_MAX_SPAN = 8
+
+/** A fact read only when the choice needs it (reading it costs), remembered once read. */
+export interface Lazy<T> {
+  get(): T
+  /** The value, if it was read. */
+  known(): T | undefined
+}
+
+export function lazy<T>(read: () => T): Lazy<T> {
+  let value: { v: T } | null = null
+  return {
+    get: () => (value ??= { v: read() }).v,
+    known: () => value?.v
+  }
+}
+
+/** What a page in date (or relevance) order is chosen from. */
+export interface DateFacts {
+  order: 'date'
+  /** The SQL rule's plan (choosePlan): what serves the page when nothing in memory does. */
+  sql: PagePlan
+  offset: number
+  limit: number
+  /** The query's count, when known. */
+  count: number | null
+  /** The review set answers the query's review filter (the annotations in memory). */
+  reviewSet: boolean
+  /** With the review set: the text's matches (listed by the bounded count) that pass the review filter; null: text not listed, or none. */
+  survivors: Lazy<number[] | null>
+  /** LISTED_SORT_MAX (review-page.ts). */
+  listedSortMax: number
+  /** REVIEW_WALK_MAX (review-page.ts). */
+  reviewWalkMax: number
+  /** The in-memory ranker can rank this query (bm25 over its match set). */
+  rankable: boolean
+  /** The bitmap evaluator answers the query's match list. */
+  inMemory: boolean
+  /** The query's match list was read already (a count or facets read it). */
+  matchesRead: boolean
+  /** A walk's probe per row is the costly kind (a scan, an OR, a kept prefix). */
+  costlyWalk: boolean
+  /** Matches expected per call (the estimate), to size a window. */
+  share: number
+  /** Paths tried for this page that could not serve it. */
+  declined: PageKind[]
+}
+
+/** What a page in a chosen column's order is chosen from (sorted-page.ts). */
+export interface ColumnFacts {
+  order: 'column'
+  /** Some filter can match nothing. */
+  empty: boolean
+  /** The query has text or filters (else every call, in the column's order). */
+  filtered: boolean
+  /** The query's matches were put in the column's order by an earlier page. */
+  kept: boolean
+  /** The match list was read already (the count or facets read it). */
+  listRead: boolean
+  /** The text is rare (counted under the walk threshold): its list is cheap to read. */
+  rare: boolean
+  /** Matches to skip from the nearest known position. */
+  skip: number
+  /** PROBE_MAX (sorted-page.ts): a jump this far over half of it is not asked about. */
+  probeMax: number
+  /** The match list's length (reads it: every path left needs it). */
+  listLength: Lazy<number>
+  /** A list up to this long is sorted by position; a longer one is walked as a bitmap. */
+  listSortMax: number
+  declined: PageKind[]
+}
+
+export type PageFacts = DateFacts | ColumnFacts
+
+/**
+ * The ways a page is served (docs/search.md, "Plans"):
+ *  - nothing, scan, walk, fts, review, relevance, bitmap: the SQL rule's plans (plan.ts),
+ *    served by the pager; bitmap walks the date order in memory against the match list.
+ *  - past-end: the count is known and the offset is past it.
+ *  - review-listed: the text's listed matches that pass the review filter, read by id and sorted.
+ *  - review-text-walk: those, many, put in date order in memory and asked about in SQL by batches.
+ *  - review-walk: the review filter's calls in date order from memory, asked about by batches.
+ *  - relevance-memory: bm25's order computed in memory over the match set.
+ *  - window: the newest (oldest) calls' id span evaluated in memory, walked in date order.
+ *  - column-all, column-kept, column-probe, column-list, column-bits: a column's order, all
+ *    calls; the matches' places kept from a page before; candidates asked about in SQL; the
+ *    match list sorted by place; the order walked against the match bitmap.
+ */
+export type PagePath =
+  | PagePlan
+  | { kind: 'past-end' }
+  | { kind: 'review-listed'; ids: string }
+  | { kind: 'review-text-walk'; ids: number[] }
+  | { kind: 'review-walk' }
+  | { kind: 'relevance-memory' }
+  | { kind: 'window'; share: number; maxSpan: number }
+  | { kind: 'column-all' }
+  | { kind: 'column-kept' }
+  | { kind: 'column-probe' }
+  | { kind: 'column-list' }
+  | { kind: 'column-bits' }
+
+export type PageKind = PagePath['kind']
+
+const BITMAP: PagePath = { kind: 'bitmap' }
+
+/** The one place a page's path is chosen. */
+export function choosePage(f: PageFacts): PagePath {
+  const tried = (k: PageKind): boolean => f.declined.includes(k)
+  if (f.order === 'column') {
+    if (f.empty) return { kind: 'nothing' }
+    if (!f.filtered) return { kind: 'column-all' }
+    if (f.kept) return { kind: 'column-kept' }
+    // Many matches, list not read (a common word's first pages): ask about candidates along
+    // the order, unless that gave up already (the share found says the list costs less).
+    if (!f.listRead && !f.rare && f.skip < f.probeMax / 2 && !tried('column-probe')) return { kind: 'column-probe' }
+    return f.listLength.get() <= f.listSortMax ? { kind: 'column-list' } : { kind: 'column-bits' }
+  }
+  const { sql } = f
+  if (f.count !== null && f.offset >= f.count) return { kind: 'past-end' }
+  if (f.reviewSet && sql.kind !== 'nothing' && sql.kind !== 'relevance') {
+    // A review filter from the annotations in memory, the smaller side driving; deep pages
+    // and walks that asked too much read the whole match list.
+    const deep = f.offset + f.limit > f.reviewWalkMax
+    const survivors = f.survivors.get()
+    if (survivors !== null) {
+      if (survivors.length <= f.listedSortMax || deep) return { kind: 'review-listed', ids: JSON.stringify(survivors) }
+      return tried('review-text-walk') ? BITMAP : { kind: 'review-text-walk', ids: survivors }
+    }
+    return deep || tried('review-walk') ? BITMAP : { kind: 'review-walk' }
+  }
+  if (sql.kind === 'relevance' && f.rankable && f.offset < WINDOW_MAX_OFFSET && !tried('relevance-memory')) return { kind: 'relevance-memory' }
+  if (!f.inMemory || (sql.kind !== 'scan' && sql.kind !== 'walk' && sql.kind !== 'bitmap')) return sql
+  // Walks and scans test a predicate per row in SQL; the bitmap evaluator answers it from
+  // memory: from the match list once read (or deep), else from a window of the newest calls.
+  if (f.matchesRead || f.offset >= WINDOW_MAX_OFFSET) return BITMAP
+  if (tried('window')) return sql
+  return { kind: 'window', share: f.share, maxSpan: f.costlyWalk ? Infinity : WINDOW_MAX_SPAN }
+}
+
+/** The path that served a page, the paths tried before it, what they were chosen from, and the time it took. */
+export interface PageTrace {
+  plan: PageKind
+  tried: PageKind[]
+  inputs: Record<string, string | number | boolean | null>
+  ms: number
+}
+
+/** The facts as plain values (lazy ones only if they were read). */
+export function recordFacts(f: PageFacts): PageTrace['inputs'] {
+  const out: PageTrace['inputs'] = {}
+  for (const [key, value] of Object.entries(f)) {
+    if (key === 'declined' || key === 'order') continue
+    if (key === 'sql') out.sql = (value as PagePlan).kind
+    else if (typeof value === 'object' && value !== null && 'known' in value) {
+      const v = (value as Lazy<unknown>).known()
+      if (v !== undefined) out[key] = Array.isArray(v) ? v.length : (v as number | null)
+    } else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string' || value === null) {
+      out[key] = typeof value === 'number' && !Number.isFinite(value) ? String(value) : value
+    }
+  }
+  return out
+}
+
+/**
+ * Serves a page: choose, serve, and when the path declines, choose again knowing it. Bounded:
+ * each path declines at most once, and choosePage never returns a declined one.
+ */
+export function servePage<T>(facts: PageFacts, serve: (path: PagePath) => T | null): { result: T; trace: PageTrace } {
+  const started = performance.now()
+  for (let i = 0; i < 8; i++) {
+    const path = choosePage(facts)
+    const result = serve(path)
+    if (result !== null) {
+      return { result, trace: { plan: path.kind, tried: [...facts.declined], inputs: recordFacts(facts), ms: performance.now() - started } }
+    }
+    facts.declined.push(path.kind)
+  }
+  throw new Error('No page path could serve the page.')
+}

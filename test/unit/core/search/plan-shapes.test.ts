@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { wordsNear } from '../../../../bench/query'
+import { ingest } from '../../../../bench/search'
+import { COMMON_TERM, START_MS } from '../../../../bench/search-data'
+import { openCache, type CallCache } from '../../../../src/core/cache'
+import { createSearch, type PageTrace } from '../../../../src/core/search'
+import { queryShapes } from '../../../support/query-shapes'
+
+// How each shape of the query bench is served on the bench's own data (a small slice of it):
+// the plan explain() names, and that the page it served is the page the search gives.
+const N = 4000
+const DAY = 24 * 3600 * 1000
+
+let dir: string
+let cache: CallCache
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'callsight-plan-shapes-'))
+  cache = openCache(join(dir, 'cache.db'))
+  ingest(cache, N, 20, () => {})
+})
+afterAll(() => {
+  cache.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const shapes = (): ReturnType<typeof queryShapes> => {
+  const [w1, w2] = wordsNear(0.05, 2, N)
+  const [half] = wordsNear(0.5, 1, N)
+  return queryShapes({ w1: w1!, w2: w2!, half: half!, common: COMMON_TERM, end: START_MS + 365 * DAY })
+}
+
+describe('the plan of each query shape', () => {
+  it('names the path that served the first page, what it was chosen from, and the time it took', () => {
+    const plans: string[] = []
+    for (const [, q] of shapes()) {
+      const e = createSearch(cache).explain(q, 100)
+      const t: PageTrace = e.served
+      plans.push(t.tried.length > 0 ? `${t.tried.join(' > ')} > ${t.plan}` : t.plan)
+      expect(t.inputs.sql).toBe(e.plan)
+      expect(t.ms).toBeGreaterThanOrEqual(0)
+      expect(createSearch(cache).page(q, 0, 100).rows.map((r) => r.callId)).toEqual(
+        createSearch(cache, { bitmaps: false }).page(q, 0, 100).rows.map((r) => r.callId)
+      )
+    }
+    // In the order of queryShapes: prefixes, NOT and analysis terms from a window of the newest
+    // calls evaluated in memory; relevance over a week ranked in memory; 5 % words, a phrase
+    // and an OR, counted under the walk threshold, read by id from FTS5 and sorted.
+    expect(plans).toEqual([
+      'window', // "i"
+      'window', // "ka"
+      'relevance-memory', // common word, last 7 days, by relevance
+      'window', // "ka", last 7 days
+      'fts', // two 5 % words
+      'fts', // phrase
+      'fts', // OR
+      'window', // NOT
+      'window', // NOT alone
+      'window', // mixed
+      'window', // csat = 1 and a 50 % word
+      'window', // range and equals
+      'window' // filter bar: a word and csat >= 4
+    ])
+  })
+})
