@@ -279,7 +279,8 @@ const pct = (x: number): number => Math.round(x * 1000) / 10
 
 export const run: BenchFn = async (ctx) => {
   const built = join(process.cwd(), 'out', 'node')
-  if (!existsSync(join(built, 'cli.mjs')) || !existsSync(join(built, 'bench-cli-legacy-limiter.mjs'))) throw new Error('pacing needs the built CLI (npm run bench builds it)')
+  if (!existsSync(join(built, 'cli.mjs')) || !existsSync(join(built, 'bench-cli-legacy-limiter.mjs')))
+    throw new Error('pacing needs the built CLI (npm run bench builds it)')
   // The runs take minutes and spawn the CLI again for each: a copy (inside the repository, so
   // that its packages resolve), so that a build in the meantime (which empties out/node)
   // cannot pull it away.

@@ -182,7 +182,9 @@ export const run: BenchFn = async (ctx) => {
     // Rows of calls that do not exist (bench-upsert-*): search never shows them, so writing them
     // behind the stores' back leaves the annotations search holds in memory exact.
     const bare = timeIt(iters * 10, 5_000, (i) =>
-      connectionOf(cache).transaction(() => upsert.run(`bench-upsert-${Math.floor(rnd() * 1000)}`, `bench-${i}-${clock}`)).immediate()
+      connectionOf(cache)
+        .transaction(() => upsert.run(`bench-upsert-${Math.floor(rnd() * 1000)}`, `bench-${i}-${clock}`))
+        .immediate()
     )
     rows.push({
       metric: 'save an annotation (status | note | tags | score, in turn) through the controller (router + handler)',

@@ -160,7 +160,18 @@ export class BitmapEvaluator {
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
     // list); a first page's window uses it when kept, else reads its stretch of the doclist.
     const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
-    const run = new Run(this.reads, this.columns, ctx, base, bounds, lo, size, quarters.length, prefix, within !== null && this.coldKeyInWindow === 'items')
+    const run = new Run(
+      this.reads,
+      this.columns,
+      ctx,
+      base,
+      bounds,
+      lo,
+      size,
+      quarters.length,
+      prefix,
+      within !== null && this.coldKeyInWindow === 'items'
+    )
     const node = q.node
     if (node === null) return { bits: base, lo }
     const m = run.node(node)

@@ -49,7 +49,10 @@ export function columnPage(
   const sorted = ctx.view.sortedBy(sortBy.column)
   const state = ctx.stateFor(`${p.q.key}\u0000${sortBy.column}\u0000${sortBy.dir}\u0000${ctx.view.versionOf(sortBy.column)}`)
   const { ids, trace } = ctx.sortedPager(sorted, sortBy.dir, sortedMatches(ctx, p, limit), state, offset, limit)
-  return { page: { offset, rows: ids.length === 0 ? [] : ctx.reader.rows.byIds(ids) }, trace: { ...trace, ms: performance.now() - started } }
+  return {
+    page: { offset, rows: ids.length === 0 ? [] : ctx.reader.rows.byIds(ids) },
+    trace: { ...trace, ms: performance.now() - started }
+  }
 }
 
 /** The query's matches as a sorted page asks for them, each read only when asked. */

@@ -40,8 +40,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     inMemory,
     matchesRead: state.matches?.read === true,
     costlyWalk:
-      sql.kind === 'scan' ||
-      (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
+      sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
     declined: []
   }

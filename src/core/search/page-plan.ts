@@ -148,7 +148,8 @@ export function choosePage(f: PageFacts): PagePath {
     }
     return deep || tried('review-walk') ? BITMAP : { kind: 'review-walk' }
   }
-  if (sql.kind === 'relevance' && f.rankable && f.offset < WINDOW_MAX_OFFSET && !tried('relevance-memory')) return { kind: 'relevance-memory' }
+  if (sql.kind === 'relevance' && f.rankable && f.offset < WINDOW_MAX_OFFSET && !tried('relevance-memory'))
+    return { kind: 'relevance-memory' }
   if (!f.inMemory || (sql.kind !== 'scan' && sql.kind !== 'walk' && sql.kind !== 'bitmap')) return sql
   // Walks and scans test a predicate per row in SQL; the bitmap evaluator answers it from
   // memory: from the match list once read (or deep), else from a window of the newest calls.

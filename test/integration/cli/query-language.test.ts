@@ -70,4 +70,19 @@ describe('callsight search speaks the same language as the app', () => {
     expect(total).toBeGreaterThan(0)
     expect(total).toBe((JSON.parse(both.stdout) as { total: number }).total)
   })
+
+  it('says with --explain how the first page was served, for a person and in --json', budget(2 * 3_000), async () => {
+    const human = await runCli(cli, ['search', '--db', db, '--results', 'all', '--explain', 'fatura'])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stderr).toMatch(/^plan: [a-z-]+.*, in \d+\.\d ms\nSQL rule: [a-z-]+; estimate \d+ of 600 calls\nchosen from:\n {2}sql: /)
+    const json = await runCli(cli, ['search', '--db', db, '--results', 'all', '--explain', '--json', 'fatura'])
+    expect(json.code, json.stderr).toBe(0)
+    const got = JSON.parse(json.stdout) as {
+      explain: { plan: string; total: number; served: { plan: string; tried: string[]; inputs: Record<string, unknown>; ms: number } }
+    }
+    expect(got.explain.total).toBe(600)
+    expect(got.explain.served.inputs.sql).toBe(got.explain.plan)
+    expect(human.stderr.startsWith(`plan: ${got.explain.served.plan}`)).toBe(true)
+    expect(got.explain.served.ms).toBeGreaterThanOrEqual(0)
+  })
 })

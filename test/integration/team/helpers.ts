@@ -127,7 +127,9 @@ export interface CacheContent {
 
 export function sqliteContent(cache: CallCache): CacheContent {
   const calls = new Map<string, CacheContent['calls'] extends Map<string, infer V> ? V : never>()
-  const rows = connectionOf(cache).prepare('SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_known FROM calls').all() as Array<{
+  const rows = connectionOf(cache)
+    .prepare('SELECT id, call_id, call_at, call_date, title, summary, extra, analysis_known FROM calls')
+    .all() as Array<{
     id: number
     call_id: string
     call_at: number

@@ -74,7 +74,10 @@ export class SqliteRowReads implements RowReads {
     return {
       *[Symbol.iterator]() {
         // A statement of its own: the caller streams it while other statements run.
-        for (const row of connectionOf(cache).prepare(calls.sql).iterate(...calls.params) as IterableIterator<CallRowDb>) yield cache.hydrate(row)
+        for (const row of connectionOf(cache)
+          .prepare(calls.sql)
+          .iterate(...calls.params) as IterableIterator<CallRowDb>)
+          yield cache.hydrate(row)
       }
     }
   }

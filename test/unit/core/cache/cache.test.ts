@@ -163,7 +163,8 @@ describe('migration 8: where each call type came from', () => {
 })
 
 describe('migration 5: no base_hash, analysis_hash as the flag analysis_known', () => {
-  const columns = (): string[] => connectionOf(cache).prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
+  const columns = (): string[] =>
+    connectionOf(cache).prepare("SELECT name FROM pragma_table_info('calls') ORDER BY cid").pluck().all() as string[]
 
   it('turns a version 4 cache into the new columns, keeping every call, its id and its index row', () => {
     cache.ensureScope('typed', { ...FILTERS, includeAnalysis: false })
@@ -374,7 +375,9 @@ describe('writePage', () => {
     expect(ftsHits('fatura')).toBe(1)
     expect(cache.getCheckpoint('all')).toEqual({ page: 1 })
     // A failure in the middle of the records (a trigger standing in for a crash).
-    connectionOf(cache).exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 2 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    connectionOf(cache).exec(
+      "CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 2 BEGIN SELECT RAISE(ABORT, 'boom'); END"
+    )
     expect(() => cache.writePage({ scopeKey: 'all', records: [rec(2), rec(3)], includeAnalysis: true, checkpoint: { page: 2 } })).toThrow(
       'boom'
     )

@@ -44,7 +44,9 @@ function recomputed(cache: CallCache): unknown {
   const hours = new Map<number, number>()
   for (const h of hourOfCall.values()) hours.set(h, (hours.get(h) ?? 0) + 1)
   const scopes = new Map<string, [number, number, number]>()
-  for (const [call, scope] of connectionOf(cache).prepare('SELECT call, scope FROM scope_members').raw(true).all() as Array<[number, number]>) {
+  for (const [call, scope] of connectionOf(cache).prepare('SELECT call, scope FROM scope_members').raw(true).all() as Array<
+    [number, number]
+  >) {
     const h = hourOfCall.get(call)!
     const cur = scopes.get(`${scope}:${h}`) ?? [scope, h, 0]
     cur[2]++
@@ -96,7 +98,9 @@ describe('facet running totals', () => {
     ])
     expect(stored(cache)).toEqual(recomputed(cache))
     // A failed page leaves the totals as they were.
-    connectionOf(cache).exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 60 BEGIN SELECT RAISE(ABORT, 'boom'); END")
+    connectionOf(cache).exec(
+      "CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 60 BEGIN SELECT RAISE(ABORT, 'boom'); END"
+    )
     const before = stored(cache)
     expect(() => write('all', [rec(200, T0, 'x', 1), rec(201, T0, 'x', 1)])).toThrow('boom')
     connectionOf(cache).exec('DROP TRIGGER boom')

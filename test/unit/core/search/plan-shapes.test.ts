@@ -41,8 +41,14 @@ describe('the plan of each query shape', () => {
       plans.push(t.tried.length > 0 ? `${t.tried.join(' > ')} > ${t.plan}` : t.plan)
       expect(t.inputs.sql).toBe(e.plan)
       expect(t.ms).toBeGreaterThanOrEqual(0)
-      expect(createSearch(cache).page(q, 0, 100).rows.map((r) => r.callId)).toEqual(
-        createSearch(cache, { bitmaps: false }).page(q, 0, 100).rows.map((r) => r.callId)
+      expect(
+        createSearch(cache)
+          .page(q, 0, 100)
+          .rows.map((r) => r.callId)
+      ).toEqual(
+        createSearch(cache, { bitmaps: false })
+          .page(q, 0, 100)
+          .rows.map((r) => r.callId)
       )
     }
     // In the order of queryShapes: prefixes, NOT and analysis terms from a window of the newest

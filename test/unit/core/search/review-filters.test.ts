@@ -444,7 +444,8 @@ describe('the review index keeps the call time (migration 9)', () => {
       cache.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
       const reads = createReviewReads(cache)
       const reader = createSearchReader(cache)
-      const byDate = () => Int32Array.from(connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
+      const byDate = () =>
+        Int32Array.from(connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
       const set = new ReviewSet(reads, new DataWatch(reader.data), byDate)
       const ids = (desc = true) => {
         const rows = set.match(SearchQuery.parse({ review: { statuses: ['reviewed'] } })).walk(desc)(100)

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { QueryState } from '../../../../src/core/search/anchors'
-import { sortedPage as sortedPager, probeAlong, PROBE_MAX, type SortedMatches, type SortedPager } from '../../../../src/core/search/sorted-page'
+import {
+  sortedPage as sortedPager,
+  probeAlong,
+  PROBE_MAX,
+  type SortedMatches,
+  type SortedPager
+} from '../../../../src/core/search/sorted-page'
 import { legacySortedPage } from '../../../../bench/baselines/sorted-probe'
 import { orderByRank, positionAt, type SortedColumn } from '../../../../src/core/search/view-columns'
 import { prng } from '../../../support/prng'
