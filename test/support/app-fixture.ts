@@ -8,7 +8,7 @@ import type { EventPayload } from '../../src/shared/ipc/contract'
 import { createAppController } from '../../src/core/app/controller'
 import type { AppController, EventSink, PlatformServices, SettingsStore } from '../../src/core/app/platform'
 import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
-import type { Cipher } from '../../src/core/platform'
+import type { Cipher, Logger } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
 import { createDemoProvider } from '../../src/host/demo'
@@ -65,6 +65,8 @@ export interface TestAppOptions {
   cipherKey?: Buffer
   systemZone?: string
   locale?: string
+  /** Where the app logs (default: nowhere). */
+  logger?: Logger
 }
 
 function insecureCipher(inner: Cipher): Cipher {
@@ -98,7 +100,7 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
     secretStore: new JsonFileStore(join(userData, 'secrets.json')),
     fetch: (input, init) => fetch(input, init),
     clock: systemClock,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     dialogs: {
       async chooseExportFile(defaultName) {
         const answer = nextExportFile.value

@@ -40,9 +40,12 @@ function exportEnd(exportId: string): Promise<ExportProgress> {
 
 const DAY = 86_400_000
 
+/** What the app logged, every level. */
+const logged: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = []
+
 describe('application controller', () => {
   beforeAll(() => {
-    use(createTestApp())
+    use(createTestApp({ logger: { log: (level, message, fields) => logged.push({ level, message, fields }) } }))
   })
   afterAll(async () => {
     await app.close()
@@ -101,6 +104,16 @@ describe('application controller', () => {
     const first = await call('calls.get', { callId: page.rows[0]!.callId })
     expect(first?.callId).toBe(page.rows[0]!.callId)
     expect(first?.analysis.length).toBeGreaterThan(0)
+  })
+
+  it('logs at debug level how each page was served and why', async () => {
+    const before = logged.length
+    await call('search.page', { query: { results: 'all', text: 'iptal' }, offset: 0, limit: 20 })
+    const entry = logged.slice(before).find((l) => l.message === 'search page')
+    expect(entry?.level).toBe('debug')
+    expect(typeof entry?.fields?.plan).toBe('string')
+    expect(entry?.fields?.inputs).toMatchObject({ offset: 0, limit: 20 })
+    expect(entry?.fields?.ms).toBeGreaterThanOrEqual(0)
   })
 
   it('filters by an analysis value and gives facets', async () => {
