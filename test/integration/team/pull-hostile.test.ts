@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { openCache } from '../../../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../../../src/core/team'
 import { engineFor, freshDatabase, FROM_MS, pgContent, signedInSession, sqliteContent, TO_MS, useClusterAndService } from './helpers'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 /**
  * Rows placed in the team cache by other hands than the worker's (whoever administers the
@@ -106,7 +107,7 @@ describe('a pull from a team cache holding rows the worker did not write', () =>
       const p = await pullTeamCache({ pool, schema: 'acme', sourceLabel: url, cache })
       expect(p.phase, JSON.stringify(p.error)).toBe('done')
       const got = cache.getCall('pii-1')!
-      const stored = JSON.stringify(cache.db.prepare("SELECT * FROM calls WHERE call_id = 'pii-1'").get())
+      const stored = JSON.stringify(connectionOf(cache).prepare("SELECT * FROM calls WHERE call_id = 'pii-1'").get())
       for (const text of [JSON.stringify(got), stored]) {
         expect(text).not.toMatch(/532 123 45 67|ali\.veli@example\.com|10000000146/)
       }
@@ -114,7 +115,9 @@ describe('a pull from a team cache holding rows the worker did not write', () =>
       expect(got.analysis[0]!.value).toBe('[MASKED]')
       expect(got.extra).toEqual({ contact: '[MASKED]', nationalId: '[MASKED]' })
       // Nor does the full-text index find it.
-      const hits = cache.db.prepare('SELECT count(*) AS n FROM calls_fts WHERE calls_fts MATCH \'"10000000146"\'').get() as { n: number }
+      const hits = connectionOf(cache).prepare('SELECT count(*) AS n FROM calls_fts WHERE calls_fts MATCH \'"10000000146"\'').get() as {
+        n: number
+      }
       expect(hits.n).toBe(0)
     } finally {
       cache.close()

@@ -9,6 +9,7 @@ import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli } from '../cli/helpers'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, pgContent, sqliteContent, startTestService, tempDir } from './helpers'
+import { connectionOf } from '../../../src/core/cache/call-cache'
 
 let cli = ''
 let cluster: PgCluster
@@ -171,7 +172,7 @@ describe('callsight team init, sync --db postgres://, pull', () => {
           const sourceLabel = `${readerUrl}?sslmode=disable&password=r-secret-1&sslpassword=key-secret`
           const r = await pullTeamCache({ pool, schema: 'acme', sourceLabel, cache })
           expect(r).toMatchObject({ phase: 'done', calls: 3000 })
-          const stored = cache.db.prepare('SELECT source FROM team_source').pluck().get() as string
+          const stored = connectionOf(cache).prepare('SELECT source FROM team_source').pluck().get() as string
           expect(stored).toMatch(/^postgres:\/\/acme_reader:\*\*\*@127\.0\.0\.1/)
           expect(stored).not.toMatch(/secret/)
         } finally {

@@ -32,6 +32,7 @@ function oldSpacePeakMb(...flags: string[]): number {
 describe('the pull’s bound on old-generation growth', () => {
   it(
     'set after start-up, keeps the old generation far smaller under a pull-like load than V8’s default, and lifted gives it back',
+    budget(6_000),
     () => {
       const bounded = oldSpacePeakMb(BOUNDED_GROWTH_FLAG)
       const unbounded = oldSpacePeakMb()
@@ -40,8 +41,7 @@ describe('the pull’s bound on old-generation growth', () => {
       // Measured here: ~100 MiB against ~250 MiB.
       expect(bounded).toBeLessThan(unbounded * 0.6)
       expect(lifted).toBeGreaterThan(bounded / 0.6)
-    },
-    budget(6_000)
+    }
   )
 
   it('holds while any pull holds it: the last release gives V8 its default back, once', () => {
