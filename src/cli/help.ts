@@ -182,6 +182,7 @@ Exports are saved by the browser as downloads.`
 
 export const TEAM_HELP = `callsight team init --db URL [--schema NAME] [--writer ROLE] [--reader ROLE]
 callsight team status --db URL [--schema NAME] [--json]
+callsight team reset --db URL [--schema NAME]
 
 init    creates (or upgrades) the tenant's schema in the team cache and two roles: the
         writer, for the worker, and the read-only reader, for analysts' workstations.
@@ -191,6 +192,10 @@ init    creates (or upgrades) the tenant's schema in the team cache and two role
         password unless one is given.
 status  what the worker is doing per scope (running, last success, errors) and how
         many calls the team cache holds. Any role that may read the schema.
+reset   after a restore that keeps the schema's identity (a point-in-time recovery of
+        the whole cluster, a failover that lost transactions): every workstation's next
+        pull empties what it pulled (annotations stay) and pulls everything again.
+        A restore from a dump is noticed without it. Run it as the database owner.
 
   --db URL              postgres://USER@HOST:PORT/DATABASE
   --writer ROLE         default <schema>_writer

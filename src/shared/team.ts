@@ -86,6 +86,8 @@ export const TeamPullProgress = z.object({
   /** Rows refused for a value larger than a pull takes; the rest of the pull went on. */
   refused: z.number().int().nonnegative().optional(),
   refusals: z.array(AppErrorInfo).max(20).optional(),
+  /** Why the pull emptied what it had pulled and started over (a restored or reset team cache). */
+  notice: z.string().max(500).optional(),
   error: AppErrorInfo.optional()
 })
 export type TeamPullProgress = z.infer<typeof TeamPullProgress>

@@ -52,8 +52,13 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     if (values.json) io.out(`${jsonLine(final)}\n`)
     else {
       if (io.tty) io.err('\n')
+      if (final.notice) io.out(`${final.notice}\n`)
       const what = final.phase === 'done' ? 'Pull done' : final.phase === 'cancelled' ? 'Pull cancelled' : 'Pull failed'
-      io.out(`${what}: ${final.calls} calls and ${final.members} memberships in ${final.batches} batches; at change ${final.cursor}.\n`)
+      // Where the cache stands is read back from it: a pull that failed before its first
+      // batch has no cursor of its own to tell.
+      const at = cache.teamSource()
+      const where = at ? `; ${final.phase === 'done' ? 'at' : 'this cache stays at'} change ${at.cursor}` : ''
+      io.out(`${what}: ${final.calls} calls new or changed and ${final.members} memberships in ${final.batches} batches${where}.\n`)
       for (const r of final.refusals) io.err(`${terminalLine(r.message)}\n`)
       if (final.refused > 0) io.err(`${final.refused} row(s) refused for values larger than a pull takes; the rest was pulled.\n`)
       if (final.error && final.phase !== 'cancelled')

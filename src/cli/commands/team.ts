@@ -1,5 +1,5 @@
 import { CallsightError } from '../../core/errors'
-import { lastChange, PG_SCHEMA_VERSION, readWorkerState, RoleName, schemaVersion, teamInit } from '../../core/team'
+import { lastChange, PG_SCHEMA_VERSION, readWorkerState, resetGeneration, RoleName, schemaVersion, teamInit } from '../../core/team'
 import { q } from '../../core/team/connection'
 import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
@@ -12,7 +12,24 @@ export async function teamCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv
   if (sub === 'init') return init(rest, io)
   if (sub === 'status') return status(rest, io)
-  throw new CallsightError('InvalidInput', `callsight team: say init or status${sub ? ` (not "${sub}")` : ''}.`)
+  if (sub === 'reset') return reset(rest, io)
+  throw new CallsightError('InvalidInput', `callsight team: say init, status or reset${sub ? ` (not "${sub}")` : ''}.`)
+}
+
+/** Bumps the team cache's generation (owner): every workstation pulls everything again. */
+async function reset(argv: string[], io: Io): Promise<number> {
+  const { values } = parseFlags(argv, { db: { type: 'string' }, ...TEAM_DB_FLAGS })
+  const opts = teamDbOptions(required(values.db, '--db'), values)
+  const pool = openTeamPool(opts, 1)
+  try {
+    if ((await schemaVersion(pool, opts.schema)) === 0)
+      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, { hint: 'Run callsight team init first.' })
+    const generation = await resetGeneration(pool, opts.schema)
+    io.out(`Team cache "${opts.schema}" reset (generation ${generation}): every workstation's next pull starts over.\n`)
+    return EXIT.ok
+  } finally {
+    await pool.end()
+  }
 }
 
 async function init(argv: string[], io: Io): Promise<number> {
@@ -32,6 +49,7 @@ async function init(argv: string[], io: Io): Promise<number> {
     const readerPassword = await secret(readerRole, 'CALLSIGHT_READER_PASSWORD')
     const r = await teamInit({ pool, schema: opts.schema, writerRole, readerRole, writerPassword, readerPassword })
     io.out(`Team cache schema "${opts.schema}" at version ${r.schemaVersion}.\n`)
+    if (r.restored) io.out('The schema was restored or created anew since the last init: workstations will pull everything again.\n')
     for (const role of r.created) io.out(`Created role ${role}.\n`)
     for (const role of r.updated) io.out(`Set a new password for role ${role}.\n`)
     io.out(`Writer (the worker): ${writerRole}. Read-only (workstations): ${readerRole}.\n`)

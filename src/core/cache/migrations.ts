@@ -344,6 +344,16 @@ export const migrations: readonly Migration[] = [
       const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('sync_runs')
       if (!columns.includes('progress')) db.exec('ALTER TABLE sync_runs ADD COLUMN progress TEXT')
     }
+  },
+  {
+    // Version 14: the team cache's generation a workstation pulled from (src/core/team/
+    // generation.ts), so a pull notices a restored or reset team cache and starts over. NULL
+    // for caches pulled before it was recorded: the next pull records it.
+    version: 14,
+    up(db) {
+      const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('team_source')
+      if (!columns.includes('generation')) db.exec('ALTER TABLE team_source ADD COLUMN generation TEXT')
+    }
   }
 ]
 

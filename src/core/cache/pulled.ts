@@ -13,6 +13,8 @@ import type { RecordWriter } from './ingest'
 export interface PulledBatch {
   /** The team cache's random id: a cursor is meaningless against another one. */
   cacheId: string
+  /** The team cache's generation (src/core/team/generation.ts): a restore or reset changes it. */
+  generation: string
   /** Where it came from, without a password (shown to the user). */
   source: string
   /** The highest change number this batch covers. */
@@ -24,19 +26,27 @@ export interface PulledBatch {
   members: Array<{ scopeKey: string; callIds: string[] }>
 }
 
-export const TeamSourceRow = z.object({ cache_id: z.string(), source: z.string(), cursor: z.number().int(), pulled_at: z.number() })
+export const TeamSourceRow = z.object({
+  cache_id: z.string(),
+  source: z.string(),
+  cursor: z.number().int(),
+  pulled_at: z.number(),
+  generation: z.string().nullable()
+})
 export interface TeamSource {
   cacheId: string
+  /** Null when pulled before generations were recorded. */
+  generation: string | null
   source: string
   cursor: number
   pulledAt: number
 }
 
 export function readTeamSource(db: Database.Database): TeamSource | null {
-  const row = db.prepare('SELECT cache_id, source, cursor, pulled_at FROM team_source WHERE id = 1').get()
+  const row = db.prepare('SELECT cache_id, source, cursor, pulled_at, generation FROM team_source WHERE id = 1').get()
   if (row === undefined) return null
   const r = TeamSourceRow.parse(row)
-  return { cacheId: r.cache_id, source: r.source, cursor: r.cursor, pulledAt: r.pulled_at }
+  return { cacheId: r.cache_id, generation: r.generation, source: r.source, cursor: r.cursor, pulledAt: r.pulled_at }
 }
 
 /** Inside the caller's transaction; the writer is begun and finished here. */
@@ -44,6 +54,11 @@ export function applyPulled(db: Database.Database, writer: RecordWriter, batch: 
   const current = readTeamSource(db)
   if (current && current.cacheId !== batch.cacheId) {
     throw new CallsightError('Storage', 'This cache was pulled from another team cache.', { hint: 'Clear the cache and pull again.' })
+  }
+  if (current && current.generation !== null && current.generation !== batch.generation) {
+    throw new CallsightError('Storage', 'The team cache was restored or reset since this cache pulled from it.', {
+      hint: 'Pull again: the pull starts over by itself.'
+    })
   }
   if (current && batch.cursor < current.cursor) throw new Error('a pulled batch goes back before the cursor')
   const scopeIdOf = db.prepare<[string], number>('SELECT id FROM sync_scopes WHERE scope_key = ?').pluck()
@@ -80,7 +95,8 @@ export function applyPulled(db: Database.Database, writer: RecordWriter, batch: 
   }
   writer.finish()
   db.prepare(
-    `INSERT INTO team_source (id, cache_id, source, cursor, pulled_at) VALUES (1, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET cache_id = excluded.cache_id, source = excluded.source, cursor = excluded.cursor, pulled_at = excluded.pulled_at`
-  ).run(batch.cacheId, batch.source, batch.cursor, now)
+    `INSERT INTO team_source (id, cache_id, source, cursor, pulled_at, generation) VALUES (1, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET cache_id = excluded.cache_id, source = excluded.source, cursor = excluded.cursor,
+       pulled_at = excluded.pulled_at, generation = excluded.generation`
+  ).run(batch.cacheId, batch.source, batch.cursor, now, batch.generation)
 }

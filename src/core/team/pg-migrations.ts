@@ -118,6 +118,15 @@ export const pgMigrations: readonly PgMigration[] = [
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)
 
 /**
+ * The oldest client schema version that can still pull from the schema this version sets up,
+ * stored in `meta` as `min_reader_version` beside `schema_version`. Migrations are additive
+ * (new tables and columns; a pull names the columns it reads), so a workstation one release
+ * behind keeps pulling from a schema upgraded under it. A release whose migration changes
+ * what a pull reads raises this to its own version, and its release notes say so.
+ */
+export const PG_MIN_READER_VERSION = 3
+
+/**
  * The schema's write lock, first thing in a writing transaction: writers (and hand-run syncs)
  * are serialized by it. A table lock above ROW EXCLUSIVE needs UPDATE, DELETE or TRUNCATE
  * privilege on the table, and `checkpoints` is the writer's alone (analysts cannot even read
@@ -155,6 +164,12 @@ export async function schemaVersion(db: pg.Pool | pg.ClientBase, schema: string)
   return v.rows[0] ? Number(v.rows[0].value) : 0
 }
 
+/** The oldest client schema version that may pull from the schema (its own version when unset). */
+export async function minReaderVersion(db: pg.Pool | pg.ClientBase, schema: string): Promise<number | null> {
+  const v = await db.query<{ value: string }>(`SELECT value FROM ${q(schema)}.meta WHERE key = 'min_reader_version'`)
+  return v.rows[0] ? Number(v.rows[0].value) : null
+}
+
 function tooNew(current: number, latest: number): CallsightError {
   return new CallsightError(
     'DatabaseTooNew',
@@ -167,7 +182,12 @@ function tooNew(current: number, latest: number): CallsightError {
  * Creates or upgrades the schema. Needs a role that may create in the database (the owner,
  * as `team init` runs it); the worker's and analysts' roles only check the version.
  */
-export async function migratePg(pool: pg.Pool, schema: string, list: readonly PgMigration[] = pgMigrations): Promise<number> {
+export async function migratePg(
+  pool: pg.Pool,
+  schema: string,
+  list: readonly PgMigration[] = pgMigrations,
+  minReader: number = PG_MIN_READER_VERSION
+): Promise<number> {
   const latest = list.reduce((v, m) => Math.max(v, m.version), 0)
   const c = await pool.connect()
   try {
@@ -215,28 +235,47 @@ export async function migratePg(pool: pg.Pool, schema: string, list: readonly Pg
         throw mapPgError(e)
       }
     }
+    // Never lowered: a newer release may have raised it for a change older readers cannot read.
+    await c.query(
+      `INSERT INTO ${q(schema)}.meta (key, value) VALUES ('min_reader_version', $1)
+       ON CONFLICT (key) DO UPDATE SET value = greatest(meta.value::integer, excluded.value::integer)::text`,
+      [String(minReader)]
+    )
     return latest
   } finally {
     c.release()
   }
 }
 
-/** Refuses a schema this version cannot use; never writes (read-only and writer roles). */
-export async function checkPgSchema(db: pg.Pool, schema: string): Promise<void> {
+/** The refusal of a schema older than this version: the worker and `team init` go first. */
+function tooOld(schema: string, current: number): CallsightError {
+  return new CallsightError(
+    'Storage',
+    current === 0
+      ? `The team cache schema "${schema}" is not set up in this database.`
+      : `The team cache's schema is older than this Callsight: upgrade the worker and run \`callsight team init\` first (schema "${schema}" is at version ${current}, this version needs ${PG_SCHEMA_VERSION}).`,
+    { hint: `Run callsight team init --db … --schema ${schema} as the database owner, with the worker's new version.` }
+  )
+}
+
+/**
+ * Refuses a schema this version cannot use; never writes (read-only and writer roles).
+ * A writer (the worker) needs exactly its own version. A reader (`pull`, the app, `team
+ * status`) also takes a newer schema whose `min_reader_version` it meets: the worker is
+ * upgraded first and workstations follow at their own pace.
+ */
+export async function checkPgSchema(db: pg.Pool, schema: string, role: 'writer' | 'reader' = 'writer'): Promise<void> {
   let current: number
+  let minReader: number | null = null
   try {
     current = await schemaVersion(db, schema)
+    if (current > PG_SCHEMA_VERSION && role === 'reader') minReader = await minReaderVersion(db, schema)
   } catch (e) {
     throw mapPgError(e)
   }
-  if (current > PG_SCHEMA_VERSION) throw tooNew(current, PG_SCHEMA_VERSION)
-  if (current < PG_SCHEMA_VERSION) {
-    throw new CallsightError(
-      'Storage',
-      current === 0
-        ? `The team cache schema "${schema}" is not set up in this database.`
-        : `The team cache schema "${schema}" needs an upgrade (version ${current} of ${PG_SCHEMA_VERSION}).`,
-      { hint: `Run callsight team init --db … --schema ${schema} as the database owner.` }
-    )
+  if (current > PG_SCHEMA_VERSION) {
+    if (minReader !== null && PG_SCHEMA_VERSION >= minReader) return
+    throw tooNew(current, PG_SCHEMA_VERSION)
   }
+  if (current < PG_SCHEMA_VERSION) throw tooOld(schema, current)
 }

@@ -224,7 +224,8 @@ export class PgSyncStore implements SyncStore {
     const json = JSON.stringify(FiltersJson.parse(filters))
     await this.writeTx(async (c) => {
       await c.query(
-        `INSERT INTO ${this.s}.scopes (scope_key, filters, seq) VALUES ($1, $2, nextval('${this.schema}.changes'))
+        `INSERT INTO ${this.s}.scopes (scope_key, filters, seq) SELECT $1::text, $2::text, nextval('${this.schema}.changes')
+         WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.scopes o WHERE o.scope_key = $1::text AND o.filters = $2::text)
          ON CONFLICT (scope_key) DO UPDATE SET filters = excluded.filters, seq = excluded.seq
          WHERE scopes.filters IS DISTINCT FROM excluded.filters`,
         [scopeKey, json]
@@ -348,6 +349,7 @@ export class PgSyncStore implements SyncStore {
       await c.query(
         `INSERT INTO ${this.s}.call_types (value, description, seq)
          SELECT v, d, nextval('${this.schema}.changes') FROM unnest($1::text[], $2::text[]) AS t(v, d)
+         WHERE NOT EXISTS (SELECT 1 FROM ${this.s}.call_types o WHERE o.value = t.v AND o.description = t.d)
          ON CONFLICT (value) DO UPDATE SET description = excluded.description, seq = excluded.seq
          WHERE call_types.description IS DISTINCT FROM excluded.description`,
         [rows.map((r) => r.value), rows.map((r) => r.description)]

@@ -13,6 +13,9 @@ export interface UpsertedRow {
 /**
  * Upserts calls of one analysis flag (one copy of each): a call is rewritten, and given a new
  * change number, only when a field differs — compared by PostgreSQL in the same statement.
+ * Unchanged calls are left out before the insert: the select list's nextval runs for every
+ * row it produces, conflicting or not, and would spend a change number on each unchanged call
+ * of every cycle (the sequence then grew by the size of the window each cycle).
  * Returns the rows inserted or changed. Sent at once (node-postgres queues it on the
  * connection): the caller prepares the next chunk meanwhile.
  */
@@ -56,6 +59,10 @@ export function upsertChunk(
     `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
      SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')
      FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}) AS e(id, at, date, title, summary, extra, analysis)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM ${s}.calls o WHERE o.call_id = e.id
+          AND (o.call_at, o.call_date, o.title, o.summary, o.extra) IS NOT DISTINCT FROM (e.at::bigint, e.date, e.title, e.summary, e.extra::text)
+          AND NOT ($3 AND o.analysis IS DISTINCT FROM e.analysis::text))
      ON CONFLICT (call_id) DO UPDATE SET
        call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
        summary = excluded.summary, extra = excluded.extra,

@@ -128,11 +128,13 @@ export async function writeGroup(w: GroupWrite, inputs: readonly WritePageInput[
       if (ids.size === 0) continue
       const scope = await w.scopeId(w.c, key)
       // One JSON array unpacked by PostgreSQL: node-postgres encodes a text[] in
-      // JavaScript, id by id; JSON.stringify is native.
+      // JavaScript, id by id; JSON.stringify is native. Known memberships are left out before
+      // the insert, so that they take no change number (nextval runs for every selected row).
       await tx.send(
         w.c.query(
           `INSERT INTO ${s}.scope_members (scope_id, call_id, seq)
-           SELECT $1, id, nextval('${w.schema}.changes') FROM json_array_elements_text($2::json) AS t(id)
+           SELECT $1::integer, id, nextval('${w.schema}.changes') FROM json_array_elements_text($2::json) AS t(id)
+           WHERE NOT EXISTS (SELECT 1 FROM ${s}.scope_members m WHERE m.scope_id = $1::integer AND m.call_id = t.id)
            ON CONFLICT (scope_id, call_id) DO NOTHING`,
           [scope, JSON.stringify([...ids])]
         )

@@ -6,10 +6,11 @@ import type { CallCache, PulledBatch } from '../cache'
 import { Intervals } from '../cache/coverage'
 import { CallsightError, isAbortError, toErrorInfo } from '../errors'
 import { mapPgError, q, redactUrl } from './connection'
+import { readGeneration, restoredNotice } from './generation'
 import { checkPgSchema } from './pg-migrations'
 import { boundHeapGrowth } from './heap-growth'
 import { CALL_CAPS, oversizedCall, PULL_LIMITS } from './pull-limits'
-import { pulledCall, type PulledCall } from './pulled-rows'
+import { distinctApplied, pulledCall, type PulledCall } from './pulled-rows'
 
 /**
  * A workstation's pull from the team cache: every row whose change number is above the
@@ -63,7 +64,10 @@ export interface PullTimings {
 
 export interface PullProgress {
   phase: PullPhase
-  /** Calls applied in this pull (new or changed). */
+  /**
+   * Distinct calls new or changed that this pull applied. A call that travels ahead with a
+   * membership and again in its own batch counts once.
+   */
   calls: number
   /** Memberships applied. */
   members: number
@@ -76,6 +80,8 @@ export interface PullProgress {
   refused: number
   /** The first of those refusals, each naming the call, the field and its size. */
   refusals: AppErrorInfo[]
+  /** Why the pull emptied what was pulled before and started over (a restored or reset team cache). */
+  notice?: string
   error?: AppErrorInfo
 }
 
@@ -223,7 +229,13 @@ export async function lastChange(pool: pg.Pool, schema: string): Promise<number>
   return Int8.parse(r.rows[0]?.s ?? 0)
 }
 
-type BatchRead = (Omit<PulledBatch, 'cacheId' | 'source'> & { refused: CallsightError[] }) | null
+type BatchRead =
+  | (Omit<PulledBatch, 'cacheId' | 'source' | 'generation'> & {
+      refused: CallsightError[]
+      /** How many of `calls`, from the first, are numbered in the batch (the rest travel ahead). */
+      numbered: number
+    })
+  | null
 
 /**
  * Sends the batch's request at once (the client is idle: node-postgres writes it to the
@@ -249,7 +261,8 @@ function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): 
       }
       return out
     }
-    const pulled = [...take(calls!.rows), ...take(ahead!.rows)]
+    const own = take(calls!.rows)
+    const pulled = [...own, ...take(ahead!.rows)]
     const byScope = new Map<string, string[]>()
     for (const raw of members!.rows) {
       const m = MemberRow.parse(raw)
@@ -261,6 +274,7 @@ function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): 
     return {
       cursor: hi,
       calls: pulled,
+      numbered: own.length,
       refused,
       members: [...byScope].map(([scopeKey, callIds]) => ({ scopeKey, callIds })),
       // Scopes numbered in the batch come whole; those its memberships name but numbered
@@ -343,8 +357,9 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
     mark = t
   }
   try {
-    await checkPgSchema(pool, schema)
+    await checkPgSchema(pool, schema, 'reader')
     const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
+    const generation = await readGeneration(pool, schema)
     const local = cache.teamSource()
     if (local && local.cacheId !== meta.cache_id) {
       if (!opts.startOver) {
@@ -355,6 +370,14 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
       cache.clear()
     }
     let cursor = local && local.cacheId === meta.cache_id ? local.cursor : 0
+    const notice = local && local.cacheId === meta.cache_id ? await restoredNotice(local, generation, () => lastChange(pool, schema)) : null
+    if (notice) {
+      // Rows numbered below the cursor may be new since the restore: only everything again is exact.
+      // Annotations stay (clear() keeps the user's review work).
+      cache.clear()
+      cursor = 0
+      progress.notice = notice
+    }
     progress.cursor = cursor
     const count = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1`, [cursor])
     progress.totalCalls = Number(count.rows[0]?.n ?? 0)
@@ -379,6 +402,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
       return p
     }
     let next: Promise<BatchRead> | null = null
+    const aheadApplied = new Set<string>()
     try {
       next = readAhead(cursor)
       for (;;) {
@@ -390,8 +414,8 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
         if (opts.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
         // Ask for the next batch before writing this one: PostgreSQL reads it meanwhile.
         next = readAhead(batch.cursor)
-        const { refused, ...rows } = batch
-        cache.writePulled({ ...rows, cacheId: meta.cache_id, source })
+        const { refused, numbered, ...rows } = batch
+        cache.writePulled({ ...rows, cacheId: meta.cache_id, generation, source })
         lap('write')
         if (deferred) {
           await cache.indexBuildDrain(BUILD_BACKLOG)
@@ -400,7 +424,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
         cursor = batch.cursor
         progress.cursor = cursor
         progress.batches++
-        progress.calls += batch.calls.length
+        progress.calls += distinctApplied(batch.calls, numbered, aheadApplied)
         progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
         progress.refused += refused.length
         for (const r of refused.slice(0, REFUSALS_SHOWN - progress.refusals.length)) progress.refusals.push(toErrorInfo(r))

@@ -69,3 +69,22 @@ export function pulledCall(raw: unknown): PulledCall {
     hasAnalysis: analysis !== null
   }
 }
+
+/**
+ * The calls of a batch not yet counted by this pull: a call sent ahead with a membership
+ * is counted then, and not again when its own batch applies it (unchanged) once more.
+ */
+export function distinctApplied(calls: ReadonlyArray<PulledCall>, numbered: number, aheadApplied: Set<string>): number {
+  let n = numbered
+  if (aheadApplied.size > 0) {
+    for (let i = 0; i < numbered; i++) if (aheadApplied.delete(calls[i]!.record.callId)) n--
+  }
+  for (let i = numbered; i < calls.length; i++) {
+    const id = calls[i]!.record.callId
+    if (!aheadApplied.has(id)) {
+      aheadApplied.add(id)
+      n++
+    }
+  }
+  return n
+}

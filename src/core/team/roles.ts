@@ -1,6 +1,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from 'node:crypto'
 import type pg from 'pg'
 import { mapPgError, q, RoleName } from './connection'
+import { stampSchemaOid } from './generation'
 import { migratePg } from './pg-migrations'
 
 /**
@@ -33,6 +34,8 @@ export interface TeamInitResult {
   updated: string[]
   /** What init could not do and the operator should (printed, never fatal). */
   warnings: string[]
+  /** The schema was restored (or created anew) since the last init: workstations will pull everything again. */
+  restored: boolean
 }
 
 /**
@@ -48,9 +51,11 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   const version = await migratePg(opts.pool, opts.schema)
   const created: string[] = []
   const updated: string[] = []
+  let restored = false
   const c = await opts.pool.connect()
   try {
     await c.query('BEGIN')
+    restored = await stampSchemaOid(c, opts.schema)
     const db = (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db
     for (const [role, password] of [
       [writer, opts.writerPassword],
@@ -104,5 +109,5 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
       `Temporary tables could not be taken from the reader role (${mapPgError(e).message}); run as the database's owner: REVOKE TEMPORARY ON DATABASE <database> FROM PUBLIC;`
     )
   }
-  return { schemaVersion: version, created, updated, warnings }
+  return { schemaVersion: version, created, updated, warnings, restored }
 }

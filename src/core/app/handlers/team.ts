@@ -61,7 +61,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       // Try it before saving anything: a wrong password or address loses nothing.
       const pool = createPool(dbOptions(req.team, req.password))
       try {
-        await checkPgSchema(pool, req.team.schema)
+        await checkPgSchema(pool, req.team.schema, 'reader')
       } finally {
         await pool.end().catch(() => undefined)
       }
