@@ -99,6 +99,84 @@ export interface StartPgOptions {
   beforeStart?: (dataDir: string, owner: { uid: number; gid: number } | null) => Record<string, string> | void
 }
 
+interface ServeOptions {
+  bin: string
+  dir: string
+  data: string
+  sock: string
+  spawnOpts: { uid?: number; gid?: number }
+  settings: Record<string, string>
+}
+
+/** Starts `postgres` on a data folder, on a free port of 127.0.0.1, and waits until it takes connections. */
+async function serve(o: ServeOptions): Promise<PgCluster> {
+  const port = await freePort()
+  const settings: Record<string, string> = {
+    listen_addresses: '127.0.0.1',
+    port: String(port),
+    unix_socket_directories: o.sock,
+    max_connections: '60',
+    shared_buffers: '128MB',
+    ...o.settings
+  }
+  const args = ['-D', o.data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
+  const child = spawn(join(o.bin, 'postgres'), args, { ...o.spawnOpts, cwd: o.dir, stdio: ['ignore', 'ignore', 'pipe'] })
+  let log = ''
+  child.stderr!.on('data', (d: Buffer) => {
+    if (log.length < 20_000) log += d.toString()
+  })
+  const entry = { child, dir: o.dir }
+  live.add(entry)
+  installExitHook()
+  const url = `postgres://${PG_SUPERUSER}:${PG_SUPERUSER_PASSWORD}@127.0.0.1:${port}/postgres`
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`PostgreSQL exited at start: ${log}`)
+    const c = new pg.Client({ connectionString: url })
+    try {
+      await c.connect()
+      await c.end()
+      break
+    } catch (e) {
+      await c.end().catch(() => undefined)
+      if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections: ${String(e)}\n${log}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  const admin = new pg.Pool({ connectionString: url, max: 2 })
+  // An idle client told "terminating connection" at shutdown must not fail the test file.
+  admin.on('error', () => undefined)
+  const cluster: PgCluster = {
+    url,
+    port,
+    host: '127.0.0.1',
+    dir: o.dir,
+    urlFor(u = {}) {
+      const { url: bare, password: pw } = cluster.credentialsFor(u)
+      return pw === undefined ? bare : bare.replace('@', `:${encodeURIComponent(pw)}@`)
+    },
+    credentialsFor(u = {}) {
+      const user = encodeURIComponent(u.user ?? PG_SUPERUSER)
+      const password = u.password ?? (u.user === undefined ? PG_SUPERUSER_PASSWORD : undefined)
+      return { url: `postgres://${user}@127.0.0.1:${port}/${u.database ?? 'postgres'}${u.params ? `?${u.params}` : ''}`, password }
+    },
+    sql: (text, values) => admin.query(text, values),
+    async stop() {
+      await admin.end().catch(() => undefined)
+      if (child.exitCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()))
+        child.kill('SIGINT') // fast shutdown
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+        await exited
+        clearTimeout(timer)
+      }
+      live.delete(entry)
+      rmSync(o.dir, { recursive: true, force: true })
+    }
+  }
+  return cluster
+}
+
 export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgCluster> {
   const bin = findPgBin()
   if (!bin) throw new Error("PostgreSQL server binaries were not found (install Debian's postgresql package)")
@@ -135,72 +213,43 @@ export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgClust
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`)
     rmSync(pwfile, { force: true })
     const extra = opts.beforeStart?.(data, owner) ?? {}
-    const port = await freePort()
-    const settings: Record<string, string> = {
-      listen_addresses: '127.0.0.1',
-      port: String(port),
-      unix_socket_directories: sock,
-      max_connections: '60',
-      shared_buffers: '128MB',
-      ...opts.settings,
-      ...extra
+    return await serve({ bin, dir, data, sock, spawnOpts, settings: { ...opts.settings, ...extra } })
+  } catch (e) {
+    for (const c of live) {
+      if (c.dir !== dir) continue
+      c.child.kill('SIGKILL')
+      live.delete(c)
     }
-    const args = ['-D', data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
-    const child = spawn(join(bin, 'postgres'), args, { ...spawnOpts, cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] })
-    let log = ''
-    child.stderr!.on('data', (d: Buffer) => {
-      if (log.length < 20_000) log += d.toString()
-    })
-    const entry = { child, dir }
-    live.add(entry)
-    installExitHook()
-    const url = `postgres://${PG_SUPERUSER}:${PG_SUPERUSER_PASSWORD}@127.0.0.1:${port}/postgres`
-    const deadline = Date.now() + 30_000
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`PostgreSQL exited at start: ${log}`)
-      const c = new pg.Client({ connectionString: url })
-      try {
-        await c.connect()
-        await c.end()
-        break
-      } catch (e) {
-        await c.end().catch(() => undefined)
-        if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections: ${String(e)}\n${log}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    }
-    const admin = new pg.Pool({ connectionString: url, max: 2 })
-    // An idle client told "terminating connection" at shutdown must not fail the test file.
-    admin.on('error', () => undefined)
-    const cluster: PgCluster = {
-      url,
-      port,
-      host: '127.0.0.1',
-      dir,
-      urlFor(o = {}) {
-        const { url: bare, password: pw } = cluster.credentialsFor(o)
-        return pw === undefined ? bare : bare.replace('@', `:${encodeURIComponent(pw)}@`)
-      },
-      credentialsFor(o = {}) {
-        const user = encodeURIComponent(o.user ?? PG_SUPERUSER)
-        const password = o.password ?? (o.user === undefined ? PG_SUPERUSER_PASSWORD : undefined)
-        return { url: `postgres://${user}@127.0.0.1:${port}/${o.database ?? 'postgres'}${o.params ? `?${o.params}` : ''}`, password }
-      },
-      sql: (text, values) => admin.query(text, values),
-      async stop() {
-        await admin.end().catch(() => undefined)
-        if (child.exitCode === null) {
-          const exited = new Promise<void>((r) => child.once('exit', () => r()))
-          child.kill('SIGINT') // fast shutdown
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-          await exited
-          clearTimeout(timer)
-        }
-        live.delete(entry)
-        rmSync(dir, { recursive: true, force: true })
-      }
-    }
-    return cluster
+    rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
+}
+
+/**
+ * A streaming standby of `primary` (a hot standby: read-only queries while it replays): a
+ * `pg_basebackup -R -X stream` of it in a temporary folder, started on another free port with
+ * its own socket folder. The primary's defaults allow it (wal_level replica, max_wal_senders
+ * 10, and initdb's pg_hba.conf lets 127.0.0.1 replicate with a password). stop() removes it.
+ */
+export async function startStandby(primary: PgCluster, opts: { settings?: Record<string, string> } = {}): Promise<PgCluster> {
+  const bin = findPgBin()
+  if (!bin) throw new Error("PostgreSQL server binaries were not found (install Debian's postgresql package)")
+  const owner = serverUser()
+  const dir = mkdtempSync(join(tmpdir(), 'callsight-pg-standby-'))
+  const data = join(dir, 'data')
+  const sock = join(dir, 'sock')
+  const spawnOpts = owner ? { uid: owner.uid, gid: owner.gid } : {}
+  try {
+    if (owner) chownSync(dir, owner.uid, owner.gid)
+    chmodSync(dir, 0o700)
+    spawnSync('mkdir', ['-m', '700', sock], { ...spawnOpts })
+    const copy = spawnSync(
+      join(bin, 'pg_basebackup'),
+      ['-h', '127.0.0.1', '-p', String(primary.port), '-U', PG_SUPERUSER, '-D', data, '-R', '-X', 'stream', '--no-sync'],
+      { ...spawnOpts, encoding: 'utf8', cwd: dir, env: { ...process.env, PGPASSWORD: PG_SUPERUSER_PASSWORD }, timeout: 60_000 }
+    )
+    if (copy.status !== 0) throw new Error(`pg_basebackup failed: ${copy.stderr || copy.stdout}`)
+    return await serve({ bin, dir, data, sock, spawnOpts, settings: { hot_standby: 'on', ...opts.settings } })
   } catch (e) {
     for (const c of live) {
       if (c.dir !== dir) continue
