@@ -23,7 +23,9 @@ async function reset(argv: string[], io: Io): Promise<number> {
   const pool = openTeamPool(opts, 1)
   try {
     if ((await schemaVersion(pool, opts.schema)) === 0)
-      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, { hint: 'Run callsight team init first.' })
+      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
+        hint: 'Run callsight team init first.'
+      })
     const generation = await resetGeneration(pool, opts.schema)
     io.out(`Team cache "${opts.schema}" reset (generation ${generation}): every workstation's next pull starts over.\n`)
     return EXIT.ok

@@ -12,7 +12,17 @@ export {
   type TeamDbOptions
 } from './connection'
 export { readGeneration, resetGeneration } from './generation'
-export { checkPgSchema, lockKey, migratePg, minReaderVersion, PG_MIN_READER_VERSION, PG_SCHEMA_VERSION, pgMigrations, schemaVersion, type PgMigration } from './pg-migrations'
+export {
+  checkPgSchema,
+  lockKey,
+  migratePg,
+  minReaderVersion,
+  PG_MIN_READER_VERSION,
+  PG_SCHEMA_VERSION,
+  pgMigrations,
+  schemaVersion,
+  type PgMigration
+} from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
 export { lastChange, OPTIMIZE_AFTER, pullTeamCache, type PullOptions, type PullPhase, type PullProgress, type PullTimings } from './pull'
 export { readWorkerState, type WorkerScopeState } from './worker-state'

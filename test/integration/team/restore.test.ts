@@ -139,7 +139,9 @@ describe('a restored or reset team cache', () => {
 
       const after = await pullCli(url, file)
       expect(after.code, after.text).toBe(0)
-      expect(after.text).toMatch(/The team cache was restored from a backup or reset \(its generation changed\): pulling everything again\./)
+      expect(after.text).toMatch(
+        /The team cache was restored from a backup or reset \(its generation changed\): pulling everything again\./
+      )
       const want = await pgContent(url, 'acme')
       expect(after.text).toMatch(new RegExp(`Pull done: ${want.calls.size} calls new or changed`))
       const fresh = join(team.dir, 'reset-fresh.sqlite')

@@ -20,7 +20,7 @@ import { engineFor, freshDatabase, FROM_MS, signedInSession, TO_MS, useClusterAn
 const team = useClusterAndService({ calls: 400 }, 'callsight-upgrade-')
 
 const ALL = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: true }
-const OLDER_THAN_CLIENT = 'The team cache\'s schema is older than this Callsight: upgrade the worker and run `callsight team init` first'
+const OLDER_THAN_CLIENT = "The team cache's schema is older than this Callsight: upgrade the worker and run `callsight team init` first"
 
 /** The next release as a test sees it: one additive step (a new column the pull does not read). */
 const NEXT_RELEASE: PgMigration = {
