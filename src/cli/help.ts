@@ -226,6 +226,8 @@ export const PULL_HELP = `callsight pull --from URL --db FILE [--schema NAME] [o
 Fills a local cache file from the team cache: only what changed since the last pull,
 in batches, each stored with the position it reached (stop it at any moment; the next
 pull continues). No request reaches the service. The read-only role is enough.
+When the team cache was restored from a backup or reset (callsight team reset), the
+pull says so, empties what it pulled before (annotations stay) and pulls everything.
 
   --from URL            postgres://USER@HOST:PORT/DATABASE of the team cache
   --db FILE             the local cache file (created when missing)
