@@ -146,22 +146,34 @@ export function queryCoverage(
   const horizon = all[all.length - 1]?.[1] ?? null
   const from = query.from ?? all[0]?.[0] ?? null
   const to = horizon === null ? query.to : query.to === null ? horizon : Math.max(from ?? query.to, Math.min(query.to, horizon))
+  // A range that runs past the horizon asks for "up to now". Each filter is then judged up
+  // to the newest moment a scope attesting it covers: two syncs that ended seconds apart
+  // would otherwise leave a gap between their ends that no sync can fill (the next one ends
+  // later again). The answer is then complete as of that moment, which the result says.
+  const openEnd = horizon !== null && (query.to === null || query.to > horizon)
   const tests = attesters(query, types, analysis)
   const gaps: Array<{ cell: Cell; from: number | null; to: number | null }> = []
+  let asOf: number | null = null
   for (const cell of cellsOf(query, types)) {
     const holding = resolved.filter((s) => holds(s, cell))
-    const covered =
+    const perFilter =
       tests.length === 0
-        ? unionIntervals(holding.map((s) => s.coverage))
-        : tests
-            .map((test) => unionIntervals(holding.filter(test).map((s) => s.coverage)))
-            .reduce((acc, list) => intersectIntervals(acc, list))
+        ? [unionIntervals(holding.map((s) => s.coverage))]
+        : tests.map((test) => unionIntervals(holding.filter(test).map((s) => s.coverage)))
+    const covered = perFilter.reduce((acc, list) => intersectIntervals(acc, list))
     if (from === null || to === null) {
       gaps.push({ cell, from: query.from, to: query.to })
       continue
     }
-    for (const [a, b] of uncovered([from, to], covered)) gaps.push({ cell, from: a, to: b })
+    let end = to
+    if (openEnd) {
+      const newest = Math.min(...perFilter.map((list) => list[list.length - 1]?.[1] ?? -Infinity))
+      // A filter never covered after the start of the range is simply missing there.
+      if (newest > from && newest < end) end = newest
+      asOf = Math.min(asOf ?? end, end)
+    }
+    for (const [a, b] of uncovered([from, end], covered)) gaps.push({ cell, from: a, to: b })
   }
   const missing = grouped(gaps, analysis).slice(0, 200)
-  return { complete: missing.length === 0, from, to, missing }
+  return { complete: missing.length === 0, from, to: asOf ?? to, missing, ...(asOf === null ? {} : { asOf }) }
 }

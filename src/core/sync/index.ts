@@ -8,3 +8,14 @@ export { planRun, passStart, newPass, rememberCallTypes, type RunPlan } from './
 export { FetchPipeline, PIPELINE_DEPTH, following, pageRequest, type Slice } from './fetch-pipeline'
 export { StoreGroup, MAX_GROUP } from './store-group'
 export { RunReport, denseError } from './run-report'
+export { runMembershipPasses, type MembershipRunOptions, type MembershipResult, type PassOutcome } from './membership-pass'
+export { membershipPasses, passScope, holdsEveryCall, type MembershipRange } from './membership-scopes'
+export {
+  estimateMemberships,
+  estimateFrom,
+  groupRequests,
+  secondsFor,
+  type MembershipCountSource,
+  type GroupLoad
+} from './membership-estimate'
+export { cacheCounts } from './membership-counts'

@@ -137,7 +137,13 @@ export const QueryCoverage = z.object({
   /** The range judged: the query's, open ends closed by the covered span. */
   from: EpochMs.nullable(),
   to: EpochMs.nullable(),
-  missing: z.array(CoverageGap).max(200)
+  missing: z.array(CoverageGap).max(200),
+  /**
+   * The range runs past what the cache holds ("up to now"): the answer is judged up to the
+   * newest moment every filter of the query is synced, this instant. Null for a range that
+   * ends inside it.
+   */
+  asOf: EpochMs.nullable().optional()
 })
 export type QueryCoverage = z.infer<typeof QueryCoverage>
 

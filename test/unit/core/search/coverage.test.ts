@@ -105,20 +105,49 @@ describe('query coverage', () => {
   })
 
   it('an open range is judged over the span the scopes cover; with nothing synced, nothing is covered', () => {
-    expect(cov({ results: 'all' })).toEqual({ complete: true, from: 0, to: 200, missing: [] })
+    expect(cov({ results: 'all' })).toEqual({ complete: true, from: 0, to: 200, missing: [], asOf: 200 })
     expect(cov({ callTypes: ['Complaint'], to: 150 }).missing).toEqual([gap({ callTypes: ['Complaint'], from: 100, to: 150 })])
     expect(cov({}, [])).toEqual({ complete: false, from: null, to: null, missing: [gap({ from: null, to: null })] })
   })
 
   it('judges a range only up to the newest synced instant (after it the cache claims nothing)', () => {
-    expect(cov({ callTypes: ['Complaint'], from: 0, to: 10_000 })).toEqual({
+    expect(cov({ results: 'all', from: 150, to: 10_000 })).toMatchObject({ complete: true, from: 150, to: 200, asOf: 200 })
+    expect(cov({ callTypes: ['Refund'], from: 300, to: 400 })).toMatchObject({ complete: true, from: 300, to: 300, missing: [] })
+    // A range that ends inside what the cache holds is judged strictly, to its end.
+    expect(cov({ callTypes: ['Complaint'], from: 0, to: 200 })).toEqual({
       complete: false,
       from: 0,
       to: 200,
       missing: [gap({ callTypes: ['Complaint'], from: 100, to: 200 })]
     })
-    expect(cov({ results: 'all', from: 150, to: 10_000 })).toMatchObject({ complete: true, from: 150, to: 200 })
-    expect(cov({ callTypes: ['Refund'], from: 300, to: 400 })).toMatchObject({ complete: true, from: 300, to: 300, missing: [] })
+  })
+
+  it('a range open to now is judged per filter up to the newest moment that filter is synced, and says as of when', () => {
+    // Two complete syncs, "all results" and "answered only", whose ends are 76 seconds apart.
+    const END = 1_000_000
+    const scopes: ScopeRef[] = [
+      { id: 1, filters: f({ results: 'all' }), coverage: [[0, END]] },
+      { id: 2, filters: f({}), coverage: [[0, END - 76_000]] },
+      { id: 3, filters: f({ callTypes: ['Refund'], results: 'all' }), coverage: [[0, END - 30_000]] }
+    ]
+    for (const to of [null, END + 3_600_000]) {
+      expect(cov({ from: 0, to }, scopes)).toEqual({ complete: true, from: 0, to: END - 76_000, missing: [], asOf: END - 76_000 })
+      expect(cov({ results: 'all', from: 0, to }, scopes)).toMatchObject({ complete: true, asOf: END })
+      // Type and answered: the older of the two filters' newest moments.
+      expect(cov({ callTypes: ['Refund'], from: 0, to }, scopes)).toMatchObject({ complete: true, asOf: END - 76_000 })
+      expect(cov({ callTypes: ['Refund'], results: 'all', from: 0, to }, scopes)).toMatchObject({ complete: true, asOf: END - 30_000 })
+    }
+    // A filter no scope covers after the range's start is missing over the whole range.
+    expect(cov({ callTypes: ['Complaint'], results: 'all', from: 10, to: null }, scopes).missing).toEqual([
+      gap({ callTypes: ['Complaint'], results: 'all', from: 10, to: END })
+    ])
+    // A range that ends before the newest synced instant is judged to its end: no as-of.
+    expect(cov({ from: 0, to: END - 10_000 }, scopes)).toEqual({
+      complete: false,
+      from: 0,
+      to: END - 10_000,
+      missing: [gap({ from: END - 76_000, to: END - 10_000 })]
+    })
   })
 
   it('a query that reads analysis items is covered only where the scopes were synced with analysis', () => {
