@@ -1,5 +1,6 @@
 import { DateTime } from 'luxon'
 import type { CoverageGap, QueryCoverage } from '../shared/domain'
+import { membershipCommandFor, passesFill, TEAM_HINT, type CoverageContext } from './coverage-context'
 import { shellWord } from './shell-quote'
 import { terminalLine } from './terminal-text'
 
@@ -35,20 +36,28 @@ export function syncCommandFor(g: CoverageGap, db: string, zone: string): string
 
 /**
  * One line for stderr when a local answer is not the whole answer: what is not synced, over
- * which range, and the command that syncs it (the first gap; the count of the others).
+ * which range, and what fills it (the first gap; the count of the others): the membership
+ * passes when a sync of everything holds its calls, else the sync of the gap — or, on a
+ * cache pulled from a team cache, which the worker must sync (this computer syncs nothing).
  */
 export function coverageWarning(
   command: string,
   c: QueryCoverage,
   db: string,
   zone: string,
-  describeType?: (value: string) => string
+  describeType?: (value: string) => string,
+  context?: CoverageContext
 ): string | null {
   const first = c.missing[0]
   if (c.complete || first === undefined) return null
   const range = first.from !== null && first.to !== null ? `${iso(first.from, zone)} – ${iso(first.to, zone)}` : 'nothing synced yet'
   const more = c.missing.length > 1 ? ` (and ${c.missing.length - 1} more gap(s): --json lists them)` : ''
+  const fill = context?.team
+    ? TEAM_HINT
+    : context && passesFill(first, context.everyCall)
+      ? `the calls are cached; learn the filter (no analysis, 500 calls a request): ${membershipCommandFor(first, db, zone)}`
+      : `Sync it: ${syncCommandFor(first, db, zone)}`
   return terminalLine(
-    `callsight ${command}: warning: not synced: ${describeGap(first, describeType)}, ${range}${more}. Results may be incomplete. Sync it: ${syncCommandFor(first, db, zone)}`
+    `callsight ${command}: warning: not synced: ${describeGap(first, describeType)}, ${range}${more}. Results may be incomplete. ${fill}`
   )
 }

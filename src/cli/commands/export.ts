@@ -8,6 +8,7 @@ import { createSearch } from '../../core/search'
 import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
 import { check, parseFlags, parseList, parseZone, required } from '../args'
 import { systemZone } from '../dates'
+import { coverageContext } from '../coverage-context'
 import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -65,7 +66,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
     })
     io.out(`Wrote ${result.count} call(s) to ${terminalLine(result.file)}\n`)
     if (result.metaFile) io.out(`Recorded the query and its coverage in ${terminalLine(result.metaFile)}\n`)
-    const warning = coverage ? coverageWarning('export', coverage, db, zone, (v) => search.describeType(v)) : null
+    const warning = coverage ? coverageWarning('export', coverage, db, zone, (v) => search.describeType(v), coverageContext(cache)) : null
     if (warning !== null) io.err(`${warning}\n`)
     return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok
   } finally {

@@ -3,6 +3,7 @@ import { createSearch, type Explained } from '../../core/search'
 import type { CallRecord } from '../../shared/domain'
 import { parseFlags, parseIntFlag, parseZone, required } from '../args'
 import { systemZone } from '../dates'
+import { coverageContext } from '../coverage-context'
 import { coverageWarning } from '../coverage-note'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -55,7 +56,7 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       for (const r of records) io.out(`${terminalLine(r.callDate)}  ${terminalLine(r.callId)}  ${terminalLine(r.title)}\n`)
       io.out(`${records.length} of ${total} call(s).\n`)
     }
-    const warning = coverageWarning('search', coverage, db, zone, (v) => search.describeType(v))
+    const warning = coverageWarning('search', coverage, db, zone, (v) => search.describeType(v), coverageContext(cache))
     if (warning !== null) io.err(`${warning}\n`)
     return warning !== null && values.strict ? EXIT.notCovered : EXIT.ok
   } finally {

@@ -13,6 +13,7 @@ import { isPostgresUrl, openTeamStore, TEAM_DB_FLAGS, teamDbOptions } from '../t
 import { jsonLine, terminalLine } from '../terminal-text'
 import { z } from 'zod'
 import { migrationProgress } from '../migration-progress'
+import { parseDirections, requireCachedRange, requireEveryCall, runMembershipsCli } from './memberships'
 
 const Mode = z.enum(['full', 'incremental'])
 const Order = z.enum(['newest', 'oldest'])
@@ -36,6 +37,9 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, p
     'rate-limit': { type: 'string' },
     json: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
+    memberships: { type: 'boolean', default: false },
+    'memberships-only': { type: 'boolean', default: false },
+    directions: { type: 'string' },
     ...TEAM_DB_FLAGS
   })
   const zone = parseZone(values.zone, systemZone())
@@ -59,7 +63,13 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, p
   const lookbackHours = parseIntFlag(values['lookback-hours'], '--lookback-hours', 0, 24 * 366) ?? 48
   const rateLimit = parseRateLimit(values['rate-limit'])
   const logger = cliLogger(io, values.verbose)
+  const memberships = values.memberships || values['memberships-only']
+  const directions = parseDirections(values.directions)
+  if (memberships) requireEveryCall(scope)
 
+  if (memberships && isPostgresUrl(db)) {
+    throw new CallsightError('InvalidInput', '--memberships runs on a cache file; the team cache learns them from its worker.')
+  }
   const team = isPostgresUrl(db) ? await openTeamStore(teamDbOptions(db, values)) : null
   const local = team ? null : openCache(db, { onMigrationProgress: migrationProgress(io) })
   const cache: SyncStore = team ?? local!
@@ -70,7 +80,27 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, p
         hint: 'Try again when it is done; callsight team status shows what the worker does.'
       })
     }
+    // Passes alone run over a range a sync of everything already holds.
+    if (values['memberships-only']) requireCachedRange(local!, from, to)
     const conn = await connect({ server, user, zone, rateLimit, logger, signal, newLimiter: parts.newLimiter })
+    const runPasses = (): ReturnType<typeof runMembershipsCli> =>
+      runMembershipsCli({
+        cache: local!,
+        conn,
+        logger,
+        range: { from, to },
+        directions,
+        mode,
+        order,
+        lookbackHours,
+        json: values.json,
+        io,
+        signal
+      })
+    if (values['memberships-only']) {
+      const result = await runPasses()
+      return result.error ? exitCodeFor(result.error.code) : EXIT.ok
+    }
     const engine = new SyncEngine({
       source: conn.session,
       cache,
@@ -97,6 +127,11 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, p
     bar.finish()
     if (throttled && !values.json) io.err(`note: ${THROTTLED_NOTE}.\n`)
     report(final, io, values.json)
+    if (final.error && final.error.code !== 'DenseSecond') return exitCodeFor(final.error.code)
+    if (memberships && final.phase === 'done') {
+      const result = await runPasses()
+      if (result.error && result.error.code !== 'DenseSecond') return exitCodeFor(result.error.code)
+    }
     if (final.error) return exitCodeFor(final.error.code)
     return EXIT.ok
   } finally {
