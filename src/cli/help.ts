@@ -77,8 +77,8 @@ ${TEAM_DB_HELP}
 Examples:
   callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis
   callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --types Şikayet,Refund
-  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis --memberships
-  callsight sync --server https://calls.example.com --user demo --db calls.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --memberships-only --directions 1=in,2=out`
+  callsight sync --server https://calls.example.com --user demo --db everything.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --analysis --memberships
+  callsight sync --server https://calls.example.com --user demo --db everything.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --memberships-only --directions 1=in,2=out`
 
 export const SEARCH_HELP = `callsight search --db FILE [text] [options]
 

@@ -2,6 +2,7 @@ import { toErrorInfo } from '../errors'
 import { AppState } from './app-state'
 import { accountHandlers } from './handlers/account'
 import { exportHandlers } from './handlers/export'
+import { membershipHandlers } from './handlers/memberships'
 import { reviewHandlers } from './handlers/review'
 import { searchHandlers } from './handlers/search'
 import { shellHandlers } from './handlers/shell'
@@ -23,6 +24,7 @@ export function createAppController(platform: PlatformServices): AppController {
     ...shellHandlers(state),
     ...accountHandlers(state),
     ...syncHandlers(state),
+    ...membershipHandlers(state),
     ...searchHandlers(state),
     ...exportHandlers(state),
     ...teamHandlers(state),

@@ -80,3 +80,23 @@ export function describePass(p: MembershipPass): string {
       return p.name ? `direction ${p.value} (${p.name})` : `direction ${p.value}`
   }
 }
+
+/** "1=Incoming, 2=Outgoing" (names optional) to the list; null when it is not one. */
+export function parseDirectionList(text: string): DirectionSetting[] | null {
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
+  const list = items.map((item) => {
+    const [value, ...name] = item.split('=')
+    return { value: /^-?\d+$/.test(value!.trim()) ? Number(value) : NaN, name: name.join('=').trim() }
+  })
+  if (list.some((d) => !Number.isInteger(d.value))) return null
+  const parsed = DirectionSettings.safeParse(list)
+  return parsed.success ? parsed.data : null
+}
+
+/** The list as the Settings field shows it. */
+export function formatDirectionList(list: readonly DirectionSetting[]): string {
+  return list.map((d) => (d.name ? `${d.value}=${d.name}` : String(d.value))).join(', ')
+}

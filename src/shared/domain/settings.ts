@@ -4,6 +4,7 @@ import { Account, RateLimit } from './account'
 import { AnalysisLayout, ExportColumn, ExportFormat } from './export'
 import { ColumnSort, ResultColumn } from './records'
 import { SearchQuery } from './search'
+import { DEFAULT_DIRECTIONS, DirectionSettings } from './membership'
 import { SyncOrder } from './sync'
 import { DisplayZone, EpochMs, IanaZone } from './time'
 
@@ -38,9 +39,18 @@ export const Settings = z.object({
       results: z.enum(['answered', 'all']).default('answered'),
       presetDays: z.number().int().min(1).max(3660).default(30),
       /** Which end of the range a sync fetches first. */
-      order: SyncOrder.default('newest')
+      order: SyncOrder.default('newest'),
+      /** The direction values membership passes learn, with the names the user gave them. */
+      directions: DirectionSettings.default([...DEFAULT_DIRECTIONS])
     })
-    .default({ lookbackHours: 48, includeAnalysis: true, results: 'answered', presetDays: 30, order: 'newest' }),
+    .default({
+      lookbackHours: 48,
+      includeAnalysis: true,
+      results: 'answered',
+      presetDays: 30,
+      order: 'newest',
+      directions: [...DEFAULT_DIRECTIONS]
+    }),
   export: z
     .object({
       format: ExportFormat.default('xlsx'),

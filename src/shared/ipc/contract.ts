@@ -7,6 +7,9 @@ import {
   CacheInfo,
   CallRecord,
   CallType,
+  EpochMs,
+  MembershipEstimate,
+  MembershipProgress,
   QueryCoverage,
   ColumnInfo,
   ColumnSort,
@@ -96,6 +99,19 @@ export const contract = {
       /** The active account's latest run, running or finished (the sync screen's panel), also from before a restart; null before one. */
       last: SyncProgress.nullable()
     })
+  },
+  /** Membership passes over a range a sync of everything holds: the estimate before, then the run. */
+  'sync.membershipEstimate': {
+    request: z.object({ from: EpochMs, to: EpochMs }).strict(),
+    response: z.object({
+      estimate: MembershipEstimate,
+      /** A sync of everything (all types, all results, no other filter) holds the range's calls. */
+      cached: z.boolean()
+    })
+  },
+  'sync.memberships': {
+    request: z.object({ from: EpochMs, to: EpochMs, mode: z.enum(['full', 'incremental']).default('incremental') }).strict(),
+    response: z.object({ runId: z.string() })
   },
   'search.page': {
     request: z
@@ -249,7 +265,8 @@ export const events = {
   'export.progress': ExportProgress,
   'menu.command': z.object({ command: MenuCommand }),
   'theme.changed': z.object({ dark: z.boolean() }),
-  'team.progress': TeamPullProgress
+  'team.progress': TeamPullProgress,
+  'sync.membershipProgress': MembershipProgress.extend({ runId: z.string() })
 } as const satisfies Record<EventName, z.ZodType>
 
 export type Contract = typeof contract

@@ -19,6 +19,8 @@ export const CHANNELS = [
   'sync.start',
   'sync.cancel',
   'sync.scopes',
+  'sync.membershipEstimate',
+  'sync.memberships',
   'search.page',
   'search.count',
   'search.facets',
@@ -67,7 +69,8 @@ export const EVENTS = [
   'export.progress',
   'menu.command',
   'theme.changed',
-  'team.progress'
+  'team.progress',
+  'sync.membershipProgress'
 ] as const
 export type EventName = (typeof EVENTS)[number]
 

@@ -9,6 +9,7 @@ import { exportHandlers } from '../../../src/core/app/handlers/export'
 import { searchHandlers } from '../../../src/core/app/handlers/search'
 import { shellHandlers } from '../../../src/core/app/handlers/shell'
 import { syncHandlers } from '../../../src/core/app/handlers/sync'
+import { membershipHandlers } from '../../../src/core/app/handlers/memberships'
 import { teamHandlers } from '../../../src/core/app/handlers/team'
 import { reviewHandlers } from '../../../src/core/app/handlers/review'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
@@ -39,9 +40,16 @@ const account = (username: string, requests: number): Account => ({
 
 describe('handler modules', () => {
   it('give every channel of the contract exactly one handler', () => {
-    const modules = [shellHandlers, accountHandlers, syncHandlers, searchHandlers, exportHandlers, teamHandlers, reviewHandlers].map((m) =>
-      Object.keys(m(state))
-    )
+    const modules = [
+      shellHandlers,
+      accountHandlers,
+      syncHandlers,
+      membershipHandlers,
+      searchHandlers,
+      exportHandlers,
+      teamHandlers,
+      reviewHandlers
+    ].map((m) => Object.keys(m(state)))
     const all = modules.flat()
     expect(new Set(all).size).toBe(all.length)
     expect([...all].sort()).toEqual([...CHANNELS].sort())

@@ -113,11 +113,48 @@ export const useSyncStore = defineStore('sync', () => {
     }
   }
 
+  /**
+   * Membership passes over [from, to) when a sync of everything holds its calls: true when
+   * they started (the sync screen follows them as a run), false when the calls are not
+   * cached and a sync is what fills the range.
+   */
+  async function startMemberships(from: number, to: number): Promise<boolean> {
+    error.value = null
+    try {
+      const { cached } = await call('sync.membershipEstimate', { from, to })
+      if (!cached) return false
+      progress.value = planningProgress('', from, to)
+      const r = await call('sync.memberships', { from, to })
+      if (progress.value?.runId !== r.runId) {
+        runId.value = r.runId
+        progress.value = planningProgress(r.runId, from, to)
+      }
+      return true
+    } catch (e) {
+      error.value = toErrorInfo(e)
+      return true
+    }
+  }
+
   function takePrefill(): SyncScopeInput | null {
     const p = prefill.value
     prefill.value = null
     return p
   }
 
-  return { prefill, takePrefill, scopes, progress, runId, error, starting, subscribe, refresh, accountChanged, start, cancel }
+  return {
+    prefill,
+    takePrefill,
+    startMemberships,
+    scopes,
+    progress,
+    runId,
+    error,
+    starting,
+    subscribe,
+    refresh,
+    accountChanged,
+    start,
+    cancel
+  }
 })

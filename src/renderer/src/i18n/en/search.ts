@@ -79,7 +79,11 @@ export const searchMessages = {
       nothingSynced: 'nothing synced yet',
       syncThis: 'Sync this',
       searchService: 'Search the service',
-      withAnalysis: 'with analysis'
+      withAnalysis: 'with analysis',
+      asOf: 'Complete as of {time}',
+      learnThis: 'Learn this filter',
+      teamLacks:
+        'Not in the team cache: {what}, {range}. The team’s worker does not sync this scope: ask your administrator to add it to the worker’s config (callsight worker --config, “scopes”).'
     },
     results: 'Results',
     serviceWindow: 'Service window: results {from}–{to} of at most 10,000',

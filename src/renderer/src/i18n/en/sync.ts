@@ -65,6 +65,19 @@ export const syncMessages = {
     staleHint: 'Marked as syncing, but the worker has not reported for a while: it may hang, or its computer may be unreachable.'
   },
   sync: {
+    memberships: {
+      offer: 'Also learn call types, answered and direction: about {requests} requests, {minutes} minutes',
+      explain:
+        'Call records carry no type, direction or result. One pass per value without analysis (500 calls a request) lets every such filter be answered offline, exactly.',
+      start: 'Learn filters',
+      pass: 'Pass {pass} of {passes}: {what}',
+      done: 'Filters learnt: call types, answered, new requests and directions'
+    },
+    directions: {
+      title: 'Direction values',
+      help: 'The direction values membership passes learn, with names you choose (the service does not say what they mean), e.g. 1=Incoming, 2=Outgoing.',
+      invalid: 'Write a comma list of distinct whole numbers, each optionally =name.'
+    },
     title: 'Sync calls to this computer',
     scope: 'Scope',
     includeAnalysis: 'Include analysis parameters',

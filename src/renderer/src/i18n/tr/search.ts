@@ -82,7 +82,11 @@ export const searchMessages: Shape<typeof en> = {
       nothingSynced: 'henüz hiçbir şey eşitlenmedi',
       syncThis: 'Bunu eşitle',
       searchService: 'Serviste ara',
-      withAnalysis: 'analizle birlikte'
+      withAnalysis: 'analizle birlikte',
+      asOf: '{time} itibarıyla tam',
+      learnThis: 'Bu filtreyi öğren',
+      teamLacks:
+        'Ekip önbelleğinde yok: {what}, {range}. Ekibin çalışanı (worker) bu kapsamı eşitlemiyor: yöneticinizden çalışanın yapılandırmasına (callsight worker --config, “scopes”) eklemesini isteyin.'
     },
     results: 'Sonuçlar',
     serviceWindow: 'Servis penceresi: en fazla 10.000 sonuçtan {from}–{to} arası',

@@ -68,6 +68,19 @@ export const syncMessages: Shape<typeof en> = {
     staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
   },
   sync: {
+    memberships: {
+      offer: 'Çağrı türlerini, yanıtlananları ve yönü de öğren: yaklaşık {requests} istek, {minutes} dakika',
+      explain:
+        'Çağrı kayıtlarında tür, yön ve sonuç yoktur. Her değer için analizsiz bir geçiş (istek başına 500 çağrı) bu filtrelerin hepsini çevrimdışı ve tam yanıtlar.',
+      start: 'Filtreleri öğren',
+      pass: 'Geçiş {pass}/{passes}: {what}',
+      done: 'Filtreler öğrenildi: çağrı türleri, yanıtlananlar, yeni talepler ve yönler'
+    },
+    directions: {
+      title: 'Yön değerleri',
+      help: 'Üyelik geçişlerinin öğreneceği yön değerleri ve verdiğiniz adlar (servis anlamlarını belirtmez), ör. 1=Gelen, 2=Giden.',
+      invalid: 'Virgülle ayrılmış, birbirinden farklı tam sayılar yazın; her biri isteğe bağlı =ad ile.'
+    },
     title: 'Çağrıları bu bilgisayara eşitle',
     scope: 'Kapsam',
     includeAnalysis: 'Analiz parametrelerini dahil et',
