@@ -7,6 +7,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   pacing: async () => (await import('./pacing')).run,
   'pacing-sim': async () => (await import('./pacing-sim')).run,
   sync: async () => (await import('./sync')).run,
+  memberships: async () => (await import('./memberships')).run,
   search: async () => (await import('./search')).run,
   'cli-startup': async () => (await import('./cli-startup')).run,
   'column-sort': async () => (await import('./column-sort')).run,

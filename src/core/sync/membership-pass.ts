@@ -74,6 +74,8 @@ export async function runMembershipPasses(
       order: opts.order,
       signal: opts.signal,
       runId: opts.runIdPrefix ? `${opts.runIdPrefix}-${i + 1}` : undefined,
+      // A merge of the whole index after each pass would stall the requests between passes.
+      deferIndexMerge: true,
       onProgress: (p) => progress.update(i, p)
     })
     progress.finish(i, final)
@@ -85,6 +87,13 @@ export async function runMembershipPasses(
       out.phase = final.phase === 'cancelled' ? 'cancelled' : 'failed'
       out.error = final.error
       break
+    }
+  }
+  if (out.stored > 0) {
+    try {
+      await deps.cache.optimizeIndex()
+    } catch (e) {
+      deps.logger.log('warn', 'The full-text index was not merged after the membership passes', { error: String(e) })
     }
   }
   progress.end(out)

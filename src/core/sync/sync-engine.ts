@@ -20,6 +20,11 @@ export interface SyncRunOptions {
   onProgress?: (p: SyncProgress) => void
   /** The id the run is recorded and reported under; a new one when absent. */
   runId?: string
+  /**
+   * Leave the full-text index merge to the caller: a set of runs over the same calls (the
+   * membership passes) merges once at its end instead of after each run.
+   */
+  deferIndexMerge?: boolean
 }
 
 const HOUR = 3_600_000
@@ -94,7 +99,7 @@ export class SyncEngine {
     const at = { checkpoint: plan.checkpoint, seen: track ? new Set<string>() : null }
     try {
       await this.fetchAndStore(plan, runId, pipeline, group, report, at)
-      return await this.complete(plan, runId, at, report)
+      return await this.complete(plan, runId, at, report, opts.deferIndexMerge === true)
     } catch (e) {
       pipeline.abort()
       await group.salvage(logger)
@@ -155,7 +160,8 @@ export class SyncEngine {
     plan: RunPlan,
     runId: string,
     at: { checkpoint: Checkpoint; seen: ReadonlySet<string> | null },
-    report: RunReport
+    report: RunReport,
+    deferIndexMerge: boolean
   ): Promise<SyncProgress> {
     const { cache, clock } = this.deps
     const cp = at.checkpoint
@@ -168,7 +174,7 @@ export class SyncEngine {
     await cache.setCheckpoint(plan.key, null)
     // Each page's commit added a segment to the full-text index; merged, a search for a
     // common word checks a row in microseconds instead of half a millisecond.
-    if (report.counts.stored > 0) await cache.optimizeIndex()
+    if (report.counts.stored > 0 && !deferIndexMerge) await cache.optimizeIndex()
     await cache.markScopeSuccess(plan.key, clock.now())
     await rememberCallTypes(cache, plan.filters.callTypes)
     const finding = denseError(cp.pager.dense)?.toInfo()
