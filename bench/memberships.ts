@@ -70,7 +70,9 @@ export const run: BenchFn = async (ctx) => {
     arrivals.sort((x, y) => x - y)
     const rate = sustainedRate(arrivals, LIMIT.requests) ?? sent / seconds
     const share = (rate / (LIMIT.requests / LIMIT.perSeconds)) * 100
-    ctx.log(`passes: ${passes.passes.length} passes, ${sent} requests in ${seconds.toFixed(1)} s, ${status429} × 429 (service ${svc.where})`)
+    ctx.log(
+      `passes: ${passes.passes.length} passes, ${sent} requests in ${seconds.toFixed(1)} s, ${status429} × 429 (service ${svc.where})`
+    )
     const rows: BenchRow[] = [
       {
         metric: `membership passes (10 types + answered + new requests + 2 directions) over ${calls} calls: requests vs a full sync with analysis`,
