@@ -19,7 +19,7 @@ import { ReviewListStore } from './review/list-store'
 import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
 import { SyncRuns, type SyncRunInfo } from './sync-runs'
-import { SyncScopes, type ScopeFilters } from './sync-scopes'
+import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-scopes'
 import { WalCheckpointer, type CheckpointerOptions } from './wal-checkpointer'
 
 export type { ScopeFilters } from './sync-scopes'
@@ -280,6 +280,11 @@ export class CallCache {
   }
 
   /** The covered intervals of a scope, merged and sorted. */
+  /** Counts over a range for the membership estimate: calls, and a scope's members among them. */
+  rangeCounts(): ReturnType<typeof rangeCounts> {
+    return rangeCounts(this.db)
+  }
+
   coverage(scopeKey: string): Array<[number, number]> {
     return this.scopeRows.coverage(scopeKey)
   }

@@ -111,3 +111,24 @@ export class SyncScopes {
     })
   }
 }
+
+/**
+ * Prepared counts over a range: the calls by the date index, and a scope's members through its
+ * membership index (both bounded by the range asked for). The membership estimate reads them.
+ */
+export function rangeCounts(db: Database.Database): {
+  calls(from: number, to: number): number
+  members(scopeKey: string, from: number, to: number): number
+} {
+  const calls = db.prepare('SELECT count(*) FROM calls WHERE call_at >= ? AND call_at < ?').pluck()
+  const members = db
+    .prepare(
+      `SELECT count(*) FROM scope_members m JOIN calls c ON c.id = m.call
+       WHERE m.scope = (SELECT id FROM sync_scopes WHERE scope_key = ?) AND c.call_at >= ? AND c.call_at < ?`
+    )
+    .pluck()
+  return {
+    calls: (from, to) => calls.get(from, to) as number,
+    members: (key, from, to) => members.get(key, from, to) as number
+  }
+}
