@@ -1,3 +1,4 @@
+import { callIdOf } from '../../shared/query/call-id'
 import type { SearchQuery } from '../../shared/domain'
 import type { ResolvedNode } from '../../shared/query/ast'
 import { foldText } from '../../shared/text/fold'
@@ -35,7 +36,8 @@ export interface BitmapReads {
 
 /** Whether the evaluator answers this query (else the SQL path does). */
 export function evaluable(query: SearchQuery): boolean {
-  return query.review === undefined && (query.fields ?? []).length === 0
+  // A call looked up by ID is one row by the call_id index, a predicate the tree does not hold.
+  return query.review === undefined && (query.fields ?? []).length === 0 && callIdOf(query.text) === null
 }
 
 /** Scope lists whose members are kept (a list is one filter of the filter bar: few). */

@@ -7,6 +7,7 @@ import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import { CallsightError } from '../errors'
 import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
 import { tokensOf } from '../../shared/query/parse'
+import { callIdSpellings } from '../../shared/query/call-id'
 import { describeQueryError } from '../../shared/query/messages'
 import { compileReview, type ReviewDriver } from './review-filter'
 
@@ -176,6 +177,11 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
   const text = compileText(analyzed.node, { expand, keyIds: catalog.keyIds })
   where.push(...text.where)
   params.push(...text.params)
+  if (analyzed.callId !== undefined) {
+    const spellings = callIdSpellings(analyzed.callId)
+    where.push(`c.call_id IN (${spellings.map(() => '?').join(', ')})`)
+    params.push(...spellings)
+  }
   const matchParts: string[] = text.match ? [text.match] : []
   const costlyProbe = text.costlyProbe
 

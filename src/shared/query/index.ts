@@ -13,3 +13,5 @@ export {
   type NumberReader
 } from './evaluate'
 export { describeQueryError, underline } from './messages'
+export { callIdOf, callIdSpellings } from './call-id'
+export { unknownValues, type KnownValues, type ValueWarning } from './values'

@@ -7,15 +7,18 @@ import { step } from './work'
  * underline and no input can throw:
  *
  *   query  := or
- *   or     := and ("OR" and)*
- *   and    := unary (["AND"] unary)*          implicit AND between terms
- *   unary  := ("-" | "NOT") unary | atom
+ *   or     := and (OR and)*                    OR: or | veya | "|"
+ *   and    := unary ([AND] unary)*            AND: and | ve; implicit between terms
+ *   unary  := ("-" | NOT) unary | atom        NOT: not | değil
  *   atom   := "(" or ")" | "phrase" | word | name(":"|"="|">="|"<="|">"|"<")value
+ *   name   := word | "phrase"                  `"duygu durumu":negative`
  *
  * Words are prefixes (as the user types, and as highlighting shows them); a quoted phrase is
- * exact. OR, AND and NOT are operators only in capitals ("or" is a word). A field needs a name
- * starting with a letter, so "10:30" stays words. An unclosed quote runs to the end (typing
- * a phrase is not an error on the way); an unclosed parenthesis is.
+ * exact. The operator words are operators in any case and in both languages (an analyst
+ * types `veya` or `or` as readily as `OR`); to search for one of those words itself it is
+ * quoted ("ve"). A field needs a name starting with a letter, so "10:30" stays words. An
+ * unclosed quote runs to the end (typing a phrase is not an error on the way); an unclosed
+ * parenthesis is.
  *
  * The work is linear in the text: every loop consumes a lexeme, a run of NOTs is read in a
  * loop (not one call per NOT), and only parentheses recurse, at most MAX_DEPTH deep. The tree
@@ -55,6 +58,19 @@ type Lexeme =
 
 const isSpace = (ch: string): boolean => /\s/u.test(ch)
 
+/** The operator words, folded (so `VEYA`, `Veya` and `veya`, `DEĞİL` and `degil` are one). */
+const OPERATOR_WORDS: ReadonlyMap<string, 'OR' | 'AND' | 'NOT'> = new Map([
+  ['or', 'OR'],
+  ['veya', 'OR'],
+  ['and', 'AND'],
+  ['ve', 'AND'],
+  ['not', 'NOT'],
+  ['degil', 'NOT']
+])
+/** Characters that end a word: spaces aside, grouping, quotes and the "|" operator. */
+const BREAKS = '()"|'
+const OP_AFTER_NAME = /^(>=|<=|:|=|>|<)/
+
 function lex(text: string): Lexeme[] {
   const out: Lexeme[] = []
   let i = 0
@@ -68,8 +84,8 @@ function lex(text: string): Lexeme[] {
       i++
       continue
     }
-    if (ch === '(' || ch === ')') {
-      out.push({ t: ch, span: { start: i, end: i + 1 } })
+    if (ch === '(' || ch === ')' || ch === '|') {
+      out.push({ t: ch === '|' ? 'OR' : ch, span: { start: i, end: i + 1 } })
       pendingField = null
       i++
       continue
@@ -78,6 +94,28 @@ function lex(text: string): Lexeme[] {
       const close = text.indexOf('"', i + 1)
       const end = close === -1 ? text.length : close + 1
       const raw = text.slice(i + 1, close === -1 ? text.length : close)
+      const op = close === -1 || pendingField ? null : OP_AFTER_NAME.exec(text.slice(end))
+      if (op && /^\s*\p{L}/u.test(raw)) {
+        // A quoted name before an operator: a field whose name has spaces.
+        const opText = op[1]!
+        const valueStart = end + opText.length
+        let valueEnd = valueStart
+        while (valueEnd < text.length && !isSpace(text[valueEnd]!) && !BREAKS.includes(text[valueEnd]!)) valueEnd++
+        const field: Extract<Lexeme, { t: 'field' }> = {
+          t: 'field',
+          name: raw.trim(),
+          nameSpan: { start: i, end },
+          op: opText as FieldOp,
+          value: valueEnd === valueStart ? null : text.slice(valueStart, valueEnd),
+          valueSpan: { start: valueStart, end: valueEnd },
+          span: { start: i, end: valueEnd },
+          quoted: false
+        }
+        out.push(field)
+        pendingField = valueEnd === valueStart && text[valueEnd] === '"' ? field : null
+        i = valueEnd
+        continue
+      }
       if (pendingField) {
         pendingField.value = raw
         pendingField.valueSpan = { start: i, end }
@@ -95,11 +133,12 @@ function lex(text: string): Lexeme[] {
       continue
     }
     let end = i
-    while (end < text.length && !isSpace(text[end]!) && !'()"'.includes(text[end]!)) end++
+    while (end < text.length && !isSpace(text[end]!) && !BREAKS.includes(text[end]!)) end++
     const raw = text.slice(i, end)
     const span = { start: i, end }
     pendingField = null
-    if (raw === 'OR' || raw === 'AND' || raw === 'NOT') out.push({ t: raw, span })
+    const operator = OPERATOR_WORDS.get(foldText(raw))
+    if (operator) out.push({ t: operator, span })
     else {
       const f = FIELD.exec(raw)
       if (f) {

@@ -2,6 +2,7 @@ import { foldText } from '../text/fold'
 import type { Bound, QueryError, QueryNode, ResolvedNode, TextField } from './ast'
 import { numberOf, parseQuery, tokensOf } from './parse'
 import { step } from './work'
+import { callIdOf } from './call-id'
 
 /** An analysis key as the cache knows it (shared/domain's AnalysisKeyInfo, without zod). */
 export interface KeyRef {
@@ -31,6 +32,8 @@ export function fieldName(name: string): string {
 export interface Resolved {
   node: ResolvedNode | null
   errors: QueryError[]
+  /** The call ID the whole text names (call-id.ts): the query finds that call. */
+  callId?: string
 }
 
 /** A key by its key or friendly name, as written in a field term. */
@@ -128,6 +131,8 @@ export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resol
 
 /** Parse and resolve in one step; the errors of both, in text order. */
 export function analyzeQuery(text: string, ctx: ResolveContext): Resolved {
+  const callId = callIdOf(text)
+  if (callId !== null) return { node: null, errors: [], callId }
   const parsed = parseQuery(text)
   const resolved = resolveQuery(parsed.node, ctx)
   const errors = [...parsed.errors, ...resolved.errors].sort((a, b) => a.span.start - b.span.start)

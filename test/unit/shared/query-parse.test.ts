@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { analyzeQuery, describeQueryError, parseQuery, underline, type KeyRef, type QueryErrorCode } from '../../../src/shared/query'
+import {
+  analyzeQuery,
+  callIdOf,
+  describeQueryError,
+  parseQuery,
+  underline,
+  unknownValues,
+  type KeyRef,
+  type QueryErrorCode
+} from '../../../src/shared/query'
 
 const KEYS: KeyRef[] = [
   { key: 'sentiment', friendlyName: 'Duygu', numeric: false },
@@ -36,7 +45,6 @@ describe('parseQuery', () => {
     })
     expect(parseQuery('x (a OR b)').node).toMatchObject({ kind: 'and', items: [{ tokens: ['x'] }, { kind: 'or' }] })
     // Lower-case operators are words.
-    expect(parseQuery('a or b').node).toMatchObject({ kind: 'and', items: [{ tokens: ['a'] }, { tokens: ['or'] }, { tokens: ['b'] }] })
   })
 
   it('reads field terms: name, operator, value, ranges', () => {
@@ -104,5 +112,79 @@ describe('resolveQuery', () => {
     expect(analyze('note:x').errors[0]?.code).toBe('fieldUnavailable')
     expect(analyzeQuery('note:x', { keys: KEYS, extraFields: ['note'] }).node).toMatchObject({ kind: 'text', field: 'note' })
     expect(analyze('title>=3').errors[0]?.code).toBe('notComparable')
+  })
+})
+
+describe('operators in either language and case', () => {
+  const or = { kind: 'or', items: [{ tokens: ['fatura'] }, { tokens: ['iptal'] }] }
+  it.each([
+    'fatura or iptal',
+    'fatura OR iptal',
+    'fatura veya iptal',
+    'fatura VEYA iptal',
+    'fatura Veya iptal',
+    'fatura | iptal',
+    'fatura|iptal'
+  ])('%s is OR', (text) => {
+    expect(parseQuery(text)).toMatchObject({ node: or, errors: [] })
+  })
+  it.each(['fatura and iptal', 'fatura ve iptal', 'fatura VE iptal', 'fatura AND iptal'])('%s is AND', (text) => {
+    expect(parseQuery(text)).toMatchObject({ node: { kind: 'and', items: [{ tokens: ['fatura'] }, { tokens: ['iptal'] }] }, errors: [] })
+  })
+  it.each(['fatura not iptal', 'fatura değil iptal', 'fatura DEĞİL iptal', 'fatura degil iptal', 'fatura -iptal'])('%s negates', (text) => {
+    expect(parseQuery(text)).toMatchObject({
+      node: { kind: 'and', items: [{ tokens: ['fatura'] }, { kind: 'not', item: { tokens: ['iptal'] } }] },
+      errors: []
+    })
+  })
+  it('an operator word is searched for when quoted', () => {
+    expect(parseQuery('"ve"').node).toMatchObject({ kind: 'text', tokens: ['ve'], prefix: false })
+    // Inside a longer word an operator word is only letters of it.
+    expect(parseQuery('veri').node).toMatchObject({ kind: 'text', tokens: ['veri'] })
+  })
+})
+
+describe('field names with spaces, values against the data', () => {
+  const DEMO: KeyRef[] = [{ key: 'sentiment', friendlyName: 'Duygu Durumu', numeric: false }]
+  it('a quoted friendly name names the key, folded', () => {
+    for (const text of ['"duygu durumu":negative', '"DUYGU DURUMU":Negative', 'duygu_durumu:negative', 'sentiment:NEGATIVE']) {
+      expect(analyzeQuery(text, { keys: DEMO })).toMatchObject({
+        node: { kind: 'equals', key: 'sentiment', folded: 'negative' },
+        errors: []
+      })
+    }
+    expect(analyzeQuery('"duygu durumu":"very negative" fatura', { keys: DEMO })).toMatchObject({
+      node: { kind: 'and', items: [{ kind: 'equals', key: 'sentiment', folded: 'very negative' }, { tokens: ['fatura'] }] }
+    })
+    // A quoted phrase not followed by an operator stays a phrase.
+    expect(parseQuery('"duygu durumu" negative').node).toMatchObject({ kind: 'and', items: [{ prefix: false }, { prefix: true }] })
+  })
+  it('a value no call has is named, with the values there are', () => {
+    const known = () => ({ values: ['Positive', 'Neutral', 'Negative'], complete: true })
+    const node = analyzeQuery('sentiment:olumsuz OR sentiment:negative', { keys: DEMO }).node
+    expect(unknownValues(node, DEMO, known)).toEqual([
+      {
+        key: 'sentiment',
+        field: 'Duygu Durumu',
+        value: 'olumsuz',
+        values: ['Positive', 'Neutral', 'Negative'],
+        span: { start: 0, end: 17 }
+      }
+    ])
+    // An incomplete list judges nothing: a rarer value may exist.
+    expect(unknownValues(node, DEMO, () => ({ values: ['Positive'], complete: false }))).toEqual([])
+  })
+})
+
+describe('a call ID as the whole query', () => {
+  const id = '0001e240-1a2b-4c3d-8e4f-0123456789ab'
+  it('is recognised pasted or as id:', () => {
+    expect(callIdOf(id)).toBe(id)
+    expect(callIdOf(`  ${id.toUpperCase()} `)).toBe(id.toUpperCase())
+    expect(callIdOf(`id:${id}`)).toBe(id)
+    expect(callIdOf('id:"abc-1"')).toBe('abc-1')
+    expect(callIdOf(`${id} fatura`)).toBeNull()
+    expect(callIdOf('fatura')).toBeNull()
+    expect(analyzeQuery(id, { keys: [] })).toEqual({ node: null, errors: [], callId: id })
   })
 })

@@ -79,4 +79,16 @@ describe('the query language: local search against the syntax tree evaluated in 
     for (const r of rows('title:fatura')) expect(r.matchedIn).toBeUndefined()
     for (const r of rows('fatura -duygu:olumsuz')) expect(r.matchedIn ?? []).not.toContain('Duygu')
   })
+
+  it('finds a call by its ID, pasted whole or as id:, under any sort and filter', () => {
+    const target = fx.records[fx.records.length >> 1]!
+    for (const text of [`id:${target.callId}`, `id:"${target.callId}"`, ` ID:${target.callId} `]) {
+      for (const sort of ['date_desc', 'relevance'] as const) {
+        const q = SearchQuery.parse({ results: 'all', text, sort })
+        expect(all(q)).toEqual([target.callId])
+        expect(search.count(q)).toBe(1)
+      }
+    }
+    expect(search.count(SearchQuery.parse({ results: 'all', text: 'id:no-such-call' }))).toBe(0)
+  })
 })
