@@ -16,9 +16,11 @@ export const REVIEW_HELP = `  --status LIST         review status: new,in_review
   --service-dropped B   annotated calls the service no longer returns (true), or none of them (false)`
 
 export const QUERY_HELP = `  [text]                the search language (docs/search.md): words match by prefix,
-                        "quoted phrases" exactly, OR, -word / NOT word, (groups),
-                        title: summary: and analysis keys by key or name:
-                        duygu:olumsuz  csat>=4  aht:300..600;
+                        "quoted phrases" exactly, OR/or/veya/|, -word / NOT /
+                        değil, (groups), title: summary: and analysis keys by
+                        key or name ("quoted" with spaces), e.g. on the demo:
+                        sentiment:negative  "temsilci puanı">=70
+                        agentScore:55..85; a call ID alone (or id:ID) finds it;
                         Turkish case and diacritics fold (istanbul finds İSTANBUL);
                         text starting with "-" goes after --: search --db F -- -iade
   --from ISO --to ISO   date range, read in --zone when without an offset

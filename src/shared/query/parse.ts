@@ -94,12 +94,12 @@ function lex(text: string): Lexeme[] {
       const close = text.indexOf('"', i + 1)
       const end = close === -1 ? text.length : close + 1
       const raw = text.slice(i + 1, close === -1 ? text.length : close)
-      const op = close === -1 || pendingField ? null : OP_AFTER_NAME.exec(text.slice(end))
+      const op: RegExpExecArray | null = close === -1 || pendingField ? null : OP_AFTER_NAME.exec(text.slice(end))
       if (op && /^\s*\p{L}/u.test(raw)) {
         // A quoted name before an operator: a field whose name has spaces.
-        const opText = op[1]!
-        const valueStart = end + opText.length
-        let valueEnd = valueStart
+        const opText: string = op[1]!
+        const valueStart: number = end + opText.length
+        let valueEnd: number = valueStart
         while (valueEnd < text.length && !isSpace(text[valueEnd]!) && !BREAKS.includes(text[valueEnd]!)) valueEnd++
         const field: Extract<Lexeme, { t: 'field' }> = {
           t: 'field',

@@ -5,6 +5,7 @@ import { insightMessages } from './en/insight'
 import { exportMessages } from './en/export'
 import { settingsMessages } from './en/settings'
 import { reviewMessages } from './en/review'
+import { queryLanguageMessages } from './en/queryLanguage'
 import type { Shape } from './shape'
 
 /**
@@ -18,7 +19,8 @@ export const en = {
   ...insightMessages,
   ...exportMessages,
   ...settingsMessages,
-  ...reviewMessages
+  ...reviewMessages,
+  ...queryLanguageMessages
 }
 
 export type { MessageTree } from './shape'

@@ -6,6 +6,7 @@ import { insightMessages } from './tr/insight'
 import { exportMessages } from './tr/export'
 import { settingsMessages } from './tr/settings'
 import { reviewMessages } from './tr/review'
+import { queryLanguageMessages } from './tr/queryLanguage'
 
 /** Turkish messages: the same keys and placeholders as en.ts (checked by a unit test). */
 export const tr: Messages = {
@@ -15,5 +16,6 @@ export const tr: Messages = {
   ...insightMessages,
   ...exportMessages,
   ...settingsMessages,
-  ...reviewMessages
+  ...reviewMessages,
+  ...queryLanguageMessages
 }

@@ -163,8 +163,11 @@ export const useSearchStore = defineStore('search', () => {
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
   async function run(): Promise<void> {
-    // A text that cannot run keeps the results of the last one that could; the bar says why.
-    if (textErrors.value.length > 0) return
+    // A text that cannot run empties the list: rows under the error would belong to another query.
+    if (textErrors.value.length > 0) {
+      clearTo(query.value)
+      return
+    }
     const token = ++requestToken
     const q = query.value
     activeQuery.value = q
@@ -221,6 +224,22 @@ export const useSearchStore = defineStore('search', () => {
     }
   }
   const lastLatencyMs = ref<number | null>(null)
+
+  /** No rows, for a query that cannot run: the list shows nothing under the bar's error. */
+  function clearTo(q: SearchQuery): void {
+    ++requestToken
+    activeQuery.value = q
+    shownQuery.value = q
+    selection.value = emptySelection()
+    cursor.value = null
+    remotePage.value = null
+    cache.reset(async () => [])
+    total.value = 0
+    provisionalTotal.value = 0
+    coverage.value = null
+    loading.value = false
+    version.value++
+  }
 
   async function fetchRemote(token: number, q: SearchQuery): Promise<void> {
     const page = await call('remote.search', { query: q, skip: remoteSkip.value, take: PAGE_SIZE, includeAnalysis: true })

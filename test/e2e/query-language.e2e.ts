@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Page } from 'playwright-core'
+import { launchApp, type LaunchedApp } from './support/harness'
+
+// The search language on the demo's own data, in Chromium over `callsight serve --demo`: the
+// help's examples are built from the account's keys, values and titles and each finds calls;
+// operators in both languages; a field named by its friendly name; a value the key never has
+// is named with the values there are; a pasted call ID opens the call; an invalid query
+// empties the list.
+
+/** Types a query and waits for its count; the total it shows. */
+async function totalOf(page: Page, text: string): Promise<number> {
+  await page.getByTestId('search-input').fill(text)
+  const count = page.getByTestId('result-count')
+  await expect.poll(() => count.getAttribute('data-query'), { timeout: 10_000 }).toBe(text.trim())
+  await expect.poll(() => count.getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
+  await expect.poll(async () => (await count.textContent())?.match(/\d/) !== null, { timeout: 15_000 }).toBe(true)
+  return Number(await count.getAttribute('data-total'))
+}
+
+async function helpExamples(page: Page): Promise<string[]> {
+  await page.getByTestId('query-help-open').click()
+  const dialog = page.getByTestId('shortcuts-dialog')
+  await dialog.waitFor()
+  await dialog.getByTestId('query-example').first().waitFor({ timeout: 15_000 })
+  return dialog.getByTestId('query-example').allTextContents()
+}
+
+describe('the search language on the tenant’s own keys', () => {
+  let app: LaunchedApp
+
+  beforeAll(async () => {
+    app = await launchApp({ serve: { args: ['--demo'] }, viewport: { width: 1440, height: 900 } })
+  })
+  afterAll(async () => {
+    await app?.close()
+  })
+
+  it('syncs a week of the demo', async () => {
+    const { page } = app
+    await page.getByTestId('results-grid').waitFor({ timeout: 30_000 })
+    await page.getByTestId('nav-sync').click()
+    await page.getByTestId('sync-date-7').click()
+    await page.getByTestId('sync-start').click()
+    await expect.poll(() => page.getByTestId('sync-progress').getAttribute('data-phase'), { timeout: 120_000 }).toBe('done')
+    await page.getByTestId('nav-search').click()
+    await page.getByTestId('mode-local').click()
+  })
+
+  it('every example of the help finds calls on the demo', async () => {
+    const { page } = app
+    const examples = await helpExamples(page)
+    // Built from the demo's data: its sentiment key by friendly name, its values, a numeric key.
+    expect(examples.some((e) => e.startsWith('"Duygu Durumu":') || e.startsWith('"Konu":') || e.includes(':'))).toBe(true)
+    expect(examples.join(' ')).not.toContain('duygu:olumsuz')
+    expect(examples.length).toBeGreaterThanOrEqual(10)
+    await app.screenshot('60-query-help-en')
+    await page.keyboard.press('Escape')
+    for (const ex of examples) {
+      if (/^[0-9a-f]{8}-/.test(ex)) continue
+      const n = await totalOf(page, ex)
+      expect({ ex, n, error: await page.getByTestId('query-error').count() }).toEqual({ ex, n: expect.any(Number), error: 0 })
+      expect(n, ex).toBeGreaterThan(0)
+    }
+  })
+
+  it('reads or/veya/| and değil/not as operators, and names fields by friendly name', async () => {
+    const { page } = app
+    const a = await totalOf(page, 'fatura')
+    const b = await totalOf(page, 'iptal')
+    const both = await totalOf(page, 'fatura iptal')
+    const either = a + b - both
+    expect(a).toBeGreaterThan(0)
+    expect(b).toBeGreaterThan(0)
+    for (const q of ['fatura veya iptal', 'fatura VEYA iptal', 'fatura or iptal', 'fatura | iptal'])
+      expect(await totalOf(page, q), q).toBe(either)
+    for (const q of ['fatura değil iptal', 'fatura DEĞİL iptal', 'fatura not iptal', 'fatura -iptal'])
+      expect(await totalOf(page, q), q).toBe(a - both)
+    expect(await totalOf(page, 'fatura ve iptal')).toBe(both)
+
+    const negative = await totalOf(page, '"duygu durumu":negative')
+    expect(negative).toBeGreaterThan(0)
+    expect(await totalOf(page, 'sentiment:NEGATIVE')).toBe(negative)
+    await totalOf(page, 'sentiment:olumsuz')
+    const warning = page.getByTestId('query-warning')
+    await warning.waitFor({ timeout: 10_000 })
+    expect(await warning.textContent()).toMatch(/olumsuz.*Duygu Durumu.*Negative/)
+    await app.screenshot('61-query-value-warning-en')
+  })
+
+  it('an invalid query empties the list to its error', async () => {
+    const { page } = app
+    expect(await totalOf(page, 'fatura')).toBeGreaterThan(0)
+    await page.getByTestId('row-0').waitFor()
+    await page.getByTestId('search-input').fill('(fatura')
+    await page.getByTestId('query-error').waitFor()
+    await expect.poll(() => page.getByTestId('row-0').count(), { timeout: 5_000 }).toBe(0)
+    expect(await page.getByTestId('result-count').getAttribute('data-total')).toBe('0')
+  })
+
+  it('a pasted call ID opens that call', async () => {
+    const { page } = app
+    await totalOf(page, 'iptal')
+    await page.getByTestId('row-3').waitFor()
+    await page.getByTestId('row-3').dblclick()
+    const id = (await page.getByTestId('detail-call-id').textContent())!.trim()
+    expect(id).toMatch(/^[0-9a-f]{8}-/)
+    await page
+      .getByTestId('detail-close')
+      .click()
+      .catch(() => page.keyboard.press('Escape'))
+    await page.getByTestId('search-input').fill(`  ${id} `)
+    await expect.poll(() => page.getByTestId('detail-call-id').textContent(), { timeout: 15_000 }).toBe(id)
+    expect(await page.getByTestId('result-count').getAttribute('data-total')).toBe('1')
+    await app.screenshot('62-call-id-lookup-en')
+    expect(await totalOf(page, `id:${id}`)).toBe(1)
+  })
+
+  it('shows the help in Turkish from the same data', async () => {
+    const { page } = app
+    await page.getByTestId('nav-settings').click()
+    await page.getByTestId('settings-language').getByText('Türkçe', { exact: true }).click()
+    await page.getByTestId('nav-search').click()
+    const examples = await helpExamples(page)
+    expect(examples.length).toBeGreaterThanOrEqual(10)
+    expect(await page.getByTestId('shortcuts-dialog').textContent()).toContain('Bu hesaptaki alanlar')
+    await app.screenshot('63-query-help-tr')
+    await page.keyboard.press('Escape')
+    await totalOf(page, 'sentiment:olumsuz')
+    await page.getByTestId('query-warning').waitFor({ timeout: 10_000 })
+    expect(await page.getByTestId('query-warning').textContent()).toContain('için “olumsuz” diye bir değer yok')
+    await app.screenshot('64-query-value-warning-tr')
+  })
+
+  it('ran without page errors', () => {
+    expect(app.pageErrors).toEqual([])
+  })
+})
