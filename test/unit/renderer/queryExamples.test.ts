@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { analyzeQuery } from '../../../src/shared/query'
-import { equalsKeys, fieldRef, queryExamples, type ExampleMaterial } from '../../../src/renderer/src/lib/queryExamples'
+import { equalsKeys, fieldRef, queryExamples, suggestionsFor, type ExampleMaterial } from '../../../src/renderer/src/lib/queryExamples'
 
 const sentiment = { key: 'sentiment', friendlyName: 'Duygu Durumu', numeric: false, calls: 900 }
 const score = { key: 'agentScore', friendlyName: 'Temsilci Puanı', numeric: true, calls: 800 }
@@ -47,5 +47,27 @@ describe('the help built from the account’s data', () => {
     expect(bare).toEqual([])
     expect(fieldRef({ key: 'csat', friendlyName: 'CSAT' })).toBe('CSAT')
     expect(fieldRef({ key: 'x', friendlyName: 'Bekletme Süresi (sn)' })).toBe('"Bekletme Süresi (sn)"')
+  })
+})
+
+describe('the search box’s suggestions', () => {
+  const values = { values: ['Positive', 'Neutral', 'Negative'], counts: [30, 20, 10] }
+  const calls = (n: number) => `${n} calls`
+  it('completes a key’s name, then its values with counts', () => {
+    expect(suggestionsFor('fatura duy', material.keys, () => values, calls).items).toEqual([
+      { text: 'fatura "Duygu Durumu":', label: 'Duygu Durumu · 900 calls' }
+    ])
+    expect(suggestionsFor('fatura "Duygu Durumu":ne', material.keys, () => values, calls).items).toEqual([
+      { text: 'fatura "Duygu Durumu":Neutral', label: '20 calls' },
+      { text: 'fatura "Duygu Durumu":Negative', label: '10 calls' }
+    ])
+    expect(suggestionsFor('-sentiment:', material.keys, () => values, calls).items.map((s) => s.text)).toEqual([
+      '-sentiment:Positive',
+      '-sentiment:Neutral',
+      '-sentiment:Negative'
+    ])
+  })
+  it('asks for a key’s values it has not read', () => {
+    expect(suggestionsFor('sentiment:', material.keys, () => undefined, calls)).toEqual({ items: [], pendingKey: 'sentiment' })
   })
 })

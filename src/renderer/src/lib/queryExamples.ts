@@ -1,4 +1,5 @@
-import type { ResolvedNode } from '../../../shared/query'
+import { fieldName, keyByName, type ResolvedNode } from '../../../shared/query'
+import { foldText } from '../../../shared/text/fold'
 
 /**
  * The search language taught with the account's own data: every example is built from a key,
@@ -129,4 +130,53 @@ export function equalsKeys(node: ResolvedNode | null): string[] {
   }
   if (node) walk(node)
   return [...out].sort()
+}
+
+/** One entry of the search box's suggestions: the whole text it would make, and what it is. */
+export interface Suggestion {
+  text: string
+  label: string
+}
+
+const LAST_TERM = /^(.*?)(\S*)$/su
+/** A last term whose name is quoted (it has spaces): `"Duygu Durumu":ne`. */
+const QUOTED_LAST = /^(|.*\s)(-?"[^"]+":"?[^"\s]*)$/su
+const FIELD_TERM = /^(-?)([\p{L}_][\p{L}\p{N}_]*|"[^"]+"):("?)([^"]*)$/u
+const MAX_SUGGESTIONS = 12
+
+/**
+ * Completions of the term being typed, from the account's keys and values: after `name:` the
+ * key's values (with their counts), else the keys whose key or friendly name starts with it.
+ * `valuesOf` gives a key's values when read; the key it needs is `pendingKey`.
+ */
+export function suggestionsFor(
+  text: string,
+  keys: readonly HelpKey[],
+  valuesOf: (key: string) => { values: readonly string[]; counts: readonly number[] } | undefined,
+  calls: (n: number) => string
+): { items: Suggestion[]; pendingKey: string | null } {
+  const [, head = '', last = ''] = QUOTED_LAST.exec(text) ?? LAST_TERM.exec(text) ?? []
+  const f = FIELD_TERM.exec(last)
+  if (f) {
+    const [, minus = '', rawName = '', , typed = ''] = f
+    const key = keyByName(keys, rawName.replace(/"/g, ''))
+    if (!key || key.numeric) return { items: [], pendingKey: null }
+    const read = valuesOf(key.key)
+    if (!read) return { items: [], pendingKey: key.key }
+    const want = foldText(typed)
+    const items = read.values
+      .map((v, i) => ({ v, n: read.counts[i] ?? 0 }))
+      .filter(({ v }) => foldText(v).startsWith(want))
+      .slice(0, MAX_SUGGESTIONS)
+      .map(({ v, n }) => ({ text: `${head}${minus}${rawName}:${valueRef(v)}`, label: calls(n) }))
+    return { items, pendingKey: null }
+  }
+  const typed = fieldName(last.replace(/^-/, ''))
+  if (typed.length < 2) return { items: [], pendingKey: null }
+  const items = keys
+    .filter((k) => fieldName(k.key).startsWith(typed) || fieldName(k.friendlyName).startsWith(typed))
+    .sort((a, b) => b.calls - a.calls)
+    .slice(0, MAX_SUGGESTIONS)
+    .map((k) => ({ text: `${head}${last.startsWith('-') ? '-' : ''}${fieldRef(k)}:`, label: `${k.friendlyName} · ${calls(k.calls)}` }))
+  return { items, pendingKey: null }
 }
