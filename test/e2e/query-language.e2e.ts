@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { invokeInPage, launchApp, type LaunchedApp } from './support/harness'
 
 // The search language on the demo's own data, in Chromium over `callsight serve --demo`: the
 // help's examples are built from the account's keys, values and titles and each finds calls;
@@ -81,6 +81,13 @@ describe('the search language on the tenant’s own keys', () => {
     const negative = await totalOf(page, '"duygu durumu":negative')
     expect(negative).toBeGreaterThan(0)
     expect(await totalOf(page, 'sentiment:NEGATIVE')).toBe(negative)
+    // The box suggests the key's values with their counts as the name is typed.
+    await page.getByTestId('search-input').fill('"duygu durumu":')
+    await expect
+      .poll(() => page.locator('#query-suggestions option').evaluateAll((o) => o.map((x) => (x as HTMLOptionElement).value)), {
+        timeout: 10_000
+      })
+      .toEqual(expect.arrayContaining(['"duygu durumu":Negative', '"duygu durumu":Positive']))
     await totalOf(page, 'sentiment:olumsuz')
     const warning = page.getByTestId('query-warning')
     await warning.waitFor({ timeout: 10_000 })
@@ -116,6 +123,66 @@ describe('the search language on the tenant’s own keys', () => {
     expect(await totalOf(page, `id:${id}`)).toBe(1)
   })
 
+  it('review mode shows the call’s fields, says each move, never skips a criterion, and says "failed"', async () => {
+    const { page } = app
+    await invokeInPage(page, 'scorecards.save', {
+      definition: {
+        name: 'Kalite formu',
+        criteria: [
+          { id: 'greet', name: 'Selamlama', weight: 1, scale: '1_5', critical: false },
+          { id: 'empathy', name: 'Empati', weight: 1, scale: '1_5', critical: false },
+          { id: 'kvkk', name: 'KVKK', weight: 1, scale: 'yes_no', critical: true }
+        ]
+      }
+    })
+    expect(await totalOf(page, 'fatura')).toBeGreaterThan(5)
+    await page.getByTestId('nav-review').click()
+    await page.getByTestId('review-list-name').fill('Fatura QA')
+    await page.getByTestId('review-sample-kind').selectOption('perDay')
+    await page.getByTestId('review-sample-value').fill('1')
+    await page.getByTestId('review-create').click()
+    await page.getByTestId('review-call').waitFor({ timeout: 15_000 })
+    // Agent, duration and language come from the record's extra fields.
+    const fields = page.getByTestId('review-call-fields')
+    await fields.waitFor()
+    for (const f of ['agentName', 'durationSeconds', 'language']) expect(await fields.locator(`[data-field="${f}"]`).count(), f).toBe(1)
+    expect(await fields.textContent()).toContain('Agent')
+
+    const said = page.getByTestId('review-announcement')
+    const criterion = (i: number) => page.getByTestId(`review-criterion-${i}`)
+    // The reported sequence: 4, ↓, 5, ↓, 1.
+    await page.keyboard.press('4')
+    await expect.poll(() => said.textContent()).toContain('Next: Empati')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('5')
+    await expect.poll(() => said.getAttribute('data-kind')).toBe('rejected')
+    expect(await said.textContent()).toContain('5 is not an answer for KVKK')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('1')
+    // KVKK answered yes; the blank Empati is focused again, and said so.
+    await expect.poll(() => said.textContent()).toContain('KVKK: 1 saved. Next: Empati')
+    await expect.poll(() => criterion(1).getAttribute('class')).toContain('focused')
+    await page.keyboard.press('3')
+    await expect.poll(() => said.getAttribute('data-kind')).toBe('done')
+    expect(await criterion(0).locator('.answer.active').textContent()).toContain('4')
+    expect(await criterion(1).locator('.answer.active').textContent()).toContain('3')
+    // A failed critical criterion says "failed", not only "Total 0".
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('0')
+    await expect.poll(() => page.getByTestId('review-total').getAttribute('data-failed')).toBe('true')
+    expect(await page.getByTestId('review-failed').textContent()).toContain('failed')
+    await app.screenshot('65-review-mode-en')
+
+    // Sidebar and header agree, and reopening the list starts at the next unreviewed call.
+    await page.keyboard.press('r')
+    await expect.poll(() => page.getByTestId('review-progress').textContent()).toMatch(/^1 of \d+ reviewed$/)
+    const header = await page.getByTestId('review-progress').textContent()
+    await expect.poll(() => page.getByTestId('review-list-Fatura QA').getByTestId('review-list-progress').textContent()).toBe(header)
+    await page.getByTestId('review-list-Fatura QA').click()
+    await expect.poll(() => page.getByTestId('review-position').textContent()).toMatch(/^Call 2 of/)
+    await page.getByTestId('nav-search').click()
+  })
+
   it('shows the help in Turkish from the same data', async () => {
     const { page } = app
     await page.getByTestId('nav-settings').click()
@@ -130,6 +197,11 @@ describe('the search language on the tenant’s own keys', () => {
     await page.getByTestId('query-warning').waitFor({ timeout: 10_000 })
     expect(await page.getByTestId('query-warning').textContent()).toContain('için “olumsuz” diye bir değer yok')
     await app.screenshot('64-query-value-warning-tr')
+    await page.getByTestId('nav-review').click()
+    await page.getByTestId('review-list-Fatura QA').click()
+    await page.getByTestId('review-call-fields').waitFor()
+    expect(await page.getByTestId('review-call-fields').textContent()).toMatch(/Temsilci|Müşteri temsilcisi/)
+    await app.screenshot('66-review-mode-tr')
   })
 
   it('ran without page errors', () => {

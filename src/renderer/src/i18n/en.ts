@@ -6,6 +6,7 @@ import { exportMessages } from './en/export'
 import { settingsMessages } from './en/settings'
 import { reviewMessages } from './en/review'
 import { queryLanguageMessages } from './en/queryLanguage'
+import { reviewModeMessages } from './en/reviewMode'
 import type { Shape } from './shape'
 
 /**
@@ -20,7 +21,8 @@ export const en = {
   ...exportMessages,
   ...settingsMessages,
   ...reviewMessages,
-  ...queryLanguageMessages
+  ...queryLanguageMessages,
+  ...reviewModeMessages
 }
 
 export type { MessageTree } from './shape'

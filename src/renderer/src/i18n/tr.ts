@@ -7,6 +7,7 @@ import { exportMessages } from './tr/export'
 import { settingsMessages } from './tr/settings'
 import { reviewMessages } from './tr/review'
 import { queryLanguageMessages } from './tr/queryLanguage'
+import { reviewModeMessages } from './tr/reviewMode'
 
 /** Turkish messages: the same keys and placeholders as en.ts (checked by a unit test). */
 export const tr: Messages = {
@@ -17,5 +18,6 @@ export const tr: Messages = {
   ...exportMessages,
   ...settingsMessages,
   ...reviewMessages,
-  ...queryLanguageMessages
+  ...queryLanguageMessages,
+  ...reviewModeMessages
 }

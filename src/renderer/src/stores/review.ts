@@ -9,6 +9,14 @@ import { toErrorInfo } from '../lib/errorMessage'
 
 type Patch = Omit<Request<'annotations.save'>, 'callId'>
 
+/** What review mode says after a digit: words given by the view (i18n), facts by the store. */
+export type AnswerMessage =
+  | { kind: 'moved'; criterion: string; value: number; next: string }
+  | { kind: 'done'; criterion: string; value: number }
+  | { kind: 'rejected'; criterion: string; value: number; min: number; max: number }
+
+const defaultSay = (m: AnswerMessage): string => JSON.stringify(m)
+
 /**
  * Review: the lists, the scorecards, and review mode's position in the open list (the call
  * shown, its annotation, the focused criterion). Every change goes through the contract and
@@ -28,6 +36,11 @@ export const useReviewStore = defineStore('review', () => {
   /** The scorecard review mode scores with, and the criterion digits answer. */
   const scorecardId = ref<string | null>(null)
   const focused = ref(0)
+  /**
+   * What the last key did in review mode, said aloud (aria-live) and shown: the answer saved
+   * and the criterion focused next, or why a digit was not an answer. Never silent.
+   */
+  const announcement = ref<{ text: string; kind: 'moved' | 'rejected' | 'done' } | null>(null)
   /** When the last "next call" was asked for and shown (performance.now), for the e2e budget. */
   const shownIn = ref<number | null>(null)
 
@@ -92,14 +105,22 @@ export const useReviewStore = defineStore('review', () => {
       record.value = rec
       annotation.value = ann
       focused.value = 0
+      announcement.value = null
       if (ann?.score) scorecardId.value = ann.score.scorecardId
       shownIn.value = performance.now() - started
     })
   }
 
-  async function open(listId: string, at = 0): Promise<void> {
+  /** Opens a list at `at`, or by default at its first unreviewed call (its first call when all are reviewed). */
+  async function open(listId: string, at?: number): Promise<void> {
     list.value = lists.value.find((l) => l.id === listId) ?? { id: listId, name: '', createdAt: 0, author: '', size: 0, reviewed: 0 }
-    await show(at)
+    announcement.value = null
+    let start = at ?? 0
+    if (at === undefined) {
+      const found = await guarded(() => call('reviewLists.nextUnreviewed', { id: listId, index: -1 }))
+      if (found) start = found.position
+    }
+    await show(start)
   }
 
   const next = (): Promise<void> => (list.value && index.value < list.value.size - 1 ? show(index.value + 1) : Promise.resolve())
@@ -115,6 +136,8 @@ export const useReviewStore = defineStore('review', () => {
     if (!list.value) return
     const { list: info } = await call('reviewLists.items', { id: list.value.id, offset: 0, limit: 1 })
     list.value = info
+    // The sidebar's count is the same list's: both say the same "N of M reviewed".
+    lists.value = lists.value.map((l) => (l.id === info.id ? info : l))
   }
 
   /** Saves fields of the shown call's annotation (or of `callId`). */
@@ -138,20 +161,45 @@ export const useReviewStore = defineStore('review', () => {
     }
   }
 
-  /** Answers the focused criterion of the current scorecard with `value`, then focuses the next. */
-  async function answer(value: number): Promise<void> {
+  /**
+   * Answers the focused criterion of the current scorecard with `value`, then focuses the
+   * next criterion still blank (after it, then from the top), and says so. A digit the
+   * criterion's scale has no answer for changes nothing and says why; it never falls through
+   * to another criterion.
+   */
+  async function answer(value: number, say: (m: AnswerMessage) => string = defaultSay): Promise<void> {
     const card = scorecard.value
     const criterion = card?.criteria[focused.value]
     if (!card || !criterion) return
     const max = criterion.scale === 'yes_no' ? 1 : criterion.scale === '1_5' ? 5 : 10
     const min = criterion.scale === '1_5' ? 1 : 0
-    if (value < min || value > max) return
+    if (value < min || value > max) {
+      announcement.value = { kind: 'rejected', text: say({ kind: 'rejected', criterion: criterion.name, value, min, max }) }
+      return
+    }
     const previous =
       annotation.value?.score?.scorecardId === card.id && annotation.value.score.version === card.version
         ? annotation.value.score.answers
         : {}
-    const saved = await save({ score: { scorecardId: card.id, version: card.version, answers: { ...previous, [criterion.id]: value } } })
-    if (saved) focused.value = Math.min(card.criteria.length - 1, focused.value + 1)
+    const answers = { ...previous, [criterion.id]: value }
+    const saved = await save({ score: { scorecardId: card.id, version: card.version, answers } })
+    if (!saved) return
+    const n = card.criteria.length
+    const at = focused.value
+    let nextAt: number | null = null
+    for (let step = 1; step < n && nextAt === null; step++) {
+      const i = (at + step) % n
+      if (answers[card.criteria[i]!.id] === undefined) nextAt = i
+    }
+    if (nextAt === null) {
+      announcement.value = { kind: 'done', text: say({ kind: 'done', criterion: criterion.name, value }) }
+      return
+    }
+    focused.value = nextAt
+    announcement.value = {
+      kind: 'moved',
+      text: say({ kind: 'moved', criterion: criterion.name, value, next: card.criteria[nextAt]!.name })
+    }
   }
 
   async function saveScorecard(definition: Request<'scorecards.save'>['definition'], id?: string): Promise<Scorecard | undefined> {
@@ -182,6 +230,7 @@ export const useReviewStore = defineStore('review', () => {
     scorecardId,
     scorecard,
     focused,
+    announcement,
     shownIn,
     loadLookups,
     createFromSearch,
