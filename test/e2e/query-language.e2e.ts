@@ -54,7 +54,7 @@ describe('the search language on the tenant’s own keys', () => {
     expect(examples.some((e) => e.startsWith('"Duygu Durumu":') || e.startsWith('"Konu":') || e.includes(':'))).toBe(true)
     expect(examples.join(' ')).not.toContain('duygu:olumsuz')
     expect(examples.length).toBeGreaterThanOrEqual(10)
-    await app.screenshot('60-query-help-en')
+    await app.screenshot('70-query-help-en')
     await page.keyboard.press('Escape')
     for (const ex of examples) {
       if (/^[0-9a-f]{8}-/.test(ex)) continue
@@ -92,7 +92,7 @@ describe('the search language on the tenant’s own keys', () => {
     const warning = page.getByTestId('query-warning')
     await warning.waitFor({ timeout: 10_000 })
     expect(await warning.textContent()).toMatch(/olumsuz.*Duygu Durumu.*Negative/)
-    await app.screenshot('61-query-value-warning-en')
+    await app.screenshot('71-query-value-warning-en')
   })
 
   it('an invalid query empties the list to its error', async () => {
@@ -119,7 +119,7 @@ describe('the search language on the tenant’s own keys', () => {
     await page.getByTestId('search-input').fill(`  ${id} `)
     await expect.poll(() => page.getByTestId('detail-call-id').textContent(), { timeout: 15_000 }).toBe(id)
     expect(await page.getByTestId('result-count').getAttribute('data-total')).toBe('1')
-    await app.screenshot('62-call-id-lookup-en')
+    await app.screenshot('72-call-id-lookup-en')
     expect(await totalOf(page, `id:${id}`)).toBe(1)
   })
 
@@ -171,7 +171,7 @@ describe('the search language on the tenant’s own keys', () => {
     await page.keyboard.press('0')
     await expect.poll(() => page.getByTestId('review-total').getAttribute('data-failed')).toBe('true')
     expect(await page.getByTestId('review-failed').textContent()).toContain('failed')
-    await app.screenshot('65-review-mode-en')
+    await app.screenshot('75-review-mode-en')
 
     // Sidebar and header agree, and reopening the list starts at the next unreviewed call.
     await page.keyboard.press('r')
@@ -191,17 +191,17 @@ describe('the search language on the tenant’s own keys', () => {
     const examples = await helpExamples(page)
     expect(examples.length).toBeGreaterThanOrEqual(10)
     expect(await page.getByTestId('shortcuts-dialog').textContent()).toContain('Bu hesaptaki alanlar')
-    await app.screenshot('63-query-help-tr')
+    await app.screenshot('73-query-help-tr')
     await page.keyboard.press('Escape')
     await totalOf(page, 'sentiment:olumsuz')
     await page.getByTestId('query-warning').waitFor({ timeout: 10_000 })
     expect(await page.getByTestId('query-warning').textContent()).toContain('için “olumsuz” diye bir değer yok')
-    await app.screenshot('64-query-value-warning-tr')
+    await app.screenshot('74-query-value-warning-tr')
     await page.getByTestId('nav-review').click()
     await page.getByTestId('review-list-Fatura QA').click()
     await page.getByTestId('review-call-fields').waitFor()
     expect(await page.getByTestId('review-call-fields').textContent()).toMatch(/Temsilci|Müşteri temsilcisi/)
-    await app.screenshot('66-review-mode-tr')
+    await app.screenshot('76-review-mode-tr')
   })
 
   it('ran without page errors', () => {
