@@ -142,6 +142,7 @@ describe('the search language on the tenant’s own keys', () => {
     await page.getByTestId('review-sample-value').fill('1')
     await page.getByTestId('review-create').click()
     await page.getByTestId('review-call').waitFor({ timeout: 15_000 })
+    await expect.poll(() => page.getByTestId('review-position').textContent()).toMatch(/^Call 1 of/)
     // Agent, duration and language come from the record's extra fields.
     const fields = page.getByTestId('review-call-fields')
     await fields.waitFor()

@@ -131,6 +131,8 @@ describe('review through the router', () => {
   it('builds review lists from ids, a search, and a seeded sample, with progress and next unreviewed', async () => {
     const manual = await call('reviewLists.create', { name: 'Elle', source: { kind: 'ids', ids: ids.slice(0, 5) } })
     expect(manual).toMatchObject({ size: 5, reviewed: 0 })
+    // From before the start (opening a list): the first call itself when it is not reviewed.
+    expect((await call('reviewLists.nextUnreviewed', { id: manual.id, index: -1 }))?.callId).toBe(ids[0])
     await call('annotations.save', { callId: ids[0]!, status: 'reviewed' })
     await call('annotations.save', { callId: ids[2]!, status: 'follow_up' })
     const progress = (await call('reviewLists.list', {})).find((l) => l.id === manual.id)!

@@ -111,14 +111,19 @@ export class ReviewListStore {
 
   /**
    * The first call after index `index` (wrapping round) that is not reviewed yet: review
-   * mode's "next unreviewed". Null when every call is reviewed.
+   * mode's "next unreviewed"; index -1 is before the first call (opening a list), so the
+   * first call itself is a candidate. Null when every call is reviewed.
    */
   nextUnreviewed(id: string, index: number): ReviewListItem | null {
-    const stored = this.db
-      .prepare('SELECT position FROM review_list_items WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?')
-      .pluck()
-      .get(id, Math.max(0, index)) as number | undefined
-    const at = stored ?? -1
+    const stored =
+      index < 0
+        ? undefined
+        : (this.db
+            .prepare('SELECT position FROM review_list_items WHERE list_id = ? ORDER BY position LIMIT 1 OFFSET ?')
+            .pluck()
+            .get(id, index) as number | undefined)
+    // No call at the index (-1, or past the end): search from the list's start.
+    const at = stored ?? Number.MIN_SAFE_INTEGER
     const sql = `SELECT i.position FROM review_list_items i LEFT JOIN annotations a ON a.call_id = i.call_id
                  WHERE i.list_id = ? AND i.position %s ? AND (a.status IS NULL OR NOT (${DONE_SQL})) ORDER BY i.position LIMIT 1`
     const found = (this.db.prepare(sql.replace('%s', '>')).pluck().get(id, at) ??
