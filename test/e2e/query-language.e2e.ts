@@ -78,6 +78,15 @@ describe('the search language on the tenant’s own keys', () => {
       expect(await totalOf(page, q), q).toBe(a - both)
     expect(await totalOf(page, 'fatura ve iptal')).toBe(both)
 
+    // Record fields the service sends beyond the spec's: agent and duration filter like keys, folded.
+    const agent = await totalOf(page, 'agent:"GÖKHAN IŞIK"')
+    expect(agent).toBeGreaterThan(0)
+    expect(await totalOf(page, 'agent:"gokhan isik"')).toBe(agent)
+    expect(await totalOf(page, 'fatura agent:"gökhan ışık"')).toBeLessThan(agent)
+    const long = await totalOf(page, 'duration>=600')
+    expect(long).toBeGreaterThan(0)
+    expect(await totalOf(page, 'duration:0..599')).toBe((await totalOf(page, '')) - long)
+
     const negative = await totalOf(page, '"duygu durumu":negative')
     expect(negative).toBeGreaterThan(0)
     expect(await totalOf(page, 'sentiment:NEGATIVE')).toBe(negative)

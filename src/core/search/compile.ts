@@ -253,7 +253,11 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
  */
 function fieldCondition(f: FieldFilter): { sql: string; params: unknown[] } {
   const path = `$."${f.field}"`
-  if (f.kind === 'equals') return { sql: 'CAST(json_extract(c.extra, ?) AS TEXT) = ?', params: [path, f.value] }
+  if (f.kind === 'equals') {
+    return f.folded
+      ? { sql: 'fold_text(CAST(json_extract(c.extra, ?) AS TEXT)) = ?', params: [path, foldText(f.value)] }
+      : { sql: 'CAST(json_extract(c.extra, ?) AS TEXT) = ?', params: [path, f.value] }
+  }
   // A service may send a number as JSON text ("125"); the results list sorts those as numbers too.
   const conds = ["json_extract(c.extra, ?) <> ''"]
   const params: unknown[] = [path]

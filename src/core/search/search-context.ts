@@ -18,6 +18,7 @@ import { RelevanceRanker } from './relevance-rank'
 import type { SortedPager } from './sorted-page'
 import { matchedIds } from './sql'
 import { ViewColumns } from './view-columns'
+import { withRecordTerms } from './record-terms'
 
 /** Recent queries whose memory (estimate, count, anchors, match list) is kept. */
 const QUERIES_KEPT = 16
@@ -127,11 +128,14 @@ export class SearchContext {
   prepare(query: SearchQuery): Prepared {
     const r = SearchQuery.safeParse(query)
     if (!r.success) throw invalid(r.error)
-    const catalog = this.catalog.forText(r.data.text)
-    const q = compileQuery(r.data, catalog)
+    // Record-field terms (`agent:…`) become field filters: every plan then treats them as it
+    // treats an Insight drill-down's.
+    const data = withRecordTerms(r.data, this.view.extraFieldNames(), this.catalog.analysisKeys())
+    const catalog = this.catalog.forText(data.text)
+    const q = compileQuery(data, catalog)
     const state = this.queries.get().get(q.key)
-    state.estimate ??= this.estimate(q, r.data)
-    return { query: r.data, catalog, q, state, estimate: state.estimate }
+    state.estimate ??= this.estimate(q, data)
+    return { query: data, catalog, q, state, estimate: state.estimate }
   }
 
   /** The remembered state under another key (a query in a column's order). */

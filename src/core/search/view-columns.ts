@@ -147,6 +147,14 @@ export class ViewColumns {
     this.extras = new PerVersion(watch, () => reads.extraFields(EXTRA_SAMPLE))
   }
 
+  /** The extra fields the service sends (agentName, durationSeconds, …), as the query language names them. */
+  extraFieldNames(): string[] {
+    return this.extras
+      .get()
+      .map((e) => e.field)
+      .filter((f) => /^[A-Za-z0-9_]{1,100}$/.test(f))
+  }
+
   /** What the chooser offers: the call type (when a scope was synced by one), extra fields, analysis keys. */
   list(): ColumnInfo[] {
     const out: ColumnInfo[] = []

@@ -35,7 +35,13 @@ export type AnalysisFilter = z.infer<typeof AnalysisFilter>
  * Insight's breakdown drills into Search with one.
  */
 export const FieldFilter = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('equals'), field: z.string().regex(/^[A-Za-z0-9_]{1,100}$/), value: z.string().max(500) }),
+  z.object({
+    kind: z.literal('equals'),
+    field: z.string().regex(/^[A-Za-z0-9_]{1,100}$/),
+    value: z.string().max(500),
+    /** Compared folded (case, accents, Turkish i), as a typed `agent:hakan çınar` is; exact when absent. */
+    folded: z.boolean().optional()
+  }),
   z
     .object({
       kind: z.literal('range'),

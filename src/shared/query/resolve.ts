@@ -3,6 +3,7 @@ import type { Bound, QueryError, QueryNode, ResolvedNode, TextField } from './as
 import { numberOf, parseQuery, tokensOf } from './parse'
 import { step } from './work'
 import { callIdOf } from './call-id'
+import { splitRecordTerms, type RecordTerm } from './record-terms'
 
 /** An analysis key as the cache knows it (shared/domain's AnalysisKeyInfo, without zod). */
 export interface KeyRef {
@@ -15,6 +16,8 @@ export interface ResolveContext {
   keys: readonly KeyRef[]
   /** Text fields this cache can search besides title and summary (`note` once annotations exist). */
   extraFields?: readonly TextField[]
+  /** Record fields the service sends beyond the spec's (record-terms.ts): `agent:`, `duration:`. */
+  recordFields?: readonly string[]
 }
 
 /** Names a field can be written as, in either language; folded, so `Başlık:` works too. */
@@ -34,6 +37,8 @@ export interface Resolved {
   errors: QueryError[]
   /** The call ID the whole text names (call-id.ts): the query finds that call. */
   callId?: string
+  /** Record-field terms taken out of the text (record-terms.ts), ANDed with the rest. */
+  records?: RecordTerm[]
 }
 
 /** A key by its key or friendly name, as written in a field term. */
@@ -133,6 +138,8 @@ export function resolveQuery(node: QueryNode | null, ctx: ResolveContext): Resol
 export function analyzeQuery(text: string, ctx: ResolveContext): Resolved {
   const callId = callIdOf(text)
   if (callId !== null) return { node: null, errors: [], callId }
+  const split = splitRecordTerms(text, ctx.recordFields ?? [], ctx.keys)
+  if (split.terms.length > 0) return { ...analyzeQuery(split.text, { ...ctx, recordFields: [] }), records: split.terms }
   const parsed = parseQuery(text)
   const resolved = resolveQuery(parsed.node, ctx)
   const errors = [...parsed.errors, ...resolved.errors].sort((a, b) => a.span.start - b.span.start)

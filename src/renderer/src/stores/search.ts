@@ -81,6 +81,13 @@ export const useSearchStore = defineStore('search', () => {
     callTypes.value.map((c) => ({ label: c.description ? `${c.description} (${c.value})` : c.value, value: c.value }))
   )
 
+  /** The record fields the service sends (agent, duration, …): the query language filters by them. */
+  const recordFields = computed(() =>
+    useColumnsStore()
+      .available.filter((c) => c.column.startsWith('extra:'))
+      .map((c) => c.column.slice('extra:'.length))
+  )
+
   /**
    * What is wrong with the typed text, each with the span to underline (checked here, as
    * core checks it, so a bad query is shown at once and never sent). Until the keys are
@@ -88,13 +95,15 @@ export const useSearchStore = defineStore('search', () => {
    */
   const textErrors = computed<QueryError[]>(() => {
     if (mode.value !== 'local') return []
-    const errors = analyzeQuery(filters.text, { keys: analysisKeys.value }).errors
+    const errors = analyzeQuery(filters.text, { keys: analysisKeys.value, recordFields: recordFields.value }).errors
     return keysLoaded.value ? errors : errors.filter((e) => e.code !== 'unknownField')
   })
 
   /** The folded terms the shown results matched by: words not under a NOT, analysis values asked for. */
   /** The shown results' query as a resolved tree (null when it has no text or does not resolve). */
-  const activeNode = computed(() => analyzeQuery(shownQuery.value.text, { keys: analysisKeys.value }).node)
+  const activeNode = computed(
+    () => analyzeQuery(shownQuery.value.text, { keys: analysisKeys.value, recordFields: recordFields.value }).node
+  )
   const highlightTerms = computed<string[]>(() => positiveTerms(activeNode.value))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
@@ -379,6 +388,7 @@ export const useSearchStore = defineStore('search', () => {
     analysisKeys,
     keysLoaded,
     textErrors,
+    recordFields,
     highlightTerms,
     activeNode,
     callTypes,

@@ -57,7 +57,10 @@ export interface Fixture {
  * all, so ids follow dates as a sync writes them (the first page's window is then a narrow
  * id span).
  */
-export function buildFixture(n: number, seed = 1, options: { timeOrdered?: boolean } = {}): Fixture {
+/** Agents of the fixture with extra fields: Turkish letters, so a typed name is compared folded. */
+export const AGENTS = ['Ayşe Yılmaz', 'Hakan Çınar', 'İpek Işık']
+
+export function buildFixture(n: number, seed = 1, options: { timeOrdered?: boolean; extra?: boolean } = {}): Fixture {
   const dir = mkdtempSync(join(tmpdir(), 'callsight-search-'))
   const cache = openCache(join(dir, 'cache.db'))
   const r = rnd(seed)
@@ -80,7 +83,10 @@ export function buildFixture(n: number, seed = 1, options: { timeOrdered?: boole
         { key: 'score', friendlyName: 'Skor', value: String(score) },
         { key: 'agent', friendlyName: 'Temsilci', value: `Temsilci ${1 + Math.floor(r() * 5)}` }
       ],
-      extra: {}
+      // Derived from i, not drawn: the other fields' draws stay those of the fixture without extras.
+      extra: options.extra
+        ? { agentName: AGENTS[i % AGENTS.length]!, durationSeconds: (i * 37) % 900, language: i % 2 ? 'tr-TR' : 'en-US' }
+        : {}
     })
   }
   if (options.timeOrdered) records.sort((a, b) => a.callAt - b.callAt || (a.callId < b.callId ? -1 : 1))
