@@ -38,6 +38,8 @@ export async function connect(opts: {
   signal?: AbortSignal
   /** The tenant's limiter; default TenantRateLimiter. */
   newLimiter?: LimiterFactory | undefined
+  /** Each 429 answer the service gives (the worker's metrics count them). */
+  onRateLimited?: () => void
 }): Promise<Connection> {
   const baseUrl = check(BaseUrl, opts.server, '--server')
   if (opts.user.trim() === '') throw new CallsightError('InvalidInput', '--user is required.')
@@ -51,7 +53,10 @@ export async function connect(opts: {
     fetch: (input, init) => fetch(input, init),
     limiter,
     logger: opts.logger,
-    onWait: waits.emit
+    onWait: (w) => {
+      if (w.reason === 'retryAfter') opts.onRateLimited?.()
+      waits.emit(w)
+    }
   })
   const session = new Session({
     client,

@@ -16,6 +16,12 @@ export const EXIT = {
   denseSecond: 11,
   /** search/export --strict: synced scopes do not answer the whole query. */
   notCovered: 12,
+  /** team status: a worker's heartbeat lapsed (hung, or cut off from PostgreSQL). */
+  workerStale: 13,
+  /** team status: the last run of some scope failed. */
+  workerFailing: 14,
+  /** team status: no worker runs a scope (its next run is overdue, or none owns it). */
+  workerStopped: 15,
   cancelled: 130
 } as const
 
@@ -59,4 +65,7 @@ export const EXIT_HELP = `Exit codes:
   11   sync finished, but a second held more calls than can be paged (DenseSecond)
   12   search or export --strict: synced scopes do not cover the whole query (the answer
        is printed; stderr names what to sync)
+  13   team status: a worker is stale (no heartbeat: hung or cut off)
+  14   team status: the last run of a scope failed (failing since …)
+  15   team status: no worker runs a scope (stopped, or its next run overdue)
   130  cancelled (Ctrl-C); a sync keeps its checkpoint and continues next time`

@@ -201,8 +201,9 @@ init    creates (or upgrades) the tenant's schema in the team cache and two role
         Passwords for new roles come from CALLSIGHT_WRITER_PASSWORD and
         CALLSIGHT_READER_PASSWORD (or hidden prompts); an existing role keeps its
         password unless one is given.
-status  what the worker is doing per scope (running, last success, errors) and how
-        many calls the team cache holds. Any role that may read the schema.
+status  what the worker is doing per scope (running, last success, errors with their
+        detail, standby workers) and how many calls the team cache holds. Any role that
+        may read the schema. Exits 0 when healthy, 13 stale, 14 failing, 15 stopped.
 reset   after a restore that keeps the schema's identity (a point-in-time recovery of
         the whole cluster, a failover that lost transactions): every workstation's next
         pull empties what it pulled (annotations stay) and pulls everything again.
@@ -214,7 +215,7 @@ reset   after a restore that keeps the schema's identity (a point-in-time recove
   --json                status as one JSON object
 ${TEAM_DB_HELP}`
 
-export const WORKER_HELP = `callsight worker --config FILE [--once]
+export const WORKER_HELP = `callsight worker --config FILE [--once] [--metrics FILE]
 
 Keeps the scopes of FILE fresh in the team cache: every intervalMinutes each scope is
 synced incrementally (the look-back before the covered end is fetched again), one after
@@ -228,6 +229,11 @@ current sync keeps its checkpoint, exit 0.
                   "scopes":[{"name","days" or "from","analysis","results","types",
                   "direction","hasNewRequest"}]} (docs/team.md has an example)
   --once          one cycle, then exit (0 when every scope synced)
+  --metrics FILE  write Prometheus text-format metrics there after each scope and cycle
+
+A second worker for the same scopes waits as a standby and takes over when the first
+stops. When PostgreSQL restarts or fails over, the worker waits for it and continues the
+same scope from its checkpoint.
 
 The service password comes from CALLSIGHT_PASSWORD, the PostgreSQL password from
 PGPASSWORD or ~/.pgpass: never from the file or a flag.`

@@ -33,6 +33,12 @@ export interface PgCluster {
   }
   /** Runs SQL as the superuser on the default database. */
   sql(text: string, values?: unknown[]): Promise<pg.QueryResult>
+  /**
+   * What `pg_ctl restart -m fast` does: a fast shutdown (sessions ended, the server gone),
+   * `downMs` with no server, then the same server started again. Resolves with the moment
+   * it accepted connections again (Date.now()).
+   */
+  restart(downMs: number): Promise<number>
   stop(): Promise<void>
 }
 
@@ -120,29 +126,36 @@ async function serve(o: ServeOptions): Promise<PgCluster> {
     ...o.settings
   }
   const args = ['-D', o.data, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
-  const child = spawn(join(o.bin, 'postgres'), args, { ...o.spawnOpts, cwd: o.dir, stdio: ['ignore', 'ignore', 'pipe'] })
   let log = ''
-  child.stderr!.on('data', (d: Buffer) => {
-    if (log.length < 20_000) log += d.toString()
-  })
+  const launch = (): ChildProcess => {
+    const c = spawn(join(o.bin, 'postgres'), args, { ...o.spawnOpts, cwd: o.dir, stdio: ['ignore', 'ignore', 'pipe'] })
+    c.stderr!.on('data', (d: Buffer) => {
+      if (log.length < 20_000) log += d.toString()
+    })
+    return c
+  }
+  let child = launch()
   const entry = { child, dir: o.dir }
   live.add(entry)
   installExitHook()
   const url = `postgres://${PG_SUPERUSER}:${PG_SUPERUSER_PASSWORD}@127.0.0.1:${port}/postgres`
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`PostgreSQL exited at start: ${log}`)
-    const c = new pg.Client({ connectionString: url })
-    try {
-      await c.connect()
-      await c.end()
-      break
-    } catch (e) {
-      await c.end().catch(() => undefined)
-      if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections: ${String(e)}\n${log}`)
-      await new Promise((r) => setTimeout(r, 100))
+  const accepting = async (): Promise<void> => {
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`PostgreSQL exited at start: ${log}`)
+      const c = new pg.Client({ connectionString: url })
+      try {
+        await c.connect()
+        await c.end()
+        return
+      } catch (e) {
+        await c.end().catch(() => undefined)
+        if (Date.now() > deadline) throw new Error(`PostgreSQL did not accept connections: ${String(e)}\n${log}`)
+        await new Promise((r) => setTimeout(r, 20))
+      }
     }
   }
+  await accepting()
   const admin = new pg.Pool({ connectionString: url, max: 2 })
   // An idle client told "terminating connection" at shutdown must not fail the test file.
   admin.on('error', () => undefined)
@@ -161,6 +174,16 @@ async function serve(o: ServeOptions): Promise<PgCluster> {
       return { url: `postgres://${user}@127.0.0.1:${port}/${u.database ?? 'postgres'}${u.params ? `?${u.params}` : ''}`, password }
     },
     sql: (text, values) => admin.query(text, values),
+    async restart(downMs) {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()))
+      child.kill('SIGINT') // fast shutdown
+      await exited
+      await new Promise((r) => setTimeout(r, downMs))
+      child = launch()
+      entry.child = child
+      await accepting()
+      return Date.now()
+    },
     async stop() {
       await admin.end().catch(() => undefined)
       if (child.exitCode === null) {

@@ -4,6 +4,8 @@ import { CallsightError, toErrorInfo } from '../../core/errors'
 import type { Logger } from '../../core/platform'
 import { systemClock } from '../../core/platform/node'
 import { PgSyncStore, TeamWorker, WorkerConfig } from '../../core/team'
+import { recordStartFailure } from '../../core/team/worker-start'
+import { WorkerMetrics } from '../../core/team/worker-metrics'
 import { check, parseFlags, required } from '../args'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
@@ -33,7 +35,11 @@ export function readWorkerConfig(file: string): WorkerConfig {
 }
 
 export async function workerCommand(argv: string[], io: Io, signal: AbortSignal, parts: CliParts = {}): Promise<number> {
-  const { values } = parseFlags(argv, { config: { type: 'string' }, once: { type: 'boolean', default: false } })
+  const { values } = parseFlags(argv, {
+    config: { type: 'string' },
+    once: { type: 'boolean', default: false },
+    metrics: { type: 'string' }
+  })
   const cfg = readWorkerConfig(required(values.config, '--config'))
   const logger = jsonLinesLogger(io.out)
   // systemd stops a service with SIGTERM: the same clean stop as Ctrl-C.
@@ -54,6 +60,9 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       sslRootCert: cfg.sslRootCert,
       applicationName: 'callsight-worker'
     })
+    const metrics = new WorkerMetrics(values.metrics, Date.now)
+    const workerName = `${hostname()}:${process.pid}`
+    const opened = store
     const conn = await connect({
       server: cfg.server,
       user: cfg.user,
@@ -61,7 +70,13 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       rateLimit: cfg.rateLimit,
       logger,
       signal: stop.signal,
-      newLimiter: parts.newLimiter
+      newLimiter: parts.newLimiter,
+      onRateLimited: () => metrics.rateLimited++
+    }).catch(async (e: unknown) => {
+      // A refused password (rotated on the service) is shown by team status as failing, not
+      // only in this log: the worker exits and its service manager starts it again.
+      if (!stop.signal.aborted) await recordStartFailure(opened, cfg.scopes, workerName, e)
+      throw e
     })
     const worker = new TeamWorker({
       store,
@@ -73,7 +88,8 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       intervalMs: Math.round(cfg.intervalMinutes * 60_000),
       heartbeatMs: Math.round(cfg.heartbeatSeconds * 1000),
       scopes: cfg.scopes,
-      workerName: `${hostname()}:${process.pid}`,
+      workerName,
+      metrics,
       waits: conn.waits,
       pace: () => conn.limiter.status,
       relogin: async () => conn.session.login(cfg.user, await readPassword())

@@ -112,7 +112,31 @@ export const pgMigrations: readonly PgMigration[] = [
     // and the workstations' clocks never need to agree) and how long it may go unrenewed.
     sql: (schema) => `ALTER TABLE ${q(schema)}.worker_scopes ADD COLUMN heartbeat_at bigint, ADD COLUMN lease_ms integer;`
   },
-  { version: 3, sql: membershipsCheckedPerStatement }
+  { version: 3, sql: membershipsCheckedPerStatement },
+  {
+    version: 4,
+    sql: (schema) => {
+      const s = q(schema)
+      return `
+        -- What an operator needs to act on a failure without the worker's log: the error's
+        -- detail (redacted, bounded), when the current streak of failures began, and the
+        -- calls fetched beside the calls changed (last_stored).
+        ALTER TABLE ${s}.worker_scopes ADD COLUMN last_error_detail text, ADD COLUMN failing_since bigint,
+          ADD COLUMN last_fetched integer;
+        -- Which worker owns a scope for as long as it lives (between runs too), so that a
+        -- second worker started by mistake waits as a standby instead of taking turns.
+        CREATE TABLE ${s}.worker_owners (
+          scope_key text PRIMARY KEY,
+          name text NOT NULL,
+          holder text NOT NULL,
+          heartbeat_at bigint NOT NULL,
+          lease_ms integer NOT NULL,
+          standby text,
+          standby_at bigint
+        );
+      `
+    }
+  }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

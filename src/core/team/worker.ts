@@ -1,82 +1,17 @@
-import { z } from 'zod'
-import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncPace, type SyncProgress, type SyncScopeInput } from '../../shared/domain'
-import type { AppErrorInfo } from '../../shared/errors'
-import { isAbortError, toErrorInfo } from '../errors'
+import type { RateLimit, SyncPace } from '../../shared/domain'
+import { toErrorInfo } from '../errors'
 import type { Clock, Logger } from '../platform'
-import { readCheckpoint, SyncEngine, type SyncSource, type WaitSource } from '../sync'
-import { passwordInUrl, SchemaName, SslMode } from './connection'
-import type { PgSyncStore } from './pg-store'
+import { SyncEngine, type SyncSource, type WaitSource } from '../sync'
 import { q } from './connection'
 import { PG_NOW_MS } from './pg-clock'
+import type { PgSyncStore } from './pg-store'
+import { scopeAt, type WorkerScopeConfig } from './worker-config'
+import { WorkerMetrics } from './worker-metrics'
+import { ScopeOwnership } from './worker-owner'
+import { isTeamCacheLoss, ScopeRun } from './worker-scope-run'
 
-const DAY = 86_400_000
-
-/** One scope the worker keeps fresh: a rolling range of `days` up to now, or from a fixed instant. */
-export const WorkerScopeConfig = z
-  .object({
-    name: z.string().trim().min(1).max(80),
-    days: z.number().int().min(1).max(3660).optional(),
-    /** An ISO instant with offset (e.g. 2026-01-01T00:00:00+03:00): the range starts there. */
-    from: z.iso.datetime({ offset: true }).optional(),
-    analysis: z.boolean().default(false),
-    results: ResultsFilter.default('answered'),
-    types: z.array(z.string().min(1).max(200)).max(200).default([]),
-    direction: z.number().int().nullable().default(null),
-    hasNewRequest: z.boolean().nullable().default(null)
-  })
-  .strict()
-  .refine((s) => (s.days === undefined) !== (s.from === undefined), { message: 'give a scope either days or from' })
-export type WorkerScopeConfig = z.infer<typeof WorkerScopeConfig>
-
-/** The worker's configuration file (JSON). Passwords are never in it: see docs/team.md. */
-export const WorkerConfig = z
-  .object({
-    server: BaseUrl,
-    user: z.string().trim().min(1),
-    zone: IanaZone,
-    db: z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
-      .refine((url) => passwordInUrl(url) === null, {
-        message: 'put the password in PGPASSWORD or ~/.pgpass, not in the file (no user:password@, ?password= or ?sslpassword=)'
-      }),
-    schema: SchemaName,
-    sslMode: SslMode.optional(),
-    sslRootCert: z.string().optional(),
-    rateLimit: RateLimit.default({ requests: 60, perSeconds: 60 }),
-    intervalMinutes: z
-      .number()
-      .min(0.01)
-      .max(24 * 60)
-      .default(15),
-    lookbackHours: z
-      .number()
-      .int()
-      .min(0)
-      .max(24 * 366)
-      .default(48),
-    /** How often a running scope's lease is renewed; it lapses after three missed beats. */
-    heartbeatSeconds: z.number().min(0.05).max(300).default(10),
-    scopes: z.array(WorkerScopeConfig).min(1).max(50)
-  })
-  .strict()
-  .refine((c) => new Set(c.scopes.map((s) => s.name)).size === c.scopes.length, { message: 'scope names must differ' })
-export type WorkerConfig = z.infer<typeof WorkerConfig>
-
-/** The scope's range at `now` (whole seconds: the service reads whole seconds). */
-export function scopeAt(cfg: WorkerScopeConfig, now: number): SyncScopeInput {
-  const to = Math.floor(now / 1000) * 1000
-  const from = cfg.from !== undefined ? Date.parse(cfg.from) : to - cfg.days! * DAY
-  return {
-    from,
-    to,
-    callTypes: cfg.types,
-    direction: cfg.direction,
-    results: cfg.results,
-    hasNewRequest: cfg.hasNewRequest,
-    includeAnalysis: cfg.analysis
-  }
-}
+export { scopeAt, WorkerConfig, WorkerScopeConfig } from './worker-config'
+export { PG_NOW_MS }
 
 export interface WorkerDeps {
   store: PgSyncStore
@@ -97,175 +32,217 @@ export interface WorkerDeps {
   relogin?: () => Promise<void>
   /** The tenant limiter's pace now, reported in the progress and done lines. */
   pace?: () => SyncPace
+  /** The numbers an operator graphs; written to its file after each scope and each cycle. */
+  metrics?: WorkerMetrics
 }
 
-/** The limiter's pace against the tenant's limit, for a log line: slowed down when others spend it too. */
-function paceFields(pace: SyncPace | undefined): Record<string, number | boolean> {
-  return pace ? { pacePerMinute: Math.round(pace.perMinute), limitPerMinute: pace.limitPerMinute, throttled: pace.throttled } : {}
-}
+/** Waits between looks at a PostgreSQL that went away: short first, so a restart costs seconds. */
+export const TEAM_CACHE_BACKOFF_MS = { first: 1000, max: 30_000 }
+/** Times in a row a reachable server may end a scope's sessions before the run counts as failed. */
+const IMMEDIATE_RETRIES = 5
 
-export { PG_NOW_MS }
-
-const RELOGIN_CODES = new Set(['ReloginRequired', 'NotSignedIn', 'Unauthorized'])
+const hhmmss = (ms: number): string => new Date(ms).toISOString().slice(11, 19)
 
 /**
  * Keeps a set of scopes fresh: every interval, each scope is synced incrementally (the
  * engine re-fetches the look-back before the covered end), one after the other. A pass that
- * was cut short (a kill, a stop) is continued with its own range before a new one starts,
- * so a killed first sync of months never starts over. What it does is written to
- * `worker_scopes` for workstations to show; its log is one JSON object per line.
+ * was cut short (a kill, a stop, PostgreSQL going away) is continued with its own range before
+ * a new one starts. Each scope is owned by one worker for its life (ScopeOwnership): a second
+ * worker for the same scopes waits as a standby. What it does is written to `worker_scopes`
+ * for workstations to show; its log is one JSON object per line.
  */
 export class TeamWorker {
-  constructor(private readonly deps: WorkerDeps) {}
+  readonly metrics: WorkerMetrics
 
-  /** Runs cycles until the signal aborts (or after one with `once`). Resolves after a clean stop. */
-  async run(signal: AbortSignal, opts: { once?: boolean } = {}): Promise<{ cycles: number; failures: number }> {
-    const { clock, logger } = this.deps
-    let cycles = 0
-    let failures = 0
-    logger.log('info', 'worker started', { scopes: this.deps.scopes.map((s) => s.name), intervalMs: this.deps.intervalMs })
-    while (!signal.aborted) {
-      for (const cfg of this.deps.scopes) {
-        if (signal.aborted) break
-        const ok = await this.runScope(cfg, signal)
-        if (!ok) failures++
-      }
-      cycles++
-      if (signal.aborted || opts.once) break
-      const next = clock.now() + this.deps.intervalMs
-      await this.setNextRun(next)
-      logger.log('info', 'waiting for the next cycle', { nextRunAt: new Date(next).toISOString() })
-      try {
-        await clock.sleep(this.deps.intervalMs, signal)
-      } catch {
-        break
-      }
-    }
-    logger.log('info', 'worker stopped', { cycles, failures })
-    return { cycles, failures }
-  }
-
-  private async runScope(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<boolean> {
-    const { store, clock, logger } = this.deps
-    let scope = scopeAt(cfg, clock.now())
-    const key = SyncEngine.keyOf(scope)
-    try {
-      if (!(await store.lockScope(key, { holder: this.deps.workerName, leaseMs: this.heartbeatMs * 3 }))) {
-        logger.log('warn', 'another process is syncing this scope; skipped', { scope: cfg.name })
-        return true
-      }
-    } catch (e) {
-      logger.log('error', 'the team cache could not be reached', { scope: cfg.name, error: toErrorInfo(e) })
-      return false
-    }
-    let heartbeat: AbortController | undefined
-    try {
-      // A pass cut short continues with its own range (same range = same checkpoint).
-      const cp = readCheckpoint(await store.getCheckpoint(key))
-      if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
-      const startedAt = clock.now()
-      await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
-      // Ended by a clean stop, or by the heartbeat when another process took the scope's run lock.
-      const run = new AbortController()
-      const runSignal = AbortSignal.any([signal, run.signal])
-      heartbeat = this.beat(key, cfg.name, run)
-      logger.log('info', 'sync started', {
-        scope: cfg.name,
-        scopeKey: key,
-        from: new Date(scope.from).toISOString(),
-        to: new Date(scope.to).toISOString(),
-        resumed: cp !== null && !cp.pager.done
-      })
-      let lastLog = startedAt
-      const onProgress = (p: SyncProgress): void => {
-        const now = clock.now()
-        if (now - lastLog < 10_000) return
-        lastLog = now
-        logger.log('info', 'sync progress', {
-          scope: cfg.name,
-          stored: p.stored,
-          requests: p.requests,
-          requestsPerMinute: Math.round(p.requestsPerMinute),
-          etaSeconds: p.etaSeconds,
-          // The limiter's pace against the tenant's limit: slowed down when others spend it too.
-          ...paceFields(p.pace)
-        })
-      }
-      const engine = new SyncEngine({
-        source: this.deps.source,
-        cache: store,
-        clock,
-        logger,
-        rateLimit: this.deps.rateLimit,
-        lookbackHours: this.deps.lookbackHours,
-        waits: this.deps.waits,
-        pace: this.deps.pace
-      })
-      const final = await engine.run(scope, { mode: 'incremental', signal: runSignal, onProgress })
-      heartbeat.abort()
-      if (run.signal.aborted && !signal.aborted) {
-        // The scope's state is the other process's now: not overwritten with "cancelled".
-        logger.log('warn', 'sync stopped: another process runs this scope', { scope: cfg.name, stored: final.stored })
-        return true
-      }
-      const ok = final.phase === 'done'
-      const error: AppErrorInfo | undefined = final.error
-      await this.putState(key, cfg.name, {
-        running: false,
-        last_finished_at: clock.now(),
-        last_outcome: final.phase,
-        last_stored: final.stored,
-        last_error_code: ok && error?.code !== 'DenseSecond' ? null : (error?.code ?? null),
-        last_error_message: ok && error?.code !== 'DenseSecond' ? null : (error?.message ?? null),
-        ...(ok ? { last_success_at: clock.now() } : {})
-      })
-      logger.log(ok ? 'info' : final.phase === 'cancelled' ? 'warn' : 'error', `sync ${final.phase}`, {
-        scope: cfg.name,
-        stored: final.stored,
-        requests: final.requests,
-        seconds: Math.round((clock.now() - startedAt) / 100) / 10,
-        ...paceFields(final.pace),
-        ...(error ? { error: { code: error.code, message: error.message } } : {})
-      })
-      if (error && RELOGIN_CODES.has(error.code) && this.deps.relogin && !signal.aborted) {
-        try {
-          await this.deps.relogin()
-          logger.log('info', 'signed in to the service again')
-        } catch (e) {
-          logger.log('error', 'signing in again failed', { error: toErrorInfo(e) })
-        }
-      }
-      return ok || final.phase === 'cancelled'
-    } catch (e) {
-      if (isAbortError(e)) return true
-      logger.log('error', 'sync could not run', { scope: cfg.name, error: toErrorInfo(e) })
-      await this.putState(key, cfg.name, {
-        running: false,
-        last_outcome: 'failed',
-        last_finished_at: clock.now(),
-        ...errorFields(e)
-      }).catch(() => undefined)
-      return false
-    } finally {
-      heartbeat?.abort()
-      await store.unlockScope(key)
-    }
+  constructor(private readonly deps: WorkerDeps) {
+    this.metrics = deps.metrics ?? new WorkerMetrics(undefined, () => deps.clock.now())
   }
 
   private get heartbeatMs(): number {
     return this.deps.heartbeatMs ?? 10_000
   }
 
+  /** Runs cycles until the signal aborts (or after one with `once`). Resolves after a clean stop. */
+  async run(signal: AbortSignal, opts: { once?: boolean } = {}): Promise<{ cycles: number; failures: number }> {
+    const { clock, logger, scopes } = this.deps
+    const ownership = new ScopeOwnership(this.deps.store.pool, this.deps.store.schema, this.deps.workerName, this.heartbeatMs * 3)
+    // A scope's key does not depend on its range.
+    const keys = new Map(scopes.map((cfg) => [cfg.name, SyncEngine.keyOf(scopeAt(cfg, clock.now()))]))
+    const owned = new Set<string>()
+    const standbyFor = new Map<string, string>()
+    const due = new Map<string, number>()
+    const ranOnce = new Set<string>()
+    let cycles = 0
+    let failures = 0
+    logger.log('info', 'worker started', { scopes: scopes.map((s) => s.name), intervalMs: this.deps.intervalMs })
+    const ownerBeat = this.ownerBeat(ownership, owned)
+    try {
+      while (!signal.aborted) {
+        await this.claimAll(ownership, keys, owned, standbyFor, due, signal)
+        const ranNow: string[] = []
+        for (const cfg of scopes) {
+          if (signal.aborted) break
+          if (!owned.has(keys.get(cfg.name)!) || clock.now() < (due.get(cfg.name) ?? 0)) continue
+          if (!(await this.rideOut(cfg, signal))) failures++
+          ranNow.push(cfg.name)
+          ranOnce.add(cfg.name)
+          this.writeMetrics()
+        }
+        if (ranNow.length > 0) {
+          cycles++
+          const next = clock.now() + this.deps.intervalMs
+          for (const name of ranNow) due.set(name, next)
+          await this.countCalls()
+          this.writeMetrics()
+        }
+        if (signal.aborted || (opts.once && scopes.every((s) => ranOnce.has(s.name)))) break
+        if (ranNow.length > 0) {
+          const next = clock.now() + this.deps.intervalMs
+          await this.setNextRun(next)
+          logger.log('info', 'waiting for the next cycle', { nextRunAt: new Date(next).toISOString() })
+        }
+        const wake = Math.min(...scopes.map((s) => due.get(s.name) ?? 0))
+        try {
+          await clock.sleep(Math.max(10, wake - clock.now()), signal)
+        } catch {
+          break
+        }
+      }
+    } finally {
+      ownerBeat.abort()
+      await ownership.releaseAll()
+      try {
+        this.metrics.write(false)
+      } catch (e) {
+        logger.log('warn', 'the metrics file could not be written', { error: toErrorInfo(e) })
+      }
+    }
+    logger.log('info', 'worker stopped', { cycles, failures })
+    return { cycles, failures }
+  }
+
   /**
-   * Renews the running scope's lease until aborted: it lets workstations tell a running
-   * worker from one that is hung or cut off (lease lapsed: stale) or long gone (interrupted),
-   * and keeps other processes off the scope. When another process took the scope while the
-   * lease had lapsed, this run stops (`run` aborts) and leaves the scope to it.
+   * Runs the scope, and when PostgreSQL goes away meanwhile (a restart, a failover) waits for
+   * it and runs the same scope again from its checkpoint: never the next scope while the
+   * server is down, and not a failed run. False when the run failed.
    */
-  private beat(key: string, name: string, run: AbortController): AbortController {
+  private async rideOut(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<boolean> {
+    let immediate = 0
+    for (;;) {
+      const outcome = await new ScopeRun(this.deps, this.metrics, this.heartbeatMs).run(cfg, signal)
+      if (outcome !== 'teamCacheLost') return outcome !== 'failed'
+      if (signal.aborted) return true
+      if (await this.waitForTeamCache(signal)) immediate = 0
+      else if (++immediate > IMMEDIATE_RETRIES) {
+        this.deps.logger.log('error', 'the team cache keeps ending the sessions; the scope waits for the next cycle', { scope: cfg.name })
+        return false
+      }
+    }
+  }
+
+  /**
+   * Takes the scopes not owned yet, in the configuration's order, before any run: two workers
+   * started together meet on the first scope, and the one that gets it gets every scope (not
+   * half each, sharing the tenant's rate limit). Once one is owned by another worker, this one
+   * takes no later scope and is recorded as their standby; it looks again a heartbeat later.
+   */
+  private async claimAll(
+    ownership: ScopeOwnership,
+    keys: Map<string, string>,
+    owned: Set<string>,
+    standbyFor: Map<string, string>,
+    due: Map<string, number>,
+    signal: AbortSignal
+  ): Promise<void> {
+    const { clock, logger } = this.deps
+    let blocked = false
+    for (const cfg of this.deps.scopes) {
+      const key = keys.get(cfg.name)!
+      if (owned.has(key) || signal.aborted) continue
+      if (!blocked && clock.now() < (due.get(cfg.name) ?? 0)) {
+        blocked = true
+        continue
+      }
+      const owner = blocked ? await ownership.markStandby(key).catch(() => null) : await this.claim(ownership, key, cfg.name, signal)
+      if (signal.aborted) return
+      if (owner === null && blocked) {
+        due.set(cfg.name, clock.now() + this.heartbeatMs)
+        continue
+      }
+      if (owner !== null) {
+        blocked = true
+        if (standbyFor.get(cfg.name) !== owner)
+          logger.log('info', `standby: scope ${cfg.name} is run by ${owner}`, { scope: cfg.name, owner })
+        standbyFor.set(cfg.name, owner)
+        due.set(cfg.name, clock.now() + this.heartbeatMs)
+        continue
+      }
+      if (standbyFor.has(cfg.name)) logger.log('info', 'taking over the scope', { scope: cfg.name, from: standbyFor.get(cfg.name) })
+      standbyFor.delete(cfg.name)
+      due.delete(cfg.name)
+      owned.add(key)
+    }
+  }
+
+  /** The scope's owner (null: this worker), riding out PostgreSQL going away like a run does. */
+  private async claim(ownership: ScopeOwnership, key: string, name: string, signal: AbortSignal): Promise<string | null> {
+    for (;;) {
+      try {
+        return await ownership.claim(key, name)
+      } catch (e) {
+        if (!isTeamCacheLoss(e) || signal.aborted) {
+          // Not a wait's matter (a schema not set up, a role refused): the run says why.
+          this.deps.logger.log('warn', 'the scope owner could not be read', { scope: name, error: toErrorInfo(e) })
+          return null
+        }
+        await this.waitForTeamCache(signal)
+      }
+    }
+  }
+
+  /**
+   * Waits until PostgreSQL answers again, looking 1, 2, 4 … up to 30 s apart (with jitter, so
+   * that many workers do not knock at once). False when it answered at once (only the session
+   * was ended): the caller retries without a wait.
+   */
+  private async waitForTeamCache(signal: AbortSignal): Promise<boolean> {
+    const { clock, logger, store } = this.deps
+    const probe = async (): Promise<boolean> => {
+      try {
+        await store.pool.query('SELECT 1')
+        return true
+      } catch {
+        return false
+      }
+    }
+    if (await probe()) return false
+    const since = clock.now()
+    logger.log('warn', `waiting for PostgreSQL since ${hhmmss(since)}`, { since: new Date(since).toISOString() })
+    let delay = TEAM_CACHE_BACKOFF_MS.first
+    while (!signal.aborted) {
+      try {
+        await clock.sleep(Math.round(delay * (0.8 + Math.random() * 0.4)), signal)
+      } catch {
+        return true
+      }
+      if (await probe()) {
+        logger.log('info', 'PostgreSQL is back', {
+          since: new Date(since).toISOString(),
+          downSeconds: Math.round((clock.now() - since) / 1000)
+        })
+        return true
+      }
+      delay = Math.min(TEAM_CACHE_BACKOFF_MS.max, delay * 2)
+    }
+    return true
+  }
+
+  /** Renews this worker's ownership of its scopes for its whole life, between runs too. */
+  private ownerBeat(ownership: ScopeOwnership, owned: Set<string>): AbortController {
     const stop = new AbortController()
-    const { store, clock, logger } = this.deps
+    const { clock, logger } = this.deps
     void (async () => {
+      let failing = false
       for (;;) {
         try {
           await clock.sleep(this.heartbeatMs, stop.signal)
@@ -273,40 +250,39 @@ export class TeamWorker {
           return
         }
         try {
-          if (!(await store.keepScopeLock(key))) {
-            logger.log('warn', 'another process took this scope while its lease had lapsed; this run stops', { scope: name })
-            run.abort()
-            return
+          const kept = await ownership.renew([...owned])
+          for (const key of [...owned]) {
+            if (kept.has(key)) continue
+            owned.delete(key)
+            logger.log('warn', 'another worker took over a scope while this one was cut off', { scopeKey: key })
           }
+          this.metrics.lastHeartbeatAt = clock.now()
+          failing = false
         } catch (e) {
-          // The next beat tries again; a lease that lapses meanwhile reads as stale, which is true.
-          logger.log('warn', 'the worker heartbeat could not be written', { error: toErrorInfo(e) })
+          if (!failing) logger.log('warn', 'the worker heartbeat could not be written', { error: toErrorInfo(e) })
+          failing = true
         }
       }
     })()
     return stop
   }
 
-  private async putState(key: string, name: string, fields: Record<string, unknown>): Promise<void> {
+  private async countCalls(): Promise<void> {
     const { store } = this.deps
-    const cols = Object.keys(fields)
-    const values = cols.map((c) => fields[c])
-    const now = this.deps.clock.now()
-    const insertCols = ['scope_key', 'name', 'worker', 'updated_at', 'lease_ms', 'heartbeat_at', ...cols]
-    const params = [key, name, this.deps.workerName, now, this.heartbeatMs * 3, ...values]
-    const sets = [
-      'name = excluded.name',
-      'worker = excluded.worker',
-      'updated_at = excluded.updated_at',
-      'lease_ms = excluded.lease_ms',
-      'heartbeat_at = excluded.heartbeat_at',
-      ...cols.map((c) => `${c} = excluded.${c}`)
-    ]
-    await store.pool.query(
-      `INSERT INTO ${q(store.schema)}.worker_scopes (${insertCols.join(', ')}) VALUES ($1, $2, $3, $4, $5, ${PG_NOW_MS}, ${values.map((_, i) => `$${i + 6}`).join(', ')})
-       ON CONFLICT (scope_key) DO UPDATE SET ${sets.join(', ')}`,
-      params
-    )
+    try {
+      const r = await store.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(store.schema)}.calls`)
+      this.metrics.callsInCache = Number(r.rows[0]?.n ?? 0)
+    } catch {
+      // Kept from the last count; the next cycle counts again.
+    }
+  }
+
+  private writeMetrics(): void {
+    try {
+      this.metrics.write(true)
+    } catch (e) {
+      this.deps.logger.log('warn', 'the metrics file could not be written', { error: toErrorInfo(e) })
+    }
   }
 
   private async setNextRun(at: number): Promise<void> {
@@ -319,9 +295,4 @@ export class TeamWorker {
       this.deps.logger.log('warn', 'the worker state could not be written', { error: toErrorInfo(e) })
     }
   }
-}
-
-function errorFields(e: unknown): Record<string, unknown> {
-  const info = toErrorInfo(e)
-  return { last_error_code: info.code, last_error_message: info.message }
 }

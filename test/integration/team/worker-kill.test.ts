@@ -319,17 +319,18 @@ describe('callsight worker', () => {
         while ((seen = await everything()) !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
         expect(seen).toBe(status)
       }
-      const teamStatus = async (): Promise<string> => {
+      // Exit codes: 0 healthy, 13 stale, 15 stopped (docs/cli.md).
+      const teamStatus = async (code: number): Promise<string> => {
         const r = await runCli(cli, ['team', 'status', '--db', cliUrl, '--schema', 'acme'], ENV)
-        expect(r.code, r.stderr).toBe(0)
+        expect(r.code, r.stderr + r.stdout).toBe(code)
         return r.stdout
       }
       await untilStatus('running')
-      expect(await teamStatus()).toMatch(/- everything: running since /)
+      expect(await teamStatus(0)).toMatch(/- everything: running since /)
       // Frozen: its heartbeat stops and the lease lapses.
       child.kill('SIGSTOP')
       await untilStatus('stale')
-      expect(await teamStatus()).toMatch(/- everything: stale: running since .*no heartbeat for \d+ s/)
+      expect(await teamStatus(13)).toMatch(/- everything: stale: running since .*no heartbeat for \d+ s/)
       child.kill('SIGCONT')
       await untilStatus('running')
       // Killed: its lease is never renewed again; the row still says running.
@@ -338,7 +339,7 @@ describe('callsight worker', () => {
       await untilStatus('interrupted')
       const raw = await pool.query<{ running: boolean }>("SELECT running FROM acme.worker_scopes WHERE name = 'everything'")
       expect(raw.rows[0]!.running).toBe(true)
-      expect(await teamStatus()).toMatch(/- everything: interrupted: the worker stopped during the run started /)
+      expect(await teamStatus(15)).toMatch(/- everything: interrupted: the worker stopped during the run started /)
     } finally {
       child.kill('SIGKILL')
       service.admin.setFaults({ latencyMs: LATENCY_MS })

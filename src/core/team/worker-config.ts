@@ -1,0 +1,72 @@
+import { z } from 'zod'
+import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncScopeInput } from '../../shared/domain'
+import { passwordInUrl, SchemaName, SslMode } from './connection'
+
+const DAY = 86_400_000
+
+/** One scope the worker keeps fresh: a rolling range of `days` up to now, or from a fixed instant. */
+export const WorkerScopeConfig = z
+  .object({
+    name: z.string().trim().min(1).max(80),
+    days: z.number().int().min(1).max(3660).optional(),
+    /** An ISO instant with offset (e.g. 2026-01-01T00:00:00+03:00): the range starts there. */
+    from: z.iso.datetime({ offset: true }).optional(),
+    analysis: z.boolean().default(false),
+    results: ResultsFilter.default('answered'),
+    types: z.array(z.string().min(1).max(200)).max(200).default([]),
+    direction: z.number().int().nullable().default(null),
+    hasNewRequest: z.boolean().nullable().default(null)
+  })
+  .strict()
+  .refine((s) => (s.days === undefined) !== (s.from === undefined), { message: 'give a scope either days or from' })
+export type WorkerScopeConfig = z.infer<typeof WorkerScopeConfig>
+
+/** The worker's configuration file (JSON). Passwords are never in it: see docs/team.md. */
+export const WorkerConfig = z
+  .object({
+    server: BaseUrl,
+    user: z.string().trim().min(1),
+    zone: IanaZone,
+    db: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'a postgres:// connection string')
+      .refine((url) => passwordInUrl(url) === null, {
+        message: 'put the password in PGPASSWORD or ~/.pgpass, not in the file (no user:password@, ?password= or ?sslpassword=)'
+      }),
+    schema: SchemaName,
+    sslMode: SslMode.optional(),
+    sslRootCert: z.string().optional(),
+    rateLimit: RateLimit.default({ requests: 60, perSeconds: 60 }),
+    intervalMinutes: z
+      .number()
+      .min(0.01)
+      .max(24 * 60)
+      .default(15),
+    lookbackHours: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 366)
+      .default(48),
+    /** How often a running scope's lease is renewed; it lapses after three missed beats. */
+    heartbeatSeconds: z.number().min(0.05).max(300).default(10),
+    scopes: z.array(WorkerScopeConfig).min(1).max(50)
+  })
+  .strict()
+  .refine((c) => new Set(c.scopes.map((s) => s.name)).size === c.scopes.length, { message: 'scope names must differ' })
+export type WorkerConfig = z.infer<typeof WorkerConfig>
+
+/** The scope's range at `now` (whole seconds: the service reads whole seconds). */
+export function scopeAt(cfg: WorkerScopeConfig, now: number): SyncScopeInput {
+  const to = Math.floor(now / 1000) * 1000
+  const from = cfg.from !== undefined ? Date.parse(cfg.from) : to - cfg.days! * DAY
+  return {
+    from,
+    to,
+    callTypes: cfg.types,
+    direction: cfg.direction,
+    results: cfg.results,
+    hasNewRequest: cfg.hasNewRequest,
+    includeAnalysis: cfg.analysis
+  }
+}

@@ -1,0 +1,244 @@
+import type { SyncProgress, SyncPace } from '../../shared/domain'
+import type { AppErrorInfo } from '../../shared/errors'
+import { isAbortError, toErrorInfo } from '../errors'
+import { readCheckpoint, SyncEngine } from '../sync'
+import { mapPgError } from './connection'
+import { errorDetail } from './error-detail'
+import type { PgPageCounts } from './pg-write-group'
+import { watched } from './watched'
+import { scopeAt, type WorkerScopeConfig } from './worker-config'
+import type { WorkerMetrics } from './worker-metrics'
+import { writeScopeState } from './worker-scope-state'
+import type { WorkerDeps } from './worker'
+
+/** done: synced (or cancelled by a stop); skipped: another process runs it; teamCacheLost: PostgreSQL went away, retry the scope. */
+export type ScopeRunOutcome = 'done' | 'failed' | 'skipped' | 'teamCacheLost'
+
+const RELOGIN_CODES = new Set(['ReloginRequired', 'NotSignedIn', 'Unauthorized'])
+
+/** The limiter's pace against the tenant's limit, for a log line: slowed down when others spend it too. */
+function paceFields(pace: SyncPace | undefined): Record<string, number | boolean> {
+  return pace ? { pacePerMinute: Math.round(pace.perMinute), limitPerMinute: pace.limitPerMinute, throttled: pace.throttled } : {}
+}
+
+/** The server restarted, failed over or ended the session: not the sync's failure, a wait's. */
+export function isTeamCacheLoss(e: unknown): boolean {
+  return e !== undefined && mapPgError(e).code === 'Network'
+}
+
+/** One incremental run of one scope, with what it did written to `worker_scopes`. */
+export class ScopeRun {
+  private lastThrown: unknown = undefined
+  private storeThrown: unknown = undefined
+  private changed = 0
+
+  constructor(
+    private readonly deps: WorkerDeps,
+    private readonly metrics: WorkerMetrics,
+    private readonly heartbeatMs: number
+  ) {}
+
+  async run(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<ScopeRunOutcome> {
+    const { clock, logger } = this.deps
+    const store = this.deps.store
+    let scope = scopeAt(cfg, clock.now())
+    const key = SyncEngine.keyOf(scope)
+    try {
+      if (!(await store.lockScope(key, { holder: this.deps.workerName, leaseMs: this.heartbeatMs * 3 }))) {
+        logger.log('warn', 'another process is syncing this scope; skipped', { scope: cfg.name })
+        return 'skipped'
+      }
+    } catch (e) {
+      if (isTeamCacheLoss(e)) return 'teamCacheLost'
+      logger.log('error', 'the team cache could not be reached', { scope: cfg.name, error: toErrorInfo(e) })
+      await this.putFailure(key, cfg.name, e)
+      return 'failed'
+    }
+    const cache = watched(
+      store,
+      (e) => {
+        this.lastThrown = e
+        this.storeThrown = e
+      },
+      (v, method) => {
+        if (method !== 'writePages' || !Array.isArray(v)) return
+        for (const c of v as PgPageCounts[]) this.changed += c.inserted + c.updated
+      }
+    )
+    const source = watched(this.deps.source, (e) => (this.lastThrown = e))
+    let heartbeat: AbortController | undefined
+    try {
+      // A pass cut short continues with its own range (same range = same checkpoint).
+      const cp = readCheckpoint(await store.getCheckpoint(key))
+      if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
+      const startedAt = clock.now()
+      await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
+      // Ended by a clean stop, or by the heartbeat when another process took the scope's run lock.
+      const run = new AbortController()
+      const runSignal = AbortSignal.any([signal, run.signal])
+      heartbeat = this.beat(key, cfg.name, run)
+      logger.log('info', 'sync started', {
+        scope: cfg.name,
+        scopeKey: key,
+        from: new Date(scope.from).toISOString(),
+        to: new Date(scope.to).toISOString(),
+        resumed: cp !== null && !cp.pager.done
+      })
+      let lastLog = startedAt
+      const onProgress = (p: SyncProgress): void => {
+        const now = clock.now()
+        if (now - lastLog < 10_000) return
+        lastLog = now
+        logger.log('info', 'sync progress', {
+          scope: cfg.name,
+          fetched: p.stored,
+          stored: this.changed,
+          requests: p.requests,
+          requestsPerMinute: Math.round(p.requestsPerMinute),
+          etaSeconds: p.etaSeconds,
+          ...paceFields(p.pace)
+        })
+      }
+      const engine = new SyncEngine({
+        source,
+        cache,
+        clock,
+        logger,
+        rateLimit: this.deps.rateLimit,
+        lookbackHours: this.deps.lookbackHours,
+        waits: this.deps.waits,
+        pace: this.deps.pace
+      })
+      const final = await engine.run(scope, { mode: 'incremental', signal: runSignal, onProgress })
+      heartbeat.abort()
+      this.metrics.callsFetched += final.stored
+      this.metrics.requests += final.requests
+      this.metrics.changesApplied += this.changed
+      if (run.signal.aborted && !signal.aborted) {
+        // The scope's state is the other process's now: not overwritten with "cancelled".
+        logger.log('warn', 'sync stopped: another process runs this scope', { scope: cfg.name, fetched: final.stored })
+        return 'skipped'
+      }
+      const error: AppErrorInfo | undefined = final.error
+      if (final.phase === 'failed' && (error?.code === 'Network' || error?.code === 'Timeout') && isTeamCacheLoss(this.storeThrown)) {
+        logger.log('warn', 'sync interrupted: the team cache went away; the scope continues from its checkpoint', {
+          scope: cfg.name,
+          fetched: final.stored,
+          stored: this.changed
+        })
+        return 'teamCacheLost'
+      }
+      const ok = final.phase === 'done'
+      const keepError = !ok || error?.code === 'DenseSecond'
+      const failed = final.phase === 'failed'
+      await this.putState(key, cfg.name, {
+        running: false,
+        last_finished_at: clock.now(),
+        last_outcome: final.phase,
+        last_stored: this.changed,
+        last_fetched: final.stored,
+        last_error_code: keepError ? (error?.code ?? null) : null,
+        last_error_message: keepError ? (error?.message ?? null) : null,
+        last_error_detail: keepError && error ? this.detailOf(error) : null,
+        ...(failed ? { failing_since: clock.now() } : ok ? { failing_since: null } : {}),
+        ...(ok ? { last_success_at: clock.now() } : {})
+      })
+      if (ok) {
+        const m = this.metrics.scope(cfg.name)
+        m.lastSuccessAt = clock.now()
+        m.syncedTo = scope.to
+      }
+      logger.log(ok ? 'info' : final.phase === 'cancelled' ? 'warn' : 'error', `sync ${final.phase}`, {
+        scope: cfg.name,
+        // Calls the team cache took as new or changed; fetched counts every call read.
+        stored: this.changed,
+        fetched: final.stored,
+        requests: final.requests,
+        seconds: Math.round((clock.now() - startedAt) / 100) / 10,
+        ...paceFields(final.pace),
+        ...(error ? { error: { code: error.code, message: error.message } } : {})
+      })
+      if (error && RELOGIN_CODES.has(error.code) && this.deps.relogin && !signal.aborted) {
+        try {
+          await this.deps.relogin()
+          logger.log('info', 'signed in to the service again')
+        } catch (e) {
+          logger.log('error', 'signing in again failed', { error: toErrorInfo(e) })
+        }
+      }
+      return ok || final.phase === 'cancelled' ? 'done' : 'failed'
+    } catch (e) {
+      if (isAbortError(e)) return 'done'
+      if (isTeamCacheLoss(e)) return 'teamCacheLost'
+      logger.log('error', 'sync could not run', { scope: cfg.name, error: toErrorInfo(e), detail: errorDetail(e) })
+      await this.putFailure(key, cfg.name, e)
+      return 'failed'
+    } finally {
+      heartbeat?.abort()
+      await store.unlockScope(key)
+    }
+  }
+
+  /** The cause chain of the error the engine reduced to `info`, when one was caught on its way. */
+  private detailOf(info: AppErrorInfo): string {
+    const thrown = this.lastThrown
+    if (thrown !== undefined && toErrorInfo(thrown).code === info.code) return errorDetail(thrown)
+    return errorDetail({ name: info.code, message: `${info.message}${info.hint ? ` (${info.hint})` : ''}` })
+  }
+
+  private async putFailure(key: string, name: string, e: unknown): Promise<void> {
+    const info = toErrorInfo(e)
+    await this.putState(key, name, {
+      running: false,
+      last_outcome: 'failed',
+      last_finished_at: this.deps.clock.now(),
+      last_error_code: info.code,
+      last_error_message: info.message,
+      last_error_detail: errorDetail(e),
+      failing_since: this.deps.clock.now()
+    }).catch(() => undefined)
+  }
+
+  /**
+   * Renews the running scope's lease until aborted: it lets workstations tell a running
+   * worker from one that is hung or cut off (lease lapsed: stale) or long gone (interrupted),
+   * and keeps other processes off the scope. When another process took the scope while the
+   * lease had lapsed, this run stops (`run` aborts) and leaves the scope to it.
+   */
+  private beat(key: string, name: string, run: AbortController): AbortController {
+    const stop = new AbortController()
+    const { store, clock, logger } = this.deps
+    void (async () => {
+      let failing = false
+      for (;;) {
+        try {
+          await clock.sleep(this.heartbeatMs, stop.signal)
+        } catch {
+          return
+        }
+        try {
+          if (!(await store.keepScopeLock(key))) {
+            logger.log('warn', 'another process took this scope while its lease had lapsed; this run stops', { scope: name })
+            run.abort()
+            return
+          }
+          failing = false
+        } catch (e) {
+          // The next beat tries again; a lease that lapses meanwhile reads as stale, which is true.
+          // Said once per outage, not once per beat.
+          if (!failing) logger.log('warn', 'the worker heartbeat could not be written', { error: toErrorInfo(e) })
+          failing = true
+        }
+      }
+    })()
+    return stop
+  }
+
+  private async putState(key: string, name: string, fields: Record<string, unknown>): Promise<void> {
+    await writeScopeState(
+      this.deps.store,
+      { key, name, worker: this.deps.workerName, now: this.deps.clock.now(), leaseMs: this.heartbeatMs * 3 },
+      fields
+    )
+  }
+}
