@@ -51,9 +51,12 @@ function stateLine(w: WorkerScopeState): string {
     stale: `stale: running since ${when(w.run_started_at)}, no heartbeat for ${Math.round((w.heartbeat_age_ms ?? 0) / 1000)} s (hung or unreachable?)`,
     idle: `idle, last run ${w.last_outcome ?? 'none'}`
   }[w.status]
-  if (w.status === 'idle' && w.health === 'stale') return `stale: the worker has not renewed its lease for ${Math.round((w.owner_age_ms ?? 0) / 1000)} s`
+  if (w.status === 'idle' && w.health === 'stale')
+    return `stale: the worker has not renewed its lease for ${Math.round((w.owner_age_ms ?? 0) / 1000)} s`
   if (w.status === 'idle' && w.health === 'stopped')
-    return w.overdue_since !== null ? `stopped: next run overdue since ${when(w.overdue_since)}` : `stopped: no worker owns it; last run ${w.last_outcome ?? 'none'}`
+    return w.overdue_since !== null
+      ? `stopped: next run overdue since ${when(w.overdue_since)}`
+      : `stopped: no worker owns it; last run ${w.last_outcome ?? 'none'}`
   return base
 }
 
@@ -71,7 +74,8 @@ export async function teamStatus(argv: string[], io: Io): Promise<number> {
     const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
     const seq = await lastChange(pool, opts.schema)
     // No scope reported yet: no worker has ever run.
-    const health = workers.length === 0 ? 'stopped' : workers.reduce<WorkerHealth>((h, w) => (RANK[w.health] > RANK[h] ? w.health : h), 'healthy')
+    const health =
+      workers.length === 0 ? 'stopped' : workers.reduce<WorkerHealth>((h, w) => (RANK[w.health] > RANK[h] ? w.health : h), 'healthy')
     const code = EXIT_OF[health]
     if (values.json) {
       io.out(

@@ -106,7 +106,8 @@ function overdueSince(row: z.infer<typeof WorkerScopeRow>): number | null {
 function healthOf(row: z.infer<typeof WorkerScopeRow>, status: TeamWorkerLiveness, overdue: number | null): WorkerHealth {
   if (status === 'interrupted' || overdue !== null) return 'stopped'
   // Idle, never scheduled again and nobody owning it: the worker left (a clean stop, a --once run).
-  if (status === 'idle' && row.next_run_at === null && !ownerLive(row) && row.owner === null && row.last_outcome !== 'failed') return 'stopped'
+  if (status === 'idle' && row.next_run_at === null && !ownerLive(row) && row.owner === null && row.last_outcome !== 'failed')
+    return 'stopped'
   // Running stale, or between runs with its owner's lease lapsed: hung, or cut off from PostgreSQL.
   if (status === 'stale' || (status === 'idle' && row.owner !== null && !ownerLive(row))) return 'stale'
   if (row.last_outcome === 'failed') return 'failing'

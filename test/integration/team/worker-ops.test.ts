@@ -129,9 +129,16 @@ async function expectServiceSet(url: string): Promise<void> {
   })
 }
 
-const statusJson = async (url: string): Promise<{ code: number | null; body: Record<string, any> }> => {
+interface ScopeJson {
+  health: string
+  worker: string
+  standby: string | null
+  failingSince: string | null
+  lastError: { code: string; message: string; detail: string } | null
+}
+const statusJson = async (url: string): Promise<{ code: number | null; body: { health: string; scopes: ScopeJson[] } }> => {
   const r = await runCli(cli, ['team', 'status', '--db', url, '--schema', 'acme', '--json'], ENV)
-  return { code: r.code, body: JSON.parse(r.stdout) as Record<string, any> }
+  return { code: r.code, body: JSON.parse(r.stdout) as { health: string; scopes: ScopeJson[] } }
 }
 
 describe('callsight worker in operation', () => {
@@ -159,11 +166,12 @@ describe('callsight worker in operation', () => {
     await expectServiceSet(url)
     // Not a failed run: no error kept for it.
     const s = await statusJson(url)
-    expect(s.body.scopes.map((x: { lastError: unknown }) => x.lastError)).toEqual([null, null])
+    expect(s.body.scopes.map((x) => x.lastError)).toEqual([null, null])
   }, 180_000)
 
   it('a second worker waits as a standby (0 × 429, status names it) and takes over when the first is killed', async () => {
-    const { url, config } = await setUp({ heartbeatSeconds: 0.5 })
+    // A lease of 6 s: a loaded machine's pauses never let it lapse under a live worker.
+    const { url, config } = await setUp({ heartbeatSeconds: 2 })
     service.admin.setFaults({ latencyMs: 40 })
     service.admin.resetStats()
     const first = spawnCli(cli, ['worker', '--config', config], ENV)
@@ -181,28 +189,32 @@ describe('callsight worker in operation', () => {
       const runnerName = lines(standbyOut()).find((l) => l.msg.startsWith('standby: '))!.owner!
       expect(runnerName).toMatch(new RegExp(`:${runner.child.pid}$`))
       // Both scopes synced by the runner while the standby looks on.
-      await until(() => (lines(runnerOut()).filter((l) => l.msg === 'sync done').length >= 2 ? true : undefined), 60_000)
+      await until(() => (lines(runnerOut()).filter((l) => l.msg === 'sync done').length >= 2 ? true : undefined), 60_000).catch(
+        (e: Error) => {
+          throw new Error(`${e.message}\nrunner:\n${runnerOut().slice(-3000)}\nstandby:\n${standbyOut().slice(-3000)}`)
+        }
+      )
       expect(lines(standbyOut()).filter((l) => l.msg === 'sync started')).toEqual([])
       const s = await statusJson(url)
       expect(s.code).toBe(0)
-      for (const scope of s.body.scopes) expect(scope).toMatchObject({ worker: runnerName, standby: expect.stringMatching(new RegExp(`:${standby.child.pid}$`)) })
+      for (const scope of s.body.scopes)
+        expect(scope).toMatchObject({ worker: runnerName, standby: expect.stringMatching(new RegExp(`:${standby.child.pid}$`)) })
       const text = await runCli(cli, ['team', 'status', '--db', url, '--schema', 'acme'], ENV)
       expect(text.stdout).toMatch(/standby: .* waits to take over/)
       expect(service.admin.stats().byStatus['429'] ?? 0).toBe(0)
 
       // Killed: the standby takes each scope over and keeps it fresh.
-      service.admin.addCalls(300)
+      // New calls within the look-back: the standby's first cycle must fetch them.
+      service.admin.addCalls(300, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date().toISOString() })
       runner.child.kill('SIGKILL')
       const mark = standbyOut().length
-      await until(
-        () => (lines(standbyOut().slice(mark)).filter((l) => l.msg === 'sync done').length >= 2 ? true : undefined),
-        60_000
-      )
+      await until(() => (lines(standbyOut().slice(mark)).filter((l) => l.msg === 'sync done').length >= 2 ? true : undefined), 60_000)
       expect(lines(standbyOut().slice(mark)).filter((l) => l.msg === 'taking over the scope').length).toBe(2)
       expect(service.admin.stats().byStatus['429'] ?? 0).toBe(0)
       await expectServiceSet(url)
       const after = await statusJson(url)
-      for (const scope of after.body.scopes) expect(scope).toMatchObject({ worker: expect.stringMatching(new RegExp(`:${standby.child.pid}$`)), standby: null })
+      for (const scope of after.body.scopes)
+        expect(scope).toMatchObject({ worker: expect.stringMatching(new RegExp(`:${standby.child.pid}$`)), standby: null })
     } finally {
       service.admin.setFaults({ latencyMs: LATENCY_MS })
       first.child.kill('SIGKILL')
@@ -224,9 +236,9 @@ describe('callsight worker in operation', () => {
     for (const scope of s.body.scopes) {
       expect(scope.health).toBe('failing')
       expect(scope.failingSince).toEqual(expect.any(String))
-      expect(scope.lastError.code).toBe('InvalidCredentials')
-      expect(scope.lastError.detail).toMatch(/InvalidCredentials|401|password/i)
-      expect(scope.lastError.detail).not.toMatch(/rotated-elsewhere/)
+      expect(scope.lastError?.code).toBe('InvalidCredentials')
+      expect(scope.lastError?.detail).toMatch(/InvalidCredentials|401|password/i)
+      expect(scope.lastError?.detail).not.toMatch(/rotated-elsewhere/)
     }
     const text = await runCli(cli, ['team', 'status', '--db', url, '--schema', 'acme'], ENV)
     expect(text.code).toBe(14)
@@ -234,7 +246,7 @@ describe('callsight worker in operation', () => {
     expect(text.stdout).toMatch(/detail: /)
     // A failure again keeps the streak's start.
     await runCli(cli, ['worker', '--config', config, '--once'], { ...ENV, CALLSIGHT_PASSWORD: 'rotated-elsewhere' })
-    expect((await statusJson(url)).body.scopes[0].failingSince).toBe(s.body.scopes[0].failingSince)
+    expect((await statusJson(url)).body.scopes[0]!.failingSince).toBe(s.body.scopes[0]!.failingSince)
   }, 120_000)
 
   it('writes a Prometheus metrics file; stored counts calls changed, not fetched', async () => {
