@@ -238,6 +238,14 @@ same scope from its checkpoint.
 The service password comes from CALLSIGHT_PASSWORD, the PostgreSQL password from
 PGPASSWORD or ~/.pgpass: never from the file or a flag.`
 
+export const STATUS_HELP = `callsight status --db FILE [--from URL] [--schema NAME] [--json]
+
+A workstation's freshness: the calls in FILE, its last pull (when, and up to which change
+number) and, when the team cache can be reached (the pulled source, or --from), its newest
+change and how many changes the file is behind, as of now. The database password comes
+from PGPASSWORD or ~/.pgpass.
+${TEAM_DB_HELP}`
+
 export const PULL_HELP = `callsight pull --from URL --db FILE [--schema NAME] [options]
 
 Fills a local cache file from the team cache: only what changed since the last pull,
@@ -268,5 +276,6 @@ export const COMMAND_HELP: Record<string, string> = {
   serve: SERVE_HELP,
   team: TEAM_HELP,
   worker: WORKER_HELP,
-  pull: PULL_HELP
+  pull: PULL_HELP,
+  status: STATUS_HELP
 }

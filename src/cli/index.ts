@@ -19,6 +19,7 @@ Commands:
   team            set up the team cache on PostgreSQL (init), or show it (status)
   worker          keep scopes fresh in the team cache, on a schedule
   pull            fill a local cache file from the team cache
+  status          a cache file's freshness: last pull, its change, the team cache's newest
   serve           the app in a browser tab (127.0.0.1 only), for where Electron cannot run
 
 Run callsight <command> --help for its options. The password is read from
@@ -44,7 +45,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./commands/serve')).serveCommand,
   team: async () => (await import('./commands/team')).teamCommand,
   worker: async () => (await import('./commands/worker')).workerCommand,
-  pull: async () => (await import('./commands/pull')).pullCommand
+  pull: async () => (await import('./commands/pull')).pullCommand,
+  status: async () => (await import('./commands/status')).statusCommand
 }
 
 /** `parts`: what commands are built from, when another entry point supplies it (parts.ts). */

@@ -67,6 +67,7 @@ export class ScopeRun {
     )
     const source = watched(this.deps.source, (e) => (this.lastThrown = e))
     let heartbeat: AbortController | undefined
+    let lost = false
     try {
       // A pass cut short continues with its own range (same range = same checkpoint).
       const cp = readCheckpoint(await store.getCheckpoint(key))
@@ -126,6 +127,7 @@ export class ScopeRun {
           fetched: final.stored,
           stored: this.changed
         })
+        lost = true
         return 'teamCacheLost'
       }
       const ok = final.phase === 'done'
@@ -169,13 +171,18 @@ export class ScopeRun {
       return ok || final.phase === 'cancelled' ? 'done' : 'failed'
     } catch (e) {
       if (isAbortError(e)) return 'done'
-      if (isTeamCacheLoss(e)) return 'teamCacheLost'
+      if (isTeamCacheLoss(e)) {
+        lost = true
+        return 'teamCacheLost'
+      }
       logger.log('error', 'sync could not run', { scope: cfg.name, error: toErrorInfo(e), detail: errorDetail(e) })
       await this.putFailure(key, cfg.name, e)
       return 'failed'
     } finally {
       heartbeat?.abort()
-      await store.unlockScope(key)
+      // Lost to a restart: the scope runs again at once, so it keeps its lease and reads as
+      // running (stale if the wait outlasts the lease), not idle in between.
+      if (!lost) await store.unlockScope(key)
     }
   }
 

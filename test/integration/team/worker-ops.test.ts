@@ -249,8 +249,8 @@ describe('callsight worker in operation', () => {
     expect((await statusJson(url)).body.scopes[0]!.failingSince).toBe(s.body.scopes[0]!.failingSince)
   }, 120_000)
 
-  it('writes a Prometheus metrics file; stored counts calls changed, not fetched', async () => {
-    const { config } = await setUp()
+  it('writes a Prometheus metrics file; stored counts calls changed, not fetched; status --db shows a workstation behind', async () => {
+    const { url, config } = await setUp()
     const file = join(tmp.dir, 'worker.prom')
     const parse = (): Map<string, number> =>
       new Map(
@@ -275,6 +275,26 @@ describe('callsight worker in operation', () => {
       expect(m.get(`callsight_worker_last_success_seconds{scope="${scope}"}`)).toBeGreaterThan(Date.now() / 1000 - 600)
       expect(m.get(`callsight_worker_lag_seconds{scope="${scope}"}`)).toBeGreaterThanOrEqual(0)
     }
+    // A workstation pulls: status --db says it is at the team cache's newest change.
+    const workstation = join(tmp.dir, 'workstation.sqlite')
+    const pulled = await runCli(cli, ['pull', '--from', url, '--db', workstation, '--schema', 'acme'], ENV)
+    expect(pulled.code, pulled.stderr).toBe(0)
+    const fresh = async (): Promise<{
+      calls: number
+      cursor: number
+      teamCache: { reachable: boolean; lastChange: number; behind: number }
+    }> => {
+      const r = await runCli(cli, ['status', '--db', workstation, '--schema', 'acme', '--json'], ENV)
+      expect(r.code, r.stderr).toBe(0)
+      return JSON.parse(r.stdout) as {
+        calls: number
+        cursor: number
+        teamCache: { reachable: boolean; lastChange: number; behind: number }
+      }
+    }
+    const before = await fresh()
+    expect(before).toMatchObject({ calls: total, teamCache: { reachable: true, behind: 0 } })
+    expect(before.cursor).toBe(before.teamCache.lastChange)
     // 100 new calls: the look-back is fetched again (the inbound scope's calls too, already
     // stored by the first scope), and only the new calls are changed.
     const now = Date.now()
@@ -288,5 +308,8 @@ describe('callsight worker in operation', () => {
     const done = lines(again.stdout).filter((l) => l.msg === 'sync done')
     expect(done.map((l) => l.stored)).toEqual([100, 0])
     expect(done[1]!.fetched).toBeGreaterThan(0)
+    const behind = await fresh()
+    expect(behind.cursor).toBe(before.cursor)
+    expect(behind.teamCache.behind).toBeGreaterThanOrEqual(100)
   }, 120_000)
 })
