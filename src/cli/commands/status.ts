@@ -32,7 +32,7 @@ export async function statusCommand(argv: string[], io: Io): Promise<number> {
   }
   const asOf = Date.now()
   // The pulled file keeps its source without a password: PGPASSWORD or ~/.pgpass gives it.
-  const url = values.from ?? source?.source
+  const url = values.from ?? (source ? withoutPassword(source.source) : undefined)
   let team: { reachable: boolean; lastChange: number | null; behind: number | null; error: string | null } | null = null
   if (url !== undefined) {
     const pool = openTeamPool(teamDbOptions(url, values), 1)
@@ -67,4 +67,15 @@ export async function statusCommand(argv: string[], io: Io): Promise<number> {
     io.out(`The team cache's newest change: ${team.lastChange}${team.behind !== null ? ` (${team.behind} behind)` : ''}.\n`)
   else if (team) io.out(`The team cache could not be read: ${terminalLine(team.error ?? '')}\n`)
   return EXIT.ok
+}
+
+/** The stored source shows its password masked (or not at all): the real one comes from PGPASSWORD or ~/.pgpass. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url)
+    u.password = ''
+    return u.toString()
+  } catch {
+    return url
+  }
 }
