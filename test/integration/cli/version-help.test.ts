@@ -58,6 +58,7 @@ describe('callsight --version and <command> --help', () => {
       'remote-search',
       'search',
       'serve',
+      'status',
       'sync',
       'team',
       'types',
