@@ -25,7 +25,7 @@ export async function statusCommand(argv: string[], io: Io): Promise<number> {
   let calls: number
   let source: { source: string; cursor: number; pulledAt: number } | null
   try {
-    calls = cache.db.prepare('SELECT count(*) FROM calls').pluck().get() as number
+    calls = cache.info().calls
     source = cache.teamSource()
   } finally {
     cache.close()
