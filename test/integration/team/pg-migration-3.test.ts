@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPool, migratePg, pgMigrations, PgSyncStore, pullTeamCache, schemaVersion } from '../../../src/core/team'
+import { createPool, migratePg, PG_SCHEMA_VERSION, pgMigrations, PgSyncStore, pullTeamCache, schemaVersion } from '../../../src/core/team'
 import { openCache } from '../../../src/core/cache'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
@@ -55,8 +55,8 @@ describe('team cache schema 3: memberships checked per statement instead of a fo
       expect((await pool.query(fk)).rows[0].n).toBe(1)
       const before = (await pool.query('SELECT scope_id, call_id, seq FROM acme.scope_members ORDER BY call_id')).rows
 
-      expect(await migratePg(pool, 'acme')).toBe(3)
-      expect(await schemaVersion(pool, 'acme')).toBe(3)
+      expect(await migratePg(pool, 'acme')).toBe(PG_SCHEMA_VERSION)
+      expect(await schemaVersion(pool, 'acme')).toBe(PG_SCHEMA_VERSION)
       expect((await pool.query(fk)).rows[0].n).toBe(0)
       expect((await pool.query('SELECT scope_id, call_id, seq FROM acme.scope_members ORDER BY call_id')).rows).toEqual(before)
       expect((await pool.query('SELECT count(*)::int AS n FROM acme.calls')).rows[0].n).toBe(50)

@@ -18,6 +18,17 @@ const team = useClusterAndService({ calls: 1500 }, 'callsight-restore-')
 const ALL = { from: FROM_MS, to: TO_MS, results: 'all' as const, includeAnalysis: true }
 const NEW_CALLS_TO = '2026-01-05T17:59:00Z'
 
+/**
+ * The CLI takes no password on its command line: the URL without it, the password through
+ * PGPASSWORD (as a user runs it). The test's own pools keep the URL with the password.
+ */
+function argvUrl(url: string): string {
+  const u = new URL(url)
+  process.env['PGPASSWORD'] = decodeURIComponent(u.password)
+  u.password = ''
+  return u.toString()
+}
+
 function captureIo(): Io & { text(): string } {
   let text = ''
   return { out: (t) => void (text += t), err: (t) => void (text += t), tty: false, text: () => text }
@@ -26,7 +37,11 @@ function captureIo(): Io & { text(): string } {
 /** `callsight pull --from URL --db FILE` in this process: its printed lines and exit code. */
 async function pullCli(url: string, file: string): Promise<{ code: number; text: string }> {
   const io = captureIo()
-  const code = await pullCommand(['--from', url, '--schema', 'acme', '--db', file, '--batch', '300'], io, new AbortController().signal)
+  const code = await pullCommand(
+    ['--from', argvUrl(url), '--schema', 'acme', '--db', file, '--batch', '300'],
+    io,
+    new AbortController().signal
+  )
   return { code, text: io.text() }
 }
 
@@ -134,7 +149,7 @@ describe('a restored or reset team cache', () => {
       await engineFor(session, store).run(ALL, { mode: 'full' })
       expect((await pullCli(url, file)).code).toBe(0)
       const io = captureIo()
-      expect(await teamCommand(['reset', '--db', url, '--schema', 'acme'], io)).toBe(0)
+      expect(await teamCommand(['reset', '--db', argvUrl(url), '--schema', 'acme'], io)).toBe(0)
       expect(io.text()).toMatch(/next pull starts over/)
 
       const after = await pullCli(url, file)

@@ -37,7 +37,10 @@ async function statusOf(cluster: PgCluster): Promise<{ states: string[]; text: s
     const states = (await readWorkerState(pool, 'acme')).map((w) => `${w.name}:${w.status}:${w.worker}`)
     let text = ''
     const io: Io = { out: (t) => void (text += t), err: (t) => void (text += t), tty: false }
-    const code = await teamCommand(['status', '--db', cluster.url, '--schema', 'acme'], io)
+    // The CLI takes no password on its command line: PGPASSWORD gives it, as a user runs it.
+    const { url, password } = cluster.credentialsFor()
+    process.env['PGPASSWORD'] = password
+    const code = await teamCommand(['status', '--db', url, '--schema', 'acme'], io)
     return { states, text: text.replace(/no heartbeat for \d+ s/, 'no heartbeat for N s'), code }
   } finally {
     await pool.end()

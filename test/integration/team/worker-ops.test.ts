@@ -45,10 +45,12 @@ const SCOPES = [
   { name: 'answered inbound', from: FROM, analysis: false, direction: 1 }
 ]
 
+/** `url` for the CLI's argv and the worker's config: no password (PGPASSWORD gives it). */
 async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string; config: string }> {
   const database = await freshDatabase(cluster)
-  const url = cluster.urlFor({ database })
-  await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
+  const poolUrl = cluster.urlFor({ database })
+  const url = cluster.credentialsFor({ database }).url
+  await (await PgSyncStore.open({ url: poolUrl, schema: 'acme', migrate: true })).close()
   const config = join(tmp.dir, `${database}.json`)
   writeFileSync(
     config,
@@ -56,7 +58,7 @@ async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string
       server: service.url,
       user: 'demo',
       zone: 'Europe/Istanbul',
-      db: cluster.urlFor({ database, user: PG_SUPERUSER }),
+      db: cluster.credentialsFor({ database, user: PG_SUPERUSER }).url,
       schema: 'acme',
       rateLimit: { requests: 600, perSeconds: 1 },
       intervalMinutes: 0.02,
@@ -101,7 +103,10 @@ function afterAnswers(child: ChildProcess, answers: number): Promise<void> {
 }
 
 async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url })
+  // The URL is the CLI's (no password); the test's own client adds it.
+  const withPassword = new URL(url)
+  withPassword.password = PG_SUPERUSER_PASSWORD
+  const c = new pg.Client({ connectionString: withPassword.toString() })
   await c.connect()
   try {
     return await fn(c)
