@@ -45,13 +45,26 @@ export async function planRun(
   const plan = { scope, filters, key, pageSize: maxTake(filters.includeAnalysis) }
 
   const stored = readCheckpoint(await store.getCheckpoint(key))
-  if (stored && stored.requestFrom === scope.from && stored.requestTo === scope.to) return { ...plan, checkpoint: stored, resumed: true }
+  if (stored && continues(stored, scope)) return { ...plan, checkpoint: stored, resumed: true }
   // A finished pass whose coverage was not yet recorded (killed right at the end).
   if (stored?.pager.done) await store.addCoverage(key, stored.rangeFrom, stored.rangeTo)
   const rangeFrom = mode === 'incremental' ? passStart(await store.coverage(key), scope, lookbackMs) : scope.from
   const checkpoint = newPass(scope, rangeFrom, order)
   await store.setCheckpoint(key, checkpoint)
   return { ...plan, checkpoint, resumed: false }
+}
+
+/**
+ * A stored pass continues when the run asks for the same start and an end no earlier than the
+ * pass's own. The end of a range picked as "the last N days" is "now", which has moved by the
+ * time the user comes back to continue: keyed to it, a cancelled pass would never match and
+ * the next run would fetch everything it already stored again. The pass keeps its own end
+ * until it is done; the calls after it are left to the next run, which starts from the
+ * coverage this pass records.
+ */
+export function continues(stored: Checkpoint, scope: Pick<SyncScope, 'from' | 'to'>): boolean {
+  if (stored.requestFrom !== scope.from) return false
+  return stored.pager.done ? stored.requestTo === scope.to : stored.requestTo <= scope.to
 }
 
 /**

@@ -51,17 +51,25 @@ export class ProgressMeter {
   }
 
   /**
+   * What is left: calls and the requests to fetch them, null until it can be estimated.
    * @param remainingInWindow records the envelope says are left from the current position
    * @param remainingSpanMs the part of the range not yet reached
    */
-  etaSeconds(remainingInWindow: number | null, remainingSpanMs: number): number | null {
+  remaining(remainingInWindow: number | null, remainingSpanMs: number): { calls: number; requests: number } | null {
     let records: number
     if (remainingInWindow !== null) records = remainingInWindow
     else if (this.seenSpanMs > 0 && this.seenRecords > 0) records = (this.seenRecords / this.seenSpanMs) * remainingSpanMs
     else return null
-    const pages = Math.ceil(Math.max(0, records) / this.pageSize)
+    const calls = Math.max(0, Math.round(records))
+    return { calls, requests: Math.ceil(calls / this.pageSize) }
+  }
+
+  /** The time the remaining requests take at the slower of the allowed and the observed pace. */
+  etaSeconds(remainingInWindow: number | null, remainingSpanMs: number): number | null {
+    const left = this.remaining(remainingInWindow, remainingSpanMs)
+    if (left === null) return null
     const allowed = this.rateLimit.perSeconds / this.rateLimit.requests
     const observed = this.requests >= 5 ? this.elapsedSeconds / this.requests : 0
-    return pages * Math.max(allowed, observed)
+    return left.requests * Math.max(allowed, observed)
   }
 }

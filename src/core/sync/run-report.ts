@@ -100,6 +100,8 @@ export class RunReport {
   snapshot(error?: AppErrorInfo): SyncProgress {
     const { pager, rangeFrom, rangeTo } = this.checkpoint
     const newest = isNewestFirst(pager)
+    const span = Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())
+    const left = pager.done ? { calls: 0, requests: 0 } : this.meter.remaining(this.remainingInWindow, span)
     const p: SyncProgress = {
       runId: this.opts.runId,
       phase: this.phase,
@@ -112,13 +114,12 @@ export class RunReport {
       order: newest ? 'newest' : 'oldest',
       requestsPerMinute: this.meter.requestsPerMinute,
       recordsPerSecond: this.meter.recordsPerSecond,
-      etaSeconds: pager.done
-        ? 0
-        : this.meter.etaSeconds(this.remainingInWindow, Math.max(0, newest ? this.position() - rangeFrom : rangeTo - this.position())),
+      etaSeconds: pager.done ? 0 : this.meter.etaSeconds(this.remainingInWindow, span),
       waitSeconds: this.waitSeconds,
       warnings: [...this.warnings],
       elapsedSeconds: this.meter.elapsedSeconds
     }
+    if (left) p.remaining = left
     if (this.opts.pace) p.pace = this.opts.pace()
     if (error) p.error = error
     return p

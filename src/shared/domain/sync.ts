@@ -67,6 +67,8 @@ export const SyncProgress = z.object({
   pace: SyncPace.optional(),
   warnings: z.array(z.string()),
   error: AppErrorInfo.optional(),
+  /** What the pass has left to fetch (a cancelled run's "Continue" says it); absent until it can be estimated. */
+  remaining: z.object({ calls: z.number().int().nonnegative(), requests: z.number().int().nonnegative() }).optional(),
   /** How long the run has taken (to its end once finished); absent in progress from before it was reported. */
   elapsedSeconds: z.number().nonnegative().optional()
 })
@@ -111,3 +113,14 @@ export const ScopeStatus = z.object({
   calls: z.number().int().nonnegative()
 })
 export type ScopeStatus = z.infer<typeof ScopeStatus>
+
+/**
+ * The range and filters of the account's latest run, as the user chose them: the sync screen's
+ * form starts from it, so coming back after a cancel offers the run to continue, not a default.
+ */
+export const LastRunScope = z.object({
+  from: EpochMs,
+  to: EpochMs,
+  filters: ScopeStatus.shape.filters
+})
+export type LastRunScope = z.infer<typeof LastRunScope>

@@ -10,6 +10,7 @@ import {
   EpochMs,
   MembershipEstimate,
   MembershipProgress,
+  LastRunScope,
   QueryCoverage,
   ColumnInfo,
   ColumnSort,
@@ -97,7 +98,9 @@ export const contract = {
       scopes: z.array(ScopeStatus),
       active: SyncProgress.nullable(),
       /** The active account's latest run, running or finished (the sync screen's panel), also from before a restart; null before one. */
-      last: SyncProgress.nullable()
+      last: SyncProgress.nullable(),
+      /** The range and filters of the active account's latest run; null before one. */
+      lastScope: LastRunScope.nullable().optional()
     })
   },
   /** Membership passes over a range a sync of everything holds: the estimate before, then the run. */

@@ -1,4 +1,4 @@
-import { planningProgress, syncEnded, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
+import { LastRunScope, planningProgress, syncEnded, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { SyncEngine } from '../../sync'
 import type { AccountRuntime } from '../account-runtime'
@@ -71,7 +71,14 @@ export function syncHandlers(state: AppState): SyncHandlers {
       const active = syncs.entries()[0]?.[1].progress ?? null
       const rt = state.runtime
       // Since the app started it is in memory; before, the account's cache kept it.
-      return { scopes: rt ? rt.cache.scopeStatuses() : [], active, last: rt ? (rt.lastSync ?? rt.cache.lastEndedRun()) : null }
+      const latest = rt?.cache.recentRuns(1)[0]
+      const lastScope = latest ? LastRunScope.safeParse(latest.params) : null
+      return {
+        scopes: rt ? rt.cache.scopeStatuses() : [],
+        active,
+        last: rt ? (rt.lastSync ?? rt.cache.lastEndedRun()) : null,
+        lastScope: lastScope?.success ? lastScope.data : null
+      }
     },
 
     'cache.info': async () => (state.runtime ? state.runtime.cache.info() : EMPTY_CACHE),
