@@ -1,6 +1,13 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import { planningProgress, syncEnded, type ScopeStatus, type SyncProgress, type SyncScopeInput } from '../../../shared/domain'
+import {
+  planningProgress,
+  syncEnded,
+  type LastRunScope,
+  type ScopeStatus,
+  type SyncProgress,
+  type SyncScopeInput
+} from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
@@ -18,6 +25,8 @@ export const useSyncStore = defineStore('sync', () => {
   const starting = ref(false)
   /** A scope another screen asked to sync ("Sync this" on the coverage banner); the sync screen takes it once. */
   const prefill = ref<SyncScopeInput | null>(null)
+  /** The account's latest run as the user chose it: the form starts from it, and Continue runs it again. */
+  const lastScope = ref<LastRunScope | null>(null)
   /** Called when a run finishes, so the shell can toast it. */
   let onFinished: (p: SyncProgress) => void = () => {}
   let unlisten: (() => void) | null = null
@@ -55,6 +64,7 @@ export const useSyncStore = defineStore('sync', () => {
       const r = await call('sync.scopes', {})
       if (asked !== account) return
       scopes.value = r.scopes
+      lastScope.value = r.lastScope ?? null
       if (r.active && !syncEnded(r.active.phase)) {
         progress.value = r.active
         runId.value = r.active.runId
@@ -78,6 +88,7 @@ export const useSyncStore = defineStore('sync', () => {
     runId.value = null
     error.value = null
     scopes.value = []
+    lastScope.value = null
     prefill.value = null
     await refresh()
   }
@@ -146,6 +157,7 @@ export const useSyncStore = defineStore('sync', () => {
     prefill,
     takePrefill,
     startMemberships,
+    lastScope,
     scopes,
     progress,
     runId,

@@ -64,6 +64,12 @@ export const syncMessages = {
     stale: 'Not responding',
     staleHint: 'Marked as syncing, but the worker has not reported for a while: it may hang, or its computer may be unreachable.'
   },
+  syncResume: {
+    continue: 'Continue this sync',
+    left: 'About {calls} calls left: {requests} requests, about {minutes} min at the rate limit.',
+    leftUnknown: 'Continues where this run stopped; what was stored is not fetched again.',
+    note: 'Stopped. The calls fetched so far are kept; Continue fetches only what is left.'
+  },
   sync: {
     memberships: {
       offer: 'Also learn call types, answered and direction: about {requests} requests, {minutes} minutes',

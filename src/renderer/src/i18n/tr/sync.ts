@@ -67,6 +67,12 @@ export const syncMessages: Shape<typeof en> = {
     stale: 'Yanıt vermiyor',
     staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
   },
+  syncResume: {
+    continue: 'Eşitlemeyi sürdür',
+    left: 'Yaklaşık {calls} çağrı kaldı: {requests} istek, istek sınırında yaklaşık {minutes} dk.',
+    leftUnknown: 'Bu çalışmanın kaldığı yerden sürer; saklananlar yeniden alınmaz.',
+    note: 'Durduruldu. Şimdiye kadar alınan çağrılar saklandı; Sürdür yalnızca kalanları alır.'
+  },
   sync: {
     memberships: {
       offer: 'Çağrı türlerini, yanıtlananları ve yönü de öğren: yaklaşık {requests} istek, {minutes} dakika',
