@@ -131,6 +131,9 @@ ${QUERY_HELP}
                         review: status, tags, note, score, scorecard, reviewer, reviewed at,
                         and in XLSX one sheet per scorecard with each criterion's answer)
   --analysis wide|long  one column per analysis key, or one row per item (default wide)
+  --csv-dialect comma|semicolon
+                        CSV separator and decimal mark: "," and "." (default), or ";"
+                        and "," as Turkish Excel and LibreOffice expect
   --strict              exit 12 when synced scopes do not cover the whole query (the file
                         is written; its metadata records the coverage either way: the JSON
                         header, the XLSX "Export" sheet, beside a CSV the file FILE.meta.json)

@@ -5,7 +5,7 @@ import { CallsightError } from '../../core/errors'
 import { exportCalls } from '../../core/export'
 import { reviewLookup } from '../../core/review/review-service'
 import { createSearch } from '../../core/search'
-import { AnalysisLayout, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
+import { AnalysisLayout, CsvDialect, ExportColumn, ExportFormat, type ExportSelection } from '../../shared/domain'
 import { check, parseFlags, parseList, parseZone, required } from '../args'
 import { systemZone } from '../dates'
 import { coverageContext } from '../coverage-context'
@@ -27,6 +27,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       ids: { type: 'string' },
       columns: { type: 'string' },
       analysis: { type: 'string' },
+      'csv-dialect': { type: 'string' },
       strict: { type: 'boolean', default: false },
       ...QUERY_OPTIONS
     },
@@ -41,6 +42,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
     '--columns'
   )
   const analysisLayout = check(AnalysisLayout, values.analysis ?? 'wide', '--analysis')
+  const csvDialect = check(CsvDialect, values['csv-dialect'] ?? 'comma', '--csv-dialect')
   const ids = parseList(values.ids)
   const query = buildQuery(values, positionals, zone)
   if (ids.length > 0 && (positionals.length > 0 || values.where !== undefined || values.from !== undefined || values.to !== undefined)) {
@@ -60,6 +62,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
       format,
       columns,
       analysisLayout,
+      csvDialect,
       zone,
       meta: { query: selection, ...(coverage ? { coverage } : {}), appVersion: APP_VERSION, exportedAt: Date.now() },
       signal

@@ -7,7 +7,7 @@ import { drained, pump } from './pump'
 import type { TabularPlan } from './tabular'
 import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
-import type { CallRecord } from '../../shared/domain'
+import type { CallRecord, CsvDialect, HeaderLanguage } from '../../shared/domain'
 import { CallsightError } from '../errors'
 
 const closedEarly = (): CallsightError =>
@@ -20,6 +20,20 @@ export interface CsvJob {
   clock: ZoneClock
   progress: ProgressThrottle
   signal: AbortSignal | undefined
+  dialect?: CsvDialect
+}
+
+/** The dialect a spreadsheet in that language opens without an import wizard. */
+export function defaultDialect(language: HeaderLanguage): CsvDialect {
+  return language === 'tr' ? 'semicolon' : 'comma'
+}
+
+/**
+ * A number in the dialect: the service's own digits, with a decimal comma where the
+ * separator is ';' (no grouping, so the spreadsheet reads it back as the same number).
+ */
+export function numberText(cell: NumberCell, dialect: CsvDialect): string {
+  return dialect === 'semicolon' ? cell.text.replace('.', ',') : cell.text
 }
 
 /**
@@ -30,19 +44,26 @@ export interface CsvJob {
 const LINE_BREAK = /[\r\n]/
 
 /**
- * RFC 4180 CSV (CRLF, double-quote quoting) with a UTF-8 BOM so Excel reads Turkish text
+ * RFC 4180 CSV (CRLF, double-quote quoting; ',' or ';' by dialect) with a UTF-8 BOM so Excel reads Turkish text
  * right. Formula neutralization is done on the cells beforehand, not by csv-stringify's
  * escape_formulas, whose list misses a leading LF and anything after a line break.
  */
 export async function writeCsv(job: CsvJob): Promise<WriteResult> {
   const { plan, clock } = job
-  const csv = stringify({ bom: true, record_delimiter: 'windows', escape_formulas: false, quoted_match: LINE_BREAK })
+  const dialect = job.dialect ?? 'comma'
+  const csv = stringify({
+    bom: true,
+    delimiter: dialect === 'semicolon' ? ';' : ',',
+    record_delimiter: 'windows',
+    escape_formulas: false,
+    quoted_match: LINE_BREAK
+  })
   const piping = pipeline(csv, job.out)
   // pipeline reports the failure; this only keeps an early rejection from going unhandled.
   piping.catch(() => undefined)
 
   const toText = (cell: Cell): string =>
-    typeof cell === 'string' ? cell : cell instanceof NumberCell ? cell.text : clock.iso((cell as DateCell).at)
+    typeof cell === 'string' ? cell : cell instanceof NumberCell ? numberText(cell, dialect) : clock.iso((cell as DateCell).at)
 
   let rows = 0
   try {

@@ -1,10 +1,20 @@
 import { rm } from 'node:fs/promises'
 import { basename, resolve } from 'node:path'
 import { z } from 'zod'
-import { AnalysisLayout, EpochMs, ExportColumn, ExportFormat, HeaderLanguage, IanaZone, QueryCoverage } from '../../shared/domain'
+import {
+  AnalysisLayout,
+  CsvDialect,
+  EpochMs,
+  ExportColumn,
+  ExportFormat,
+  HeaderLanguage,
+  IanaZone,
+  QueryCoverage
+} from '../../shared/domain'
 import { CallsightError } from '../errors'
+import { describeColumns, describeLayout, describeQuery } from './about-sheet'
 import { DateCell } from './cells'
-import { writeCsv } from './csv-writer'
+import { defaultDialect, writeCsv } from './csv-writer'
 import { writeAtomically } from './atomic-file'
 import { writeJson } from './json-writer'
 import { ProgressThrottle } from './progress'
@@ -28,6 +38,8 @@ const ExportOptionsData = z.object({
   analysisLayout: AnalysisLayout,
   zone: IanaZone,
   headerLanguage: HeaderLanguage.default('en'),
+  csvDialect: CsvDialect.optional(),
+  sidecar: z.boolean().optional(),
   meta: z.object({
     query: z.unknown(),
     scope: z.unknown().optional(),
@@ -55,6 +67,8 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
   }
   const { format, zone, meta, source } = checked.data
   const labels = headerLabels(checked.data.headerLanguage)
+  // Turkish Excel reads ';' and decimal commas; the headers' language picks the dialect unless asked.
+  const dialect = checked.data.csvDialect ?? defaultDialect(checked.data.headerLanguage)
   const file = resolve(checked.data.file)
   const columns = [...new Set(checked.data.columns)]
   const signal = opts.signal
@@ -86,21 +100,21 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     }
     const review = columns.includes('review') ? opts.source.review : undefined
     const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
-    if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal })
+    if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
     const about: Array<[string, string | number | DateCell]> = [
       [labels.exportedAt, new DateCell(meta.exportedAt)],
       [labels.timeZone, zone],
       [labels.appVersion, text.text(meta.appVersion)],
-      [labels.columns, columns.join(', ')],
-      [labels.analysisLayout, opts.analysisLayout],
-      [labels.query, text.text(describe(text.deep(meta.query)))],
+      [labels.columns, describeColumns(columns, labels.about)],
+      [labels.analysisLayout, describeLayout(opts.analysisLayout, labels.about)],
+      [labels.query, text.text(describeQuery(text.deep(meta.query), labels, clock))],
       [labels.scope, text.text(describe(text.deep(meta.scope)))],
       [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
     ]
     const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   })
-  if (format !== 'csv') return { file, ...result }
+  if (format !== 'csv' || checked.data.sidecar === false) return { file, ...result }
   const metaFile = csvMetaFile(file)
   try {
     await writeAtomically(metaFile, (out) => {

@@ -1,5 +1,6 @@
 import type { HeaderLanguage } from '../../shared/domain'
 import type { ReviewStatus } from '../../shared/review'
+import type { AboutWords } from './about-sheet'
 
 /**
  * The words an export writes itself — column headers and the metadata sheet — in the UI
@@ -46,6 +47,11 @@ export interface HeaderLabels {
   criticalFailed: string
   yes: string
   no: string
+  /** A true or false value in a spreadsheet cell, as the language says it. */
+  trueWord: string
+  falseWord: string
+  /** The metadata sheet's values in words (about-sheet.ts). */
+  about: AboutWords
 }
 
 /** Words of the coverage sentence; a gap's parts are joined by the caller. */
@@ -103,7 +109,31 @@ const EN: HeaderLabels = {
   total: 'Total',
   criticalFailed: 'Critical failed',
   yes: 'yes',
-  no: 'no'
+  no: 'no',
+  trueWord: 'Yes',
+  falseWord: 'No',
+  about: {
+    columnNames: { callId: 'Call ID', callDate: 'Call date', title: 'Title', summary: 'Summary', analysis: 'Analysis', review: 'Review' },
+    layouts: { wide: 'Wide (one column per parameter)', long: 'Long (one row per parameter)' },
+    filters: {
+      text: 'Text',
+      from: 'From',
+      to: 'To',
+      callTypes: 'Call types',
+      direction: 'Direction',
+      results: 'Results',
+      hasNewRequest: 'New request',
+      analysis: 'Analysis',
+      fields: 'Fields',
+      sort: 'Sort',
+      sortBy: 'Sorted by',
+      review: 'Review'
+    },
+    resultsWords: { answered: 'Answered only', all: 'All results' },
+    allCalls: 'All calls',
+    selectedRows: (n) => `${n} selected rows of:`,
+    pickedCalls: (n) => `${n} calls picked by hand`
+  }
 }
 
 const TR: HeaderLabels = {
@@ -149,7 +179,38 @@ const TR: HeaderLabels = {
   total: 'Toplam',
   criticalFailed: 'Kritik kriter başarısız',
   yes: 'evet',
-  no: 'hayır'
+  no: 'hayır',
+  trueWord: 'Evet',
+  falseWord: 'Hayır',
+  about: {
+    columnNames: {
+      callId: 'Çağrı kimliği',
+      callDate: 'Çağrı tarihi',
+      title: 'Başlık',
+      summary: 'Özet',
+      analysis: 'Analiz',
+      review: 'İnceleme'
+    },
+    layouts: { wide: 'Geniş (her parametre bir sütun)', long: 'Uzun (her parametre bir satır)' },
+    filters: {
+      text: 'Metin',
+      from: 'Başlangıç',
+      to: 'Bitiş',
+      callTypes: 'Çağrı türleri',
+      direction: 'Yön',
+      results: 'Sonuçlar',
+      hasNewRequest: 'Yeni talep',
+      analysis: 'Analiz',
+      fields: 'Alanlar',
+      sort: 'Sıralama',
+      sortBy: 'Sıralama sütunu',
+      review: 'İnceleme'
+    },
+    resultsWords: { answered: 'Yalnızca yanıtlananlar', all: 'Tüm sonuçlar' },
+    allCalls: 'Tüm çağrılar',
+    selectedRows: (n) => `Şu sorgunun seçili ${n} satırı:`,
+    pickedCalls: (n) => `Elle seçilmiş ${n} çağrı`
+  }
 }
 
 export function headerLabels(language: HeaderLanguage): HeaderLabels {

@@ -37,6 +37,7 @@ export interface TabularInput {
  */
 export function planTabular(input: TabularInput): TabularPlan {
   const { text, labels } = input
+  const value = valueCell(text, labels)
   const chosen = [...new Set(input.columns)]
   const columns: TabularColumn[] = []
   // Each part appends its cells for (record, item) to a row; item is the long layout's one item.
@@ -74,7 +75,7 @@ export function planTabular(input: TabularInput): TabularPlan {
           )
           parts.push((row, _r, item) => {
             if (item === null) row.push('', '', '')
-            else row.push(text.text(item.friendlyName), text.text(item.key), text.value(item.value))
+            else row.push(text.text(item.friendlyName), text.text(item.key), value(item.value))
           })
         } else {
           parts.push(widePart(input, columns))
@@ -102,6 +103,7 @@ export function planTabular(input: TabularInput): TabularPlan {
 
 function widePart(input: TabularInput, columns: TabularColumn[]): (row: Cell[], record: CallRecord) => void {
   const { text } = input
+  const value = valueCell(text, input.labels)
   const keys = dedupeKeys(input.analysisKeys)
   const indexOf = new Map(keys.map((k, i) => [k.key, i]))
   // Two keys may share a friendly name; the key tells their columns apart.
@@ -122,7 +124,20 @@ function widePart(input: TabularInput, columns: TabularColumn[]): (row: Cell[], 
       const before = cells[i]
       cells[i] = before === null || before === undefined ? item.value : before + REPEATED_KEY_SEPARATOR + item.value
     }
-    for (const raw of cells) row.push(raw === null ? '' : text.value(raw))
+    for (const raw of cells) row.push(raw === null ? '' : value(raw))
+  }
+}
+
+/**
+ * An analysis value's cell: a real number stays a number, a true or false is the language's
+ * word for it (a spreadsheet shows "Evet", not "true"), anything else is guarded text.
+ */
+function valueCell(text: TextGuard, labels: HeaderLabels): (raw: string) => Cell {
+  return (raw) => {
+    const word = raw.trim().toLowerCase()
+    if (word === 'true') return labels.trueWord
+    if (word === 'false') return labels.falseWord
+    return text.value(raw)
   }
 }
 

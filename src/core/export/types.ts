@@ -1,4 +1,4 @@
-import type { AnalysisLayout, CallRecord, ExportColumn, ExportFormat, HeaderLanguage, QueryCoverage } from '../../shared/domain'
+import type { AnalysisLayout, CallRecord, CsvDialect, ExportColumn, ExportFormat, HeaderLanguage, QueryCoverage } from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 import type { ReviewLookup } from './review-columns'
 
@@ -34,6 +34,10 @@ export interface ExportOptions {
   zone: string
   /** The language of the headers and the metadata sheet; English when absent. */
   headerLanguage?: HeaderLanguage
+  /** CSV: separator and decimal mark; the headers' language decides when absent (tr: ';' and ','). */
+  csvDialect?: CsvDialect
+  /** CSV: write the `<file>.meta.json` sidecar beside it; true when absent. */
+  sidecar?: boolean
   meta: ExportMeta
   signal?: AbortSignal
   /** About ten times a second at most, plus the first and the last. */

@@ -41,12 +41,23 @@ export type ExportSelection = z.infer<typeof ExportSelection>
 export const HeaderLanguage = z.enum(['en', 'tr'])
 export type HeaderLanguage = z.infer<typeof HeaderLanguage>
 
+/**
+ * A CSV's separator and decimal mark: `comma` (',' and '.', English spreadsheets) or
+ * `semicolon` (';' and ',', what Turkish Excel and LibreOffice expect).
+ */
+export const CsvDialect = z.enum(['comma', 'semicolon'])
+export type CsvDialect = z.infer<typeof CsvDialect>
+
 export const ExportRequest = z.object({
   selection: ExportSelection,
   format: ExportFormat,
   columns: z.array(ExportColumn).min(1),
   analysisLayout: AnalysisLayout.default('wide'),
   headerLanguage: HeaderLanguage.default('en'),
+  /** CSV: the headers' language decides when absent. */
+  csvDialect: CsvDialect.optional(),
+  /** CSV: also hand over the `.meta.json` sidecar (browser mode downloads it as a second file). */
+  sidecar: z.boolean().optional(),
   /** Zone for callDate cells; the display zone when absent. */
   zone: IanaZone.optional()
 })

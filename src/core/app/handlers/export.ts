@@ -33,6 +33,9 @@ export function exportHandlers(state: AppState): ExportHandlers {
           columns: req.columns,
           analysisLayout: req.analysisLayout,
           headerLanguage: req.headerLanguage,
+          ...(req.csvDialect ? { csvDialect: req.csvDialect } : {}),
+          // Browser mode downloads each file it is handed: the sidecar only when asked for.
+          sidecar: req.sidecar ?? platform.dialogs.offerDownload === undefined,
           zone,
           meta: {
             query: selectionMeta(req.selection, source.total),

@@ -292,3 +292,74 @@ describe('CSV export', () => {
     ])
   })
 })
+
+describe('CSV dialect', () => {
+  let tmp: ReturnType<typeof tempDir>
+  beforeEach(() => {
+    tmp = tempDir()
+  })
+  afterEach(() => tmp.remove())
+
+  const record = {
+    ...makeRecords(1)[0]!,
+    callId: 'd-1',
+    analysis: [
+      { key: 'score', friendlyName: 'Puan', value: '0.21' },
+      { key: 'ok', friendlyName: 'Çözüldü', value: 'true' }
+    ]
+  }
+  const write = async (file: string, extra: { headerLanguage?: 'tr' | 'en'; csvDialect?: 'comma' | 'semicolon' }): Promise<string[][]> => {
+    await exportCallsWith({
+      source: sourceOf([record]),
+      file,
+      format: 'csv',
+      columns: ['callId', 'analysis'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard,
+      ...extra
+    })
+    const text = readFileSync(file, 'utf8')
+    return parse(text, { bom: true, delimiter: text.includes(';') ? ';' : ',' }) as string[][]
+  }
+
+  it('follows the headers’ language: Turkish writes ";" and decimal commas, English "," and points', async () => {
+    expect(await write(join(tmp.dir, 'tr.csv'), { headerLanguage: 'tr' })).toEqual([
+      ['Çağrı kimliği', 'Puan', 'Çözüldü'],
+      ['d-1', '0,21', 'Evet']
+    ])
+    expect(readFileSync(join(tmp.dir, 'tr.csv'), 'utf8')).toContain('d-1;0,21;Evet')
+    expect(await write(join(tmp.dir, 'en.csv'), { headerLanguage: 'en' })).toEqual([
+      ['Call ID', 'Puan', 'Çözüldü'],
+      ['d-1', '0.21', 'Yes']
+    ])
+  })
+
+  it('is switchable either way', async () => {
+    expect((await write(join(tmp.dir, 'en-semi.csv'), { headerLanguage: 'en', csvDialect: 'semicolon' }))[1]).toEqual([
+      'd-1',
+      '0,21',
+      'Yes'
+    ])
+    expect(readFileSync(join(tmp.dir, 'en-semi.csv'), 'utf8')).toContain('d-1;0,21;Yes')
+    expect((await write(join(tmp.dir, 'tr-comma.csv'), { headerLanguage: 'tr', csvDialect: 'comma' }))[1]).toEqual(['d-1', '0.21', 'Evet'])
+  })
+
+  it('leaves the sidecar out when it is not wanted (a browser download is one file)', async () => {
+    const file = join(tmp.dir, 'one.csv')
+    const r = await exportCallsWith({
+      source: sourceOf([record]),
+      file,
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard,
+      sidecar: false
+    })
+    expect(r.metaFile).toBeUndefined()
+    expect(tmp.files()).toEqual(['one.csv'])
+  })
+})

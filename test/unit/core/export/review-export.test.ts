@@ -115,7 +115,8 @@ describe('review in exports', () => {
       meta,
       headerLanguage: 'tr'
     })
-    const rows = parse(readFileSync(csv), { bom: true }) as string[][]
+    // Turkish headers write the Turkish dialect: ';' between fields.
+    const rows = parse(readFileSync(csv), { bom: true, delimiter: ';' }) as string[][]
     expect(rows[0]).toEqual(['Çağrı kimliği', 'İnceleme durumu', 'Etiketler', 'Not', 'Puan', 'Puan kartı', 'İnceleyen', 'İnceleme zamanı'])
     // The status cell in the same language as the headers, as the app names it.
     expect(rows.find((r) => r[0] === scored[0])![1]).toBe('İncelendi')

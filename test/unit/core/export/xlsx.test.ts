@@ -149,8 +149,40 @@ describe('XLSX export', () => {
     expect(about.get('App version')).toBe('0.1.0-test')
     expect(about.get('Time zone')).toBe('Europe/Istanbul')
     expect((about.get('Exported at') as Date).getTime()).toBe(wallClockMs(baseMeta.exportedAt, 'Europe/Istanbul'))
-    expect(JSON.parse(String(about.get('Query')))).toEqual(meta.query)
+    // Read as a person reads it: filters by name, the layout and columns in words.
+    expect(about.get('Query')).toBe('Text: =cmd|calc')
+    expect(about.get('Columns')).toBe('Call ID, Title, Analysis')
+    expect(about.get('Analysis layout')).toBe('Long (one row per parameter)')
     expect(JSON.parse(String(about.get('Scope')))).toEqual(meta.scope)
+  })
+
+  it('writes the "Dışa aktarım" sheet in Turkish words, and booleans as Evet/Hayır', async () => {
+    const file = join(tmp.dir, 'tr.xlsx')
+    const from = Date.UTC(2026, 0, 5, 6, 0, 0)
+    const record = { ...makeRecords(1)[0]!, analysis: [{ key: 'resolved', friendlyName: 'Çözüldü', value: 'true' }] }
+    await exportCallsWith({
+      source: sourceOf([record, { ...record, callId: 'b-2', analysis: [{ key: 'resolved', friendlyName: 'Çözüldü', value: 'FALSE' }] }]),
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'analysis'],
+      analysisLayout: 'wide',
+      headerLanguage: 'tr',
+      zone: 'Europe/Istanbul',
+      meta: {
+        ...baseMeta,
+        query: { text: 'fatura', from, to: null, callTypes: [], results: 'all', hasNewRequest: true, sort: 'date_desc' }
+      },
+      guard: testGuard
+    })
+    const book = await readBook(file)
+    const sheet = book.getWorksheet('Çağrılar')!
+    expect([2, 3].map((r) => cellValue(sheet.getRow(r), 2))).toEqual(['Evet', 'Hayır'])
+    const about = new Map<string, unknown>()
+    book.getWorksheet('Dışa aktarım')!.eachRow((row) => about.set(String(row.getCell(1).value), row.getCell(2).value))
+    expect(about.get('Sorgu')).toBe('Metin: fatura\nBaşlangıç: 2026-01-05T09:00:00+03:00\nSonuçlar: Tüm sonuçlar\nYeni talep: Evet')
+    expect(about.get('Analiz düzeni')).toBe('Geniş (her parametre bir sütun)')
+    expect(about.get('Sütunlar')).toBe('Çağrı kimliği, Analiz')
+    expect(JSON.stringify([...about.values()])).not.toMatch(/wide|callId|"text"/)
   })
 
   it("replaces characters XML cannot hold and cuts texts at Excel's cell limit", async () => {

@@ -1,5 +1,12 @@
 /** English messages for the export dialog. */
 export const exportMessages = {
+  exportDialect: {
+    label: 'CSV separator',
+    comma: 'Comma, decimal point',
+    semicolon: 'Semicolon, decimal comma',
+    help: 'Turkish Excel and LibreOffice open a file with ";" and decimal commas directly; English ones expect "," and points.',
+    sidecar: 'Also save the query and its coverage (.meta.json)'
+  },
   export: {
     title: 'Export calls',
     what: 'What to export',

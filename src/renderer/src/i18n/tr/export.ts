@@ -3,6 +3,13 @@ import type { exportMessages as en } from '../en/export'
 
 /** Turkish messages for the export dialog (the same keys as en/export.ts). */
 export const exportMessages: Shape<typeof en> = {
+  exportDialect: {
+    label: 'CSV ayırıcısı',
+    comma: 'Virgül, ondalık nokta',
+    semicolon: 'Noktalı virgül, ondalık virgül',
+    help: 'Türkçe Excel ve LibreOffice ";" ve ondalık virgüllü dosyayı doğrudan açar; İngilizce olanlar "," ve nokta bekler.',
+    sidecar: 'Sorguyu ve kapsamını da kaydet (.meta.json)'
+  },
   export: {
     title: 'Çağrıları dışa aktar',
     what: 'Neler aktarılsın',
