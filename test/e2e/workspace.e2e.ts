@@ -153,14 +153,12 @@ describe('analyst workspace', () => {
     await dialog.waitFor()
     await dialog.getByText('CSV', { exact: true }).click()
     await app.screenshot('08-export-dialog')
-    // A CSV export downloads the file and its coverage sidecar (FILE.meta.json), in either order.
+    // A CSV export downloads one file: the .meta.json sidecar only when asked for.
+    const names: string[] = []
+    page.on('download', (d) => names.push(d.suggestedFilename()))
     const downloading = page.waitForEvent('download', { timeout: 30_000, predicate: (d) => d.suggestedFilename().endsWith('.csv') })
-    const sidecar = page.waitForEvent('download', { timeout: 30_000, predicate: (d) => d.suggestedFilename().endsWith('.csv.meta.json') })
     await page.getByTestId('export-start').click()
     const download = await downloading
-    const meta = JSON.parse(readFileSync(await (await sidecar).path(), 'utf8')) as Record<string, unknown>
-    expect(meta).toMatchObject({ application: 'Callsight', format: 'csv', total: 5 })
-    expect(meta).toHaveProperty('coverage')
     const toast = page.locator('.p-toast-message-success').filter({ hasText: 'Export finished' })
     await toast.waitFor({ timeout: 30_000 })
     expect(await toast.textContent()).toContain(`5 calls in ${download.suggestedFilename()}, saved by your browser`)
@@ -170,6 +168,7 @@ describe('analyst workspace', () => {
     const rows = parse(readFileSync(await download.path(), 'utf8'), { bom: true, columns: true }) as Array<Record<string, string>>
     expect(rows).toHaveLength(5)
     expect(rows.map((r) => Object.values(r)[0]).sort()).toEqual([...ids].sort())
+    expect(names).toEqual([download.suggestedFilename()])
     // Sent once: the staged copy is gone from the server.
     const again = await app.context.request.get(download.url())
     expect(again.status()).toBe(404)
