@@ -5,7 +5,7 @@
  * binary is missing and cannot be fetched (a locked-down workstation, a sandbox), say so in
  * one line and run the same app in a browser tab instead (`callsight serve`).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { spawnSync, spawn } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +15,8 @@ const say = (line) => console.log(`callsight: ${line}`)
 const run = (args, opts = {}) => spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', ...opts })
 const args = process.argv.slice(2)
 
-const build = run([join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build'])
+// Quiet: the address serve prints must not scroll away under some fifty lines of bundle sizes.
+const build = run([join(root, 'node_modules/electron-vite/bin/electron-vite.js'), 'build', '--logLevel', 'warn'])
 if (build.status !== 0) process.exit(build.status ?? 1)
 
 const electronDir = join(root, 'node_modules/electron')
@@ -28,9 +29,19 @@ const binary = () => {
   return p && existsSync(p) ? p : null
 }
 
-if (!binary() && !process.env.ELECTRON_SKIP_BINARY_DOWNLOAD && !process.env.ELECTRON_OVERRIDE_DIST_PATH) {
+// A fetch that failed (no route to github.com) is not tried, nor announced, on every start:
+// the marker says it was tried; `npx install-electron` or removing the marker tries again.
+const fetchTried = join(electronDir, '.callsight-fetch-failed')
+if (!binary() && !existsSync(fetchTried) && !process.env.ELECTRON_SKIP_BINARY_DOWNLOAD && !process.env.ELECTRON_OVERRIDE_DIST_PATH) {
   say("fetching Electron's binary (once)...")
   run([join(electronDir, 'install.js')], { stdio: ['ignore', 'ignore', 'ignore'], timeout: 300_000 })
+  if (!binary()) {
+    try {
+      writeFileSync(fetchTried, `${new Date().toISOString()}\n`)
+    } catch {
+      // A read-only node_modules: it is tried again next time.
+    }
+  }
 }
 const electron = binary()
 if (!electron) {

@@ -84,7 +84,12 @@ describe('browser mode security', () => {
     expect(token).not.toBe('')
     // Single-use: whoever reads the key later (the opener's command line, the terminal) gets nothing.
     const again = await raw(serve.port, { path: `/?key=${serve.launchKey}`, headers: { Host: host } })
-    expect([again.status, again.body, again.headers['set-cookie']]).toEqual([403, '', undefined])
+    expect([again.status, again.headers['set-cookie']]).toEqual([403, undefined])
+    // A spent key opened by hand gets a page saying how to get in, with no secret and no app in it.
+    expect(again.body).toContain('press Enter')
+    expect(again.body).not.toContain(serve.launchKey)
+    expect(again.body).not.toMatch(/<script|callsight-token/)
+    expect(again.headers['content-security-policy']).toContain("default-src 'none'")
     const setCookie = String(reply.headers['set-cookie'])
     expect(setCookie).toMatch(new RegExp(`^callsight-${serve.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`))
     cookie = setCookie.split(';')[0] ?? ''
@@ -170,7 +175,13 @@ describe('browser mode security', () => {
       raw(serve.port, { path: `/?key=${serve.launchKey.slice(0, -1)}`, headers: { Host: host } })
     ])
     expect(replies.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 403, 403, 403])
-    expect(replies.every((r) => r.body === '' && r.headers['set-cookie'] === undefined)).toBe(true)
+    expect(replies.every((r) => r.headers['set-cookie'] === undefined)).toBe(true)
+    // The start page, typed without a key or with a wrong one, says how to get in; nothing else has a body.
+    const helped = [0, 6, 7]
+    replies.forEach((r, i) => {
+      if (helped.includes(i)) expect([i, r.body.includes('press Enter'), r.body.includes(serve.launchKey)]).toEqual([i, true, false])
+      else expect([i, r.body]).toEqual([i, ''])
+    })
     expect(await upgrade(serve.port, {}, origin, withToken())).toBe(403)
     expect(await upgrade(serve.port, { Cookie: wrong }, origin, withToken())).toBe(403)
   })

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { createAppController } from '../../core/app/controller'
 import type { AppController, EventSink } from '../../core/app/platform'
@@ -94,12 +94,14 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     const server = await startWebServer({
       rendererDir: opts.rendererDir,
       port: opts.port ?? 0,
+      ...(opts.port ? {} : { preferPort: lastPort(opts.dataDir) }),
       logger,
       downloads,
       handlers: app.handlers,
       onExchange: dropRedirects
     })
     tabs = server.events
+    rememberPort(opts.dataDir, Number(new URL(server.origin).port), logger)
     try {
       // The tab then opens on the demo's workspace, as if the demo button had been pressed.
       if (opts.demo) await app.handlers['session.startDemo']({}, { senderId: 0 })
@@ -152,5 +154,25 @@ export function locateApp(from: string): { root: string; version: string; render
       if (pkg.name === 'callsight') return { root: dir, version: String(pkg.version ?? '0.0.0'), rendererDir: join(dir, 'out', 'renderer') }
     }
     if (dirname(dir) === dir) throw new CallsightError('Internal', `Callsight's package.json was not found above ${from}.`)
+  }
+}
+
+/** The port the last serve on this data folder listened on: a bookmark of its address keeps working. */
+const PORT_FILE = 'serve-port'
+
+function lastPort(dataDir: string): number | undefined {
+  try {
+    const n = Number(readFileSync(join(dataDir, PORT_FILE), 'utf8').trim())
+    return Number.isInteger(n) && n > 0 && n < 65_536 ? n : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function rememberPort(dataDir: string, port: number, logger: Logger): void {
+  try {
+    writeFileSync(join(dataDir, PORT_FILE), `${port}\n`)
+  } catch (e) {
+    logger.log('warn', 'The port could not be remembered for the next start', { error: String(e) })
   }
 }

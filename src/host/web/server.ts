@@ -1,3 +1,4 @@
+import { helpPage, HELP_PAGE_POLICY, wantsHelpPage } from './help-page'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { createReadStream } from 'node:fs'
@@ -68,6 +69,8 @@ export interface WebServerOptions {
   rendererDir: string
   /** 0 or absent: a free port. */
   port?: number
+  /** With no `port`: this one when it is free (the last run's, so the address stays the same), else any. */
+  preferPort?: number
   logger?: Logger
   /** Where exports wait for the browser to fetch them. */
   downloads?: DownloadStaging
@@ -107,7 +110,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   )
 
   const server = createServer()
-  const port = await listen(server, opts.port ?? 0)
+  const port = await listenPreferring(server, opts.port ?? 0, opts.preferPort)
   const gate: Gate = createGate({ port })
   const origin = `http://127.0.0.1:${port}`
 
@@ -138,6 +141,16 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     const verdict = gate.check(factsOf(req, false))
     if (verdict.kind === 'deny') {
       refuse(verdict.reason, req)
+      if (wantsHelpPage(verdict.reason, req.method, req.url)) {
+        const help = helpPage(req.headers['accept-language'])
+        res.writeHead(403, {
+          ...SECURITY_HEADERS,
+          'Content-Security-Policy': HELP_PAGE_POLICY,
+          'Content-Type': 'text/html; charset=utf-8',
+          'Content-Length': String(help.length)
+        })
+        return void res.end(head ? undefined : help)
+      }
       return void res.writeHead(403, { 'Content-Length': '0', 'Cache-Control': 'no-store' }).end()
     }
     if (verdict.kind === 'exchange') {
@@ -272,6 +285,16 @@ function factsOf(req: IncomingMessage, upgrade: boolean): RequestFacts {
     cookie: req.headers.cookie,
     token: upgrade ? tokenFromProtocols(one(req.headers['sec-websocket-protocol'])) : one(req.headers[TOKEN_HEADER]),
     upgrade
+  }
+}
+
+async function listenPreferring(server: ReturnType<typeof createServer>, port: number, prefer: number | undefined): Promise<number> {
+  if (port !== 0 || prefer === undefined || prefer <= 0) return listen(server, port)
+  try {
+    return await listen(server, prefer)
+  } catch (e) {
+    if (!(e instanceof CallsightError)) throw e
+    return listen(server, 0)
   }
 }
 
