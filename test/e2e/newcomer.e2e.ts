@@ -49,3 +49,21 @@ describe('browser mode for a newcomer', () => {
     expect(serve.port).toBe(port)
   })
 })
+
+describe("language 'System' in browser mode", () => {
+  it("follows the browser's language, not the server's locale", async () => {
+    const { launchApp } = await import('./support/harness')
+    const app = await launchApp({
+      serve: { args: ['--demo'], env: { LANG: 'en_US.UTF-8', LC_ALL: 'en_US.UTF-8' } },
+      locale: 'tr-TR',
+      viewport: { width: 1280, height: 800 }
+    })
+    try {
+      await app.page.getByTestId('results-grid').waitFor({ timeout: 30_000 })
+      await expect.poll(() => app.page.getByTestId('nav-sync').textContent(), { timeout: 10_000 }).toContain('Eşitleme')
+      expect(app.pageErrors).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -3,7 +3,7 @@ import { computed, ref } from 'vue'
 import type { AccountEntry, AppInfo, CacheInfo, SessionState, Settings, SettingsPatch } from '../../../shared/domain'
 import { call, listen } from '../api'
 import { intlLocale, resolveZone } from '../lib/format'
-import { resolveDark, resolveLanguage } from '../lib/language'
+import { resolveDark, resolveLanguage, systemLocale } from '../lib/language'
 
 /** What the whole workspace shares: app facts, settings, the session, connectivity, the cache. */
 export const useAppStore = defineStore('app', () => {
@@ -21,7 +21,9 @@ export const useAppStore = defineStore('app', () => {
   const now = ref(Date.now())
 
   const zone = computed(() => resolveZone(settings.value?.displayZone ?? 'system', info.value?.systemZone ?? 'UTC'))
-  const language = computed(() => resolveLanguage(settings.value?.language ?? 'system', info.value?.locale ?? 'en'))
+  const language = computed(() =>
+    resolveLanguage(settings.value?.language ?? 'system', systemLocale(info.value, globalThis.navigator?.languages ?? []))
+  )
   const locale = computed(() => intlLocale(language.value))
   const dark = computed(() => resolveDark(settings.value?.theme ?? 'system', osDark.value))
   // In the workspace: signed in to the service, or an account fed from a team cache (which
