@@ -82,6 +82,8 @@ describe('a cancelled sync continues', () => {
     await page.getByTestId('sync-start').click()
     await cancelAfter(page, 1_000)
     const first = await cachedCalls(page)
+    // No run finished yet, but calls are stored: the status bar does not say "never synced".
+    await expect.poll(() => page.getByTestId('cache-freshness').textContent(), { timeout: 10_000 }).toContain('No sync finished yet')
 
     await page.getByTestId('nav-search').click()
     await page.getByTestId('results-grid').waitFor()
@@ -93,6 +95,15 @@ describe('a cancelled sync continues', () => {
     expect(await page.locator('#sync-analysis').isChecked()).toBe(false)
     expect(await page.getByTestId('sync-left').textContent()).toMatch(/About [\d,]+ calls left: [\d,]+ requests/)
     expect(await page.locator('.actions button').first().getAttribute('data-testid')).toBe('sync-continue')
+    // The sync screen explains itself: direction says "any", windows has its explanation,
+    // and a full resync asks first, with why.
+    expect(await page.getByTestId('sync-direction').textContent()).toContain('Any direction')
+    expect(await page.getByTestId('sync-windows-label').getAttribute('title')).toContain('10,000 calls')
+    await page.getByTestId('sync-full').click()
+    expect(await page.getByTestId('sync-full-confirm').textContent()).toContain('including those already stored')
+    await page.getByTestId('sync-full-no').click()
+    expect(await page.getByTestId('sync-full-confirm').count()).toBe(0)
+    expect(await page.getByTestId('sync-progress').getAttribute('data-phase')).toBe('cancelled')
     await app.screenshot('39b-en-sync-continue')
 
     const scope = (await invoke<{ lastScope: LastScope }>(page, 'sync.scopes', {})).lastScope

@@ -162,6 +162,8 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     const { page } = app
     service.admin.setFaults({ dropRate: 1 })
     await page.getByTestId('sync-full').click()
+    // A full resync is confirmed first.
+    await page.getByTestId('sync-full-yes').click()
     const progress = page.getByTestId('sync-progress')
     await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 60_000 }).toBe('failed')
     await page.getByTestId('sync-run-error').waitFor()

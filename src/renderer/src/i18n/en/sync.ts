@@ -68,7 +68,15 @@ export const syncMessages = {
     continue: 'Continue this sync',
     left: 'About {calls} calls left: {requests} requests, about {minutes} min at the rate limit.',
     leftUnknown: 'Continues where this run stopped; what was stored is not fetched again.',
-    note: 'Stopped. The calls fetched so far are kept; Continue fetches only what is left.'
+    note: 'Stopped. The calls fetched so far are kept; Continue fetches only what is left.',
+    fullConfirmTitle: 'Fetch the whole range again?',
+    fullConfirm:
+      "A full resync asks the service again for every call in this range, including those already stored, at the tenant's rate limit. Start sync fetches only what is missing or new; use a full resync when calls may have changed on the service.",
+    fullConfirmYes: 'Resync everything',
+    fullConfirmNo: 'Keep what is stored',
+    windowsHelp:
+      'The service returns at most 10,000 calls per query, so a long range is read in windows of up to 10,000 calls, one after the other. This counts the windows finished.',
+    notFinished: 'No sync finished yet'
   },
   sync: {
     memberships: {

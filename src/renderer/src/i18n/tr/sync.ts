@@ -71,7 +71,15 @@ export const syncMessages: Shape<typeof en> = {
     continue: 'Eşitlemeyi sürdür',
     left: 'Yaklaşık {calls} çağrı kaldı: {requests} istek, istek sınırında yaklaşık {minutes} dk.',
     leftUnknown: 'Bu çalışmanın kaldığı yerden sürer; saklananlar yeniden alınmaz.',
-    note: 'Durduruldu. Şimdiye kadar alınan çağrılar saklandı; Sürdür yalnızca kalanları alır.'
+    note: 'Durduruldu. Şimdiye kadar alınan çağrılar saklandı; Sürdür yalnızca kalanları alır.',
+    fullConfirmTitle: 'Tüm aralık yeniden alınsın mı?',
+    fullConfirm:
+      'Tam yeniden eşitleme, saklananlar dahil bu aralıktaki her çağrıyı kiracının istek sınırıyla servisten yeniden ister. Eşitlemeyi başlat yalnızca eksik ya da yeni olanları alır; tam yeniden eşitlemeyi çağrılar serviste değişmiş olabileceğinde kullanın.',
+    fullConfirmYes: 'Her şeyi yeniden eşitle',
+    fullConfirmNo: 'Saklananları koru',
+    windowsHelp:
+      'Servis bir sorguda en çok 10.000 çağrı döndürür; bu yüzden uzun bir aralık en çok 10.000 çağrılık pencerelerle sırayla okunur. Bu sayı biten pencerelerdir.',
+    notFinished: 'Henüz tamamlanan eşitleme yok'
   },
   sync: {
     memberships: {
