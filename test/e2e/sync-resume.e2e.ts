@@ -122,7 +122,7 @@ describe('a cancelled sync continues', () => {
     await app.close()
     app = null
 
-    // serve started anew (in Turkish): the run is offered again and ends without re-fetching.
+    // serve started anew (in Turkish): the run is offered again, and Start ends it without re-fetching.
     app = await launchApp({
       serve: { dataDir, env: { LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' } },
       locale: 'tr-TR',
@@ -137,7 +137,9 @@ describe('a cancelled sync continues', () => {
     await app.screenshot('39b-tr-sync-continue')
     service.admin.setFaults({})
     service.admin.resetStats()
-    await resume.click()
+    // Start, as the user did, with the form as restored: its end is now, later than the
+    // stopped pass's, and the pass still continues (keyed to the start the user chose).
+    await again.getByTestId('sync-start').click()
     await expect.poll(() => again.getByTestId('sync-progress').getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
     const last = await cachedCalls(again)
     expect(last).toBe(total)
