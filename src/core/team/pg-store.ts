@@ -14,6 +14,7 @@ import { createPool, mapPgError, q, type TeamDbOptions } from './connection'
 import { checkPgSchema, migratePg, writeLockSql } from './pg-migrations'
 import { PG_NOW_MS } from './pg-clock'
 import { checkpointStatement, writeGroup, type PgPageCounts } from './pg-write-group'
+import { processRuns } from './process-runs'
 
 export type { PgPageCounts }
 
@@ -21,15 +22,6 @@ const FiltersJson = ScopeStatus.shape.filters
 
 /** A run lease's length when the holder does not say (a hand-run sync). */
 const DEFAULT_LEASE_MS = 30_000
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
 
 interface Lease {
   holder: string

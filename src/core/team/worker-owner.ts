@@ -2,6 +2,7 @@ import { hostname } from 'node:os'
 import type pg from 'pg'
 import { mapPgError, q } from './connection'
 import { PG_NOW_MS } from './pg-clock'
+import { processRuns } from './process-runs'
 
 /**
  * A worker owns each of its scopes for as long as it lives, between runs too (a row in
@@ -98,14 +99,5 @@ export class ScopeOwnership {
     await this.pool
       .query(`UPDATE ${this.s}.worker_owners SET standby = NULL, standby_at = NULL WHERE standby = $1`, [this.holder])
       .catch(() => undefined)
-  }
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
