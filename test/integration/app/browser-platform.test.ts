@@ -86,11 +86,27 @@ describe('the controller in browser mode', () => {
     )
     expect(synced.phase).toBe('done')
 
-    const started = await call('export.start', {
+    // One file by default: the sidecar is asked for on purpose (below, the export asks for it).
+    const plain = await call('export.start', {
       selection: { kind: 'query', query: {} },
       format: 'csv',
       columns: ['callId'],
       analysisLayout: 'wide'
+    })
+    if (!plain.started) throw new Error('the browser mode has no dialog to cancel')
+    const plainDone = await until(() =>
+      progress<ExportProgress>('export.progress', (p) => p.exportId === plain.exportId && p.phase !== 'writing')
+    )
+    expect(plainDone.phase).toBe('done')
+    expect(plainDone.metaDownload).toBeUndefined()
+    staging.discard(staging.take(plainDone.download!.url.slice('/downloads/'.length))!)
+
+    const started = await call('export.start', {
+      selection: { kind: 'query', query: {} },
+      format: 'csv',
+      columns: ['callId'],
+      analysisLayout: 'wide',
+      sidecar: true
     })
     if (!started.started) throw new Error('the browser mode has no dialog to cancel')
     expect(started.file.startsWith(staging.root)).toBe(true)
@@ -104,7 +120,7 @@ describe('the controller in browser mode', () => {
     const entry = staging.take(done.download!.url.slice('/downloads/'.length))
     expect(entry?.file).toBe(started.file)
     expect(readFileSync(entry!.file, 'utf8').split('\n').length).toBeGreaterThan(100)
-    // The CSV's query and coverage come as a second download beside it.
+    // Asked for, the CSV's query and coverage come as a second download beside it.
     expect(done.metaDownload?.name).toBe(`${done.download!.name}.meta.json`)
     const meta = staging.take(done.metaDownload!.url.slice('/downloads/'.length))
     expect(JSON.parse(readFileSync(meta!.file, 'utf8'))).toMatchObject({ format: 'csv', coverage: { complete: expect.any(Boolean) } })
