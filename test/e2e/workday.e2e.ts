@@ -165,7 +165,8 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     // A full resync is confirmed first.
     await page.getByTestId('sync-full-yes').click()
     const progress = page.getByTestId('sync-progress')
-    await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 60_000 }).toBe('failed')
+    // The client retries a dropped connection with backoff before it gives up: time for that.
+    await expect.poll(() => progress.getAttribute('data-phase'), { timeout: 150_000 }).toBe('failed')
     await page.getByTestId('sync-run-error').waitFor()
     // Give a toast or a second notice time to appear, then count.
     await page.waitForTimeout(500)
@@ -175,7 +176,7 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     expect((await page.getByTestId('sync-run-error').textContent()) ?? '').not.toMatch(w.searchAdvice)
     service.admin.setFaults({})
     await app.screenshot(`18a-${lang}-sync-failed-once`)
-  })
+  }, 200_000)
 
   /** The text of one chosen column's cells in the first `n` rows. */
   async function columnTexts(page: Page, column: string, n: number): Promise<string[]> {

@@ -222,7 +222,9 @@ describe('callsight worker', () => {
   }, 150_000)
 
   it('keeps its run lease when PostgreSQL ends its sessions mid-run: the scope reads running, not interrupted', async () => {
-    const { url, config } = await setUp({ heartbeatSeconds: 0.2 })
+    // A lease of 3 s: a loaded machine's pauses must not let it lapse under a live worker
+    // (that reads as stale, which is not what this test is about).
+    const { url, config } = await setUp({ heartbeatSeconds: 1 })
     // Slower pages: the first pass outlasts the steps below.
     service.admin.setFaults({ latencyMs: 50 })
     const { child, done } = spawnCli(cli, ['worker', '--config', config, '--once'], ENV)
@@ -241,11 +243,15 @@ describe('callsight worker', () => {
       // The worker's idle sessions (no write of the run is cut): its lease is a row, not a
       // session's lock, so losing them neither ends the run nor reads as a killed worker.
       const mine = (await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid // not the worker's, excluded anyway
-      const ended = await cluster.sql(
-        `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity
-         WHERE datname = $1 AND pid <> $2 AND application_name = 'callsight-worker' AND state = 'idle'`,
-        [new URL(url).pathname.slice(1), mine]
-      )
+      // Taken as soon as the worker has a session idle (between its writes and beats).
+      const ended = await until(async () => {
+        const r = await cluster.sql(
+          `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+           WHERE datname = $1 AND pid <> $2 AND application_name = 'callsight-worker' AND state = 'idle'`,
+          [new URL(url).pathname.slice(1), mine]
+        )
+        return r.rows.length > 0 ? r : undefined
+      })
       expect(ended.rows.length).toBeGreaterThan(0)
       expect(ended.rows.every((x) => x.ok === true)).toBe(true)
       const pids = ended.rows.map((x) => x.pid as number)

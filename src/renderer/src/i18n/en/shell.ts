@@ -151,6 +151,7 @@ export const shellMessages = {
     reviewUndo: 'Review mode: undo the last change',
     reviewNextUnreviewed: 'Review mode: next unreviewed call',
     click: 'click',
+    space: 'Space',
     inDetail: 'detail'
   },
   picker: {

@@ -154,6 +154,7 @@ export const shellMessages: Shape<typeof en> = {
     reviewUndo: 'İnceleme modu: son değişikliği geri al',
     reviewNextUnreviewed: 'İnceleme modu: sonraki incelenmemiş çağrı',
     click: 'tıklama',
+    space: 'Boşluk',
     inDetail: 'ayrıntıda'
   },
   picker: {
