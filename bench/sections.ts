@@ -16,5 +16,6 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   pii: async () => (await import('./pii')).run,
   renderer: async () => (await import('./renderer')).run,
   team: async () => (await import('./team')).run,
+  sizing: async () => (await import('./sizing')).run,
   review: async () => (await import('./review')).run
 }

@@ -88,9 +88,29 @@ export const TeamPullProgress = z.object({
   refusals: z.array(AppErrorInfo).max(20).optional(),
   /** Why the pull emptied what it had pulled and started over (a restored or reset team cache). */
   notice: z.string().max(500).optional(),
+  /** The same reason as a code, for the app to say it in its language (TeamRestartNotice). */
+  noticeCode: z.enum(['generation', 'behind']).optional(),
   error: AppErrorInfo.optional()
 })
 export type TeamPullProgress = z.infer<typeof TeamPullProgress>
+
+/**
+ * The app's own pulls on a schedule (Settings, "Pull from the team cache every N minutes"):
+ * when the last one succeeded, when the next one is due, and whether it is backing off
+ * because the team cache cannot be reached.
+ */
+export const TeamSchedule = z.object({
+  /** Minutes between pulls; 0: the app pulls only when asked. */
+  everyMinutes: z.number().int().nonnegative(),
+  /** The last pull that ended well (scheduled or asked for): what the cache is "as of". */
+  lastSuccessAt: z.number().nullable(),
+  /** When the next scheduled pull starts; null when none is scheduled (off, or no team cache). */
+  nextAt: z.number().nullable(),
+  /** Scheduled pulls failed in a row since the last success (the wait doubles while PostgreSQL is unreachable). */
+  failures: z.number().int().nonnegative(),
+  lastError: AppErrorInfo.nullable()
+})
+export type TeamSchedule = z.infer<typeof TeamSchedule>
 
 /**
  * A worker's scope as workstations see it (docs/team.md, "Worker state"): running (lock held,
@@ -122,6 +142,7 @@ export const TeamStatus = z.object({
   workers: z.array(TeamWorkerScope),
   /** Set when the team cache could not be read just now (the local cache still works). */
   error: AppErrorInfo.nullable(),
-  active: TeamPullProgress.nullable()
+  active: TeamPullProgress.nullable(),
+  schedule: TeamSchedule
 })
 export type TeamStatus = z.infer<typeof TeamStatus>

@@ -8,7 +8,7 @@ import type { EventPayload } from '../../src/shared/ipc/contract'
 import { createAppController } from '../../src/core/app/controller'
 import type { AppController, EventSink, PlatformServices, SettingsStore } from '../../src/core/app/platform'
 import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
-import type { Cipher, Logger } from '../../src/core/platform'
+import type { Cipher, Clock, Logger } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
 import { createDemoProvider } from '../../src/host/demo'
@@ -67,6 +67,8 @@ export interface TestAppOptions {
   locale?: string
   /** Where the app logs (default: nowhere). */
   logger?: Logger
+  /** The app's clock (default: the system's); a ManualClock drives the team pull schedule. */
+  clock?: Clock
 }
 
 function insecureCipher(inner: Cipher): Cipher {
@@ -99,7 +101,7 @@ export function createTestApp(opts: TestAppOptions = {}): TestApp {
     settingsStore: new NodeSettingsStore(join(userData, 'config.json')),
     secretStore: new JsonFileStore(join(userData, 'secrets.json')),
     fetch: (input, init) => fetch(input, init),
-    clock: systemClock,
+    clock: opts.clock ?? systemClock,
     logger: opts.logger ?? silentLogger,
     dialogs: {
       async chooseExportFile(defaultName) {

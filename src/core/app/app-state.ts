@@ -24,6 +24,8 @@ export class AppState {
   /** Pulls from the team cache (handlers/team.ts). */
   readonly pulls = new TaskRegistry<{ progress: TeamPullProgress | null }>()
   readonly connectivity: Connectivity
+  /** Loops the handler modules run for the app's lifetime, stopped by dispose (the team pull schedule). */
+  readonly disposers: Array<() => Promise<void>> = []
   /** The active account: its session, client and cache. Null when none is open. */
   runtime: AccountRuntime | null = null
   /** Settles when a runtime rebuilt by a settings change has its session back. */

@@ -35,7 +35,8 @@ export function createAppController(platform: PlatformServices): AppController {
     handlers: withStartup(handlers, startup),
     async dispose() {
       await startup.catch(() => undefined)
-      await Promise.all([state.syncs.cancelAll(), state.exports.cancelAll(), state.pulls.cancelAll()])
+      // Together: the pull schedule's loop ends once the pull it may be waiting for is cancelled.
+      await Promise.all([...state.disposers.map((d) => d()), state.syncs.cancelAll(), state.exports.cancelAll(), state.pulls.cancelAll()])
       state.connectivity.dispose()
       state.closeAll()
       await platform.demo?.stop()

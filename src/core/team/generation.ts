@@ -66,6 +66,13 @@ export async function resetGeneration(pool: pg.Pool, schema: string): Promise<st
   return readGeneration(pool, schema)
 }
 
+/** Why a pull starts over although the cache id is the same (TeamPullProgress.noticeCode). */
+export interface RestartNotice {
+  /** 'generation': restored from a dump or reset; 'behind': the newest change is below the cursor. */
+  code: 'generation' | 'behind'
+  message: string
+}
+
 /**
  * Why a pull must start over although the cache id is the same, else null: the team cache's
  * generation changed (restored from a dump, or `team reset`), or its newest change number is
@@ -77,13 +84,19 @@ export async function restoredNotice(
   local: { generation: string | null; cursor: number },
   generation: string,
   newestChange: () => Promise<number>
-): Promise<string | null> {
+): Promise<RestartNotice | null> {
   if (local.generation !== null && local.generation !== generation) {
-    return 'The team cache was restored from a backup or reset (its generation changed): pulling everything again.'
+    return {
+      code: 'generation',
+      message: 'The team cache was restored from a backup or reset (its generation changed): pulling everything again.'
+    }
   }
   const newest = await newestChange()
   if (local.cursor > newest) {
-    return `The team cache was restored from a backup (its newest change, ${newest}, is below this cache's ${local.cursor}): pulling everything again.`
+    return {
+      code: 'behind',
+      message: `The team cache was restored from a backup (its newest change, ${newest}, is below this cache's ${local.cursor}): pulling everything again.`
+    }
   }
   return null
 }

@@ -82,6 +82,8 @@ export interface PullProgress {
   refusals: AppErrorInfo[]
   /** Why the pull emptied what was pulled before and started over (a restored or reset team cache). */
   notice?: string
+  /** The notice's reason as a code, for the app to say in its language. */
+  noticeCode?: 'generation' | 'behind'
   error?: AppErrorInfo
 }
 
@@ -376,7 +378,8 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
       // Annotations stay (clear() keeps the user's review work).
       cache.clear()
       cursor = 0
-      progress.notice = notice
+      progress.notice = notice.message
+      progress.noticeCode = notice.code
     }
     progress.cursor = cursor
     const count = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1`, [cursor])

@@ -65,6 +65,8 @@ export const Settings = z.object({
       analysisLayout: 'wide',
       englishHeaders: false
     }),
+  /** A team cache account's own pulls: every N minutes while connected (0: only when asked). */
+  team: z.object({ pullEveryMinutes: z.number().int().min(0).max(1440).default(5) }).default({ pullEveryMinutes: 5 }),
   savedSearches: z.array(SavedSearch).max(500).default([]),
   /** The results list's chosen columns, per account id. */
   resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({}),
@@ -80,6 +82,7 @@ export const SettingsPatch = z.object({
   theme: z.enum(['system', 'light', 'dark']).optional(),
   sync: Settings.shape.sync.unwrap().partial().optional(),
   export: Settings.shape.export.unwrap().partial().optional(),
+  team: Settings.shape.team.unwrap().partial().optional(),
   account: z
     .object({ id: z.string().min(1), label: z.string().max(200).optional(), zone: IanaZone.optional(), rateLimit: RateLimit.optional() })
     .optional(),

@@ -37,7 +37,7 @@ import {
 } from '../domain'
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
-import { TeamCacheSource, TeamPullProgress, TeamStatus } from '../team'
+import { TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatus } from '../team'
 import {
   Annotation,
   AnnotationPatch,
@@ -269,6 +269,7 @@ export const events = {
   'menu.command': z.object({ command: MenuCommand }),
   'theme.changed': z.object({ dark: z.boolean() }),
   'team.progress': TeamPullProgress,
+  'team.schedule': TeamSchedule,
   'sync.membershipProgress': MembershipProgress.extend({ runId: z.string() })
 } as const satisfies Record<EventName, z.ZodType>
 

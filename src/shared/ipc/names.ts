@@ -70,6 +70,7 @@ export const EVENTS = [
   'menu.command',
   'theme.changed',
   'team.progress',
+  'team.schedule',
   'sync.membershipProgress'
 ] as const
 export type EventName = (typeof EVENTS)[number]

@@ -97,7 +97,8 @@ export function accountHandlers(state: AppState): AccountHandlers {
       language: patch.language ?? s.language,
       theme: patch.theme ?? s.theme,
       sync: { ...s.sync, ...patch.sync },
-      export: { ...s.export, ...patch.export }
+      export: { ...s.export, ...patch.export },
+      team: { ...s.team, ...patch.team }
     }
     if (patch.account) next.accounts = editAccount(s.accounts, patch.account)
     if (patch.resultColumns) next.resultColumns = { ...s.resultColumns, [patch.resultColumns.accountId]: patch.resultColumns.columns }

@@ -5,6 +5,7 @@ import { checkPgSchema, createPool, pullTeamCache, readWorkerState, redactUrl, T
 import { accountIdFor, type AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
+import { TeamPullSchedule } from '../team-schedule'
 
 export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
 
@@ -56,6 +57,79 @@ export function teamHandlers(state: AppState): TeamHandlers {
     return pw
   }
 
+  /** Runs one pull with progress events; `done` resolves with its last progress (never rejects). */
+  const startPull = (rt: AccountRuntime, team: TeamCacheSource, password: string): { runId: string; done: Promise<TeamPullProgress> } => {
+    let last: TeamPullProgress | null = null
+    let ended: (p: TeamPullProgress) => void = () => undefined
+    const done = new Promise<TeamPullProgress>((resolve) => (ended = resolve))
+    const runId = state.pulls.start({ progress: null }, async (signal, id) => {
+      const publish = (p: Omit<TeamPullProgress, 'runId'>): void => {
+        const withId: TeamPullProgress = { ...p, runId: id }
+        last = withId
+        const task = state.pulls.get(id)
+        if (task) task.progress = withId
+        platform.events.emit('team.progress', withId)
+      }
+      const pool = createPool(dbOptions(team, password))
+      try {
+        await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
+      } catch (e) {
+        publish({ phase: 'failed', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0, error: toErrorInfo(e) })
+      } finally {
+        await pool.end().catch(() => undefined)
+        const final: TeamPullProgress = last ?? {
+          runId: id,
+          phase: 'cancelled',
+          calls: 0,
+          members: 0,
+          batches: 0,
+          totalCalls: 0,
+          cursor: 0,
+          callsPerSecond: 0
+        }
+        schedule.pullEnded(final)
+        ended(final)
+      }
+    })
+    return { runId, done }
+  }
+
+  const failedPull = (e: unknown): TeamPullProgress => ({
+    runId: '',
+    phase: 'failed',
+    calls: 0,
+    members: 0,
+    batches: 0,
+    totalCalls: 0,
+    cursor: 0,
+    callsPerSecond: 0,
+    error: toErrorInfo(e)
+  })
+
+  const schedule = new TeamPullSchedule({
+    clock: platform.clock,
+    everyMinutes: () => state.settings().team.pullEveryMinutes,
+    teamAccount: () => (state.runtime?.account.teamCache ? state.runtime.account.id : null),
+    pulledAt: () => state.runtime?.cache.teamSource()?.pulledAt ?? null,
+    pull: async () => {
+      const rt = state.runtime
+      const team = rt?.account.teamCache
+      if (!rt || !team || state.pulls.size > 0) return null
+      try {
+        return await startPull(rt, team, await passwordOf(rt.account.id)).done
+      } catch (e) {
+        // The password is not known here any more (or the cache would not open): the
+        // schedule counts it as a failed pull and waits for the next turn.
+        const p = failedPull(e)
+        schedule.pullEnded(p)
+        return p
+      }
+    },
+    onChange: (s) => platform.events.emit('team.schedule', s)
+  })
+  schedule.start()
+  state.disposers.push(() => schedule.dispose())
+
   return {
     'team.connect': async (req) => {
       // Try it before saving anything: a wrong password or address loses nothing.
@@ -83,6 +157,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       // The same account signed in before keeps its runtime; it learns its new source.
       state.activate(account).update(account)
       state.emitSession()
+      schedule.changed()
       return state.sessionState()
     },
 
@@ -90,23 +165,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const { rt, team } = requireTeam()
       if (state.pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
       const password = await passwordOf(rt.account.id)
-      const runId = state.pulls.start({ progress: null }, async (signal, id) => {
-        const publish = (p: Omit<TeamPullProgress, 'runId'>): void => {
-          const withId: TeamPullProgress = { ...p, runId: id }
-          const task = state.pulls.get(id)
-          if (task) task.progress = withId
-          platform.events.emit('team.progress', withId)
-        }
-        const pool = createPool(dbOptions(team, password))
-        try {
-          await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
-        } catch (e) {
-          publish({ phase: 'failed', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0, error: toErrorInfo(e) })
-        } finally {
-          await pool.end().catch(() => undefined)
-        }
-      })
-      return { runId }
+      return { runId: startPull(rt, team, password).runId }
     },
 
     'team.cancel': async ({ runId }) => {
@@ -118,9 +177,10 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const rt = state.runtime
       const team = rt?.account.teamCache ?? null
       const active = state.pulls.entries()[0]?.[1].progress ?? null
-      if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active }
+      const scheduled = schedule.state()
+      if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active, schedule: scheduled }
       const local = rt.cache.teamSource()
-      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active }
+      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
         try {

@@ -1,0 +1,123 @@
+/**
+ * What a team cache and a pulled cache weigh (docs/team.md, "Sizing"): generated calls with
+ * 10 analysis items each (the search bench's data) written through the store into one scope of
+ * a throwaway PostgreSQL, then pulled into an empty SQLite file as the CLI pulls. Prints
+ * bytes per call for every table and index of both stores: PostgreSQL's from
+ * `pg_total_relation_size` (heap, TOAST and indexes of each table), SQLite's from the `dbstat`
+ * virtual table (every B-tree, the full-text index's shadow tables included).
+ *
+ * CALLSIGHT_BENCH_SIZING_CALLS sets the calls (default 250,000; 50,000 with --quick);
+ * CALLSIGHT_BENCH_SIZING_KEEP=FILE keeps a copy of the pulled file there.
+ * Skipped, with one line, when no PostgreSQL server binaries are installed.
+ */
+import { copyFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
+import { openCache } from '../src/core/cache'
+import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
+import { findPgBin, startPgCluster } from '../test/support/pg-cluster'
+import { ALL, groups, PG_BENCH_TUNING } from './team-support'
+import type { BenchFn, BenchRow } from './types'
+
+const PER_MILLION = 1e6
+
+/** Bytes of each table (heap + TOAST + its indexes) and of each index alone, in one schema. */
+async function pgSizes(pool: PgSyncStore['pool'], schema: string): Promise<{ name: string; bytes: number; index: boolean }[]> {
+  const r = await pool.query<{ name: string; bytes: string; kind: string }>(
+    `SELECT c.relname AS name, c.relkind AS kind,
+            CASE WHEN c.relkind = 'r' THEN pg_total_relation_size(c.oid) ELSE pg_relation_size(c.oid) END AS bytes
+       FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
+      WHERE ns.nspname = $1 AND c.relkind IN ('r', 'i')
+      ORDER BY bytes DESC`,
+    [schema]
+  )
+  return r.rows.map((x) => ({ name: x.name, bytes: Number(x.bytes), index: x.kind === 'i' }))
+}
+
+/** Bytes of each B-tree of a SQLite file (tables, indexes, FTS5 shadow tables), largest first. */
+export function sqliteSizes(file: string): { name: string; bytes: number }[] {
+  const db = new Database(file, { readonly: true })
+  try {
+    return db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as {
+      name: string
+      bytes: number
+    }[]
+  } finally {
+    db.close()
+  }
+}
+
+export const run: BenchFn = async (ctx) => {
+  const bin = findPgBin()
+  if (!bin) {
+    ctx.log("sizing: skipped: no PostgreSQL server binaries found (install Debian's postgresql package)")
+    return { name: 'sizing', rows: [] }
+  }
+  const env = Number(process.env['CALLSIGHT_BENCH_SIZING_CALLS'] ?? 0)
+  const n = env > 0 ? Math.round(env / 100) * 100 : ctx.quick ? 50_000 : 250_000
+  const rows: BenchRow[] = []
+  const cluster = await startPgCluster({ settings: PG_BENCH_TUNING })
+  try {
+    await cluster.sql('CREATE DATABASE bench')
+    const url = cluster.urlFor({ database: 'bench' })
+    const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
+    try {
+      await store.ensureScope('all', ALL)
+      for (const group of groups(n, 11)) {
+        const one = group.filter((p) => p.scopeKey === 'all')
+        if (one.length) await store.writePages(one)
+      }
+      await store.pool.query('VACUUM ANALYZE')
+      const members = Number((await store.pool.query<{ n: string }>('SELECT count(*) AS n FROM bench.scope_members')).rows[0]!.n)
+      const sizes = await pgSizes(store.pool, 'bench')
+      const tables = sizes.filter((s) => !s.index)
+      const total = tables.reduce((s, t) => s + t.bytes, 0)
+      ctx.log(`PostgreSQL, ${n.toLocaleString('en')} calls, ${members.toLocaleString('en')} memberships (one scope):`)
+      for (const s of sizes.filter((x) => x.bytes >= 65536)) {
+        ctx.log(`  ${s.index ? 'index' : 'table'} ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
+      }
+      const memberBytes = tables.find((t) => t.name === 'scope_members')?.bytes ?? 0
+      ctx.log(`  all: ${(total / n).toFixed(1)} B/call; memberships ${(memberBytes / Math.max(1, members)).toFixed(1)} B each`)
+      rows.push(
+        {
+          metric: `PostgreSQL per 1,000,000 calls with 10 items, one scope (${n.toLocaleString('en')} calls)`,
+          value: ((total / n) * PER_MILLION) / 1e6,
+          unit: 'MB',
+          target: 900,
+          targetKind: 'max',
+          note: `${(total / n).toFixed(0)} B/call; a membership ${(memberBytes / Math.max(1, members)).toFixed(0)} B`
+        },
+        { metric: 'PostgreSQL bytes per membership', value: memberBytes / Math.max(1, members), unit: 'B' }
+      )
+    } finally {
+      await store.close()
+    }
+
+    const file = join(ctx.workDir, 'pulled.sqlite')
+    const pool = createPool({ url, schema: 'bench', maxConnections: 2 })
+    const cache = openCache(file)
+    try {
+      await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache, deferIndexFrom: 20_000 })
+    } finally {
+      cache.close()
+      await pool.end()
+    }
+    const keep = process.env['CALLSIGHT_BENCH_SIZING_KEEP']
+    if (keep) copyFileSync(file, keep)
+    const sqlite = sqliteSizes(file)
+    const fileBytes = statSync(file).size
+    ctx.log(`pulled SQLite file, ${n.toLocaleString('en')} calls: ${(fileBytes / n).toFixed(1)} B/call`)
+    for (const s of sqlite.filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
+    rows.push({
+      metric: `pulled SQLite file per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls)`,
+      value: ((fileBytes / n) * PER_MILLION) / 1e6,
+      unit: 'MB',
+      target: 800,
+      targetKind: 'max',
+      note: `${(fileBytes / n).toFixed(0)} B/call`
+    })
+  } finally {
+    await cluster.stop()
+  }
+  return { name: 'sizing', rows }
+}
