@@ -3,7 +3,7 @@ import type { CallRecord } from '../../../src/shared/domain'
 import type { ChannelName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
 import type { TeamPullProgress, TeamSchedule } from '../../../src/shared/team'
-import { createPool, PgSyncStore, teamInit } from '../../../src/core/team'
+import { createPool, PgSyncStore, resetGeneration, teamInit } from '../../../src/core/team'
 import { ManualClock } from '../../../src/core/platform/manual-clock'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
@@ -133,4 +133,23 @@ describe('the app pulls from the team cache on a schedule', () => {
       expect((await call('team.status', {})).schedule.nextAt).toBeNull()
     }
   )
+
+  it('a pull that starts over (the team cache reset) tells the app why, as a code it can translate', { timeout: 120_000 }, async () => {
+    const owner = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
+    try {
+      await resetGeneration(owner, 'acme')
+    } finally {
+      await owner.end()
+    }
+    const { runId } = await call('team.pull', {})
+    const end = Date.now() + 60_000
+    let last: TeamPullProgress | undefined
+    while (Date.now() < end && !last) {
+      last = pulls().find((p) => p.runId === runId)
+      if (!last) await new Promise((r) => setTimeout(r, 25))
+    }
+    expect(last).toMatchObject({ phase: 'done', calls: 200, noticeCode: 'generation' })
+    expect(last?.notice).toMatch(/restored from a backup or reset/)
+    expect((await call('team.status', {})).schedule.lastSuccessAt).toBe(clock.now())
+  })
 })

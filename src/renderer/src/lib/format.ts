@@ -50,6 +50,11 @@ export function formatTableDate(ms: number, zone: string): string {
   return `${(p['year'] ?? '').padStart(4, '0')}-${p['month']}-${p['day']} ${p['hour']}:${p['minute']}:${p['second']}`
 }
 
+/** The time of day, "14:05", in the display zone: for "as of" and "next" in the status bar. */
+export function formatClock(ms: number, zone: string): string {
+  return DateTime.fromMillis(ms, { zone }).toFormat('HH:mm')
+}
+
 /** "Europe/Istanbul (UTC+03:00)": the zone with its offset at that instant. */
 export function formatZoneLabel(zone: string, atMs: number): string {
   const dt = DateTime.fromMillis(atMs, { zone })

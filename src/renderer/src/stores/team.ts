@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import type { AppErrorInfo } from '../../../shared/errors'
-import type { TeamPullProgress, TeamStatus } from '../../../shared/team'
+import type { TeamPullProgress, TeamSchedule, TeamStatus } from '../../../shared/team'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
@@ -14,7 +14,19 @@ export const useTeamStore = defineStore('team', () => {
   const runId = ref<string | null>(null)
   const error = ref<AppErrorInfo | null>(null)
   const starting = ref(false)
+  /** The app's own pulls: as of when, and when the next (also kept between status reads). */
+  const schedule = ref<TeamSchedule | null>(null)
+  /** The last pull that started over, and why (kept until the next pull starts over or is asked for). */
+  const notice = ref<NonNullable<TeamPullProgress['noticeCode']> | null>(null)
   let unlisten: (() => void) | null = null
+  let unlistenSchedule: (() => void) | null = null
+
+  /** The schedule as the controller announces it; the status bar listens from start-up. */
+  function watchSchedule(): void {
+    unlistenSchedule ??= listen('team.schedule', (s) => {
+      schedule.value = s
+    })
+  }
 
   function subscribe(): void {
     unlisten?.()
@@ -22,6 +34,7 @@ export const useTeamStore = defineStore('team', () => {
       if (runId.value !== null && p.runId !== runId.value) return
       progress.value = p
       runId.value = p.phase === 'pulling' ? p.runId : null
+      if (p.noticeCode) notice.value = p.noticeCode
       if (p.phase !== 'pulling') {
         if (p.error && p.phase === 'failed') error.value = p.error
         void refresh()
@@ -35,6 +48,7 @@ export const useTeamStore = defineStore('team', () => {
   async function refresh(): Promise<void> {
     try {
       status.value = await call('team.status', {})
+      schedule.value = status.value.schedule
       const active = status.value.active
       if (active && active.phase === 'pulling') {
         progress.value = active
@@ -47,6 +61,7 @@ export const useTeamStore = defineStore('team', () => {
 
   async function pull(): Promise<void> {
     error.value = null
+    notice.value = null
     starting.value = true
     try {
       const r = await call('team.pull', {})
@@ -68,5 +83,5 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
-  return { status, progress, runId, error, starting, subscribe, refresh, pull, cancel }
+  return { status, progress, runId, error, starting, schedule, notice, subscribe, watchSchedule, refresh, pull, cancel }
 })

@@ -24,6 +24,7 @@ export const settingsMessages = {
     syncDefaults: 'Sync defaults',
     presetDays: 'Default range (days)',
     lookbackHours: 'Incremental look-back (hours)',
+    teamPullEvery: 'Pull from the team cache every (minutes; 0: only when asked)',
     syncOrder: 'Sync order',
     syncOrderNewest: 'Newest first',
     syncOrderOldest: 'Oldest first',

@@ -24,7 +24,11 @@ export const shellMessages = {
     cacheCalls: '{count} calls cached',
     demo: 'Demo',
     relogin: 'Sign in again to sync',
-    zone: 'Times in {zone}'
+    zone: 'Times in {zone}',
+    teamAsOf: 'Team cache as of {time}',
+    teamNever: 'Team cache not pulled yet',
+    teamNext: 'next {time}',
+    teamFailing: 'The last pull failed: {message}'
   },
   accounts: {
     switcherLabel: 'Account: {name}. Switch account',

@@ -21,6 +21,15 @@ export const syncMessages = {
       'This account’s calls come from your team’s cache: a worker syncs them from the service once for everyone, and this computer pulls what changed. Pulling sends no request to the service.',
     source: 'Team cache',
     lastPull: 'Last pull',
+    asOf: 'As of {time}',
+    nextPull: 'next pull at {time}',
+    scheduleOff: 'pulls only when asked (Settings)',
+    backingOff: 'the team cache could not be reached ({count} times in a row): waiting longer between tries',
+    noticeTitle: 'Everything was pulled again',
+    notice_generation:
+      'The team cache was restored from a backup or reset, so this computer emptied what it had pulled and pulled everything again. Your annotations are kept.',
+    notice_behind:
+      'The team cache was restored from an earlier backup (it is behind this computer), so this computer emptied what it had pulled and pulled everything again. Your annotations are kept.',
     pull: 'Pull changes',
     cancel: 'Stop pulling',
     pulling: 'Pulling from the team cache',

@@ -27,6 +27,7 @@ export const settingsMessages: Shape<typeof en> = {
     syncDefaults: 'Eşitleme varsayılanları',
     presetDays: 'Varsayılan aralık (gün)',
     lookbackHours: 'Artımlı geriye bakış (saat)',
+    teamPullEvery: 'Ekip önbelleğinden çekme sıklığı (dakika; 0: yalnızca istendiğinde)',
     syncOrder: 'Eşitleme sırası',
     syncOrderNewest: 'Önce en yeni',
     syncOrderOldest: 'Önce en eski',

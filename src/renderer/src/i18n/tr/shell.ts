@@ -27,7 +27,11 @@ export const shellMessages: Shape<typeof en> = {
     cacheCalls: 'Önbellekte {count} çağrı',
     demo: 'Demo',
     relogin: 'Eşitlemek için yeniden oturum açın',
-    zone: 'Saatler {zone} diliminde'
+    zone: 'Saatler {zone} diliminde',
+    teamAsOf: 'Ekip önbelleği {time} itibarıyla',
+    teamNever: 'Ekip önbelleği henüz çekilmedi',
+    teamNext: 'sonraki {time}',
+    teamFailing: 'Son çekme başarısız oldu: {message}'
   },
   accounts: {
     switcherLabel: 'Hesap: {name}. Hesap değiştir',

@@ -24,6 +24,15 @@ export const syncMessages: Shape<typeof en> = {
       'Bu hesabın görüşmeleri ekibinizin önbelleğinden gelir: bir çalışan görüşmeleri servisten herkes için bir kez eşitler, bu bilgisayar da yalnızca değişenleri çeker. Çekmek servise hiçbir istek göndermez.',
     source: 'Ekip önbelleği',
     lastPull: 'Son çekme',
+    asOf: '{time} itibarıyla',
+    nextPull: 'sonraki çekme {time}',
+    scheduleOff: 'yalnızca istendiğinde çeker (Ayarlar)',
+    backingOff: 'ekip önbelleğine ulaşılamadı (art arda {count} kez): denemeler arasında daha uzun bekleniyor',
+    noticeTitle: 'Her şey yeniden çekildi',
+    notice_generation:
+      'Ekip önbelleği bir yedekten geri yüklendi ya da sıfırlandı; bu bilgisayar çektiklerini boşaltıp her şeyi yeniden çekti. Notlarınız korunur.',
+    notice_behind:
+      'Ekip önbelleği daha eski bir yedekten geri yüklendi (bu bilgisayarın gerisinde); bu bilgisayar çektiklerini boşaltıp her şeyi yeniden çekti. Notlarınız korunur.',
     pull: 'Değişenleri çek',
     cancel: 'Çekmeyi durdur',
     pulling: 'Ekip önbelleğinden çekiliyor',
