@@ -90,6 +90,11 @@ describe('team cache in the app', () => {
     // The pulled scope shows like a synced one, and the last pull is dated.
     await page.getByTestId('sync-scopes').waitFor({ timeout: 10_000 })
     await expect.poll(() => page.getByTestId('team-last-pull').textContent(), { timeout: 10_000 }).not.toContain('never')
+    // The app pulls on its own from now on: the status bar and the panel say as of when, and when next.
+    await expect
+      .poll(() => page.getByTestId('team-freshness').textContent(), { timeout: 10_000 })
+      .toMatch(/Team cache as of \d\d:\d\d · next \d\d:\d\d/)
+    expect(await page.getByTestId('team-schedule').textContent()).toMatch(/next pull at \d\d:\d\d/)
     await app.screenshot('60-team-cache-pulled')
 
     // Remote search needs the service: signing in keeps the account's team cache.
