@@ -2,7 +2,7 @@ import type pg from 'pg'
 import { z } from 'zod'
 import type { TeamWorkerLiveness } from '../../shared/team'
 import { mapPgError, q } from './connection'
-import { Int8 } from './pull'
+import { Int8 } from './pull-batch'
 import { PG_NOW_MS } from './pg-clock'
 
 const WorkerScopeRow = z.object({
