@@ -26,6 +26,19 @@ export function isTeamCacheLoss(e: unknown): boolean {
   return e !== undefined && mapPgError(e).code === 'Network'
 }
 
+type WorkerScope = ReturnType<typeof scopeAt>
+
+/** A scope's run once started: the range it syncs, when, and how it is stopped. */
+interface StartedRun {
+  scope: WorkerScope
+  startedAt: number
+  /** Aborted by the heartbeat when another process took the scope. */
+  run: AbortController
+  /** The worker's stop or the heartbeat's. */
+  runSignal: AbortSignal
+  heartbeat: AbortController
+}
+
 /** One incremental run of one scope, with what it did written to `worker_scopes`. */
 export class ScopeRun {
   private lastThrown: unknown = undefined
@@ -38,137 +51,25 @@ export class ScopeRun {
     private readonly heartbeatMs: number
   ) {}
 
+  /**
+   * Lock the scope, start it (its checkpoint's range, its state, the heartbeat), sync it with
+   * the engine, record the outcome; release the lock unless the team cache went away.
+   */
   async run(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<ScopeRunOutcome> {
-    const { clock, logger } = this.deps
-    const store = this.deps.store
-    let scope = scopeAt(cfg, clock.now())
+    const { logger, store } = this.deps
+    const scope = scopeAt(cfg, this.deps.clock.now())
     const key = SyncEngine.keyOf(scope)
-    try {
-      if (!(await store.lockScope(key, { holder: this.deps.workerName, leaseMs: this.heartbeatMs * 3 }))) {
-        logger.log('warn', 'another process is syncing this scope; skipped', { scope: cfg.name })
-        return 'skipped'
-      }
-    } catch (e) {
-      if (isTeamCacheLoss(e)) return 'teamCacheLost'
-      logger.log('error', 'the team cache could not be reached', { scope: cfg.name, error: toErrorInfo(e) })
-      await this.putFailure(key, cfg.name, e)
-      return 'failed'
-    }
-    const cache = watched(
-      store,
-      (e) => {
-        this.lastThrown = e
-        this.storeThrown = e
-      },
-      (v, method) => {
-        if (method !== 'writePages' || !Array.isArray(v)) return
-        for (const c of v as PgPageCounts[]) this.changed += c.inserted + c.updated
-      }
-    )
-    const source = watched(this.deps.source, (e) => (this.lastThrown = e))
-    let heartbeat: AbortController | undefined
+    const locked = await this.lock(cfg, key)
+    if (locked !== 'locked') return locked
+    let started: StartedRun | undefined
     let lost = false
     try {
-      // A pass cut short continues with its own range (same range = same checkpoint).
-      const cp = readCheckpoint(await store.getCheckpoint(key))
-      if (cp && !cp.pager.done) scope = { ...scope, from: cp.requestFrom, to: cp.requestTo }
-      const startedAt = clock.now()
-      await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
-      // Ended by a clean stop, or by the heartbeat when another process took the scope's run lock.
-      const run = new AbortController()
-      const runSignal = AbortSignal.any([signal, run.signal])
-      heartbeat = this.beat(key, cfg.name, run)
-      logger.log('info', 'sync started', {
-        scope: cfg.name,
-        scopeKey: key,
-        from: new Date(scope.from).toISOString(),
-        to: new Date(scope.to).toISOString(),
-        resumed: cp !== null && !cp.pager.done
-      })
-      let lastLog = startedAt
-      const onProgress = (p: SyncProgress): void => {
-        const now = clock.now()
-        if (now - lastLog < 10_000) return
-        lastLog = now
-        logger.log('info', 'sync progress', {
-          scope: cfg.name,
-          fetched: p.stored,
-          stored: this.changed,
-          requests: p.requests,
-          requestsPerMinute: Math.round(p.requestsPerMinute),
-          etaSeconds: p.etaSeconds,
-          ...paceFields(p.pace)
-        })
-      }
-      const engine = new SyncEngine({
-        source,
-        cache,
-        clock,
-        logger,
-        rateLimit: this.deps.rateLimit,
-        lookbackHours: this.deps.lookbackHours,
-        waits: this.deps.waits,
-        pace: this.deps.pace
-      })
-      const final = await engine.run(scope, { mode: 'incremental', signal: runSignal, onProgress })
-      heartbeat.abort()
-      this.metrics.callsFetched += final.stored
-      this.metrics.requests += final.requests
-      this.metrics.changesApplied += this.changed
-      if (run.signal.aborted && !signal.aborted) {
-        // The scope's state is the other process's now: not overwritten with "cancelled".
-        logger.log('warn', 'sync stopped: another process runs this scope', { scope: cfg.name, fetched: final.stored })
-        return 'skipped'
-      }
-      const error: AppErrorInfo | undefined = final.error
-      if (final.phase === 'failed' && (error?.code === 'Network' || error?.code === 'Timeout') && isTeamCacheLoss(this.storeThrown)) {
-        logger.log('warn', 'sync interrupted: the team cache went away; the scope continues from its checkpoint', {
-          scope: cfg.name,
-          fetched: final.stored,
-          stored: this.changed
-        })
-        lost = true
-        return 'teamCacheLost'
-      }
-      const ok = final.phase === 'done'
-      const keepError = !ok || error?.code === 'DenseSecond'
-      const failed = final.phase === 'failed'
-      await this.putState(key, cfg.name, {
-        running: false,
-        last_finished_at: clock.now(),
-        last_outcome: final.phase,
-        last_stored: this.changed,
-        last_fetched: final.stored,
-        last_error_code: keepError ? (error?.code ?? null) : null,
-        last_error_message: keepError ? (error?.message ?? null) : null,
-        last_error_detail: keepError && error ? this.detailOf(error) : null,
-        ...(failed ? { failing_since: clock.now() } : ok ? { failing_since: null } : {}),
-        ...(ok ? { last_success_at: clock.now() } : {})
-      })
-      if (ok) {
-        const m = this.metrics.scope(cfg.name)
-        m.lastSuccessAt = clock.now()
-        m.syncedTo = scope.to
-      }
-      logger.log(ok ? 'info' : final.phase === 'cancelled' ? 'warn' : 'error', `sync ${final.phase}`, {
-        scope: cfg.name,
-        // Calls the team cache took as new or changed; fetched counts every call read.
-        stored: this.changed,
-        fetched: final.stored,
-        requests: final.requests,
-        seconds: Math.round((clock.now() - startedAt) / 100) / 10,
-        ...paceFields(final.pace),
-        ...(error ? { error: { code: error.code, message: error.message } } : {})
-      })
-      if (error && RELOGIN_CODES.has(error.code) && this.deps.relogin && !signal.aborted) {
-        try {
-          await this.deps.relogin()
-          logger.log('info', 'signed in to the service again')
-        } catch (e) {
-          logger.log('error', 'signing in again failed', { error: toErrorInfo(e) })
-        }
-      }
-      return ok || final.phase === 'cancelled' ? 'done' : 'failed'
+      started = await this.start(cfg, key, scope, signal)
+      const final = await this.sync(cfg, started)
+      started.heartbeat.abort()
+      const outcome = await this.record(cfg, key, started, final, signal)
+      lost = outcome === 'teamCacheLost'
+      return outcome
     } catch (e) {
       if (isAbortError(e)) return 'done'
       if (isTeamCacheLoss(e)) {
@@ -179,11 +80,162 @@ export class ScopeRun {
       await this.putFailure(key, cfg.name, e)
       return 'failed'
     } finally {
-      heartbeat?.abort()
+      started?.heartbeat.abort()
       // Lost to a restart: the scope runs again at once, so it keeps its lease and reads as
       // running (stale if the wait outlasts the lease), not idle in between.
       if (!lost) await store.unlockScope(key)
     }
+  }
+
+  /** Lock: takes the scope's run lock, or says why not (another process has it, the team cache is gone or failed). */
+  private async lock(cfg: WorkerScopeConfig, key: string): Promise<ScopeRunOutcome | 'locked'> {
+    const { logger, store } = this.deps
+    try {
+      if (await store.lockScope(key, { holder: this.deps.workerName, leaseMs: this.heartbeatMs * 3 })) return 'locked'
+      logger.log('warn', 'another process is syncing this scope; skipped', { scope: cfg.name })
+      return 'skipped'
+    } catch (e) {
+      if (isTeamCacheLoss(e)) return 'teamCacheLost'
+      logger.log('error', 'the team cache could not be reached', { scope: cfg.name, error: toErrorInfo(e) })
+      await this.putFailure(key, cfg.name, e)
+      return 'failed'
+    }
+  }
+
+  /** Start: the range to sync (a pass cut short continues with its own), the scope marked running, the heartbeat. */
+  private async start(cfg: WorkerScopeConfig, key: string, planned: WorkerScope, signal: AbortSignal): Promise<StartedRun> {
+    const { clock, logger, store } = this.deps
+    // Same range = same checkpoint.
+    const cp = readCheckpoint(await store.getCheckpoint(key))
+    const resumed = cp !== null && !cp.pager.done
+    const scope = resumed ? { ...planned, from: cp.requestFrom, to: cp.requestTo } : planned
+    const startedAt = clock.now()
+    await this.putState(key, cfg.name, { running: true, run_started_at: startedAt })
+    // Ended by a clean stop, or by the heartbeat when another process took the scope's run lock.
+    const run = new AbortController()
+    const heartbeat = this.beat(key, cfg.name, run)
+    logger.log('info', 'sync started', {
+      scope: cfg.name,
+      scopeKey: key,
+      from: new Date(scope.from).toISOString(),
+      to: new Date(scope.to).toISOString(),
+      resumed
+    })
+    return { scope, startedAt, run, runSignal: AbortSignal.any([signal, run.signal]), heartbeat }
+  }
+
+  /** Sync: one incremental engine run over watched ports (what they throw, what the store changed), progress logged every 10 s. */
+  private async sync(cfg: WorkerScopeConfig, started: StartedRun): Promise<SyncProgress> {
+    const { clock, logger } = this.deps
+    const cache = watched(
+      this.deps.store,
+      (e) => {
+        this.lastThrown = e
+        this.storeThrown = e
+      },
+      (v, method) => {
+        if (method !== 'writePages' || !Array.isArray(v)) return
+        for (const c of v as PgPageCounts[]) this.changed += c.inserted + c.updated
+      }
+    )
+    const source = watched(this.deps.source, (e) => (this.lastThrown = e))
+    let lastLog = started.startedAt
+    const onProgress = (p: SyncProgress): void => {
+      const now = clock.now()
+      if (now - lastLog < 10_000) return
+      lastLog = now
+      logger.log('info', 'sync progress', {
+        scope: cfg.name,
+        fetched: p.stored,
+        stored: this.changed,
+        requests: p.requests,
+        requestsPerMinute: Math.round(p.requestsPerMinute),
+        etaSeconds: p.etaSeconds,
+        ...paceFields(p.pace)
+      })
+    }
+    const engine = new SyncEngine({
+      source,
+      cache,
+      clock,
+      logger,
+      rateLimit: this.deps.rateLimit,
+      lookbackHours: this.deps.lookbackHours,
+      waits: this.deps.waits,
+      pace: this.deps.pace
+    })
+    return engine.run(started.scope, { mode: 'incremental', signal: started.runSignal, onProgress })
+  }
+
+  /**
+   * Record: the metrics, then the outcome — left to another process that took the scope, a
+   * wait for a team cache that went away, or written to the scope's state and logged (signing
+   * in again when the service asked for it).
+   */
+  private async record(
+    cfg: WorkerScopeConfig,
+    key: string,
+    started: StartedRun,
+    final: SyncProgress,
+    signal: AbortSignal
+  ): Promise<ScopeRunOutcome> {
+    const { clock, logger } = this.deps
+    this.metrics.callsFetched += final.stored
+    this.metrics.requests += final.requests
+    this.metrics.changesApplied += this.changed
+    if (started.run.signal.aborted && !signal.aborted) {
+      // The scope's state is the other process's now: not overwritten with "cancelled".
+      logger.log('warn', 'sync stopped: another process runs this scope', { scope: cfg.name, fetched: final.stored })
+      return 'skipped'
+    }
+    const error: AppErrorInfo | undefined = final.error
+    if (final.phase === 'failed' && (error?.code === 'Network' || error?.code === 'Timeout') && isTeamCacheLoss(this.storeThrown)) {
+      logger.log('warn', 'sync interrupted: the team cache went away; the scope continues from its checkpoint', {
+        scope: cfg.name,
+        fetched: final.stored,
+        stored: this.changed
+      })
+      return 'teamCacheLost'
+    }
+    const ok = final.phase === 'done'
+    const keepError = !ok || error?.code === 'DenseSecond'
+    const failed = final.phase === 'failed'
+    await this.putState(key, cfg.name, {
+      running: false,
+      last_finished_at: clock.now(),
+      last_outcome: final.phase,
+      last_stored: this.changed,
+      last_fetched: final.stored,
+      last_error_code: keepError ? (error?.code ?? null) : null,
+      last_error_message: keepError ? (error?.message ?? null) : null,
+      last_error_detail: keepError && error ? this.detailOf(error) : null,
+      ...(failed ? { failing_since: clock.now() } : ok ? { failing_since: null } : {}),
+      ...(ok ? { last_success_at: clock.now() } : {})
+    })
+    if (ok) {
+      const m = this.metrics.scope(cfg.name)
+      m.lastSuccessAt = clock.now()
+      m.syncedTo = started.scope.to
+    }
+    logger.log(ok ? 'info' : final.phase === 'cancelled' ? 'warn' : 'error', `sync ${final.phase}`, {
+      scope: cfg.name,
+      // Calls the team cache took as new or changed; fetched counts every call read.
+      stored: this.changed,
+      fetched: final.stored,
+      requests: final.requests,
+      seconds: Math.round((clock.now() - started.startedAt) / 100) / 10,
+      ...paceFields(final.pace),
+      ...(error ? { error: { code: error.code, message: error.message } } : {})
+    })
+    if (error && RELOGIN_CODES.has(error.code) && this.deps.relogin && !signal.aborted) {
+      try {
+        await this.deps.relogin()
+        logger.log('info', 'signed in to the service again')
+      } catch (e) {
+        logger.log('error', 'signing in again failed', { error: toErrorInfo(e) })
+      }
+    }
+    return ok || final.phase === 'cancelled' ? 'done' : 'failed'
   }
 
   /** The cause chain of the error the engine reduced to `info`, when one was caught on its way. */
