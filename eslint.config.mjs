@@ -6,14 +6,15 @@ import prettierOff from 'eslint-config-prettier/flat'
 
 /**
  * Layer directions, enforced (docs/architecture.md):
- *   shared   -> zod, luxon only
- *   core     -> shared; never electron, vue or the other layers
- *   host     -> shared, core, service (the demo); plain Node, never electron
- *   main     -> shared, core, host (and electron)
- *   preload  -> shared/ipc/names only (and electron)
- *   renderer -> shared only; never electron, node or core
- *   service  -> nothing of ours: it is written from the spec alone
- *   cli      -> shared, core, host (`callsight serve`)
+ *   src/shared   -> zod, luxon only
+ *   src/core     -> shared; never electron, vue or the other layers
+ *   src/host     -> shared, core, the reference service (the demo); plain Node, never electron
+ *   src/main     -> shared, core, host (and electron): the desktop shell
+ *   src/web      -> shared, core, host, the reference service (the demo): the browser-tab shell
+ *   src/preload  -> shared/ipc/names only (and electron)
+ *   src/renderer -> shared only; never electron, node or core
+ *   src/service  -> nothing of ours: the reference service is written from the spec alone
+ *   src/cli      -> shared, core, host, web (`callsight serve`)
  */
 const layer = (name) => [`**/${name}`, `**/${name}/**`, `@/${name}/**`]
 const forbid = (names, message) => ({
@@ -60,7 +61,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(
-          ['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          ['layer:core', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
           'src/shared depends on no other layer.'
         ),
         forbid(['electron', 'vue', 'pinia', 'better-sqlite3', ...nodeBuiltins], 'src/shared imports only zod and luxon.')
@@ -76,7 +77,7 @@ export default tseslint.config(
           'src/core is plain Node: platform needs come in through interfaces.'
         ),
         forbid(
-          ['layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          ['layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
           'src/core may import only src/shared.'
         )
       )
@@ -91,7 +92,7 @@ export default tseslint.config(
           'src/host is plain Node, shared by the desktop app and `callsight serve`.'
         ),
         forbid(
-          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'],
+          ['layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:cli'],
           'src/host binds src/core for the shells; it imports no shell.'
         )
       )
@@ -101,8 +102,23 @@ export default tseslint.config(
     files: ['src/main/**'],
     rules: {
       'no-restricted-imports': restrict(
-        forbid(['layer:renderer', 'layer:preload', 'layer:cli'], 'src/main binds src/shared to src/core.'),
+        forbid(['layer:renderer', 'layer:preload', 'layer:web', 'layer:cli'], 'src/main binds src/shared to src/core.'),
         forbid(['vue', 'pinia', 'primevue'], 'src/main is not a UI.')
+      )
+    }
+  },
+  {
+    files: ['src/web/**'],
+    rules: {
+      'no-restricted-imports': restrict(
+        forbid(
+          ['electron', 'electron-store', 'vue', 'pinia', 'primevue'],
+          'The browser-tab shell is plain Node: the page is the renderer.'
+        ),
+        forbid(
+          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'],
+          'src/web binds src/host and src/core for a browser tab; it imports no other shell.'
+        )
       )
     }
   },
@@ -111,7 +127,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(
-          ['layer:core', 'layer:main', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins],
+          ['layer:core', 'layer:main', 'layer:web', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins],
           'The preload only builds window.api from the channel names.'
         )
       )
@@ -123,7 +139,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         forbid(['electron', 'better-sqlite3', 'electron-store', ...nodeBuiltins], 'The renderer talks to the app only through window.api.'),
         forbid(
-          ['layer:core', 'layer:host', 'layer:main', 'layer:preload', 'layer:service', 'layer:cli'],
+          ['layer:core', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:service', 'layer:cli'],
           'src/renderer imports only src/shared.'
         )
       )
@@ -134,7 +150,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(
-          ['layer:core', 'layer:shared', 'layer:host', 'layer:main', 'layer:preload', 'layer:renderer', 'layer:cli'],
+          ['layer:core', 'layer:shared', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:cli'],
           'The reference service is written from the spec and shares no code with the client.'
         ),
         forbid(['electron', 'vue'], 'The reference service is plain Node.')
@@ -148,7 +164,7 @@ export default tseslint.config(
         forbid(['electron', 'electron-store', 'vue'], 'The CLI runs under plain Node.'),
         forbid(
           ['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'],
-          'The CLI is a front end over src/core (and src/host for `serve`).'
+          'The CLI is a front end over src/core (and src/host, src/web for `serve`).'
         )
       )
     }

@@ -27,7 +27,10 @@ describe('layer directions', () => {
     ['src/host/web/x.ts', "import * as m from '../../main/app-context'\nexport const a = m\n"],
     ['src/host/x.ts', "import * as c from '../cli/index'\nexport const a = c\n"],
     ['src/core/app/x.ts', "import * as h from '../../host/ipc/router'\nexport const a = h\n"],
-    ['src/renderer/src/x.ts', "import * as h from '../../host/csp'\nexport const a = h\n"]
+    ['src/renderer/src/x.ts', "import * as h from '../../host/csp'\nexport const a = h\n"],
+    ['src/core/app/x.ts', "import * as w from '../../web/serve'\nexport const a = w\n"],
+    ['src/host/ipc/x.ts', "import * as w from '../../web/serve'\nexport const a = w\n"],
+    ['src/main/x.ts', "import * as w from '../web/serve'\nexport const a = w\n"]
   ])('%s rejects %j', async (file, code) => {
     expect(await restrictedImports(file, code)).toHaveLength(1)
   })
