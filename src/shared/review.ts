@@ -101,9 +101,29 @@ export const Annotation = z.object({
   /** The call is no longer in the cache (the service stopped returning it, or the cache was cleared). */
   callMissing: z.boolean(),
   /** When a sync over the call's window found that the service no longer returns it; null while it does. */
-  serviceDroppedAt: EpochMs.nullable().default(null)
+  serviceDroppedAt: EpochMs.nullable().default(null),
+  /** Team fields two people changed since they last saw them (team cache): kept until a person resolves them. */
+  conflicts: z.array(z.lazy(() => ReviewConflict)).optional()
 })
 export type Annotation = z.infer<typeof Annotation>
+
+/**
+ * A true conflict of a team field (status or tags): the team's value when this change
+ * reached the team cache, and the change that found it there instead of the value its
+ * author had last seen. Values as JSON.
+ */
+export const ReviewConflict = z.object({
+  id: z.string(),
+  callId: z.string(),
+  field: z.enum(['status', 'tags']),
+  theirs: z.string(),
+  theirAuthor: z.string(),
+  theirAt: EpochMs,
+  mine: z.string(),
+  myAuthor: z.string(),
+  myAt: EpochMs
+})
+export type ReviewConflict = z.infer<typeof ReviewConflict>
 
 export const AnnotationPatch = z
   .object({

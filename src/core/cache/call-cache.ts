@@ -15,6 +15,7 @@ import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
 import { DeferredIndexing } from './deferred-indexing'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
+import { ShareStore } from './review/share-store'
 import { ReviewListStore } from './review/list-store'
 import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
@@ -68,6 +69,8 @@ export class CallCache {
   private readonly reviewJournal = new ReviewJournal()
   /** The user's review work: never touched by writes of calls or by clear() (docs/review.md). */
   readonly annotations: AnnotationStore
+  /** What this cache shares through the team cache: outbox, the team's values seen, conflicts (review/share-store.ts). */
+  readonly share: ShareStore
   readonly scorecards: ScorecardStore
   readonly reviewLists: ReviewListStore
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
@@ -93,7 +96,8 @@ export class CallCache {
     this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
-    this.annotations = new AnnotationStore(this.db, (calls) => this.reviewJournal.record(calls))
+    this.share = new ShareStore(this.db)
+    this.annotations = new AnnotationStore(this.db, (calls) => this.reviewJournal.record(calls), this.share)
     this.scorecards = new ScorecardStore(this.db)
     this.reviewLists = new ReviewListStore(this.db, () => this.reviewJournal.record([], true))
   }

@@ -2,6 +2,7 @@ import { reindexAll } from './reindex'
 import { SQL_HOUR_OF } from './totals'
 import type { Migration } from './migrate'
 import { REVIEW_TABLES_V6 } from './review/review-schema'
+import { REVIEW_SHARE_TABLES_V15 } from './review/share-schema'
 
 /** Every schema version's change, in order (migrate.ts applies them; docs/cache.md). */
 export const migrations: readonly Migration[] = [
@@ -353,6 +354,14 @@ export const migrations: readonly Migration[] = [
     up(db) {
       const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('team_source')
       if (!columns.includes('generation')) db.exec('ALTER TABLE team_source ADD COLUMN generation TEXT')
+    }
+  },
+  {
+    // Version 15: the outbox of review changes for the team cache, the team's values last
+    // seen, conflicts and others' evaluations (review/share-schema.ts, docs/review.md).
+    version: 15,
+    up(db) {
+      db.exec(REVIEW_SHARE_TABLES_V15)
     }
   }
 ]

@@ -16,8 +16,8 @@ export const IMPORT_CLOCK_SKEW_MS = 5 * 60_000
 
 const NO_CONTROLS = /^[^\u0000-\u001f\u007f-\u009f]*$/
 /** A service callId, as an in-app save takes it: 1–200 characters, none of them control characters. */
-const CallId = z.string().min(1).max(200).regex(NO_CONTROLS, 'holds control characters')
-const Name = z.string().max(200).regex(NO_CONTROLS, 'holds control characters')
+export const CallId = z.string().min(1).max(200).regex(NO_CONTROLS, 'holds control characters')
+export const Name = z.string().max(200).regex(NO_CONTROLS, 'holds control characters')
 
 /**
  * A time of the merge: last writer wins, so a time in the future would win every later
@@ -25,7 +25,7 @@ const Name = z.string().max(200).regex(NO_CONTROLS, 'holds control characters')
  * "never set"; a time before that cannot be real. No lower bound above 0: an old time can
  * only lose a merge.
  */
-const timeUpTo = (now: number) =>
+export const timeUpTo = (now: number) =>
   z
     .number()
     .int()
@@ -33,7 +33,7 @@ const timeUpTo = (now: number) =>
     .refine((t) => t <= now + IMPORT_CLOCK_SKEW_MS, { message: `is later than this computer's clock allows (now + 5 minutes)` })
 
 // total and failed are left out (the file's say): they are computed again from the scorecard.
-const incomingScore = z.object({
+export const incomingScore = z.object({
   scorecardId: z.string().min(1).max(64),
   version: z.number().int().min(1),
   answers: Answers
@@ -77,7 +77,7 @@ export interface Refusal {
   reason: string
 }
 
-const reasonOf = (e: z.ZodError): string => {
+export const reasonOf = (e: z.ZodError): string => {
   const issue = e.issues[0]
   if (!issue) return 'not valid'
   const path = issue.path.join('.')

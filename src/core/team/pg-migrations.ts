@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { CallsightError } from '../errors'
 import { mapPgError, q } from './connection'
 import { membershipsCheckedPerStatement } from './pg-migration-3'
+import { reviewTablesV5 } from './pg-migration-5'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -136,7 +137,8 @@ export const pgMigrations: readonly PgMigration[] = [
         );
       `
     }
-  }
+  },
+  { version: 5, sql: reviewTablesV5 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

@@ -3,6 +3,7 @@ import type pg from 'pg'
 import { mapPgError, q, RoleName } from './connection'
 import { stampSchemaOid } from './generation'
 import { migratePg } from './pg-migrations'
+import { reviewGrantsSql } from './pg-migration-5'
 
 /**
  * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
@@ -82,6 +83,7 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
     // The worker's checkpoints are no analyst's business.
     await c.query(`REVOKE SELECT ON ${s}.checkpoints FROM "${reader}"`)
     await c.query(`ALTER ROLE "${reader}" SET default_transaction_read_only = on`)
+    await c.query(reviewGrantsSql(opts.schema, writer, reader, db))
     await c.query('COMMIT')
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined)

@@ -3,6 +3,8 @@ import type Database from 'better-sqlite3'
 import { foldText } from '../../../shared/text/fold'
 import type { Annotation, AnnotationField, ReviewStatus, Score } from '../../../shared/review'
 import { fieldAt, fieldOf, toAnnotation, type AnnotationRowDb, type FieldValue } from './annotation-rows'
+import { CallsightError } from '../../errors'
+import type { ShareStore, TeamField } from './share-store'
 
 export type FieldChanges = {
   status?: ReviewStatus
@@ -44,7 +46,9 @@ export class AnnotationStore {
 
   constructor(
     private readonly db: Database.Database,
-    private readonly onWrite: (calls: readonly string[] | null) => void
+    private readonly onWrite: (calls: readonly string[] | null) => void,
+    /** The team cache's outbox: a user's save (one kept in history) queues its changes there. */
+    private readonly share: ShareStore | null = null
   ) {
     this.getStmt = db.prepare('SELECT * FROM annotations WHERE call_id = ?')
     this.existsStmt = db.prepare('SELECT 1 FROM calls WHERE call_id = ?').pluck()
@@ -61,7 +65,10 @@ export class AnnotationStore {
 
   get(callId: string): Annotation | null {
     const row = this.getStmt.get(callId) as AnnotationRowDb | undefined
-    return row ? toAnnotation(row, this.existsStmt.get(callId) === undefined) : null
+    if (!row) return null
+    const a = toAnnotation(row, this.existsStmt.get(callId) === undefined)
+    const conflicts = this.share?.conflicts(callId) ?? []
+    return conflicts.length > 0 ? { ...a, conflicts } : a
   }
 
   /** The annotations of these calls (absent ones left out). */
@@ -127,7 +134,7 @@ export class AnnotationStore {
     const history = this.stmt(
       'INSERT INTO annotation_history (call_id, field, before, before_at, after, at, author) VALUES (?, ?, ?, ?, ?, ?, ?)'
     )
-    let wrote = false
+    const written: AnnotationField[] = []
     for (const field of FIELDS) {
       const value = changes[field]
       if (value === undefined) continue
@@ -145,10 +152,47 @@ export class AnnotationStore {
         )
       }
       this.setField(callId, field, next, opts.at)
-      wrote = true
+      written.push(field)
     }
-    if (wrote) this.touch(callId, opts.at, opts.author)
-    return toAnnotation(this.getStmt.get(callId) as AnnotationRowDb, this.existsStmt.get(callId) === undefined)
+    if (written.length > 0) this.touch(callId, opts.at, opts.author)
+    const after = toAnnotation(this.getStmt.get(callId) as AnnotationRowDb, this.existsStmt.get(callId) === undefined)
+    if (opts.history && written.length > 0) this.queue(after, written, opts.at)
+    return after
+  }
+
+  /** A user's change, queued for the team cache in the same transaction as the save (when sharing is on). */
+  private queue(after: Annotation, written: readonly AnnotationField[], at: number): void {
+    if (!this.share?.enabled) return
+    const team = written.filter((f): f is TeamField => f === 'status' || f === 'tags')
+    this.share.enqueueInTx(after, team, written.includes('note') || written.includes('score'), at)
+  }
+
+  /**
+   * A person resolves a conflict of a team field: the value chosen (theirs or mine) becomes
+   * this cache's and, through the outbox, the team's; the conflict is marked resolved here
+   * and in the team cache.
+   */
+  resolveConflict(conflictId: string, choice: 'mine' | 'theirs', author: string, at: number): Annotation {
+    const share = this.share
+    if (!share) throw new CallsightError('NotFound', 'This cache keeps no conflicts.')
+    const callId = this.db
+      .transaction(() => {
+        const c = share.conflictById(conflictId)
+        if (!c) throw new CallsightError('NotFound', 'That conflict does not exist or was resolved already.')
+        const value = choice === 'mine' ? c.mine : c.theirs
+        const wasWaiting = share.waiting()
+        this.writeInTx(c.callId, { [c.field]: JSON.parse(value) as FieldValue }, { author, at, history: true })
+        // Unchanged here (the value chosen is already this cache's): still the team's to take.
+        if (share.waiting() === wasWaiting && share.enabled) {
+          const now = this.getStmt.get(c.callId) as AnnotationRowDb
+          share.enqueueInTx(toAnnotation(now, false), [c.field], false, at)
+        }
+        share.resolveInTx(c, value, author, at)
+        return c.callId
+      })
+      .immediate()
+    this.onWrite([callId])
+    return this.get(callId)!
   }
 
   /** The row's last write: the latest of its fields' (an import may bring older ones). */
@@ -214,6 +258,7 @@ export class AnnotationStore {
         this.stmt('UPDATE annotation_history SET undone = 1 WHERE seq = ?').run(h.seq)
         this.setField(h.call_id, h.field, JSON.parse(h.before ?? 'null') as FieldValue, at)
         this.touch(h.call_id, at, author)
+        this.queue(toAnnotation(this.getStmt.get(h.call_id) as AnnotationRowDb, false), [h.field], at)
         return h.call_id
       })
       .immediate()

@@ -1,0 +1,145 @@
+import type pg from 'pg'
+import type { CallCache } from '../cache'
+import type { OutboxEntry, PushOutcome } from '../cache/review/share-store'
+import { CallsightError, isCallsightError } from '../errors'
+import { mapPgError, q } from './connection'
+import { schemaVersion } from './pg-migrations'
+import { kindOf } from './review-kinds'
+
+export interface PushOptions {
+  pool: pg.Pool
+  schema: string
+  cache: CallCache
+  /** Changes per transaction; default 200. */
+  batchSize?: number
+  /** Give up after this many batches (a bound on one call; the rest waits for the next). */
+  maxBatches?: number
+}
+
+export interface PushResult {
+  pushed: number
+  conflicts: number
+  /** Changes the team cache already had (a push retried after its answer was lost). */
+  duplicates: number
+  /** Evaluations older than the one the team cache holds (pushed from another workstation later). */
+  stale: number
+  /** Still waiting here after the push. */
+  waiting: number
+  role: string
+}
+
+/** Review data needs schema version 5: a team cache set up before has no review tables. */
+export async function checkReviewSchema(db: pg.Pool | pg.ClientBase, schema: string): Promise<void> {
+  const v = await schemaVersion(db, schema)
+  if (v < 5) {
+    throw new CallsightError('Storage', `The team cache schema "${schema}" keeps no review data (version ${v}; review needs 5).`, {
+      hint: 'Run callsight team init as the database owner with this version.'
+    })
+  }
+}
+
+/** The refusal of queued changes by the team cache: what happened and that nothing is lost. */
+function refusal(role: string, count: number, e: CallsightError): CallsightError {
+  const why =
+    e.code === 'InvalidCredentials'
+      ? `The team cache refused the login of role "${role}" (removed, or its password changed)`
+      : `The team cache refused role "${role}" writing review data (no longer an analyst)`
+  return new CallsightError(
+    e.code === 'InvalidCredentials' ? 'InvalidCredentials' : 'Forbidden',
+    `${why}: ${count} change(s) stay on this computer, marked refused.`,
+    {
+      cause: e,
+      hint: 'Export them with callsight annotations export; once the role is restored (or another analyst login set up), push with --retry-refused.'
+    }
+  )
+}
+
+/**
+ * Sends the outbox to the team cache: batches in save order, each one transaction under the
+ * review write lock, each change recorded by its id in `review_applied` first — a change the
+ * team cache has already (a push whose answer was lost to a crash or a cut connection) is
+ * skipped, so a retry never applies anything twice. The outbox entries leave only after the
+ * commit. PostgreSQL unreachable: nothing changes here, and the queue waits for the next push.
+ */
+export async function pushReview(opts: PushOptions): Promise<PushResult> {
+  const { pool, schema, cache } = opts
+  const size = Math.max(1, opts.batchSize ?? 200)
+  const result: PushResult = { pushed: 0, conflicts: 0, duplicates: 0, stale: 0, waiting: 0, role: '' }
+  if (!cache.share.enabled) cache.share.enable(Date.now())
+  let c: pg.PoolClient
+  try {
+    c = await pool.connect()
+  } catch (e) {
+    const err = mapPgError(e)
+    if (err.code === 'InvalidCredentials') {
+      const user = String((pool as unknown as { options?: { user?: string } }).options?.user ?? 'this role')
+      const queued = cache.share.pending(Number.MAX_SAFE_INTEGER)
+      if (queued.length > 0) {
+        cache.share.refuse(
+          queued.map((q) => q.changeId),
+          err.message
+        )
+        throw refusal(user, queued.length, err)
+      }
+    }
+    throw err
+  }
+  try {
+    await checkReviewSchema(c, schema)
+    const role = (await c.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u
+    result.role = role
+    cache.share.setValue('role', role)
+    for (let batch = 0; batch < (opts.maxBatches ?? Number.MAX_SAFE_INTEGER); batch++) {
+      const entries = cache.share.pending(size)
+      if (entries.length === 0) break
+      let outcomes: PushOutcome[]
+      try {
+        outcomes = await pushBatch(c, schema, entries)
+      } catch (e) {
+        const err = mapPgError(e)
+        if (err.code === 'Forbidden') {
+          cache.share.refuse(
+            cache.share.pending(Number.MAX_SAFE_INTEGER).map((x) => x.changeId),
+            err.message
+          )
+          throw refusal(role, cache.share.refusedCount(), err)
+        }
+        throw err
+      }
+      cache.share.pushed(entries, outcomes, role)
+      for (const o of outcomes) {
+        if (o.result === 'conflict') result.conflicts++
+        else if (o.result === 'duplicate') result.duplicates++
+        else if (o.result === 'stale') result.stale++
+        else result.pushed++
+      }
+    }
+  } finally {
+    c.release()
+    result.waiting = cache.share.waiting()
+  }
+  return result
+}
+
+async function pushBatch(c: pg.ClientBase, schema: string, entries: readonly OutboxEntry[]): Promise<PushOutcome[]> {
+  const outcomes: PushOutcome[] = []
+  await c.query('BEGIN')
+  try {
+    await c.query(`LOCK TABLE ${q(schema)}.review_write_lock IN EXCLUSIVE MODE`)
+    for (const e of entries) {
+      const kind = kindOf(e.kind)
+      if (!kind) throw new CallsightError('Storage', `A queued review change has an unknown kind (${e.kind}).`)
+      const fresh = await c.query(`INSERT INTO ${q(schema)}.review_applied (change_id) VALUES ($1) ON CONFLICT DO NOTHING`, [e.changeId])
+      if ((fresh.rowCount ?? 0) === 0) {
+        outcomes.push({ changeId: e.changeId, result: 'duplicate' })
+        continue
+      }
+      outcomes.push(await kind.push(c, schema, e))
+    }
+    await c.query('COMMIT')
+    return outcomes
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined)
+    throw isCallsightError(e) ? e : mapPgError(e)
+  }
+}
