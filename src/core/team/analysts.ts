@@ -119,7 +119,7 @@ export async function listAnalysts(pool: pg.Pool, schema: string): Promise<Analy
     const r = await pool.query<{ name: string; lead: boolean; login: boolean }>(
       `SELECT r.rolname AS name, ${directMember('$2')} AS lead, r.rolcanlogin AS login
        FROM pg_roles r
-       WHERE ${directMember('$1')} AND NOT r.rolsuper
+       WHERE ${directMember('$1')} AND NOT r.rolsuper AND r.rolname <> $2
        ORDER BY r.rolname`,
       [analyst, lead]
     )
