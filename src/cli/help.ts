@@ -161,6 +161,7 @@ Examples:
   callsight types list --db calls.db --json`
 
 export const ANNOTATIONS_HELP = `callsight annotations export|import --db FILE --format json|csv [--out FILE | --in FILE]
+callsight annotations push|pull --db FILE --team URL [--schema NAME] [--retry-refused] [--json]
 
 Backs up or hands over review annotations (status, tags, note, score) between cache files,
 without a team cache. Notes and tags are masked for personal data on the way out.
@@ -174,7 +175,16 @@ without a team cache. Notes and tags are masked for personal data on the way out
                         is not in the cache (CSV carries none), the entry's other fields
                         imported. The rest is imported, and the exit code is then 9.
                         Score totals are computed again, never taken from the file
-  --json                import: print the report as JSON ("refused" lists those entries)`
+  --json                import: print the report as JSON ("refused" lists those entries)
+
+  push --team URL       send this cache's queued review changes to the team cache, logged
+                        in as the analyst's own role (the URL's user; the password in
+                        PGPASSWORD or ~/.pgpass). Status and tags merge field by field; a
+                        field someone else changed since this cache last saw it is kept
+                        as a conflict with both values, for a person to resolve
+  pull --team URL       push, then bring the team's review changes since the last pull.
+                        Rows over a local save's limits are refused (stderr, exit 9)
+  --retry-refused       queue again the changes the team cache refused (a removed role)`
 
 export const SERVE_HELP = `callsight serve [--port N] [--data-dir DIR] [--demo] [--no-open]
 
@@ -197,6 +207,9 @@ Exports are saved by the browser as downloads.`
 export const TEAM_HELP = `callsight team init --db URL [--schema NAME] [--writer ROLE] [--reader ROLE]
 callsight team status --db URL [--schema NAME] [--json]
 callsight team reset --db URL [--schema NAME]
+callsight team add-analyst NAME [--lead] --db URL [--schema NAME]
+callsight team remove-analyst NAME --db URL [--schema NAME]
+callsight team list-analysts --db URL [--schema NAME] [--json]
 
 init    creates (or upgrades) the tenant's schema in the team cache and two roles: the
         writer, for the worker, and the read-only reader, for analysts' workstations.
@@ -211,6 +224,12 @@ reset   after a restore that keeps the schema's identity (a point-in-time recove
         the whole cluster, a failover that lost transactions): every workstation's next
         pull empties what it pulled (annotations stay) and pulls everything again.
         A restore from a dump is noticed without it. Run it as the database owner.
+add-analyst     a login role for one analyst (--lead: also creates lists, assigns,
+                edits scorecards); its password from CALLSIGHT_ANALYST_PASSWORD or a
+                hidden prompt. Run again to set a new password. Database owner.
+remove-analyst  a clean revoke: login disabled, sessions ended, grants dropped, role
+                dropped; the review rows it wrote stay with its name. Database owner.
+list-analysts   the tenant's analysts and leads.
 
   --db URL              postgres://USER@HOST:PORT/DATABASE
   --writer ROLE         default <schema>_writer

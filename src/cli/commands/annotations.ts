@@ -10,11 +10,16 @@ import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { migrationProgress } from '../migration-progress'
+import { shareCommand } from './annotations-share'
 
 export async function annotationsCommand(argv: string[], io: Io): Promise<number> {
   const [action, ...rest] = argv
+  if (action === 'push' || action === 'pull') return shareCommand(action, rest, io)
   if (action !== 'export' && action !== 'import') {
-    throw new CallsightError('InvalidInput', 'Say what to do: callsight annotations export|import --db FILE --format json|csv.')
+    throw new CallsightError(
+      'InvalidInput',
+      'Say what to do: callsight annotations export|import --db FILE --format json|csv, or push|pull --db FILE --team URL.'
+    )
   }
   const { values } = parseFlags(rest, {
     db: { type: 'string' },

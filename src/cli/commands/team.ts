@@ -5,6 +5,7 @@ import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
 import { teamStatus } from './team-status'
+import { analystCommand } from './team-analysts'
 import { readSecret } from '../password'
 import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 
@@ -13,7 +14,11 @@ export async function teamCommand(argv: string[], io: Io): Promise<number> {
   if (sub === 'init') return init(rest, io)
   if (sub === 'status') return teamStatus(rest, io)
   if (sub === 'reset') return reset(rest, io)
-  throw new CallsightError('InvalidInput', `callsight team: say init, status or reset${sub ? ` (not "${sub}")` : ''}.`)
+  if (sub === 'add-analyst' || sub === 'remove-analyst' || sub === 'list-analysts') return analystCommand(sub, rest, io)
+  throw new CallsightError(
+    'InvalidInput',
+    `callsight team: say init, status, reset, add-analyst, remove-analyst or list-analysts${sub ? ` (not "${sub}")` : ''}.`
+  )
 }
 
 /** Bumps the team cache's generation (owner): every workstation pulls everything again. */
