@@ -182,4 +182,37 @@ describe('review data shared through the team cache', () => {
       await mehmet.close()
     }
   }, 60_000)
+  it('bounds hostile or huge rows from the database like a local save: refused and reported, the rest applied', async () => {
+    const database = await freshDatabase(cluster)
+    await setUpTenant(cluster, database, [{ name: 'ayse' }])
+    const ayse = workstation(cluster, database, tmp.dir, 'ayse')
+    // Whoever administers the database can drop the checks and write anything.
+    const admin = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 1 })
+    try {
+      await admin.query(`ALTER TABLE ${SCHEMA}.review_fields DROP CONSTRAINT review_fields_value_check`)
+      await admin.query(`ALTER TABLE ${SCHEMA}.evaluations DROP CONSTRAINT evaluations_note_check`)
+      const field = `INSERT INTO ${SCHEMA}.review_fields (call_id, field, value, changed_at, change_id) VALUES ($1, $2, $3, $4, gen_random_uuid())`
+      const now = Date.now()
+      await admin.query(field, ['huge', 'tags', JSON.stringify(['x'.repeat(2_000_000)]), now])
+      await admin.query(field, ['bad-status', 'status', '"hacked"', now])
+      await admin.query(field, ['many-tags', 'tags', JSON.stringify(Array.from({ length: 51 }, (_, i) => `t${i}`)), now])
+      await admin.query(field, ['future', 'status', '"reviewed"', now + 86_400_000])
+      await admin.query(
+        `INSERT INTO ${SCHEMA}.evaluations (call_id, note, created_at, changed_at, change_id) VALUES ('long-note', $1, 1, $2, gen_random_uuid())`,
+        ['n'.repeat(20_000), now]
+      )
+      await admin.query(field, ['fine', 'status', '"reviewed"', now])
+      const r = await pullReview({ pool: ayse.pool, schema: SCHEMA, cache: ayse.cache })
+      expect(r).toMatchObject({ applied: 1, refused: 5 })
+      expect(r.refusals.map((x) => x.message).join('\n')).toMatch(/huge.*more than a pull takes/)
+      expect(ayse.cache.annotations.count()).toBe(1)
+      expect(ayse.cache.annotations.get('fine')?.status).toBe('reviewed')
+      expect(ayse.cache.share.teamEvaluations('long-note')).toEqual([])
+      // Refused rows do not hold the cursor back: the next pull has nothing to do.
+      expect(await pullReview({ pool: ayse.pool, schema: SCHEMA, cache: ayse.cache })).toMatchObject({ applied: 0, refused: 0 })
+    } finally {
+      await admin.end()
+      await ayse.close()
+    }
+  }, 60_000)
 })
