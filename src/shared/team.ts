@@ -133,6 +133,16 @@ export const TeamWorkerScope = z.object({
 })
 export type TeamWorkerScope = z.infer<typeof TeamWorkerScope>
 
+/** Review changes saved here and not yet in the team cache ("N changes waiting"). */
+export const ReviewQueue = z.object({
+  waiting: z.number().int().nonnegative(),
+  /** Changes the team cache refused (a removed role): kept here, exportable. */
+  refused: z.number().int().nonnegative(),
+  /** Why the last push or pull of review data failed, when it did. */
+  error: AppErrorInfo.nullable().optional()
+})
+export type ReviewQueue = z.infer<typeof ReviewQueue>
+
 export const TeamStatus = z.object({
   /** Null when the active account has no team cache. */
   source: TeamCacheSource.nullable(),
@@ -143,6 +153,8 @@ export const TeamStatus = z.object({
   /** Set when the team cache could not be read just now (the local cache still works). */
   error: AppErrorInfo.nullable(),
   active: TeamPullProgress.nullable(),
-  schedule: TeamSchedule
+  schedule: TeamSchedule,
+  /** The review outbox of the active account's cache. */
+  review: ReviewQueue.optional()
 })
 export type TeamStatus = z.infer<typeof TeamStatus>

@@ -5,6 +5,7 @@ import { CallsightError, isCallsightError } from '../errors'
 import { mapPgError, q } from './connection'
 import { schemaVersion } from './pg-migrations'
 import { kindOf } from './review-kinds'
+import { analystGroup } from './pg-migration-5'
 
 export interface PushOptions {
   pool: pg.Pool
@@ -86,7 +87,17 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
   }
   try {
     await checkReviewSchema(c, schema)
-    const role = (await c.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u
+    const who = await c.query<{ u: string; analyst: boolean }>("SELECT current_user AS u, pg_has_role(current_user, $1, 'MEMBER') AS analyst", [
+      analystGroup(schema)
+    ])
+    const role = who.rows[0]!.u
+    // The shared reader (or any login outside the analysts) only reads: its queue waits here,
+    // not refused, for an analyst's login to take it.
+    if (!who.rows[0]!.analyst) {
+      throw new CallsightError('Forbidden', `Role "${role}" is not an analyst of the team cache: review changes stay queued on this computer.`, {
+        hint: 'Log in with your own analyst role (callsight team add-analyst) to share review work.'
+      })
+    }
     result.role = role
     cache.share.setValue('role', role)
     for (let batch = 0; batch < (opts.maxBatches ?? Number.MAX_SAFE_INTEGER); batch++) {

@@ -37,7 +37,7 @@ import {
 } from '../domain'
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
-import { TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatus } from '../team'
+import { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatus } from '../team'
 import {
   Annotation,
   AnnotationPatch,
@@ -222,6 +222,11 @@ export const contract = {
   /** Undoes the latest change of one call (or of any, callId null). */
   'annotations.undo': { request: z.object({ callId: z.string().min(1).max(200).nullable() }).strict(), response: Annotation.nullable() },
   'annotations.tags': { request: Empty, response: z.array(z.object({ tag: z.string(), count: z.number().int() })) },
+  /** A person resolves a conflict of a team field: the conflicting change's value ('mine') or the team's ('theirs'). */
+  'annotations.resolveConflict': {
+    request: z.object({ conflictId: z.string().min(1).max(100), choice: z.enum(['mine', 'theirs']) }).strict(),
+    response: Annotation
+  },
   'scorecards.list': { request: Empty, response: z.array(Scorecard) },
   'scorecards.save': {
     request: z.object({ id: z.string().min(1).max(64).optional(), definition: ScorecardDefinition }).strict(),
@@ -270,6 +275,7 @@ export const events = {
   'theme.changed': z.object({ dark: z.boolean() }),
   'team.progress': TeamPullProgress,
   'team.schedule': TeamSchedule,
+  'review.queue': ReviewQueue,
   'sync.membershipProgress': MembershipProgress.extend({ runId: z.string() })
 } as const satisfies Record<EventName, z.ZodType>
 

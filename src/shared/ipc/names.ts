@@ -47,6 +47,7 @@ export const CHANNELS = [
   'annotations.save',
   'annotations.undo',
   'annotations.tags',
+  'annotations.resolveConflict',
   'scorecards.list',
   'scorecards.save',
   'scorecards.import',
@@ -71,6 +72,7 @@ export const EVENTS = [
   'theme.changed',
   'team.progress',
   'team.schedule',
+  'review.queue',
   'sync.membershipProgress'
 ] as const
 export type EventName = (typeof EVENTS)[number]

@@ -3,9 +3,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChannelName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
-import type { TeamPullProgress } from '../../../src/shared/team'
+import type { ReviewQueue, TeamPullProgress } from '../../../src/shared/team'
 import { CallsightError } from '../../../src/core/errors'
-import { PgSyncStore, teamInit, createPool } from '../../../src/core/team'
+import { addAnalyst, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
 import type { RunningService } from '../../../src/service'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
@@ -30,6 +30,7 @@ beforeAll(async () => {
     writerPassword: 'w-pw',
     readerPassword: 'reader-pw-1'
   })
+  await addAnalyst(pool, 'acme', 'ayse', 'ayse-pw-123', false)
   await pool.end()
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
   const { session } = await signedInSession(service)
@@ -125,4 +126,28 @@ describe('a team cache account in the app', () => {
     const signedIn = await call('session.signIn', { baseUrl: service.url, username: 'demo', password: 'demo' })
     expect(signedIn.account?.teamCache?.url).toBe(team().url)
   })
+  it("an analyst's own login: saves queue (\"N changes waiting\"), written as the role, and reach the team cache with the next pull", async () => {
+    const ayse = { ...team(), url: `postgres://ayse@127.0.0.1:${cluster.port}/team` }
+    await call('team.connect', { team: ayse, password: 'ayse-pw-123', baseUrl: service.url, username: 'typed name' })
+    const queue = () => app.events.filter((e) => e.event === 'review.queue').map((e) => e.payload as ReviewQueue)
+    const saved = await call('annotations.save', { callId: 'shared-call-1', status: 'reviewed', note: 'fine' })
+    // The author is the role PostgreSQL knows, not the name typed in the form.
+    expect(saved.updatedBy).toBe('ayse')
+    expect(queue().pop()).toMatchObject({ waiting: 2, refused: 0 })
+    expect((await call('team.status', {})).review).toMatchObject({ waiting: 2, refused: 0 })
+
+    const { runId } = await call('team.pull', {})
+    const end = Date.now() + 60_000
+    while (Date.now() < end && !app.events.some((e) => e.event === 'team.progress' && (e.payload as TeamPullProgress).runId === runId && (e.payload as TeamPullProgress).phase !== 'pulling'))
+      await new Promise((r) => setTimeout(r, 25))
+    while (Date.now() < end && queue().pop()?.waiting !== 0) await new Promise((r) => setTimeout(r, 25))
+    expect(queue().pop()).toMatchObject({ waiting: 0, refused: 0, error: null })
+    const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
+    try {
+      const rows = await pool.query(`SELECT author, value FROM acme.review_fields WHERE call_id = 'shared-call-1'`)
+      expect(rows.rows).toEqual([{ author: 'ayse', value: '"reviewed"' }])
+    } finally {
+      await pool.end()
+    }
+  }, 90_000)
 })

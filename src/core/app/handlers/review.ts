@@ -1,3 +1,4 @@
+import type { Account } from '../../../shared/domain'
 import { ScorecardFile } from '../../../shared/review'
 import { CallsightError } from '../../errors'
 import { createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
@@ -11,6 +12,7 @@ export type ReviewHandlers = Pick<
   | 'annotations.save'
   | 'annotations.undo'
   | 'annotations.tags'
+  | 'annotations.resolveConflict'
   | 'scorecards.list'
   | 'scorecards.save'
   | 'scorecards.import'
@@ -26,6 +28,22 @@ export type ReviewHandlers = Pick<
 >
 
 /**
+ * Who writes: on an account fed from a team cache, the PostgreSQL role it logs in as (the
+ * name the team cache records as author, never a typed one); else the account's user name.
+ */
+export function authorOf(account: Account): string {
+  if (account.teamCache) {
+    try {
+      const user = decodeURIComponent(new URL(account.teamCache.url).username)
+      if (user) return user
+    } catch {
+      // An unreadable address was refused when the account was set up; fall back.
+    }
+  }
+  return account.username
+}
+
+/**
  * Review: annotations, scorecards and review lists in the active account's cache. They work
  * signed out (review is offline work); they need an account whose cache is open.
  */
@@ -35,18 +53,28 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     return {
       cache: rt.cache,
       search: rt.search,
-      author: rt.account.username,
+      author: authorOf(rt.account),
       now: () => state.platform.clock.now(),
       zone: state.displayZone()
     }
   }
   const cache = () => state.requireRuntime().cache
+  /** After a save: the team panel's "N changes waiting" follows the outbox. */
+  const queued = <T>(value: T): T => {
+    const share = state.runtime?.cache.share
+    if (share?.enabled) state.platform.events.emit('review.queue', { waiting: share.waiting(), refused: share.refusedCount() })
+    return value
+  }
   return {
     'annotations.get': async ({ callId }) => cache().annotations.get(callId),
-    'annotations.save': async (patch) => saveAnnotation(ctx(), patch),
+    'annotations.save': async (patch) => queued(saveAnnotation(ctx(), patch)),
     'annotations.undo': async ({ callId }) => {
       const c = ctx()
-      return c.cache.annotations.undo(callId, c.author, c.now())
+      return queued(c.cache.annotations.undo(callId, c.author, c.now()))
+    },
+    'annotations.resolveConflict': async ({ conflictId, choice }) => {
+      const c = ctx()
+      return queued(c.cache.annotations.resolveConflict(conflictId, choice, c.author, c.now()))
     },
     'annotations.tags': async () => (state.runtime ? state.runtime.cache.annotations.tagCounts() : []),
 

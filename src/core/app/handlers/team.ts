@@ -1,7 +1,17 @@
 import type { Account } from '../../../shared/domain'
-import type { TeamCacheSource, TeamPullProgress, TeamStatus } from '../../../shared/team'
+import type { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamStatus } from '../../../shared/team'
 import { CallsightError, toErrorInfo } from '../../errors'
-import { checkPgSchema, createPool, pullTeamCache, readWorkerState, redactUrl, TeamPasswordVault, type TeamDbOptions } from '../../team'
+import {
+  checkPgSchema,
+  createPool,
+  isAnalystLogin,
+  pullTeamCache,
+  readWorkerState,
+  redactUrl,
+  syncReview,
+  TeamPasswordVault,
+  type TeamDbOptions
+} from '../../team'
 import { accountIdFor, type AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
@@ -57,6 +67,14 @@ export function teamHandlers(state: AppState): TeamHandlers {
     return pw
   }
 
+  /** The last review sync's outcome per account (its error shows until the next one). */
+  const reviewState = new Map<string, ReviewQueue>()
+  const reviewOf = (rt: AccountRuntime): ReviewQueue => ({
+    waiting: rt.cache.share.waiting(),
+    refused: rt.cache.share.refusedCount(),
+    error: reviewState.get(rt.account.id)?.error ?? null
+  })
+
   /** Runs one pull with progress events; `done` resolves with its last progress (never rejects). */
   const startPull = (rt: AccountRuntime, team: TeamCacheSource, password: string): { runId: string; done: Promise<TeamPullProgress> } => {
     let last: TeamPullProgress | null = null
@@ -72,7 +90,13 @@ export function teamHandlers(state: AppState): TeamHandlers {
       }
       const pool = createPool(dbOptions(team, password))
       try {
-        await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
+        const pulled = await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
+        // Review work rides along: pushed (an analyst's login) and pulled after the calls.
+        if (pulled.phase === 'done') {
+          const review = await syncReview(pool, team.schema, rt.cache)
+          reviewState.set(rt.account.id, review)
+          platform.events.emit('review.queue', review)
+        }
       } catch (e) {
         publish({ phase: 'failed', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0, error: toErrorInfo(e) })
       } finally {
@@ -134,8 +158,10 @@ export function teamHandlers(state: AppState): TeamHandlers {
     'team.connect': async (req) => {
       // Try it before saving anything: a wrong password or address loses nothing.
       const pool = createPool(dbOptions(req.team, req.password))
+      let analyst = false
       try {
         await checkPgSchema(pool, req.team.schema, 'reader')
+        analyst = await isAnalystLogin(pool, req.team.schema)
       } finally {
         await pool.end().catch(() => undefined)
       }
@@ -155,7 +181,10 @@ export function teamHandlers(state: AppState): TeamHandlers {
       await vault(id).save(req.password)
       state.saveSettings({ ...s, accounts: [...s.accounts.filter((a) => a.id !== id), account], activeAccountId: id })
       // The same account signed in before keeps its runtime; it learns its new source.
-      state.activate(account).update(account)
+      const rt = state.activate(account)
+      rt.update(account)
+      // An analyst's own login shares review work: saves queue from now on (and what was saved before, once).
+      if (analyst) rt.cache.share.enable(platform.clock.now())
       state.emitSession()
       schedule.changed()
       return state.sessionState()
@@ -180,7 +209,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const scheduled = schedule.state()
       if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active, schedule: scheduled }
       const local = rt.cache.teamSource()
-      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled }
+      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled, review: reviewOf(rt) }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
         try {
