@@ -209,7 +209,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const scheduled = schedule.state()
       if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active, schedule: scheduled }
       const local = rt.cache.teamSource()
-      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled, review: reviewOf(rt) }
+      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled, ...(rt.cache.share.enabled ? { review: reviewOf(rt) } : {}) }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
         try {

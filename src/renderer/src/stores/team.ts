@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
 import type { AppErrorInfo } from '../../../shared/errors'
-import type { TeamPullProgress, TeamSchedule, TeamStatus } from '../../../shared/team'
+import type { ReviewQueue, TeamPullProgress, TeamSchedule, TeamStatus } from '../../../shared/team'
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
@@ -27,8 +27,15 @@ export const useTeamStore = defineStore('team', () => {
       schedule.value = s
     })
   }
+  /** Review changes saved here and not yet in the team cache. */
+  const queue = ref<ReviewQueue | null>(null)
+  let unlistenQueue: (() => void) | null = null
 
   function subscribe(): void {
+    unlistenQueue?.()
+    unlistenQueue = listen('review.queue', (q) => {
+      queue.value = q
+    })
     unlisten?.()
     unlisten = listen('team.progress', (p) => {
       if (runId.value !== null && p.runId !== runId.value) return
@@ -49,6 +56,7 @@ export const useTeamStore = defineStore('team', () => {
     try {
       status.value = await call('team.status', {})
       schedule.value = status.value.schedule
+      queue.value = status.value.review ?? null
       const active = status.value.active
       if (active && active.phase === 'pulling') {
         progress.value = active
@@ -83,5 +91,5 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
-  return { status, progress, runId, error, starting, schedule, notice, subscribe, watchSchedule, refresh, pull, cancel }
+  return { status, progress, runId, error, starting, schedule, notice, queue, subscribe, watchSchedule, refresh, pull, cancel }
 })

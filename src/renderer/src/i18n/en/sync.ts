@@ -30,6 +30,10 @@ export const syncMessages = {
       'The team cache was restored from a backup or reset, so this computer emptied what it had pulled and pulled everything again. Your annotations are kept.',
     notice_behind:
       'The team cache was restored from an earlier backup (it is behind this computer), so this computer emptied what it had pulled and pulled everything again. Your annotations are kept.',
+    reviewQueue: 'Review changes',
+    reviewWaiting: '{count} waiting',
+    reviewAllShared: 'all shared',
+    reviewRefused: '{count} refused by the team cache (kept here; export them)',
     pull: 'Pull changes',
     cancel: 'Stop pulling',
     pulling: 'Pulling from the team cache',

@@ -33,6 +33,10 @@ export const syncMessages: Shape<typeof en> = {
       'Ekip önbelleği bir yedekten geri yüklendi ya da sıfırlandı; bu bilgisayar çektiklerini boşaltıp her şeyi yeniden çekti. Notlarınız korunur.',
     notice_behind:
       'Ekip önbelleği daha eski bir yedekten geri yüklendi (bu bilgisayarın gerisinde); bu bilgisayar çektiklerini boşaltıp her şeyi yeniden çekti. Notlarınız korunur.',
+    reviewQueue: 'İnceleme değişiklikleri',
+    reviewWaiting: '{count} bekliyor',
+    reviewAllShared: 'hepsi paylaşıldı',
+    reviewRefused: '{count} değişikliği ekip önbelleği reddetti (burada saklanıyor; dışa aktarabilirsiniz)',
     pull: 'Değişenleri çek',
     cancel: 'Çekmeyi durdur',
     pulling: 'Ekip önbelleğinden çekiliyor',
