@@ -28,7 +28,8 @@ const directMember = (param: string): string =>
 /** A name that is a valid role and none of the tenant's own roles. */
 function analystName(schema: string, name: string): string {
   const r = RoleName.safeParse(name)
-  if (!r.success) throw new CallsightError('InvalidInput', `"${name.slice(0, 80)}" is not a role name: ${r.error.issues[0]?.message ?? ''}.`)
+  if (!r.success)
+    throw new CallsightError('InvalidInput', `"${name.slice(0, 80)}" is not a role name: ${r.error.issues[0]?.message ?? ''}.`)
   const { analyst, lead } = groupsOf(schema)
   if ([analyst, lead, `${schema}_writer`, `${schema}_reader`].includes(r.data)) {
     throw new CallsightError('InvalidInput', `"${r.data}" is one of the tenant's own roles; choose the analyst's own name.`)
@@ -95,7 +96,8 @@ export async function removeAnalyst(pool: pg.Pool, schema: string, name: string)
       [role, analyst]
     )
     if (found.rows.length === 0) throw new CallsightError('NotFound', `There is no role "${role}".`)
-    if (!found.rows[0]!.member) throw new CallsightError('InvalidInput', `Role "${role}" is not an analyst of "${schema}"; it is left alone.`)
+    if (!found.rows[0]!.member)
+      throw new CallsightError('InvalidInput', `Role "${role}" is not an analyst of "${schema}"; it is left alone.`)
     await c.query(`ALTER ROLE "${role}" NOLOGIN`)
     const ended = await c.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE usename = $1', [role])
     await c.query('BEGIN')

@@ -61,7 +61,11 @@ function need<T>(row: PulledReviewRow, schema: z.ZodType<T>, value: unknown, wha
 
 function text(row: PulledReviewRow, col: 'call_id' | 'a' | 'b' | 'c' | 'author' | 'meta', nullable = false): string | null {
   const v = row[col]
-  if (v === null && row[`${col}_bytes`] > 0) throw refusedRow(row, `its ${col === 'a' || col === 'b' || col === 'c' ? 'value' : col} is ${row[`${col}_bytes`]} bytes, more than a pull takes`)
+  if (v === null && row[`${col}_bytes`] > 0)
+    throw refusedRow(
+      row,
+      `its ${col === 'a' || col === 'b' || col === 'c' ? 'value' : col} is ${row[`${col}_bytes`]} bytes, more than a pull takes`
+    )
   if (v === null && !nullable) throw refusedRow(row, `it has no ${col}`)
   return v
 }

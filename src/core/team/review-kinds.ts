@@ -43,7 +43,10 @@ const capped = (expr: string, as: string, limit = REVIEW_VALUE_BYTES): string =>
   `CASE WHEN octet_length(${expr}) <= ${limit} THEN ${expr} END AS ${as}, coalesce(octet_length(${expr}), 0) AS ${as}_bytes`
 
 /** The pulled columns, in order, from each kind's own expressions. */
-function pulledColumns(kind: string, cols: { callId: string; a: string; b: string; c: string; author: string; at: string; meta: string }): string {
+function pulledColumns(
+  kind: string,
+  cols: { callId: string; a: string; b: string; c: string; author: string; at: string; meta: string }
+): string {
   return [
     `'${kind}'::text AS kind`,
     'seq',
@@ -109,11 +112,10 @@ async function pushEvaluation(c: pg.ClientBase, schema: string, e: OutboxEntry):
 }
 
 async function pushResolution(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
-  const r = await c.query(`UPDATE ${q(schema)}.review_conflicts SET resolved_value = $2, resolved_at = $3 WHERE id = $1 AND resolved_at IS NULL`, [
-    e.field,
-    e.value,
-    e.at
-  ])
+  const r = await c.query(
+    `UPDATE ${q(schema)}.review_conflicts SET resolved_value = $2, resolved_at = $3 WHERE id = $1 AND resolved_at IS NULL`,
+    [e.field, e.value, e.at]
+  )
   return { changeId: e.changeId, result: (r.rowCount ?? 0) > 0 ? 'applied' : 'stale' }
 }
 

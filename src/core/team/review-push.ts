@@ -87,16 +87,21 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
   }
   try {
     await checkReviewSchema(c, schema)
-    const who = await c.query<{ u: string; analyst: boolean }>("SELECT current_user AS u, pg_has_role(current_user, $1, 'MEMBER') AS analyst", [
-      analystGroup(schema)
-    ])
+    const who = await c.query<{ u: string; analyst: boolean }>(
+      "SELECT current_user AS u, pg_has_role(current_user, $1, 'MEMBER') AS analyst",
+      [analystGroup(schema)]
+    )
     const role = who.rows[0]!.u
     // The shared reader (or any login outside the analysts) only reads: its queue waits here,
     // not refused, for an analyst's login to take it.
     if (!who.rows[0]!.analyst) {
-      throw new CallsightError('Forbidden', `Role "${role}" is not an analyst of the team cache: review changes stay queued on this computer.`, {
-        hint: 'Log in with your own analyst role (callsight team add-analyst) to share review work.'
-      })
+      throw new CallsightError(
+        'Forbidden',
+        `Role "${role}" is not an analyst of the team cache: review changes stay queued on this computer.`,
+        {
+          hint: 'Log in with your own analyst role (callsight team add-analyst) to share review work.'
+        }
+      )
     }
     result.role = role
     cache.share.setValue('role', role)

@@ -126,7 +126,7 @@ describe('a team cache account in the app', () => {
     const signedIn = await call('session.signIn', { baseUrl: service.url, username: 'demo', password: 'demo' })
     expect(signedIn.account?.teamCache?.url).toBe(team().url)
   })
-  it("an analyst's own login: saves queue (\"N changes waiting\"), written as the role, and reach the team cache with the next pull", async () => {
+  it('an analyst\'s own login: saves queue ("N changes waiting"), written as the role, and reach the team cache with the next pull', async () => {
     const ayse = { ...team(), url: `postgres://ayse@127.0.0.1:${cluster.port}/team` }
     await call('team.connect', { team: ayse, password: 'ayse-pw-123', baseUrl: service.url, username: 'typed name' })
     const queue = () => app.events.filter((e) => e.event === 'review.queue').map((e) => e.payload as ReviewQueue)
@@ -138,7 +138,15 @@ describe('a team cache account in the app', () => {
 
     const { runId } = await call('team.pull', {})
     const end = Date.now() + 60_000
-    while (Date.now() < end && !app.events.some((e) => e.event === 'team.progress' && (e.payload as TeamPullProgress).runId === runId && (e.payload as TeamPullProgress).phase !== 'pulling'))
+    while (
+      Date.now() < end &&
+      !app.events.some(
+        (e) =>
+          e.event === 'team.progress' &&
+          (e.payload as TeamPullProgress).runId === runId &&
+          (e.payload as TeamPullProgress).phase !== 'pulling'
+      )
+    )
       await new Promise((r) => setTimeout(r, 25))
     while (Date.now() < end && queue().pop()?.waiting !== 0) await new Promise((r) => setTimeout(r, 25))
     expect(queue().pop()).toMatchObject({ waiting: 0, refused: 0, error: null })

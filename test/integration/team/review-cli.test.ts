@@ -25,13 +25,25 @@ describe('callsight team add-analyst|list-analysts|remove-analyst, annotations p
     const owner = cluster.credentialsFor({ database })
     const ownerEnv = { PGPASSWORD: owner.password! }
     const db = ['--db', owner.url, '--schema', 'acme']
-    const init = await runCli(cli, ['team', 'init', ...db], { CALLSIGHT_WRITER_PASSWORD: 'w-secret-1', CALLSIGHT_READER_PASSWORD: 'r-secret-1', ...ownerEnv })
+    const init = await runCli(cli, ['team', 'init', ...db], {
+      CALLSIGHT_WRITER_PASSWORD: 'w-secret-1',
+      CALLSIGHT_READER_PASSWORD: 'r-secret-1',
+      ...ownerEnv
+    })
     expect(init.code).toBe(0)
     // No password given and no terminal: refused (never a flag).
     expect((await runCli(cli, ['team', 'add-analyst', 'ayse', ...db], ownerEnv)).code).toBe(2)
-    expect((await runCli(cli, ['team', 'add-analyst', 'Ayse; DROP ROLE x', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'ayse-pw-123' })).code).toBe(2)
-    expect((await runCli(cli, ['team', 'add-analyst', 'ayse', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'ayse-pw-123' })).code).toBe(0)
-    expect((await runCli(cli, ['team', 'add-analyst', 'leyla', '--lead', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'leyla-pw-123' })).code).toBe(0)
+    expect(
+      (await runCli(cli, ['team', 'add-analyst', 'Ayse; DROP ROLE x', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'ayse-pw-123' }))
+        .code
+    ).toBe(2)
+    expect(
+      (await runCli(cli, ['team', 'add-analyst', 'ayse', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'ayse-pw-123' })).code
+    ).toBe(0)
+    expect(
+      (await runCli(cli, ['team', 'add-analyst', 'leyla', '--lead', ...db], { ...ownerEnv, CALLSIGHT_ANALYST_PASSWORD: 'leyla-pw-123' }))
+        .code
+    ).toBe(0)
     const list = await runCli(cli, ['team', 'list-analysts', ...db, '--json'], ownerEnv)
     expect(JSON.parse(list.stdout)).toEqual([
       { name: 'ayse', lead: false, canLogin: true },
@@ -42,7 +54,11 @@ describe('callsight team add-analyst|list-analysts|remove-analyst, annotations p
     const fileL = join(tmp.dir, 'leyla.sqlite')
     const a = openCache(fileA, { checkpointer: false })
     a.share.enable(Date.now())
-    a.annotations.write('c1', { status: 'reviewed', tags: ['billing'], note: 'ok' }, { author: 'ayse', at: Date.now() - 1000, history: true })
+    a.annotations.write(
+      'c1',
+      { status: 'reviewed', tags: ['billing'], note: 'ok' },
+      { author: 'ayse', at: Date.now() - 1000, history: true }
+    )
     a.close()
     const teamAs = (user: string): string => cluster.credentialsFor({ database, user }).url
     const push = await runCli(cli, ['annotations', 'push', '--db', fileA, '--team', teamAs('ayse'), '--schema', 'acme', '--json'], {

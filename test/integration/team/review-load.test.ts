@@ -57,7 +57,10 @@ describe('20 reviewers × 200 saves through the real push path', () => {
             ws.save(`shared-${j}`, { note: `${ws.name} on ${j}` })
             ws.save(`${ws.name}-${j}`, { status: j % 2 === 0 ? 'reviewed' : 'follow_up' })
             if ((j + 1) % PUSH_EVERY === 0) {
-              const r = j + 1 === PUSH_EVERY * 2 && i % 4 === 0 ? await pushAndLoseTheAnswer(ws) : await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
+              const r =
+                j + 1 === PUSH_EVERY * 2 && i % 4 === 0
+                  ? await pushAndLoseTheAnswer(ws)
+                  : await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
               duplicates += r.duplicates
             }
           }

@@ -72,7 +72,13 @@ describe('review data shared through the team cache', () => {
       for (const ws of [ayse, mehmet]) {
         const conflicts = ws.cache.annotations.get('c1')!.conflicts
         expect(conflicts).toHaveLength(1)
-        expect(conflicts![0]).toMatchObject({ field: 'status', theirs: '"reviewed"', theirAuthor: 'ayse', mine: '"follow_up"', myAuthor: 'mehmet' })
+        expect(conflicts![0]).toMatchObject({
+          field: 'status',
+          theirs: '"reviewed"',
+          theirAuthor: 'ayse',
+          mine: '"follow_up"',
+          myAuthor: 'mehmet'
+        })
       }
       // Never silently replaced: the team's value is still ayse's, mehmet's own cache still shows his.
       const team = await connectAs(cluster, database, 'ayse')
@@ -100,7 +106,7 @@ describe('review data shared through the team cache', () => {
     }
   }, 60_000)
 
-  it('refuses, as the analyst role itself, writing another analyst\'s evaluation or an author', async () => {
+  it("refuses, as the analyst role itself, writing another analyst's evaluation or an author", async () => {
     const database = await freshDatabase(cluster)
     await setUpTenant(cluster, database, [{ name: 'ayse' }, { name: 'mehmet' }, { name: 'leyla', lead: true }])
     const mehmet = workstation(cluster, database, tmp.dir, 'mehmet')
@@ -122,7 +128,9 @@ describe('review data shared through the team cache', () => {
           `INSERT INTO ${SCHEMA}.evaluations (call_id, author, note, created_at, changed_at, change_id) VALUES ('c9', 'mehmet', 'forged', 1, 1, gen_random_uuid())`
         )
       ).rejects.toMatchObject({ code: '42501' })
-      await expect(ayse.query(`UPDATE ${SCHEMA}.evaluations SET author = 'ayse' WHERE call_id = 'c9'`)).rejects.toMatchObject({ code: '42501' })
+      await expect(ayse.query(`UPDATE ${SCHEMA}.evaluations SET author = 'ayse' WHERE call_id = 'c9'`)).rejects.toMatchObject({
+        code: '42501'
+      })
       await expect(ayse.query(`UPDATE ${SCHEMA}.review_fields SET author = 'mehmet'`)).rejects.toMatchObject({ code: '42501' })
       // A team field written by her is hers, whoever wrote it before.
       await ayse.query(
@@ -136,13 +144,15 @@ describe('review data shared through the team cache', () => {
       await leyla.query(list)
       expect((await reader.query(`SELECT name FROM ${SCHEMA}.team_review_lists`)).rows).toEqual([{ name: 'week 2' }])
       expect((await reader.query(`SELECT note FROM ${SCHEMA}.evaluations`)).rows).toEqual([{ note: 'his own' }])
-      await expect(reader.query(`UPDATE ${SCHEMA}.evaluations SET note = 'x'`)).rejects.toMatchObject({ code: expect.stringMatching(/^(42501|25006)$/) })
+      await expect(reader.query(`UPDATE ${SCHEMA}.evaluations SET note = 'x'`)).rejects.toMatchObject({
+        code: expect.stringMatching(/^(42501|25006)$/)
+      })
     } finally {
       await Promise.all([ayse.end(), leyla.end(), reader.end()])
     }
   }, 60_000)
 
-  it('remove-analyst ends the role\'s access, its rows stay, and its queued changes are refused and kept for export', async () => {
+  it("remove-analyst ends the role's access, its rows stay, and its queued changes are refused and kept for export", async () => {
     const database = await freshDatabase(cluster)
     await setUpTenant(cluster, database, [{ name: 'ayse' }, { name: 'mehmet' }])
     const mehmet = workstation(cluster, database, tmp.dir, 'mehmet')
@@ -162,7 +172,9 @@ describe('review data shared through the team cache', () => {
       const names = (await listAnalysts(admin, SCHEMA)).map((a) => a.name)
       expect(names).toContain('ayse')
       expect(names).not.toContain('mehmet')
-      const rows = await admin.query(`SELECT author, field FROM ${SCHEMA}.review_fields UNION ALL SELECT author, 'evaluation' FROM ${SCHEMA}.evaluations ORDER BY 2`)
+      const rows = await admin.query(
+        `SELECT author, field FROM ${SCHEMA}.review_fields UNION ALL SELECT author, 'evaluation' FROM ${SCHEMA}.evaluations ORDER BY 2`
+      )
       expect(rows.rows).toEqual([
         { author: 'mehmet', field: 'evaluation' },
         { author: 'mehmet', field: 'status' }
@@ -174,7 +186,9 @@ describe('review data shared through the team cache', () => {
       })
       expect(mehmet.cache.share.waiting()).toBe(0)
       expect(mehmet.cache.share.refusedCount()).toBe(1)
-      const exported = JSON.parse(exportAnnotations(mehmet.cache, 'json', Date.now()).text) as { annotations: Array<{ callId: string; status: string }> }
+      const exported = JSON.parse(exportAnnotations(mehmet.cache, 'json', Date.now()).text) as {
+        annotations: Array<{ callId: string; status: string }>
+      }
       expect(exported.annotations.find((a) => a.callId === 'c2')?.status).toBe('follow_up')
       expect(passwordOf('mehmet')).toBeTruthy()
     } finally {

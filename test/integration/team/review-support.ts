@@ -12,7 +12,11 @@ import type { PgCluster } from '../../support/pg-cluster'
 
 export const SCHEMA = 'acme'
 
-export async function setUpTenant(cluster: PgCluster, database: string, analysts: ReadonlyArray<{ name: string; lead?: boolean }>): Promise<void> {
+export async function setUpTenant(
+  cluster: PgCluster,
+  database: string,
+  analysts: ReadonlyArray<{ name: string; lead?: boolean }>
+): Promise<void> {
   const admin = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 2 })
   try {
     await teamInit({

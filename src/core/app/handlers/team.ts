@@ -90,7 +90,14 @@ export function teamHandlers(state: AppState): TeamHandlers {
       }
       const pool = createPool(dbOptions(team, password))
       try {
-        const pulled = await pullTeamCache({ pool, schema: team.schema, sourceLabel: redactUrl(team.url), cache: rt.cache, signal, onProgress: publish })
+        const pulled = await pullTeamCache({
+          pool,
+          schema: team.schema,
+          sourceLabel: redactUrl(team.url),
+          cache: rt.cache,
+          signal,
+          onProgress: publish
+        })
         // Review work rides along: pushed (an analyst's login) and pulled after the calls.
         if (pulled.phase === 'done') {
           const review = await syncReview(pool, team.schema, rt.cache)
@@ -209,7 +216,14 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const scheduled = schedule.state()
       if (!rt || !team) return { source: null, cursor: null, pulledAt: null, workers: [], error: null, active, schedule: scheduled }
       const local = rt.cache.teamSource()
-      const base = { source: team, cursor: local?.cursor ?? null, pulledAt: local?.pulledAt ?? null, active, schedule: scheduled, ...(rt.cache.share.enabled ? { review: reviewOf(rt) } : {}) }
+      const base = {
+        source: team,
+        cursor: local?.cursor ?? null,
+        pulledAt: local?.pulledAt ?? null,
+        active,
+        schedule: scheduled,
+        ...(rt.cache.share.enabled ? { review: reviewOf(rt) } : {})
+      }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
         try {

@@ -124,8 +124,7 @@ export class ShareStore {
       .get(callId, field) as string | undefined
     if (queued !== undefined) return queued
     const seen = this.stmt('SELECT value FROM review_team_seen WHERE call_id = ? AND field = ?').pluck().get(callId, field) as
-      | string
-      | undefined
+      string | undefined
     return seen ?? 'null'
   }
 
@@ -217,7 +216,9 @@ export class ShareStore {
 
   /** A change of this field is waiting to be pushed: a pulled value must not overwrite it. */
   hasPending(callId: string, field: string): boolean {
-    return this.stmt('SELECT 1 FROM review_outbox WHERE call_id = ? AND field = ? AND refused IS NULL LIMIT 1').get(callId, field) !== undefined
+    return (
+      this.stmt('SELECT 1 FROM review_outbox WHERE call_id = ? AND field = ? AND refused IS NULL LIMIT 1').get(callId, field) !== undefined
+    )
   }
 
   putConflict(c: ReviewConflict, resolved?: { value: string; by: string; at: number } | null): void {
