@@ -31,6 +31,7 @@ export async function analystCommand(sub: 'add-analyst' | 'remove-analyst' | 'li
     if (sub === 'remove-analyst') {
       const r = await removeAnalyst(pool, opts.schema, name)
       io.out(`Removed ${terminalLine(name)}: ${r.sessionsEnded} session(s) ended; the review rows it wrote stay, with its name.\n`)
+      for (const w of r.warnings) io.err(`Warning: ${terminalLine(w)}\n`)
       return EXIT.ok
     }
     const list = await listAnalysts(pool, opts.schema)

@@ -84,7 +84,7 @@ export async function addAnalyst(
  * sessions ended, what it owns and was granted dropped, and the role dropped. Its review rows
  * stay, with its name as author (a name, not a reference to the role). Returns the sessions ended.
  */
-export async function removeAnalyst(pool: pg.Pool, schema: string, name: string): Promise<{ sessionsEnded: number }> {
+export async function removeAnalyst(pool: pg.Pool, schema: string, name: string): Promise<{ sessionsEnded: number; warnings: string[] }> {
   const role = analystName(schema, name)
   const { analyst } = groupsOf(schema)
   const c = await pool.connect().catch((e: unknown) => {
@@ -99,13 +99,26 @@ export async function removeAnalyst(pool: pg.Pool, schema: string, name: string)
     if (!found.rows[0]!.member)
       throw new CallsightError('InvalidInput', `Role "${role}" is not an analyst of "${schema}"; it is left alone.`)
     await c.query(`ALTER ROLE "${role}" NOLOGIN`)
-    const ended = await c.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE usename = $1', [role])
+    // Ending another role's sessions takes a superuser or pg_signal_backend: an owner without
+    // it still revokes (the open sessions lose every privilege with the role) and is told.
+    const warnings: string[] = []
+    let sessionsEnded = 0
+    try {
+      const ended = await c.query<{ ok: boolean }>('SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE usename = $1', [
+        role
+      ])
+      sessionsEnded = ended.rows.filter((r) => r.ok).length
+    } catch (e) {
+      warnings.push(
+        `The open sessions of "${role}" could not be ended (${mapPgError(e).message}); grant pg_signal_backend to the owner, or end them as a superuser.`
+      )
+    }
     await c.query('BEGIN')
     await c.query(`REASSIGN OWNED BY "${role}" TO CURRENT_USER`)
     await c.query(`DROP OWNED BY "${role}"`)
     await c.query(`DROP ROLE "${role}"`)
     await c.query('COMMIT')
-    return { sessionsEnded: ended.rows.filter((r) => r.ok).length }
+    return { sessionsEnded, warnings }
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined)
     throw mapPgError(e)
