@@ -8,6 +8,7 @@ import { searchHandlers } from './handlers/search'
 import { shellHandlers } from './handlers/shell'
 import { syncHandlers } from './handlers/sync'
 import { teamHandlers } from './handlers/team'
+import { teamReviewHandlers } from './handlers/team-review'
 import type { AppController, Handlers, PlatformServices } from './platform'
 
 /**
@@ -28,7 +29,8 @@ export function createAppController(platform: PlatformServices): AppController {
     ...searchHandlers(state),
     ...exportHandlers(state),
     ...teamHandlers(state),
-    ...reviewHandlers(state)
+    ...reviewHandlers(state),
+    ...teamReviewHandlers(state)
   }
   const startup = start(state)
   return {

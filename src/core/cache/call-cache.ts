@@ -16,6 +16,9 @@ import { DeferredIndexing } from './deferred-indexing'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ShareStore } from './review/share-store'
+import { AssignmentStore } from './review/assignment-store'
+import { CalibrationStore } from './review/calibration-store'
+import { LeadReads } from './review/lead-reads'
 import { ReviewListStore } from './review/list-store'
 import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
@@ -73,6 +76,12 @@ export class CallCache {
   readonly share: ShareStore
   readonly scorecards: ScorecardStore
   readonly reviewLists: ReviewListStore
+  /** Which reviewer reviews which call of a list (migration 16). */
+  readonly assignments: AssignmentStore
+  /** Calibration sessions, apart from the calls' annotations (migration 16). */
+  readonly calibration: CalibrationStore
+  /** Insight's lead view: scored annotations with reviewer and agent. */
+  readonly leadReads: LeadReads
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
@@ -100,6 +109,9 @@ export class CallCache {
     this.annotations = new AnnotationStore(this.db, (calls) => this.reviewJournal.record(calls), this.share)
     this.scorecards = new ScorecardStore(this.db)
     this.reviewLists = new ReviewListStore(this.db, () => this.reviewJournal.record([], true))
+    this.assignments = new AssignmentStore(this.db)
+    this.calibration = new CalibrationStore(this.db)
+    this.leadReads = new LeadReads(this.db)
   }
 
   /** Moves with every write to annotations or review lists through this connection. */
@@ -392,6 +404,7 @@ export class CallCache {
     if (opts.keepReview === false) {
       this.annotations.deleteAll()
       this.reviewLists.deleteAll()
+      this.calibration.deleteAll()
     }
     this.requireWriter().reset()
     this.db

@@ -1,7 +1,7 @@
 import { reindexAll } from './reindex'
 import { SQL_HOUR_OF } from './totals'
 import type { Migration } from './migrate'
-import { REVIEW_TABLES_V6 } from './review/review-schema'
+import { REVIEW_TABLES_V16, REVIEW_TABLES_V6 } from './review/review-schema'
 import { REVIEW_SHARE_TABLES_V15 } from './review/share-schema'
 
 /** Every schema version's change, in order (migrate.ts applies them; docs/cache.md). */
@@ -362,6 +362,15 @@ export const migrations: readonly Migration[] = [
     version: 15,
     up(db) {
       db.exec(REVIEW_SHARE_TABLES_V15)
+    }
+  },
+  {
+    // Version 16: assignments of review lists' calls to reviewers, and calibration sessions
+    // (docs/review.md). Idempotent (IF NOT
+    // EXISTS), like the review tables.
+    version: 16,
+    up(db) {
+      db.exec(REVIEW_TABLES_V16)
     }
   }
 ]

@@ -21,6 +21,22 @@ export const SavedSearch = z.object({
 })
 export type SavedSearch = z.infer<typeof SavedSearch>
 
+/** Where a call's agent is read: an extra field of the record, or an analysis key. */
+export const AgentField = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('field'), name: z.string().regex(/^[A-Za-z0-9_]{1,100}$/) }),
+  z.object({ kind: z.literal('analysis'), key: z.string().min(1).max(200) })
+])
+export type AgentField = z.infer<typeof AgentField>
+
+/** Review settings: who reviews on this computer (local accounts), and where the agent is read. */
+export const ReviewSettings = z.object({
+  /** The reviewer's name on a local account; null: the account's user name. */
+  reviewer: z.string().trim().min(1).max(120).nullable().default(null),
+  /** null: the extra field `agent` (or `agentName`, `agent_name`) when the records carry one. */
+  agentField: AgentField.nullable().default(null)
+})
+export type ReviewSettings = z.infer<typeof ReviewSettings>
+
 export const Settings = z.object({
   accounts: z.array(Account).default([]),
   activeAccountId: z.string().nullable().default(null),
@@ -71,7 +87,8 @@ export const Settings = z.object({
   /** The results list's chosen columns, per account id. */
   resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({}),
   /** The results list's column sort, per account id (absent: the query's own order). */
-  resultSort: z.record(z.string(), ColumnSort).default({})
+  resultSort: z.record(z.string(), ColumnSort).default({}),
+  review: ReviewSettings.default({ reviewer: null, agentField: null })
 })
 export type Settings = z.infer<typeof Settings>
 
@@ -89,7 +106,8 @@ export const SettingsPatch = z.object({
   /** One account's chosen result columns. */
   resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional(),
   /** One account's column sort; null: back to the query's own order. */
-  resultSort: z.object({ accountId: z.string().min(1).max(100), sort: ColumnSort.nullable() }).optional()
+  resultSort: z.object({ accountId: z.string().min(1).max(100), sort: ColumnSort.nullable() }).optional(),
+  review: ReviewSettings.partial().optional()
 })
 export type SettingsPatch = z.infer<typeof SettingsPatch>
 

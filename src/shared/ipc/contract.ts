@@ -41,6 +41,7 @@ import { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatu
 import {
   Annotation,
   AnnotationPatch,
+  Answers,
   ListSource,
   ReviewListInfo,
   ReviewListItem,
@@ -48,6 +49,16 @@ import {
   Scorecard,
   ScorecardDefinition
 } from '../review'
+import {
+  AssignmentProgress,
+  CalibrationCreate,
+  CalibrationInfo,
+  CalibrationView,
+  LeadStats,
+  MyAssignments,
+  ReviewerName,
+  SpreadRequest
+} from '../review-team'
 import type { ChannelName, EventName } from './names'
 
 const Empty = z.object({}).strict()
@@ -250,7 +261,41 @@ export const contract = {
     request: z.object({ id: ListId, index: z.number().int().min(-1).max(1_000_000) }).strict(),
     response: ReviewListItem.nullable()
   },
-  'review.stats': { request: z.object({ zone: IanaZone.optional() }).strict(), response: ReviewStats }
+  'review.stats': { request: z.object({ zone: IanaZone.optional() }).strict(), response: ReviewStats },
+  // Team review (docs/review.md): assignments, calibration, the lead's view.
+  'review.reviewer': { request: Empty, response: z.object({ reviewer: z.string() }) },
+  'review.leadStats': { request: z.object({ zone: IanaZone.optional() }).strict(), response: LeadStats },
+  'assignments.assign': {
+    request: z.object({ listId: ListId, callIds: CallIds, reviewer: ReviewerName }).strict(),
+    response: z.object({ changed: z.number().int() })
+  },
+  'assignments.spread': {
+    request: SpreadRequest.strict(),
+    response: z.array(z.object({ reviewer: z.string(), count: z.number().int() }))
+  },
+  'assignments.unassign': {
+    request: z.object({ listId: ListId, callIds: CallIds }).strict(),
+    response: z.object({ changed: z.number().int() })
+  },
+  'assignments.ofList': {
+    request: z.object({ listId: ListId }).strict(),
+    response: z.array(z.object({ callId: z.string(), reviewer: z.string().nullable() }))
+  },
+  'assignments.mine': { request: Empty, response: MyAssignments },
+  'assignments.progress': { request: Empty, response: AssignmentProgress },
+  'calibration.list': { request: Empty, response: z.array(CalibrationInfo) },
+  'calibration.create': { request: CalibrationCreate.strict(), response: CalibrationInfo },
+  'calibration.get': { request: z.object({ id: ListId }).strict(), response: CalibrationView },
+  'calibration.answer': {
+    request: z.object({ id: ListId, callId: z.string().min(1).max(200), answers: Answers }).strict(),
+    response: CalibrationView
+  },
+  'calibration.submit': { request: z.object({ id: ListId }).strict(), response: CalibrationView },
+  'calibration.reference': {
+    request: z.object({ id: ListId, callId: z.string().min(1).max(200), answers: Answers }).strict(),
+    response: CalibrationView
+  },
+  'calibration.delete': { request: z.object({ id: ListId }).strict(), response: Ok }
 } as const satisfies Record<ChannelName, { request: z.ZodType; response: z.ZodType }>
 
 export const MenuCommand = z.enum([

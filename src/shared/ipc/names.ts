@@ -59,7 +59,22 @@ export const CHANNELS = [
   'reviewLists.delete',
   'reviewLists.items',
   'reviewLists.nextUnreviewed',
-  'review.stats'
+  'review.stats',
+  'review.reviewer',
+  'review.leadStats',
+  'assignments.assign',
+  'assignments.spread',
+  'assignments.unassign',
+  'assignments.ofList',
+  'assignments.mine',
+  'assignments.progress',
+  'calibration.list',
+  'calibration.create',
+  'calibration.get',
+  'calibration.answer',
+  'calibration.submit',
+  'calibration.reference',
+  'calibration.delete'
 ] as const
 export type ChannelName = (typeof CHANNELS)[number]
 

@@ -12,6 +12,7 @@ import { syncHandlers } from '../../../src/core/app/handlers/sync'
 import { membershipHandlers } from '../../../src/core/app/handlers/memberships'
 import { teamHandlers } from '../../../src/core/app/handlers/team'
 import { reviewHandlers } from '../../../src/core/app/handlers/review'
+import { teamReviewHandlers } from '../../../src/core/app/handlers/team-review'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 
 // The controller's handler modules on their own, over a real platform (files in a temp
@@ -48,7 +49,8 @@ describe('handler modules', () => {
       searchHandlers,
       exportHandlers,
       teamHandlers,
-      reviewHandlers
+      reviewHandlers,
+      teamReviewHandlers
     ].map((m) => Object.keys(m(state)))
     const all = modules.flat()
     expect(new Set(all).size).toBe(all.length)

@@ -98,7 +98,8 @@ export function accountHandlers(state: AppState): AccountHandlers {
       theme: patch.theme ?? s.theme,
       sync: { ...s.sync, ...patch.sync },
       export: { ...s.export, ...patch.export },
-      team: { ...s.team, ...patch.team }
+      team: { ...s.team, ...patch.team },
+      review: { ...s.review, ...patch.review }
     }
     if (patch.account) next.accounts = editAccount(s.accounts, patch.account)
     if (patch.resultColumns) next.resultColumns = { ...s.resultColumns, [patch.resultColumns.accountId]: patch.resultColumns.columns }

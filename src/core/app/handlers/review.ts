@@ -44,20 +44,34 @@ export function authorOf(account: Account): string {
 }
 
 /**
+ * Who reviews on this computer: on a team cache account its PostgreSQL role (see authorOf);
+ * else the reviewer name set in Settings (a local account shared by a lead and reviewers
+ * switches it), else the account's user name.
+ */
+export function reviewerName(state: AppState): string {
+  const account = state.requireRuntime().account
+  if (account.teamCache) return authorOf(account)
+  return state.settings().review.reviewer ?? account.username
+}
+
+/** The active account's review context, writing as the current reviewer. */
+export function reviewContext(state: AppState): ReviewContext {
+  const rt = state.requireRuntime()
+  return {
+    cache: rt.cache,
+    search: rt.search,
+    author: reviewerName(state),
+    now: () => state.platform.clock.now(),
+    zone: state.displayZone()
+  }
+}
+
+/**
  * Review: annotations, scorecards and review lists in the active account's cache. They work
  * signed out (review is offline work); they need an account whose cache is open.
  */
 export function reviewHandlers(state: AppState): ReviewHandlers {
-  const ctx = (): ReviewContext => {
-    const rt = state.requireRuntime()
-    return {
-      cache: rt.cache,
-      search: rt.search,
-      author: authorOf(rt.account),
-      now: () => state.platform.clock.now(),
-      zone: state.displayZone()
-    }
-  }
+  const ctx = (): ReviewContext => reviewContext(state)
   const cache = () => state.requireRuntime().cache
   /** After a save: the team panel's "N changes waiting" follows the outbox. */
   const queued = <T>(value: T): T => {

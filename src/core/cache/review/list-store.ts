@@ -66,9 +66,13 @@ export class ReviewListStore {
 
   removeCalls(id: string, callIds: readonly string[]): ReviewListInfo {
     const del = this.db.prepare('DELETE FROM review_list_items WHERE list_id = ? AND call_id = ?')
+    const unassign = this.db.prepare('DELETE FROM review_assignments WHERE list_id = ? AND call_id = ?')
     this.db
       .transaction(() => {
-        for (const c of callIds) del.run(id, c)
+        for (const c of callIds) {
+          del.run(id, c)
+          unassign.run(id, c)
+        }
       })
       .immediate()
     this.onWrite()
@@ -83,6 +87,7 @@ export class ReviewListStore {
   delete(id: string): void {
     this.db
       .transaction(() => {
+        this.db.prepare('DELETE FROM review_assignments WHERE list_id = ?').run(id)
         this.db.prepare('DELETE FROM review_list_items WHERE list_id = ?').run(id)
         this.db.prepare('DELETE FROM review_lists WHERE id = ?').run(id)
       })
@@ -137,7 +142,7 @@ export class ReviewListStore {
   }
 
   deleteAll(): void {
-    this.db.exec('DELETE FROM review_list_items; DELETE FROM review_lists;')
+    this.db.exec('DELETE FROM review_assignments; DELETE FROM review_list_items; DELETE FROM review_lists;')
     this.onWrite()
   }
 }

@@ -78,3 +78,52 @@ export const REVIEW_TABLES_V6 = `
         ) WITHOUT ROWID;
         CREATE UNIQUE INDEX IF NOT EXISTS review_list_items_by_call ON review_list_items(call_id, list_id);
 `
+
+/**
+ * Migration 16: assignments of a list's calls to reviewers, and calibration sessions with
+ * their answers, kept apart from the calls' annotations (a calibration score is never a
+ * call's review score). Reviewers are names: the analyst's PostgreSQL role on a team
+ * account, the reviewer name the app writes annotations as on a local one.
+ */
+export const REVIEW_TABLES_V16 = `
+        -- One reviewer per (list, call); the list's items stay the list's.
+        CREATE TABLE IF NOT EXISTS review_assignments (
+          list_id TEXT NOT NULL,
+          call_id TEXT NOT NULL,
+          reviewer TEXT NOT NULL,
+          assigned_by TEXT NOT NULL,
+          assigned_at INTEGER NOT NULL,
+          PRIMARY KEY (list_id, call_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS review_assignments_by_reviewer ON review_assignments(reviewer, list_id);
+
+        -- call_ids and reviewers: JSON arrays in the session's order; reference: the lead's
+        -- answers, JSON {callId: {criterionId: answer}}.
+        CREATE TABLE IF NOT EXISTS calibration_sessions (
+          id TEXT PRIMARY KEY,
+          name TEXT NOT NULL,
+          scorecard_id TEXT NOT NULL,
+          scorecard_version INTEGER NOT NULL,
+          call_ids TEXT NOT NULL,
+          reviewers TEXT NOT NULL,
+          reference TEXT NOT NULL DEFAULT '{}',
+          created_at INTEGER NOT NULL,
+          created_by TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS calibration_answers (
+          session_id TEXT NOT NULL,
+          reviewer TEXT NOT NULL,
+          call_id TEXT NOT NULL,
+          criterion_id TEXT NOT NULL,
+          answer INTEGER,
+          at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, reviewer, call_id, criterion_id)
+        ) WITHOUT ROWID;
+        -- A reviewer's answers are final once submitted; only then are the others' shown to them.
+        CREATE TABLE IF NOT EXISTS calibration_submissions (
+          session_id TEXT NOT NULL,
+          reviewer TEXT NOT NULL,
+          submitted_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, reviewer)
+        ) WITHOUT ROWID;
+`

@@ -1,0 +1,57 @@
+import { answerCalibration, calibrationView, createCalibration, setCalibrationReference, submitCalibration } from '../../review/calibration'
+import { assignCalls, leadStats, myAssignments, spreadList } from '../../review/lead-view'
+import type { AppState } from '../app-state'
+import type { Handlers } from '../platform'
+import { reviewContext, reviewerName } from './review'
+
+export type TeamReviewHandlers = Pick<
+  Handlers,
+  | 'review.reviewer'
+  | 'review.leadStats'
+  | 'assignments.assign'
+  | 'assignments.spread'
+  | 'assignments.unassign'
+  | 'assignments.ofList'
+  | 'assignments.mine'
+  | 'assignments.progress'
+  | 'calibration.list'
+  | 'calibration.create'
+  | 'calibration.get'
+  | 'calibration.answer'
+  | 'calibration.submit'
+  | 'calibration.reference'
+  | 'calibration.delete'
+>
+
+/**
+ * Team review on the local side (docs/review.md): assignments of review lists to reviewers,
+ * calibration sessions (blind until a reviewer submits), and Insight's lead view. Like the
+ * rest of review, offline work in the active account's cache, as the current reviewer.
+ */
+export function teamReviewHandlers(state: AppState): TeamReviewHandlers {
+  const ctx = () => reviewContext(state)
+  const cache = () => state.requireRuntime().cache
+  return {
+    'review.reviewer': async () => ({ reviewer: reviewerName(state) }),
+    'review.leadStats': async ({ zone }) => leadStats(cache(), zone ?? state.displayZone(), state.settings().review.agentField),
+
+    'assignments.assign': async ({ listId, callIds, reviewer }) => ({ changed: assignCalls(ctx(), listId, callIds, reviewer) }),
+    'assignments.spread': async ({ listId, reviewers, onlyUnassigned }) => spreadList(ctx(), listId, reviewers, onlyUnassigned),
+    'assignments.unassign': async ({ listId, callIds }) => ({ changed: cache().assignments.unassign(listId, callIds) }),
+    'assignments.ofList': async ({ listId }) => cache().assignments.ofList(listId),
+    'assignments.mine': async () => myAssignments(cache(), reviewerName(state)),
+    'assignments.progress': async () => cache().assignments.progress(),
+
+    'calibration.list': async () => (state.runtime ? state.runtime.cache.calibration.list() : []),
+    'calibration.create': async (req) => createCalibration(ctx(), req),
+    'calibration.get': async ({ id }) => calibrationView(cache(), id, reviewerName(state)),
+    'calibration.answer': async ({ id, callId, answers }) => answerCalibration(ctx(), id, callId, answers),
+    'calibration.submit': async ({ id }) => submitCalibration(ctx(), id),
+    'calibration.reference': async ({ id, callId, answers }) => setCalibrationReference(ctx(), id, callId, answers),
+    'calibration.delete': async ({ id }) => {
+      cache().calibration.info(id)
+      cache().calibration.delete(id)
+      return { ok: true as const }
+    }
+  }
+}

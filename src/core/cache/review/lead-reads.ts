@@ -1,0 +1,56 @@
+import type Database from 'better-sqlite3'
+import type { AgentField } from '../../../shared/review-team'
+
+/** One scored annotation as the lead's view reads it. */
+export interface ScoredRow {
+  /** Who last changed the annotation (the reviewer filter's `updated_by`). */
+  reviewer: string
+  total: number
+  failed: number
+  scorecardId: string | null
+  version: number | null
+  answers: string | null
+  /** Null while the call is not in the cache. */
+  callAt: number | null
+  agent: string | null
+}
+
+function agentSql(field: AgentField | null): { sql: string; params: unknown[] } {
+  if (field === null) return { sql: 'NULL', params: [] }
+  // The name is checked by AgentField's pattern and quoted in the path, as search's field filter does.
+  if (field.kind === 'field') return { sql: 'CAST(json_extract(c.extra, ?) AS TEXT)', params: [`$."${field.name}"`] }
+  return {
+    sql: '(SELECT x.value FROM analysis x JOIN analysis_keys k ON k.id = x.key_id WHERE x.call = c.id AND k.key = ? ORDER BY x.ord LIMIT 1)',
+    params: [field.key]
+  }
+}
+
+/** The reads of Insight's lead view over the review tables and the calls. */
+export class LeadReads {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Whether the first calls carry the extra field (a field a tenant sends is on every record). */
+  hasExtraField(name: string): boolean {
+    const path = `$."${name}"`
+    return (
+      this.db
+        .prepare(
+          "SELECT 1 FROM (SELECT extra FROM calls LIMIT 1000) WHERE json_extract(extra, ?) IS NOT NULL AND json_extract(extra, ?) <> '' LIMIT 1"
+        )
+        .get(path, path) !== undefined
+    )
+  }
+
+  /** Every scored annotation, with its call's time and agent. */
+  scored(agent: AgentField | null): ScoredRow[] {
+    const a = agentSql(agent)
+    return this.db
+      .prepare(
+        `SELECT a.updated_by AS reviewer, a.total, a.failed, a.scorecard_id AS scorecardId, a.scorecard_version AS version,
+                a.answers, c.call_at AS callAt, ${a.sql} AS agent
+         FROM annotations a LEFT JOIN calls c ON c.call_id = a.call_id
+         WHERE a.total IS NOT NULL`
+      )
+      .all(...a.params) as ScoredRow[]
+  }
+}
