@@ -13,6 +13,7 @@ export const router = createRouter({
     { path: '/search/call/:offset(\\d+)', name: 'call', component: () => import('./views/SearchView.vue') },
     { path: '/sync', name: 'sync', component: () => import('./views/SyncView.vue') },
     { path: '/review', name: 'review', component: () => import('./views/ReviewView.vue') },
+    { path: '/calibration', name: 'calibration', component: () => import('./views/CalibrationView.vue') },
     { path: '/insight', name: 'insight', component: () => import('./views/InsightView.vue') },
     { path: '/settings', name: 'settings', component: () => import('./views/SettingsView.vue') },
     { path: '/:rest(.*)*', redirect: '/search' }

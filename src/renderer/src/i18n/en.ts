@@ -7,6 +7,7 @@ import { settingsMessages } from './en/settings'
 import { reviewMessages } from './en/review'
 import { queryLanguageMessages } from './en/queryLanguage'
 import { reviewModeMessages } from './en/reviewMode'
+import { teamReviewMessages } from './en/teamReview'
 import type { Shape } from './shape'
 
 /**
@@ -22,7 +23,8 @@ export const en = {
   ...settingsMessages,
   ...reviewMessages,
   ...queryLanguageMessages,
-  ...reviewModeMessages
+  ...reviewModeMessages,
+  ...teamReviewMessages
 }
 
 export type { MessageTree } from './shape'

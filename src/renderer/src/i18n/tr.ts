@@ -8,6 +8,7 @@ import { settingsMessages } from './tr/settings'
 import { reviewMessages } from './tr/review'
 import { queryLanguageMessages } from './tr/queryLanguage'
 import { reviewModeMessages } from './tr/reviewMode'
+import { teamReviewMessages } from './tr/teamReview'
 
 /** Turkish messages: the same keys and placeholders as en.ts (checked by a unit test). */
 export const tr: Messages = {
@@ -19,5 +20,6 @@ export const tr: Messages = {
   ...settingsMessages,
   ...reviewMessages,
   ...queryLanguageMessages,
-  ...reviewModeMessages
+  ...reviewModeMessages,
+  ...teamReviewMessages
 }

@@ -4,6 +4,7 @@ import type { CallRecord, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import type { Annotation, ReviewListInfo, ReviewListItem, Sampling, Scorecard } from '../../../shared/review'
 import type { Request } from '../../../shared/ipc/contract'
+import type { AssignmentItem } from '../../../shared/review-team'
 import { call } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 
@@ -43,6 +44,17 @@ export const useReviewStore = defineStore('review', () => {
   const announcement = ref<{ text: string; kind: 'moved' | 'rejected' | 'done' } | null>(null)
   /** When the last "next call" was asked for and shown (performance.now), for the e2e budget. */
   const shownIn = ref<number | null>(null)
+
+  /**
+   * "My assignments": while set, review mode walks the current reviewer's assigned calls
+   * (across lists, the not-done first) instead of one list: J/K move in it, U goes to the
+   * next of them not reviewed.
+   */
+  const mine = ref<AssignmentItem[] | null>(null)
+  const mineProgress = ref<{ assigned: number; reviewed: number } | null>(null)
+  const mineAt = computed(() =>
+    mine.value ? mine.value.findIndex((m) => m.callId === item.value?.callId && m.listId === list.value?.id) : -1
+  )
 
   const scorecard = computed(() => scorecards.value.find((s) => s.id === scorecardId.value) ?? scorecards.value[0] ?? null)
 
@@ -111,8 +123,45 @@ export const useReviewStore = defineStore('review', () => {
     })
   }
 
+  async function showAssigned(it: AssignmentItem): Promise<void> {
+    list.value = lists.value.find((l) => l.id === it.listId) ?? {
+      id: it.listId,
+      name: it.listName,
+      createdAt: 0,
+      author: '',
+      size: 0,
+      reviewed: 0
+    }
+    await show(it.position)
+  }
+
+  async function loadMine(): Promise<AssignmentItem[] | undefined> {
+    const m = await guarded(() => call('assignments.mine', {}))
+    if (!m) return undefined
+    mine.value = m.items
+    mineProgress.value = { assigned: m.assigned, reviewed: m.reviewed }
+    return m.items
+  }
+
+  /** The counts and each call's done flag again, keeping the order walked (J/K stay where they were). */
+  async function refreshMine(): Promise<void> {
+    const m = await guarded(() => call('assignments.mine', {}))
+    if (!m || !mine.value) return
+    const byKey = new Map(m.items.map((i) => [`${i.listId}\u0000${i.callId}`, i]))
+    mine.value = mine.value.map((i) => byKey.get(`${i.listId}\u0000${i.callId}`) ?? i)
+    mineProgress.value = { assigned: m.assigned, reviewed: m.reviewed }
+  }
+
+  /** Opens "my assignments" at the next unreviewed one (the first, as they come ordered). */
+  async function openMine(): Promise<void> {
+    const items = await loadMine()
+    announcement.value = null
+    if (items?.[0]) await showAssigned(items[0])
+  }
+
   /** Opens a list at `at`, or by default at its first unreviewed call (its first call when all are reviewed). */
   async function open(listId: string, at?: number): Promise<void> {
+    mine.value = null
     list.value = lists.value.find((l) => l.id === listId) ?? { id: listId, name: '', createdAt: 0, author: '', size: 0, reviewed: 0 }
     announcement.value = null
     let start = at ?? 0
@@ -123,10 +172,25 @@ export const useReviewStore = defineStore('review', () => {
     await show(start)
   }
 
-  const next = (): Promise<void> => (list.value && index.value < list.value.size - 1 ? show(index.value + 1) : Promise.resolve())
-  const prev = (): Promise<void> => (index.value > 0 ? show(index.value - 1) : Promise.resolve())
+  /** Moves by `step` in my assignments; false when not walking them. */
+  function stepMine(step: number): Promise<void> | false {
+    if (!mine.value) return false
+    const to = mine.value[mineAt.value + step]
+    return to && mineAt.value >= 0 ? showAssigned(to) : Promise.resolve()
+  }
+  const next = (): Promise<void> =>
+    stepMine(1) || (list.value && index.value < list.value.size - 1 ? show(index.value + 1) : Promise.resolve())
+  const prev = (): Promise<void> => stepMine(-1) || (index.value > 0 ? show(index.value - 1) : Promise.resolve())
 
   async function nextUnreviewed(): Promise<void> {
+    if (mine.value) {
+      // Read again: a call reviewed since moved to the end, and the first not done is next.
+      const items = await loadMine()
+      const to =
+        items?.find((m) => !m.done && !(m.callId === item.value?.callId && m.listId === list.value?.id)) ?? items?.find((m) => !m.done)
+      if (to) await showAssigned(to)
+      return
+    }
     if (!list.value) return
     const found = await guarded(() => call('reviewLists.nextUnreviewed', { id: list.value!.id, index: index.value }))
     if (found) await show(found.position)
@@ -148,6 +212,7 @@ export const useReviewStore = defineStore('review', () => {
     if (saved && (callId === undefined || callId === item.value?.callId)) annotation.value = saved
     if (saved && patch.tags) tags.value = await call('annotations.tags', {})
     if (saved && patch.status && list.value) await refreshProgress()
+    if (saved && patch.status && mine.value) await refreshMine()
     return saved
   }
 
@@ -232,6 +297,10 @@ export const useReviewStore = defineStore('review', () => {
     focused,
     announcement,
     shownIn,
+    mine,
+    mineAt,
+    mineProgress,
+    openMine,
     loadLookups,
     createFromSearch,
     createFromIds,
