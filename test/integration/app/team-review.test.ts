@@ -81,7 +81,11 @@ describe('team review through the router', () => {
     await as('mehmet')
     const his = await call('assignments.mine', {})
     expect(his.items.every((i) => i.reviewer === 'mehmet')).toBe(true)
-    await call('annotations.save', { callId: his.items[0]!.callId, status: 'reviewed', score: { scorecardId: card.id, answers: { greet: 0 } } })
+    await call('annotations.save', {
+      callId: his.items[0]!.callId,
+      status: 'reviewed',
+      score: { scorecardId: card.id, answers: { greet: 0 } }
+    })
     await expect(refusal(call('assignments.spread', { listId: 'nope', reviewers: ['x'] }))).resolves.toMatchObject({ code: 'NotFound' })
 
     await as('lead')

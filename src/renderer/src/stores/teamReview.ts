@@ -77,9 +77,10 @@ export const useTeamReviewStore = defineStore('teamReview', () => {
 
   async function openSession(id: string): Promise<void> {
     await guarded(async () => {
-      const keep = session.value?.session.id === id
+      const before = session.value
       session.value = await call('calibration.get', { id })
-      if (!keep) {
+      // The same session for the same viewer keeps its place; another viewer starts at the top.
+      if (before?.session.id !== id || before.viewer !== session.value.viewer) {
         callAt.value = 0
         focused.value = 0
       }
