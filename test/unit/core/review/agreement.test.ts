@@ -36,25 +36,67 @@ describe("Krippendorff's alpha", () => {
     // Units (1,1), (0,0), (1,0): the coincidences are o00 = 2, o11 = 2,
     // o01 = o10 = 1, n0 = n1 = 3, n = 6; D_o = 2/6, D_e = 2·3·3/(6·5) = 0.6;
     // alpha = 1 − (1/3)/0.6 = 4/9.
-    expect(krippendorffAlpha([[1, 1], [0, 0], [1, 0]], 'nominal')).toBeCloseTo(4 / 9, 10)
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [0, 0],
+          [1, 0]
+        ],
+        'nominal'
+      )
+    ).toBeCloseTo(4 / 9, 10)
   })
 
   it('is 1 for perfect agreement and undefined when nothing varies or nothing pairs', () => {
-    expect(krippendorffAlpha([[1, 1], [3, 3, 3], [5, null, 5]], 'interval')).toBe(1)
-    expect(krippendorffAlpha([[2, 2], [2, 2]], 'nominal')).toBeNull()
+    expect(
+      krippendorffAlpha(
+        [
+          [1, 1],
+          [3, 3, 3],
+          [5, null, 5]
+        ],
+        'interval'
+      )
+    ).toBe(1)
+    expect(
+      krippendorffAlpha(
+        [
+          [2, 2],
+          [2, 2]
+        ],
+        'nominal'
+      )
+    ).toBeNull()
     expect(krippendorffAlpha([[2, null], [3]], 'nominal')).toBeNull()
     expect(krippendorffAlpha([], 'ordinal')).toBeNull()
   })
 
   it('falls below zero for systematic disagreement', () => {
-    expect(krippendorffAlpha([[0, 1], [1, 0], [0, 1], [1, 0]], 'nominal')!).toBeLessThan(0)
+    expect(
+      krippendorffAlpha(
+        [
+          [0, 1],
+          [1, 0],
+          [0, 1],
+          [1, 0]
+        ],
+        'nominal'
+      )!
+    ).toBeLessThan(0)
   })
 })
 
 describe('percent agreement and spread', () => {
   it('counts equal pairs within units', () => {
     // (1,1,2): 1 of 3 pairs; (3,3): 1 of 1; (4): no pair.
-    expect(percentAgreement([[1, 1, 2], [3, 3], [4, null]])).toBeCloseTo(2 / 4, 10)
+    expect(
+      percentAgreement([
+        [1, 1, 2],
+        [3, 3],
+        [4, null]
+      ])
+    ).toBeCloseTo(2 / 4, 10)
     expect(percentAgreement([[4, null]])).toBeNull()
   })
 
