@@ -217,7 +217,8 @@ describe('team review', () => {
     await page.getByTestId('nav-review').waitFor({ timeout: 20_000 })
     await page.getByTestId('nav-insight').click()
     await page.getByTestId('lead-insight').waitFor({ timeout: 15_000 })
-    expect(await page.getByTestId('lead-insight').textContent()).toContain('Temsilci başına ortalama puan')
+    // The panel's title shows before its figures arrive.
+    await expect.poll(() => page.getByTestId('lead-insight').textContent()).toContain('Temsilci başına ortalama puan')
     await page.getByTestId('lead-insight').scrollIntoViewIfNeeded()
     await shot(page, '74-lead-view-tr')
     await page.getByTestId('nav-review').click()
