@@ -2,7 +2,7 @@ import { callIdOf } from '../../shared/query/call-id'
 import type { SearchQuery } from '../../shared/domain'
 import type { ResolvedNode } from '../../shared/query/ast'
 import { foldText } from '../../shared/text/fold'
-import { QUARTER_MS } from '../cache'
+import { QUARTER_MS, type CallSpan } from '../cache'
 import { NO_CALL, type CallColumns, type ValueColumn } from './columns'
 import type { CompiledQuery, QueryCatalog } from './compile'
 import { scopesFor } from './compile'
@@ -32,6 +32,10 @@ export interface BitmapReads {
   ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
   /** The ids of the calls with call_at in [from, to). */
   idsInTime(from: number, to: number): Int32Array
+  /** The quarter hours of the calls lo..hi (a span asked about before the quarters are kept). */
+  quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array }
+  /** The calls among lo..hi any of these scopes returned. */
+  membersIn(scopeIds: readonly number[], span: CallSpan): Int32Array
 }
 
 /** Whether the evaluator answers this query (else the SQL path does). */
@@ -142,14 +146,43 @@ export class BitmapEvaluator {
     query: SearchQuery,
     q: CompiledQuery,
     catalog: QueryCatalog,
-    within: readonly [number, number] | null
+    within: readonly [number, number] | null,
+    /**
+     * The span's quarter hours and scope members read for it alone (window-slice: the columns
+     * are not kept yet, and reading them whole would sit on the keystroke); within required.
+     */
+    spanOnly = false
   ): { bits: Uint8Array; lo: number } {
-    const quarters = this.columns.quarters()
-    const lo = within === null ? 0 : Math.max(0, Math.min(quarters.length, within[0]))
-    const hi = within === null ? quarters.length - 1 : Math.min(quarters.length - 1, within[1])
-    const size = Math.max(0, hi - lo + 1)
+    let lo: number
+    let size: number
+    let spanQuarters: Int32Array
+    let members: (scopeIds: readonly number[]) => Uint8Array
+    let ids: number
+    if (spanOnly && within !== null) {
+      lo = Math.max(0, within[0])
+      size = Math.max(0, within[1] - lo + 1)
+      const read = this.reads.quartersIn({ lo, hi: lo + size - 1 })
+      spanQuarters = new Int32Array(size).fill(NO_CALL)
+      for (let i = 0; i < read.ids.length; i++) spanQuarters[read.ids[i]! - lo] = read.quarters[i]!
+      members = (scopeIds) => {
+        const bits = new Uint8Array(size)
+        const calls = this.reads.membersIn(scopeIds, { lo, hi: lo + size - 1 })
+        for (let i = 0; i < calls.length; i++) bits[calls[i]! - lo] = 1
+        return bits
+      }
+      // No kept prefix set is sized to this: the span's stretch of each doclist is read.
+      ids = -1
+    } else {
+      const quarters = this.columns.quarters()
+      lo = within === null ? 0 : Math.max(0, Math.min(quarters.length, within[0]))
+      const hi = within === null ? quarters.length - 1 : Math.min(quarters.length - 1, within[1])
+      size = Math.max(0, hi - lo + 1)
+      spanQuarters = quarters.subarray(lo, lo + size)
+      members = (scopeIds) => this.membersOf(scopeIds, quarters.length).bits.subarray(lo, lo + size)
+      ids = quarters.length
+    }
     if (q.empty || size === 0) return { bits: new Uint8Array(size), lo }
-    const base = this.base(query, quarters, catalog, lo, size)
+    const base = this.base(query, spanQuarters, members, catalog, lo)
     // With a range or scopes, FTS5 reads only the doclists between the first and last call
     // they allow (narrow when ids grow with call time, as a sync in time order writes them).
     let bounds: readonly [number, number] | null = null
@@ -170,7 +203,7 @@ export class BitmapEvaluator {
       bounds,
       lo,
       size,
-      quarters.length,
+      ids,
       prefix,
       within !== null && this.coldKeyInWindow === 'items'
     )
@@ -182,14 +215,22 @@ export class BitmapEvaluator {
   }
 
   /** The calls the date range and scope filters allow (every call without them), ids lo..lo + size - 1. */
-  private base(query: SearchQuery, quarters: Int32Array, catalog: QueryCatalog, lo: number, size: number): Uint8Array {
+  private base(
+    query: SearchQuery,
+    /** The span's quarter hours: [i] for id lo + i. */
+    quarters: Int32Array,
+    members: (scopeIds: readonly number[]) => Uint8Array,
+    catalog: QueryCatalog,
+    lo: number
+  ): Uint8Array {
+    const size = quarters.length
     const base = new Uint8Array(size)
     const { from, to } = query
     // Quarters wholly inside [from, to) from the column; a quarter the range cuts from SQL.
     const q0 = from === null ? -Infinity : Math.ceil(from / QUARTER_MS)
     const q1 = to === null ? Infinity : Math.floor(to / QUARTER_MS) - 1
     for (let i = 0; i < size; i++) {
-      const k = quarters[lo + i]!
+      const k = quarters[i]!
       if (k !== NO_CALL && k >= q0 && k <= q1) base[i] = 1
     }
     const cut: Array<[number, number]> = []
@@ -204,8 +245,8 @@ export class BitmapEvaluator {
       }
     }
     for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
-      const members = this.membersOf(scopeIds, quarters.length).bits
-      for (let i = 0; i < size; i++) base[i]! &= members[lo + i]!
+      const bits = members(scopeIds)
+      for (let i = 0; i < size; i++) base[i]! &= bits[i]!
     }
     return base
   }

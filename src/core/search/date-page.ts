@@ -6,7 +6,7 @@ import { choosePlan } from './plan'
 import { LISTED_SORT_MAX, REVIEW_WALK_MAX, reviewWalkPage } from './review-page'
 import type { ReviewMatch } from './review-set'
 import type { Prepared, SearchContext } from './search-context'
-import { windowPage } from './window-page'
+import { orderSlice, windowPage } from './window-page'
 
 /** A page in date (or relevance) order: the path choosePage names (page-plan.ts), and how it was chosen. */
 export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): { page: SearchPage; trace: PageTrace } {
@@ -42,6 +42,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     costlyWalk:
       sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
+    orderKept: ctx.columns.orderKept(),
     declined: []
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
@@ -79,15 +80,19 @@ function serveDate(
       const bitmaps = ctx.bitmaps!
       return ctx.ranker!.page(q, ctx.reader, (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within), offset, limit)
     }
-    case 'window': {
+    case 'window':
+    case 'window-slice': {
       const bitmaps = ctx.bitmaps!
+      const kept = path.kind === 'window'
+      const order = kept ? ctx.columns.byDate() : null
       const page = windowPage(
-        ctx.columns.byDate(),
+        order !== null ? orderSlice(order, desc) : (w) => ctx.columns.newestByDate(w, desc),
+        order !== null ? order.length : total,
         desc,
         offset,
         limit,
         path.share,
-        (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within),
+        (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within, !kept),
         ctx.reader.rows,
         path.maxSpan
       )

@@ -61,6 +61,8 @@ export interface DateFacts {
   costlyWalk: boolean
   /** Matches expected per call (the estimate), to size a window. */
   share: number
+  /** The date order and quarter hours are in memory (else a window reads its slice from the date index). */
+  orderKept: boolean
   /** Paths tried for this page that could not serve it. */
   declined: PageKind[]
 }
@@ -101,6 +103,9 @@ export type PageFacts = DateFacts | ColumnFacts
  *  - review-walk: the review filter's calls in date order from memory, asked about by batches.
  *  - relevance-memory: bm25's order computed in memory over the match set.
  *  - window: the newest (oldest) calls' id span evaluated in memory, walked in date order.
+ *  - window-slice: the same before the date order and quarter hours are in memory (a search
+ *    just opened): the window's ids read from the date index, its span's quarter hours and
+ *    scope members read for the span alone, so no whole column is read on the keystroke.
  *  - column-all, column-kept, column-probe, column-list, column-bits: a column's order, all
  *    calls; the matches' places kept from a page before; candidates asked about in SQL; the
  *    match list sorted by place; the order walked against the match bitmap.
@@ -113,6 +118,7 @@ export type PagePath =
   | { kind: 'review-walk' }
   | { kind: 'relevance-memory' }
   | { kind: 'window'; share: number; maxSpan: number }
+  | { kind: 'window-slice'; share: number; maxSpan: number }
   | { kind: 'column-all' }
   | { kind: 'column-kept' }
   | { kind: 'column-probe' }
@@ -154,8 +160,8 @@ export function choosePage(f: PageFacts): PagePath {
   // Walks and scans test a predicate per row in SQL; the bitmap evaluator answers it from
   // memory: from the match list once read (or deep), else from a window of the newest calls.
   if (f.matchesRead || f.offset >= WINDOW_MAX_OFFSET) return BITMAP
-  if (tried('window')) return sql
-  return { kind: 'window', share: f.share, maxSpan: f.costlyWalk ? Infinity : WINDOW_MAX_SPAN }
+  if (tried('window') || tried('window-slice')) return sql
+  return { kind: f.orderKept ? 'window' : 'window-slice', share: f.share, maxSpan: f.costlyWalk ? Infinity : WINDOW_MAX_SPAN }
 }
 
 /** The path that served a page, the paths tried before it, what they were chosen from, and the time it took. */

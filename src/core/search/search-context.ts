@@ -112,7 +112,9 @@ export class SearchContext {
           {
             ftsIds: (match, b) => m.ftsIds(match, b),
             idsInTime: (a, b) => m.idsInTime(a, b),
-            membersOf: (s) => reader.columns.membersOf(s)
+            membersOf: (s) => reader.columns.membersOf(s),
+            quartersIn: (span) => reader.columns.quartersIn(span),
+            membersIn: (s, span) => reader.columns.membersIn(s, span)
           },
           this.columns,
           watch,

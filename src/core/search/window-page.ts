@@ -12,9 +12,16 @@ import { countOf } from './bitmap-eval'
  *
  * `maxSpan`: when the window's ids spread over more than this many times its length (ids
  * not in date order, so the span holds most calls), null: the caller's walk is cheaper.
+ *
+ * `newest(w)`: the w newest (desc) or oldest calls' ids, in ascending date order; fewer when
+ * the cache holds fewer. From the date order in memory (`orderSlice`), or read from the date
+ * index when the order is not kept yet (a search just opened: reading the whole order would
+ * sit on its first keystroke).
  */
 export function windowPage(
-  order: Int32Array,
+  newest: (w: number) => Int32Array,
+  /** The calls the cache holds: the window grows up to them. */
+  total: number,
   desc: boolean,
   offset: number,
   limit: number,
@@ -25,10 +32,9 @@ export function windowPage(
   maxSpan = Infinity
 ): (SearchPage & { seen: number; whole: boolean }) | null {
   const want = offset + limit
-  let w = Math.min(order.length, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
+  let w = Math.min(total, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
   for (;;) {
-    const from = desc ? order.length - w : 0
-    const window = order.subarray(from, from + w)
+    const window = newest(w)
     let lo = Infinity
     let hi = -Infinity
     for (let i = 0; i < window.length; i++) {
@@ -36,7 +42,7 @@ export function windowPage(
       if (id < lo) lo = id
       if (id > hi) hi = id
     }
-    const whole = w >= order.length
+    const whole = w >= total || window.length < w
     if (!whole && hi - lo + 1 > maxSpan * window.length) return null
     const { bits, lo: first } = window.length === 0 ? { bits: new Uint8Array(0), lo: 0 } : evaluate([lo, hi])
     const ids: number[] = []
@@ -50,6 +56,11 @@ export function windowPage(
       // Every call asked about: the count is the bitmap's.
       return { offset, rows: ids.length === 0 ? [] : rows.byIds(ids), seen: whole ? countOf(bits) : seen, whole }
     }
-    w = Math.min(order.length, w * 4)
+    w = Math.min(total, w * 4)
   }
+}
+
+/** `newest` for windowPage from the whole date order in memory (ascending). */
+export function orderSlice(order: Int32Array, desc: boolean): (w: number) => Int32Array {
+  return (w) => (desc ? order.subarray(Math.max(0, order.length - w)) : order.subarray(0, Math.min(order.length, w)))
 }

@@ -53,6 +53,34 @@ export class SqliteColumnReads implements ColumnReads {
     )
   }
 
+  newestByDate(w: number, desc: boolean): Int32Array {
+    const dir = desc ? 'DESC' : 'ASC'
+    const ids = parseIntList(
+      this.statements
+        .get(
+          `SELECT group_concat(id) FROM (SELECT id FROM calls INDEXED BY calls_by_date ORDER BY call_at ${dir}, call_id ${dir} LIMIT ?)`,
+          'pluck'
+        )
+        .get(Math.max(0, Math.trunc(w))) as string | null
+    )
+    return desc ? ids.reverse() : ids
+  }
+
+  quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array } {
+    const row = this.statements
+      .get(`SELECT group_concat(id), group_concat(${QUARTER_SQL}) FROM calls WHERE id BETWEEN ? AND ?`, 'raw')
+      .get(Math.trunc(span.lo), Math.trunc(span.hi)) as [string | null, string | null]
+    return { ids: parseIntList(row[0]), quarters: parseIntList(row[1]) }
+  }
+
+  membersIn(scopeIds: readonly number[], span: CallSpan): Int32Array {
+    return parseIntList(
+      this.statements
+        .get(`SELECT group_concat(call) FROM scope_members WHERE call BETWEEN ? AND ? AND scope IN (${idList(scopeIds)})`, 'pluck')
+        .get(Math.trunc(span.lo), Math.trunc(span.hi)) as string | null
+    )
+  }
+
   membersOf(scopeIds: readonly number[]): Int32Array {
     return parseIntList(
       this.statements.get(`SELECT group_concat(call) FROM scope_members WHERE scope IN (${idList(scopeIds)})`, 'pluck').get() as

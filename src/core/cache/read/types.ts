@@ -176,8 +176,14 @@ export interface ColumnReads {
   idsByDate(): Int32Array
   /** The ids of the calls with call_at in [from, to), in the same order. */
   idsByDateIn(from: number, to: number): Int32Array
+  /** The `w` newest (desc) or oldest calls in (call_at, call_id) order, ascending: a window without the whole order. */
+  newestByDate(w: number, desc: boolean): Int32Array
+  /** The quarter hours of the calls lo..hi only (ids without a call are left out). */
+  quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array }
   /** The calls these scopes returned (a call once per scope). */
   membersOf(scopeIds: readonly number[]): Int32Array
+  /** The same among the calls lo..hi only. */
+  membersIn(scopeIds: readonly number[], span: CallSpan): Int32Array
   /** (call, scope) memberships of the calls `since`. */
   membershipsSince(since: Since): Array<[number, number]>
   /** The items of these key ids (all, of the calls `since`, or of a span of calls): their calls and text values. */
