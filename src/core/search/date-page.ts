@@ -2,7 +2,7 @@ import type { SearchPage } from '../../shared/domain'
 import { evaluable } from './bitmap-eval'
 import { withMatchedIn } from './matched-in'
 import { lazy, servePage, WINDOW_SHARE, type DateFacts, type PagePath, type PageTrace } from './page-plan'
-import { choosePlan } from './plan'
+import { choosePlan, needsEstimate } from './plan'
 import { LISTED_SORT_MAX, REVIEW_WALK_MAX, reviewWalkPage } from './review-page'
 import type { ReviewMatch } from './review-set'
 import type { Prepared, SearchContext } from './search-context'
@@ -42,6 +42,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     costlyWalk:
       sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
+    shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
     orderKept: ctx.columns.orderKept(),
     declined: []
   }

@@ -61,6 +61,8 @@ export interface DateFacts {
   costlyWalk: boolean
   /** Matches expected per call (the estimate), to size a window. */
   share: number
+  /** The estimate reached its cap: the share is at least `share`, and may be far more. */
+  shareIsFloor: boolean
   /** The date order and quarter hours are in memory (else a window reads its slice from the date index). */
   orderKept: boolean
   /** Paths tried for this page that could not serve it. */
@@ -161,7 +163,12 @@ export function choosePage(f: PageFacts): PagePath {
   // memory: from the match list once read (or deep), else from a window of the newest calls.
   if (f.matchesRead || f.offset >= WINDOW_MAX_OFFSET) return BITMAP
   if (tried('window') || tried('window-slice')) return sql
-  return { kind: f.orderKept ? 'window' : 'window-slice', share: f.share, maxSpan: f.costlyWalk ? Infinity : WINDOW_MAX_SPAN }
+  const maxSpan = f.costlyWalk ? Infinity : WINDOW_MAX_SPAN
+  if (f.orderKept) return { kind: 'window', share: f.share, maxSpan }
+  // A slice costs what it holds: when the estimate only says "at least", start at the
+  // smallest window (four pages) and let it grow, rather than at the window the floor implies
+  // (tens of thousands of calls for a word in a third of them).
+  return { kind: 'window-slice', share: f.shareIsFloor ? 1 : f.share, maxSpan }
 }
 
 /** The path that served a page, the paths tried before it, what they were chosen from, and the time it took. */
