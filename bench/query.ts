@@ -17,7 +17,7 @@ import { createSearch, type LocalSearch } from '../src/core/search'
 import { tokensOf } from '../src/shared/query'
 import { COMMON_TERM, makeCall, prng, START_MS } from './search-data'
 import { queryShapes } from '../test/support/query-shapes'
-import { coldAnalysisRows } from './query-cold'
+import { coldAnalysisRows, openedFirstPageRows } from './query-cold'
 import { ingest } from './search'
 import { percentile, type BenchFn, type BenchRow } from './types'
 
@@ -147,5 +147,7 @@ export const run: BenchFn = async (ctx) => {
   }
   // The first analysis query's page on a search just opened, old cold path and ours (query-cold.ts).
   rows.push(...coldAnalysisRows(file, 3, ctx.log))
+  // The first query after opening: a 50 % word's first page on a cache just opened.
+  rows.push(...openedFirstPageRows(file, half!, ctx.quick ? 4 : 12, ctx.log))
   return { name: 'query', rows }
 }

@@ -13,3 +13,6 @@ export const SQL_REVIEWS: SearchParts = { reviewReads: null }
 
 /** A first page's window reads a cold analysis key's whole column. */
 export const WHOLE_COLUMN_WINDOW: SearchParts = { coldKeyInWindow: 'column' }
+
+/** A first page's window on a search just opened reads the whole date order and quarter hours first (window, not window-slice). */
+export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }

@@ -43,7 +43,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
       sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
     shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
-    orderKept: ctx.columns.orderKept(),
+    orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
     declined: []
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))

@@ -277,6 +277,8 @@ export interface SearchStrategies {
   dateOrderMerge: SearchTuning['dateOrderMerge']
   /** How a first page's window reads an analysis key not kept: its items in the window (default), or its whole column. */
   coldKeyInWindow: SearchTuning['coldKeyInWindow']
+  /** Where a first page's window comes from before the date order is in memory: a slice of the date index (default), or the whole order read first. */
+  windowBeforeOrder: SearchTuning['windowBeforeOrder']
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -317,7 +319,8 @@ export function createSearch(
       reviewListedSortMax: tuning.reviewListedSortMax,
       sortedPager: parts.sortedPager ?? sortedPage,
       dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
-      coldKeyInWindow: parts.coldKeyInWindow ?? 'items'
+      coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
+      windowBeforeOrder: parts.windowBeforeOrder ?? 'slice'
     }),
     parts.onPlan
   )

@@ -66,6 +66,8 @@ export interface SearchTuning {
   dateOrderMerge: typeof mergeDateOrder | null
   /** How a window reads an analysis key not kept: its items in the window (the product), or its whole column. */
   coldKeyInWindow: 'items' | 'column'
+  /** Where a first page's window comes from before the date order is in memory: a slice of the date index, or the whole order read first. */
+  windowBeforeOrder: 'slice' | 'order'
 }
 
 /**
@@ -89,6 +91,7 @@ export class SearchContext {
   readonly reviewProbeMax: number | undefined
   readonly reviewListedSortMax: number | undefined
   readonly sortedPager: SortedPager
+  readonly windowBeforeOrder: 'slice' | 'order'
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -102,6 +105,7 @@ export class SearchContext {
     this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
     this.sortedPager = tuning.sortedPager
+    this.windowBeforeOrder = tuning.windowBeforeOrder
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)
