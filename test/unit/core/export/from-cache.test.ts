@@ -4,6 +4,7 @@ import { parse } from 'csv-parse/sync'
 import ExcelJS from 'exceljs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
+import { connectionOf } from '../../../../src/core/cache/call-cache'
 import { exportCallsWith } from '../../../../src/core/export/export-calls'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
@@ -123,5 +124,28 @@ describe('export from a real SQLite cache', () => {
       expect(sheet.getRow(i + 2).getCell(1).value).toBe(expectedId(id))
       expect(sheet.getRow(i + 2).getCell(2).value).toBe(expectedText(cached.title).replace(/\r\n?/g, '\n'))
     })
+  })
+
+  it('reads the records with their analysis in batches, not a statement per call', () => {
+    const db = connectionOf(cache)
+    const prepare = db.prepare.bind(db)
+    let prepared = 0
+    let records: CallRecord[] = []
+    db.prepare = ((sql: string) => {
+      prepared++
+      return prepare(sql)
+    }) as typeof db.prepare
+    try {
+      const source = search.iterate({ kind: 'query', query: SearchQuery.parse({ results: 'all' }) })
+      prepared = 0
+      records = [...source.records]
+    } finally {
+      db.prepare = prepare
+    }
+    expect(prepared).toBeLessThan(CALLS / 100)
+    expect(records).toHaveLength(CALLS)
+    // Batches of calls share one read of their analysis, each call's in the order the service sent it.
+    expect(records.map((r) => r.analysis)).toEqual(records.map((r) => cache.getCall(r.callId)!.analysis))
+    expect(records.some((r) => r.analysis.length > 1)).toBe(true)
   })
 })
