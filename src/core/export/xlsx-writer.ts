@@ -58,11 +58,14 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
     const toValue = (cell: Cell): string | number | Date =>
       typeof cell === 'string' ? xlsxText(cell) : cell instanceof NumberCell ? cell.value : clock.wallClock((cell as DateCell).at)
 
+    const styles = new SharedStyles(plan.columns.map((c) => (c.kind === 'date' ? { numFmt: DATE_FORMAT } : {})))
     let rows = 0
     const count = await pump(job.records, signal, job.progress, (record) => {
       job.scorecards?.add(record)
       for (const row of plan.rowsOf(record)) {
-        sheet.addRow(row.map(toValue)).commit()
+        const added = sheet.addRow(row.map(toValue))
+        styles.apply(added)
+        added.commit()
         rows += 1
       }
       if (out.errored) throw out.errored
@@ -106,6 +109,30 @@ export async function writeXlsx(job: XlsxJob): Promise<WriteResult> {
   } catch (e) {
     abortZip(workbook)
     throw e
+  }
+}
+
+/**
+ * exceljs gives every cell a style object of its own and, on commit, renders each to XML to
+ * find its style id: most of a workbook's time. It remembers ids by object, so cells of one
+ * column and value type are given one shared object (the column's style, as exceljs would
+ * have merged it), and each style is rendered once.
+ */
+class SharedStyles {
+  private readonly byColumn: Array<Map<number, object>>
+
+  constructor(private readonly columnStyles: ReadonlyArray<Record<string, unknown>>) {
+    this.byColumn = columnStyles.map(() => new Map())
+  }
+
+  apply(row: { eachCell(f: (cell: { type: number; style: object }, column: number) => void): void }): void {
+    row.eachCell((cell, column) => {
+      const styles = this.byColumn[column - 1]
+      if (styles === undefined) return
+      let style = styles.get(cell.type)
+      if (style === undefined) styles.set(cell.type, (style = { ...this.columnStyles[column - 1] }))
+      cell.style = style
+    })
   }
 }
 
