@@ -9,10 +9,15 @@ import { PRIVATE_FILE_MODE } from '../platform/private-files'
 /**
  * Writes a file so that it either appears complete or not at all: the content goes to a
  * hidden temporary name in the same folder (so the rename stays on one file system and is
- * atomic), is flushed to disk, and only then takes the final name. Any failure or
+ * atomic), is flushed to disk (unless `durable` is false), and only then takes the final name. Any failure or
  * cancellation removes the temporary file.
  */
-export async function writeAtomically<T>(file: string, write: (out: WriteStream) => Promise<T>): Promise<T> {
+export async function writeAtomically<T>(
+  file: string,
+  write: (out: WriteStream) => Promise<T>,
+  opts: { durable?: boolean } = {}
+): Promise<T> {
+  const durable = opts.durable ?? true
   const target = resolve(file)
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`)
   // 'wx': never follow or reuse something already at the temporary name.
@@ -27,9 +32,9 @@ export async function writeAtomically<T>(file: string, write: (out: WriteStream)
     const value = await write(out)
     if (!out.writableEnded) out.end()
     await finished(out)
-    await syncFile(temp)
+    if (durable) await syncFile(temp)
     await rename(temp, target)
-    await syncFolder(dirname(target))
+    if (durable) await syncFolder(dirname(target))
     return value
   } catch (e) {
     out.destroy()

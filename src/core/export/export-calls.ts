@@ -92,40 +92,53 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     scope: text.deep(meta.scope) ?? null,
     coverage: text.deep(meta.coverage) ?? null
   }
-  const result = await writeAtomically(file, async (out) => {
-    throwIfAborted(signal)
-    if (format === 'json' || format === 'ndjson') {
+  const durability = { durable: opts.durable ?? true }
+  const result = await writeAtomically(
+    file,
+    async (out) => {
+      throwIfAborted(signal)
+      if (format === 'json' || format === 'ndjson') {
+        const review = columns.includes('review') ? opts.source.review : undefined
+        return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review, labels })
+      }
       const review = columns.includes('review') ? opts.source.review : undefined
-      return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review, labels })
-    }
-    const review = columns.includes('review') ? opts.source.review : undefined
-    const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
-    if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
-    const about: Array<[string, string | number | DateCell]> = [
-      [labels.exportedAt, new DateCell(meta.exportedAt)],
-      [labels.timeZone, zone],
-      [labels.appVersion, text.text(meta.appVersion)],
-      [labels.columns, describeColumns(columns, labels.about)],
-      [labels.analysisLayout, describeLayout(opts.analysisLayout, labels.about)],
-      [labels.query, text.text(describeQuery(text.deep(meta.query), labels, clock))],
-      [labels.scope, text.text(describe(text.deep(meta.scope)))],
-      [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
-    ]
-    const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
-    return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
-  })
-  if (format !== 'csv' || checked.data.sidecar === false) return { file, ...result }
+      const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
+      if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
+      const about: Array<[string, string | number | DateCell]> = [
+        [labels.exportedAt, new DateCell(meta.exportedAt)],
+        [labels.timeZone, zone],
+        [labels.appVersion, text.text(meta.appVersion)],
+        [labels.columns, describeColumns(columns, labels.about)],
+        [labels.analysisLayout, describeLayout(opts.analysisLayout, labels.about)],
+        [labels.query, text.text(describeQuery(text.deep(meta.query), labels, clock))],
+        [labels.scope, text.text(describe(text.deep(meta.scope)))],
+        [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
+      ]
+      const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
+      return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
+    },
+    durability
+  )
+  if (format !== 'csv' || checked.data.sidecar === false) {
+    progress.complete(result.count)
+    return { file, ...result }
+  }
   const metaFile = csvMetaFile(file)
   try {
-    await writeAtomically(metaFile, (out) => {
-      out.end(`${JSON.stringify({ ...header, file: basename(file) }, null, 2)}\n`)
-      return Promise.resolve()
-    })
+    await writeAtomically(
+      metaFile,
+      (out) => {
+        out.end(`${JSON.stringify({ ...header, file: basename(file) }, null, 2)}\n`)
+        return Promise.resolve()
+      },
+      durability
+    )
   } catch (e) {
     // A CSV whose coverage cannot be recorded is not left to look like a whole answer.
     await rm(file, { force: true }).catch(() => undefined)
     throw e
   }
+  progress.complete(result.count)
   return { file, metaFile, ...result }
 }
 

@@ -45,7 +45,8 @@ export async function pump(
     if (!done) iterator.return?.()
   }
   throwIfAborted(signal)
-  progress.tick(count, true)
+  // The total itself is reported by the export once the file is complete.
+  progress.tick(count)
   return count
 }
 

@@ -38,6 +38,11 @@ export interface ExportOptions {
   csvDialect?: CsvDialect
   /** CSV: write the `<file>.meta.json` sidecar beside it; true when absent. */
   sidecar?: boolean
+  /**
+   * Flush the file to disk before it takes its name; true when absent. A staged copy that is
+   * sent to the browser and then deleted has nothing to keep across a crash.
+   */
+  durable?: boolean
   meta: ExportMeta
   signal?: AbortSignal
   /** About ten times a second at most, plus the first and the last. */

@@ -45,6 +45,9 @@ describe('progress', () => {
     expect(exportPercent(0, 0)).toBe(0)
     expect(exportPercent(333, 1000)).toBe(33.3)
     expect(exportPercent(2000, 1000)).toBe(100)
+    // 100 % only once the export says the file is complete, never by rounding.
+    expect(exportPercent(99_999, 100_000)).toBe(99.9)
+    expect(exportPercent(100_000, 100_000)).toBe(100)
   })
 })
 

@@ -36,6 +36,8 @@ export function exportHandlers(state: AppState): ExportHandlers {
           ...(req.csvDialect ? { csvDialect: req.csvDialect } : {}),
           // Browser mode downloads each file it is handed: the sidecar only when asked for.
           sidecar: req.sidecar ?? platform.dialogs.offerDownload === undefined,
+          // The staged copy is sent once and deleted: flushing it to disk first only delays the download.
+          durable: platform.dialogs.offerDownload === undefined,
           zone,
           meta: {
             query: selectionMeta(req.selection, source.total),

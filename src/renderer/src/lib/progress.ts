@@ -10,10 +10,13 @@ export function syncPercent(p: Pick<SyncProgress, 'phase' | 'position' | 'from' 
   return Math.round(syncShare(p) * 1000) / 10
 }
 
-/** Export progress, 0–100, when the total is known. */
+/**
+ * Export progress, 0–100, when the total is known. Rounded down: 99,999 of 100,000 is not
+ * done, and the export reports its total only once the file is complete.
+ */
 export function exportPercent(written: number, total: number): number {
   if (total <= 0) return 0
-  return Math.round(Math.min(1, written / total) * 1000) / 10
+  return Math.floor(Math.min(1, written / total) * 1000) / 10
 }
 
 /** How far a team pull is, 0–100: calls applied of the changed calls counted when it began. */

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { exportCallsWith } from '../../../../src/core/export/export-calls'
@@ -146,5 +146,19 @@ describe('progress', () => {
     expect(events.length).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 2)
     for (let i = 1; i < events.length; i++) expect(events[i]!.written).toBeGreaterThanOrEqual(events[i - 1]!.written)
     for (let i = 2; i < events.length - 1; i++) expect(events[i]!.at - events[i - 1]!.at).toBeGreaterThanOrEqual(99)
+  })
+
+  it.each(FORMATS)('reaches its total only once the %s file is complete, and then once', async (format) => {
+    const file = join(tmp.dir, `whole.${format}`)
+    const seen: Array<{ written: number; total: number; fileThere: boolean; size: number }> = []
+    await exportCallsWith({
+      ...options(generated(3_000), file, format),
+      sidecar: false,
+      onProgress: (p) => seen.push({ ...p, fileThere: existsSync(file), size: existsSync(file) ? statSync(file).size : -1 })
+    })
+    const complete = seen.filter((p) => p.written >= p.total)
+    // Records read are not yet the file: a workbook still zips, the file is flushed and renamed.
+    expect(complete).toEqual([{ written: 3_000, total: 3_000, fileThere: true, size: statSync(file).size }])
+    expect(seen.at(-1)).toBe(seen.find((p) => p.written >= p.total))
   })
 })
