@@ -22,6 +22,8 @@ export interface ServeOptions {
   env?: Record<string, string>
   /** An existing data folder (kept); default a fresh temporary one (removed on stop). */
   dataDir?: string
+  /** Another built CLI than CLI (a bench's build of the code before a change, to compare in one run). */
+  cli?: string
 }
 
 export interface ServeProcess {
@@ -45,11 +47,12 @@ export interface ServeProcess {
 }
 
 export async function startServeProcess(opts: ServeOptions = {}): Promise<ServeProcess> {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first.`)
+  const cli = opts.cli ?? CLI
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run build\` first.`)
   const ownDir = opts.dataDir === undefined
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'callsight-serve-e2e-'))
   const flags = [...(opts.open ? [] : ['--no-open']), '--data-dir', dataDir, ...(opts.args ?? [])]
-  const child = spawn(process.execPath, [CLI, 'serve', ...flags], {
+  const child = spawn(process.execPath, [cli, 'serve', ...flags], {
     env: { ...process.env, TZ: 'Europe/Istanbul', ...opts.env },
     stdio: ['pipe', 'pipe', 'pipe']
   })

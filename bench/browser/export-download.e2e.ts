@@ -1,0 +1,157 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { loadavg, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openCache } from '../../src/core/cache'
+import { ingest } from '../search'
+import { launchApp, type LaunchedApp } from '../../test/e2e/support/harness'
+
+// An export through `callsight serve` as a user makes it: in Debian's Chromium, all results of
+// a search, CSV and XLSX, timed from the click on Export to the browser's download complete
+// (Playwright's download event and the file fully written), with where the time went: the
+// first progress event, the last rows counted, the server's "done", the download. A benchmark,
+// not a test: `npm run bench:browser` runs it and prints figures; nothing is asserted on time.
+//
+// CALLSIGHT_BENCH_EXPORT_CALLS: the cache's size (100,000; CALLSIGHT_BENCH_QUICK=1 makes it
+// 20,000). CALLSIGHT_BENCH_EXPORT_BEFORE: another build's CLI (out/node/cli.mjs of the code
+// before a change, copied aside) measured alternately with this one in the same run.
+
+const QUICK = process.env['CALLSIGHT_BENCH_QUICK'] === '1'
+const CALLS = Number(process.env['CALLSIGHT_BENCH_EXPORT_CALLS'] ?? (QUICK ? 20_000 : 100_000))
+const ROUNDS = Number(process.env['CALLSIGHT_BENCH_EXPORT_ROUNDS'] ?? 2)
+const BEFORE = process.env['CALLSIGHT_BENCH_EXPORT_BEFORE']
+
+/** One export's milestones, in milliseconds after the click (one clock: the bench's Date.now). */
+interface Timing {
+  /** The first export.progress event reached the page. */
+  firstEvent: number
+  /** The progress bar first showed 100 %. */
+  bar100: number
+  /** The last "writing" event (rows counted). */
+  lastWriting: number
+  /** The server said "done" (the file complete on its side). */
+  done: number
+  /** The browser's download event. */
+  downloadStarted: number
+  /** The download's file fully written. */
+  complete: number
+  bytes: number
+}
+
+async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
+  await page.getByTestId('export-open').click()
+  const dialog = page.getByTestId('export-dialog')
+  await dialog.waitFor()
+  await dialog.getByText(format.toUpperCase(), { exact: true }).click()
+  await dialog.getByTestId('export-what-all').click()
+
+  // The events and the bar, watched in the page on its Date.now (the same clock as the bench's).
+  await page.evaluate(() => {
+    const w = window as unknown as {
+      __marks?: { firstEvent: number; lastWriting: number; done: number; bar100: number }
+      __stop?: () => void
+      api: { on(e: string, f: (p: unknown) => void): () => void }
+    }
+    w.__stop?.()
+    const marks = { firstEvent: NaN, lastWriting: NaN, done: NaN, bar100: NaN }
+    w.__marks = marks
+    const off = w.api.on('export.progress', (p) => {
+      const now = Date.now()
+      if (Number.isNaN(marks.firstEvent)) marks.firstEvent = now
+      if ((p as { phase: string }).phase === 'writing') marks.lastWriting = now
+      else marks.done = now
+    })
+    const observer = new MutationObserver(() => {
+      const bar = document.querySelector('[data-testid="export-progress"] [role="progressbar"]')
+      if (bar && Number(bar.getAttribute('aria-valuenow')) >= 100 && Number.isNaN(marks.bar100)) marks.bar100 = Date.now()
+    })
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
+    w.__stop = () => {
+      off()
+      observer.disconnect()
+    }
+  })
+  const downloading = page.waitForEvent('download', {
+    timeout: 600_000,
+    predicate: (d) => d.suggestedFilename().endsWith(`.${format}`)
+  })
+  const clicked = Date.now()
+  await dialog.getByTestId('export-start').click()
+  const download = await downloading
+  const downloadStarted = Date.now() - clicked
+  const path = await download.path()
+  const complete = Date.now() - clicked
+  const marks = await page.evaluate(() => {
+    const w = window as unknown as { __marks: Record<string, number>; __stop: () => void }
+    w.__stop()
+    return w.__marks
+  })
+  const since = (at: number | undefined): number => (at === undefined ? NaN : at - clicked)
+  const t = {
+    firstEvent: since(marks['firstEvent']),
+    lastWriting: since(marks['lastWriting']),
+    done: since(marks['done']),
+    bar100: since(marks['bar100'])
+  }
+  const bytes = statSync(path).size
+  await download.delete()
+  return { ...t, downloadStarted, complete, bytes }
+}
+
+describe(`export through serve, all results of ${CALLS.toLocaleString('en')} calls`, () => {
+  const apps: Array<{ name: string; app: LaunchedApp }> = []
+  let dataDir: string
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'callsight-export-e2e-'))
+    mkdirSync(join(dataDir, 'accounts'))
+    const cache = openCache(join(dataDir, 'accounts', 'demo.sqlite'))
+    try {
+      ingest(cache, CALLS, 20, () => undefined)
+      cache.optimizeIndex()
+    } finally {
+      cache.close()
+    }
+    const builds: Array<[string, string | undefined]> = [['now', undefined]]
+    if (BEFORE && existsSync(BEFORE)) builds.unshift(['before', BEFORE])
+    for (const [name, cli] of builds) {
+      // Each build on its own copy of the cache: a data folder is one serve's.
+      const own = join(dataDir, name)
+      mkdirSync(join(own, 'accounts'), { recursive: true })
+      copyFileSync(join(dataDir, 'accounts', 'demo.sqlite'), join(own, 'accounts', 'demo.sqlite'))
+      const app = await launchApp({
+        serve: { args: ['--demo'], dataDir: own, ...(cli ? { cli } : {}) },
+        viewport: { width: 1440, height: 900 }
+      })
+      await app.page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
+      await app.page.getByTestId('mode-local').click()
+      await app.page.locator('[data-testid="result-count"][data-state="ready"]').waitFor({ timeout: 60_000 })
+      apps.push({ name, app })
+    }
+  }, 900_000)
+  afterAll(async () => {
+    for (const { app } of apps) await app.close()
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it('downloads CSV and XLSX, and reports how soon', async () => {
+    const rows: Array<[string, string, Timing]> = []
+    for (let r = 0; r < ROUNDS; r++)
+      for (const format of ['csv', 'xlsx'] as const)
+        for (const { name, app } of apps) rows.push([name, format, await exportOnce(app.page, format)])
+    const s = (ms: number): string => (ms / 1000).toFixed(2).padStart(7)
+    const load = loadavg().map((l) => l.toFixed(2))
+    console.log(
+      `export through serve, ${CALLS.toLocaleString('en')} calls, ${ROUNDS} rounds, load ${load.join(' ')} (seconds after the click)\n` +
+        `  build  format   first  last-rows  bar-100   done  dl-event  complete     MB\n` +
+        rows
+          .map(
+            ([name, f, t]) =>
+              `  ${name.padEnd(6)} ${f.padEnd(6)} ${s(t.firstEvent)} ${s(t.lastWriting).padStart(10)} ${s(t.bar100).padStart(8)} ${s(t.done)} ${s(t.downloadStarted).padStart(9)} ${s(t.complete).padStart(9)} ${(t.bytes / 1e6).toFixed(1).padStart(6)}`
+          )
+          .join('\n')
+    )
+    for (const { app } of apps) expect(app.pageErrors).toEqual([])
+  }, 1_800_000)
+})
