@@ -47,7 +47,11 @@ export function exportHandlers(state: AppState): ExportHandlers {
             exportedAt: platform.clock.now()
           },
           signal,
-          onProgress: (p) => emit({ phase: 'writing', written: p.written, total: p.total, file: null })
+          // The export reports its total once the file is complete; here "done" says so, with
+          // the file and its download, so the page never sees a whole bar without them.
+          onProgress: (p) => {
+            if (p.written < p.total) emit({ phase: 'writing', written: p.written, total: p.total, file: null })
+          }
         })
         // Browser mode hands the finished file to the page as a one-time download.
         const download = platform.dialogs.offerDownload?.(result.file)
