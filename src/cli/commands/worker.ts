@@ -4,6 +4,8 @@ import { CallsightError, toErrorInfo } from '../../core/errors'
 import type { Logger } from '../../core/platform'
 import { systemClock } from '../../core/platform/node'
 import { PgSyncStore, TeamWorker, WorkerConfig } from '../../core/team'
+import { workerRateLimit } from '../../core/team/worker-config'
+import { membershipPlan } from '../../core/team/worker-memberships'
 import { recordStartFailure } from '../../core/team/worker-start'
 import { WorkerMetrics } from '../../core/team/worker-metrics'
 import { check, parseFlags, required } from '../args'
@@ -67,7 +69,8 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       server: cfg.server,
       user: cfg.user,
       zone: cfg.zone,
-      rateLimit: cfg.rateLimit,
+      // The rest of the tenant's limit is left for people's live searches.
+      rateLimit: workerRateLimit(cfg),
       logger,
       signal: stop.signal,
       newLimiter: parts.newLimiter,
@@ -88,6 +91,8 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       intervalMs: Math.round(cfg.intervalMinutes * 60_000),
       heartbeatMs: Math.round(cfg.heartbeatSeconds * 1000),
       scopes: cfg.scopes,
+      memberships: membershipPlan(cfg.memberships),
+      fullPassEveryMs: cfg.fullPassEvery === false ? null : cfg.fullPassEvery,
       workerName,
       metrics,
       waits: conn.waits,

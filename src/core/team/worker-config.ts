@@ -1,8 +1,19 @@
 import { z } from 'zod'
 import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncScopeInput } from '../../shared/domain'
 import { passwordInUrl, SchemaName, SslMode } from './connection'
+import { MembershipsConfig } from './worker-memberships'
 
 const DAY = 86_400_000
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: DAY }
+
+/** "7d", "12h", "90m" in milliseconds; at least a minute. */
+export const Duration = z
+  .string()
+  .trim()
+  .regex(/^\d+(\.\d+)?[mhd]$/, 'a duration like "7d", "12h" or "90m"')
+  .transform((s) => Math.round(Number(s.slice(0, -1)) * DURATION_UNITS[s.slice(-1)]!))
+  .refine((ms) => ms >= 60_000 && ms <= 3660 * DAY, { message: 'between a minute and ten years' })
 
 /** One scope the worker keeps fresh: a rolling range of `days` up to now, or from a fixed instant. */
 export const WorkerScopeConfig = z
@@ -50,11 +61,25 @@ export const WorkerConfig = z
       .default(48),
     /** How often a running scope's lease is renewed; it lapses after three missed beats. */
     heartbeatSeconds: z.number().min(0.05).max(300).default(10),
+    /** Membership passes after each scope that holds every call (docs/team.md). */
+    memberships: MembershipsConfig,
+    /**
+     * How long a full re-read of each scope's range may take, spread over the cycles ("7d",
+     * "12h", "90m"); false: none. Changes older than the look-back arrive through it.
+     */
+    fullPassEvery: z.union([z.literal(false), Duration]).default(7 * DAY),
+    /** The share of the tenant's limit the worker leaves for people's live searches. */
+    headroom: z.number().min(0).max(0.9).default(0.2),
     scopes: z.array(WorkerScopeConfig).min(1).max(50)
   })
   .strict()
   .refine((c) => new Set(c.scopes.map((s) => s.name)).size === c.scopes.length, { message: 'scope names must differ' })
 export type WorkerConfig = z.infer<typeof WorkerConfig>
+
+/** The limit the worker's own limiter keeps to: the tenant's, less the share left for people. */
+export function workerRateLimit(cfg: Pick<WorkerConfig, 'rateLimit' | 'headroom'>): WorkerConfig['rateLimit'] {
+  return { ...cfg.rateLimit, requests: Math.max(1, Math.floor(cfg.rateLimit.requests * (1 - cfg.headroom))) }
+}
 
 /** The scope's range at `now` (whole seconds: the service reads whole seconds). */
 export function scopeAt(cfg: WorkerScopeConfig, now: number): SyncScopeInput {

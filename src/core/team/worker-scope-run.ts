@@ -1,4 +1,4 @@
-import type { SyncProgress, SyncPace } from '../../shared/domain'
+import type { SyncProgress, SyncPace, SyncScopeInput } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
 import { isAbortError, toErrorInfo } from '../errors'
 import { readCheckpoint, SyncEngine } from '../sync'
@@ -7,6 +7,7 @@ import { errorDetail } from './error-detail'
 import type { PgPageCounts } from './pg-write-group'
 import { watched } from './watched'
 import { scopeAt, type WorkerScopeConfig } from './worker-config'
+import { fullPassKey, planFullPass } from './worker-full-pass'
 import type { WorkerMetrics } from './worker-metrics'
 import { writeScopeState } from './worker-scope-state'
 import type { WorkerDeps } from './worker'
@@ -37,6 +38,8 @@ interface StartedRun {
   /** The worker's stop or the heartbeat's. */
   runSignal: AbortSignal
   heartbeat: AbortController
+  /** The engine of the sync phase, which the slow full pass's slice reuses. */
+  engine?: SyncEngine
 }
 
 /** One incremental run of one scope, with what it did written to `worker_scopes`. */
@@ -55,7 +58,7 @@ export class ScopeRun {
    * Lock the scope, start it (its checkpoint's range, its state, the heartbeat), sync it with
    * the engine, record the outcome; release the lock unless the team cache went away.
    */
-  async run(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<ScopeRunOutcome> {
+  async run(cfg: WorkerScopeConfig, signal: AbortSignal, opts: { fullPass?: boolean } = {}): Promise<ScopeRunOutcome> {
     const { logger, store } = this.deps
     const scope = scopeAt(cfg, this.deps.clock.now())
     const key = SyncEngine.keyOf(scope)
@@ -69,6 +72,10 @@ export class ScopeRun {
       started.heartbeat.abort()
       const outcome = await this.record(cfg, key, started, final, signal)
       lost = outcome === 'teamCacheLost'
+      // After a successful run: this cycle's slice of the slow full pass.
+      if (final.phase === 'done' && outcome === 'done' && opts.fullPass && started.engine && !started.runSignal.aborted) {
+        await this.fullPassSlice(started.engine, key, cfg, started.runSignal)
+      }
       return outcome
     } catch (e) {
       if (isAbortError(e)) return 'done'
@@ -164,6 +171,7 @@ export class ScopeRun {
       waits: this.deps.waits,
       pace: this.deps.pace
     })
+    started.engine = engine
     return engine.run(started.scope, { mode: 'incremental', signal: started.runSignal, onProgress })
   }
 
@@ -236,6 +244,41 @@ export class ScopeRun {
       }
     }
     return ok || final.phase === 'cancelled' ? 'done' : 'failed'
+  }
+
+  /**
+   * One slice of the slow full pass (worker-full-pass.ts): a full run over it, so calls the
+   * service changed before the look-back are read again. Only a slice read to its end moves
+   * the cursor on; one cut short is read again next cycle.
+   */
+  private async fullPassSlice(engine: SyncEngine, key: string, cfg: WorkerScopeConfig, signal: AbortSignal): Promise<void> {
+    const { clock, logger, store } = this.deps
+    const everyMs = this.deps.fullPassEveryMs
+    if (!everyMs) return
+    const range: SyncScopeInput = scopeAt(cfg, clock.now())
+    const plan = planFullPass(
+      await store.getCheckpoint(fullPassKey(key)),
+      { from: range.from, to: range.to },
+      { now: clock.now(), everyMs, intervalMs: this.deps.intervalMs, lookbackMs: this.deps.lookbackHours * 3_600_000 }
+    )
+    if (plan.slice === null) {
+      await store.setCheckpoint(fullPassKey(key), plan.state)
+      return
+    }
+    const final = await engine.run({ ...range, ...plan.slice }, { mode: 'full', signal })
+    this.metrics.callsFetched += final.stored
+    this.metrics.requests += final.requests
+    const state = final.phase === 'done' ? { ...plan.state, cursor: plan.slice.from } : plan.state
+    await store.setCheckpoint(fullPassKey(key), state)
+    logger.log(final.phase === 'done' ? 'info' : 'warn', `full pass slice ${final.phase}`, {
+      scope: cfg.name,
+      from: new Date(plan.slice.from).toISOString(),
+      to: new Date(plan.slice.to).toISOString(),
+      fetched: final.stored,
+      requests: final.requests,
+      remainingTo: new Date(Math.max(range.from, state.cursor)).toISOString(),
+      ...(final.error ? { error: { code: final.error.code, message: final.error.message } } : {})
+    })
   }
 
   /** The cause chain of the error the engine reduced to `info`, when one was caught on its way. */

@@ -7,6 +7,7 @@ import { PG_NOW_MS } from './pg-clock'
 import type { PgSyncStore } from './pg-store'
 import { scopeAt, type WorkerScopeConfig } from './worker-config'
 import { WorkerMetrics } from './worker-metrics'
+import { learnsMemberships, passConfig, workerPasses, type MembershipPlan } from './worker-memberships'
 import { ScopeOwnership } from './worker-owner'
 import { isTeamCacheLoss, ScopeRun } from './worker-scope-run'
 
@@ -34,6 +35,10 @@ export interface WorkerDeps {
   pace?: () => SyncPace
   /** The numbers an operator graphs; written to its file after each scope and each cycle. */
   metrics?: WorkerMetrics
+  /** Membership passes after each scope that holds every call; none when null or absent. */
+  memberships?: MembershipPlan | null
+  /** The slow full pass's period (worker-full-pass.ts); none when null or absent. */
+  fullPassEveryMs?: number | null
 }
 
 /** Waits between looks at a PostgreSQL that went away: short first, so a restart costs seconds. */
@@ -83,7 +88,8 @@ export class TeamWorker {
         for (const cfg of scopes) {
           if (signal.aborted) break
           if (!owned.has(keys.get(cfg.name)!) || clock.now() < (due.get(cfg.name) ?? 0)) continue
-          if (!(await this.rideOut(cfg, signal))) failures++
+          if (!(await this.rideOut(cfg, signal, true))) failures++
+          else if (!signal.aborted) failures += await this.runMemberships(cfg, ownership, owned, signal)
           ranNow.push(cfg.name)
           ranOnce.add(cfg.name)
           this.writeMetrics()
@@ -126,10 +132,10 @@ export class TeamWorker {
    * it and runs the same scope again from its checkpoint: never the next scope while the
    * server is down, and not a failed run. False when the run failed.
    */
-  private async rideOut(cfg: WorkerScopeConfig, signal: AbortSignal): Promise<boolean> {
+  private async rideOut(cfg: WorkerScopeConfig, signal: AbortSignal, fullPass = false): Promise<boolean> {
     let immediate = 0
     for (;;) {
-      const outcome = await new ScopeRun(this.deps, this.metrics, this.heartbeatMs).run(cfg, signal)
+      const outcome = await new ScopeRun(this.deps, this.metrics, this.heartbeatMs).run(cfg, signal, { fullPass })
       if (outcome !== 'teamCacheLost') return outcome !== 'failed'
       if (signal.aborted) return true
       if (await this.waitForTeamCache(signal)) immediate = 0
@@ -138,6 +144,51 @@ export class TeamWorker {
         return false
       }
     }
+  }
+
+  /**
+   * The membership passes of a scope that holds every call, each a scope run of its own over
+   * the scope's range (incremental like it, its own row in `worker_scopes`, owned by this
+   * worker like the scope). The configured call types go into the catalog first; the passes
+   * are those of the catalog as it is then. A pass that fails ends the set for this cycle
+   * (the service or the team cache is in trouble; the next cycle starts again). The number
+   * of failures.
+   */
+  private async runMemberships(
+    cfg: WorkerScopeConfig,
+    ownership: ScopeOwnership,
+    owned: Set<string>,
+    signal: AbortSignal
+  ): Promise<number> {
+    const { store, logger, clock } = this.deps
+    const plan = this.deps.memberships
+    if (!plan || !learnsMemberships(cfg)) return 0
+    let catalog
+    try {
+      const known = new Map((await store.callTypes()).map((t) => [t.value, t.description]))
+      // A Value alone never blanks a description the catalog has.
+      const add = plan.types.filter((t) => (t.description === '' ? !known.has(t.value) : known.get(t.value) !== t.description))
+      await store.upsertCallTypes(add)
+      catalog = await store.callTypes()
+    } catch (e) {
+      logger.log('error', 'the call type catalog could not be read; no membership passes this cycle', {
+        scope: cfg.name,
+        error: toErrorInfo(e)
+      })
+      return 1
+    }
+    for (const pass of workerPasses(catalog, plan)) {
+      if (signal.aborted) return 0
+      const passCfg = passConfig(cfg, pass)
+      const key = SyncEngine.keyOf(scopeAt(passCfg, clock.now()))
+      if (!owned.has(key)) {
+        if ((await this.claim(ownership, key, passCfg.name, signal)) !== null) continue
+        owned.add(key)
+      }
+      if (!(await this.rideOut(passCfg, signal))) return 1
+      this.writeMetrics()
+    }
+    return 0
   }
 
   /**
