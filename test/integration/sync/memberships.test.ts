@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { remoteSearch } from '../../../src/core/client/remote-search'
 import { silentLogger, systemClock } from '../../../src/core/platform/node'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
 import { runMembershipPasses, type MembershipResult, type SyncEngineDeps } from '../../../src/core/sync'
-import { SearchQuery, type CallRecord, type MembershipProgress, type SearchQueryInput, type SearchSort } from '../../../src/shared/domain'
+import { SearchQuery, type CallRecord, type MembershipProgress, type SearchSort } from '../../../src/shared/domain'
 import { DEFAULT_CATALOG } from '../../../src/service/config'
 import { FROM_MS, startEnv, TO_MS, type SyncEnv } from './helpers'
+import { localIds, MEMBERSHIP_QUERIES, remoteIds } from './membership-queries'
 
 // Sync everything once with analysis, run the membership passes without it, and every
 // filter the passes learn — each call type by Value or Description in any case, answered
@@ -21,7 +21,6 @@ let passes: MembershipResult
 const progress: MembershipProgress[] = []
 const before = new Map<string, CallRecord>()
 let updated: string[] = []
-const HOUR = 3_600_000
 
 beforeAll(async () => {
   env = await startEnv({ calls: 30_000, seed: 41, denseSeconds: [{ at: '2026-01-05T09:30:00Z', count: 80 }] })
@@ -43,58 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env?.close()
 })
-
-function localIds(q: SearchQuery): string[] {
-  const out: string[] = []
-  for (;;) {
-    const rows = search.page(q, out.length, 1000).rows
-    out.push(...rows.map((r) => r.callId))
-    if (rows.length < 1000) return out
-  }
-}
-
-/**
- * The service's answer for [from, to): its end is inclusive at whole seconds, so a call at
- * exactly `to` is not the query's. A query holds at most 10,000 reachable records, so the
- * range is asked for in parts of two hours, joined in the query's order.
- */
-async function remoteIds(q: SearchQuery): Promise<string[]> {
-  const parts: string[][] = []
-  for (let at = q.from!; at < q.to!; at += 2 * HOUR) {
-    const part = SearchQuery.parse({ ...q, from: at, to: Math.min(q.to!, at + 2 * HOUR) })
-    const out: CallRecord[] = []
-    for (;;) {
-      const page = await remoteSearch(env.session, part, out.length, 500, false)
-      out.push(...page.records)
-      expect(page.loweredByCap).toBe(false)
-      if (page.exhausted || page.records.length === 0) break
-    }
-    parts.push(out.filter((r) => r.callAt >= part.from! && r.callAt < part.to!).map((r) => r.callId))
-  }
-  return (q.sort === 'date_desc' ? parts.reverse() : parts).flat()
-}
-
-const cased = (s: string, i: number): string => (i % 3 === 0 ? s.toLocaleUpperCase('tr') : i % 3 === 1 ? s.toLocaleLowerCase('tr') : s)
-const QUERIES: Array<[string, SearchQueryInput]> = [
-  ['answered only (the default)', {}],
-  ['every result', { results: 'all' }],
-  ['new requests', { hasNewRequest: true, results: 'all' }],
-  ['new requests, answered', { hasNewRequest: true }],
-  ['direction 1', { direction: 1, results: 'all' }],
-  ['direction 2', { direction: 2, results: 'all' }],
-  ['direction 1, answered', { direction: 1 }],
-  ['direction 2, new requests', { direction: 2, hasNewRequest: true, results: 'all' }],
-  ...DEFAULT_CATALOG.map((t): [string, SearchQueryInput] => [`type ${t.Value} by Value`, { callTypes: [t.Value], results: 'all' }]),
-  ...DEFAULT_CATALOG.map((t, i): [string, SearchQueryInput] => [
-    `type ${t.Value} by Description "${cased(t.Description, i)}", answered`,
-    { callTypes: [cased(t.Description, i)] }
-  ]),
-  ['two types, direction 1', { callTypes: ['Refund', 'şikayet'], direction: 1, results: 'all' }],
-  ['a type, direction 2, answered', { callTypes: ['SALES'], direction: 2 }],
-  ['a type, new requests', { callTypes: ['Fatura İtirazı'], hasNewRequest: true, results: 'all' }],
-  ['a type, a sub-range', { callTypes: ['Information'], results: 'all', from: FROM_MS + 2 * HOUR, to: FROM_MS + 5 * HOUR }],
-  ['answered, the dense second alone', { from: Date.parse('2026-01-05T09:30:00Z'), to: Date.parse('2026-01-05T09:30:01Z') }]
-]
 
 describe('membership passes against the reference service', () => {
   it('cost at most 0.7 of the full sync with analysis, and report pass i of n', () => {
@@ -120,13 +67,13 @@ describe('membership passes against the reference service', () => {
   })
 
   for (const sort of ['date_desc', 'date_asc'] satisfies SearchSort[]) {
-    for (const [name, input] of QUERIES) {
+    for (const [name, input] of MEMBERSHIP_QUERIES) {
       it(`${name} (${sort}): the service's answer, no gap`, async () => {
         const q = SearchQuery.parse({ from: FROM_MS, to: TO_MS, ...input, sort })
         expect(search.coverage(q)).toMatchObject({ complete: true, missing: [] })
-        const remote = await remoteIds(q)
+        const remote = await remoteIds(env.session, q)
         expect(remote.length).toBeGreaterThan(0)
-        expect(localIds(q)).toEqual(remote)
+        expect(localIds(search, q)).toEqual(remote)
       })
     }
   }

@@ -63,6 +63,9 @@ async function setUp(extra: Record<string, unknown> = {}): Promise<{ url: string
       rateLimit: { requests: 600, perSeconds: 1 },
       intervalMinutes: 0.02,
       scopes: SCOPES,
+      // What these tests look at is the scopes' own runs; the passes have tests of their own.
+      memberships: false,
+      fullPassEvery: false,
       ...extra
     })
   )
@@ -229,7 +232,8 @@ describe('callsight worker in operation', () => {
   }, 180_000)
 
   it('status exits failing after the service password was changed, with the error and its detail', async () => {
-    const { url, config } = await setUp()
+    // With membership passes: their rows are marked failing too.
+    const { url, config } = await setUp({ memberships: true })
     const ok = await runCli(cli, ['worker', '--config', config, '--once'], ENV)
     expect(ok.code, ok.stderr).toBe(0)
     // A --once run that ended: no worker owns the scopes now.
@@ -238,6 +242,7 @@ describe('callsight worker in operation', () => {
     expect(refused.code).not.toBe(0)
     const s = await statusJson(url)
     expect(s.code).toBe(14)
+    expect(s.body.scopes.length).toBeGreaterThan(2)
     for (const scope of s.body.scopes) {
       expect(scope.health).toBe('failing')
       expect(scope.failingSince).toEqual(expect.any(String))
