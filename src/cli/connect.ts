@@ -38,8 +38,8 @@ export async function connect(opts: {
   signal?: AbortSignal
   /** The tenant's limiter; default TenantRateLimiter. */
   newLimiter?: LimiterFactory | undefined
-  /** Each 429 answer the service gives (the worker's metrics count them). */
-  onRateLimited?: () => void
+  /** Each 429 answer the service gives, with the wait it asked for (the worker's metrics count them). */
+  onRateLimited?: (ms: number) => void
 }): Promise<Connection> {
   const baseUrl = check(BaseUrl, opts.server, '--server')
   if (opts.user.trim() === '') throw new CallsightError('InvalidInput', '--user is required.')
@@ -54,7 +54,7 @@ export async function connect(opts: {
     limiter,
     logger: opts.logger,
     onWait: (w) => {
-      if (w.reason === 'retryAfter') opts.onRateLimited?.()
+      if (w.reason === 'retryAfter') opts.onRateLimited?.(w.ms)
       waits.emit(w)
     }
   })

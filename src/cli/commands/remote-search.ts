@@ -1,4 +1,5 @@
 import { remoteSearch } from '../../core/client/remote-search'
+import { RateWaitGuard } from '../../core/client/rate-wait-guard'
 import { maxTake } from '../../shared/service-limits'
 import { CallsightError } from '../../core/errors'
 import { DEFAULT_RESULTS, SearchQuery, type CallRecord } from '../../shared/domain'
@@ -48,6 +49,9 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
   const skip = parseIntFlag(values.skip, '--skip', 0, 1_000_000) ?? 0
   const take = parseIntFlag(values.take, '--take', 1, 1_000_000) ?? Math.min(20, maxTake(values.analysis))
   const logger = cliLogger(io, values.verbose)
+  // Others may be spending the tenant's limit (the team worker): a 429 is waited out, visibly,
+  // a bounded number of times, instead of failing the search.
+  const guard = new RateWaitGuard(countdown(io), undefined, signal)
   const conn = await connect({
     server: required(values.server, '--server'),
     user: required(values.user, '--user'),
@@ -55,9 +59,19 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
     rateLimit: parseRateLimit(values['rate-limit']),
     logger,
     signal,
-    newLimiter: parts.newLimiter
+    newLimiter: parts.newLimiter,
+    onRateLimited: (ms) => guard.rateLimited(ms)
   })
-  const page = await remoteSearch(conn.session, query, skip, take, values.analysis, signal)
+  const unsubscribe = conn.waits.subscribe((ms) => guard.waiting(ms))
+  let page
+  try {
+    page = await remoteSearch(conn.session, query, skip, take, values.analysis, guard.signal)
+  } catch (e) {
+    throw guard.failure(e)
+  } finally {
+    unsubscribe()
+    guard.dispose()
+  }
   if (values.json) {
     io.out(
       `${jsonLine({ total: page.totalCount, skip: page.skip, take: page.take, exhausted: page.exhausted, loweredByCap: page.loweredByCap, malformed: page.malformed, items: page.records.map(item) })}\n`
@@ -70,6 +84,25 @@ export async function remoteSearchCommand(argv: string[], io: Io, signal: AbortS
     `${page.records.length} call(s)${total} from position ${page.skip}${page.loweredByCap ? '; the service stops at 10,000 — narrow the range to see more' : ''}.\n`
   )
   return EXIT.ok
+}
+
+/**
+ * "waiting 12 s for the service's limit" on stderr: on a terminal one line redrawn each
+ * second and cleared when the wait ends; otherwise one line per wait.
+ */
+function countdown(io: Io): (secondsLeft: number | null) => void {
+  let shown = false
+  return (left) => {
+    if (left === null) {
+      if (shown && io.tty) io.err('\r\x1b[2K')
+      shown = false
+      return
+    }
+    const line = `waiting ${left} s for the service's limit`
+    if (io.tty) io.err(`\r\x1b[2K${line}`)
+    else if (!shown) io.err(`${line}\n`)
+    shown = true
+  }
 }
 
 const item = (r: CallRecord) => ({ callId: r.callId, callDate: r.callDate, title: r.title, summary: r.summary, analysis: r.analysis })
