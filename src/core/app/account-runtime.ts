@@ -38,6 +38,16 @@ export class AccountRuntime {
   private searchValue: LocalSearch | null = null
   private warmUp: WarmUp | null = null
 
+  private readonly rateLimitedListeners = new Set<(ms: number) => void>()
+
+  /** Told each 429 the service answers this account's requests with, and the wait it asked for. */
+  onRateLimited(listener: (ms: number) => void): () => void {
+    this.rateLimitedListeners.add(listener)
+    return () => {
+      this.rateLimitedListeners.delete(listener)
+    }
+  }
+
   constructor(
     account: Account,
     private readonly platform: PlatformServices,
@@ -51,7 +61,11 @@ export class AccountRuntime {
       fetch: platform.fetch,
       limiter: this.limiter,
       clock: platform.clock,
-      logger: platform.logger
+      logger: platform.logger,
+      onWait: (w) => {
+        if (w.reason !== 'retryAfter') return
+        for (const l of this.rateLimitedListeners) l(w.ms)
+      }
     })
     this.vault = new TokenVault(platform.secretStore, platform.cipher, account.id, {
       insecure: platform.tokenPersistence.persist ? 'refuse' : 'memoryOnly'

@@ -321,7 +321,9 @@ export const events = {
   'team.progress': TeamPullProgress,
   'team.schedule': TeamSchedule,
   'review.queue': ReviewQueue,
-  'sync.membershipProgress': MembershipProgress.extend({ runId: z.string() })
+  'sync.membershipProgress': MembershipProgress.extend({ runId: z.string() }),
+  /** A live search waits for the service's limit: the seconds left, null when the wait is over. */
+  'search.rateWait': z.object({ secondsLeft: z.number().int().min(0).nullable() })
 } as const satisfies Record<EventName, z.ZodType>
 
 export type Contract = typeof contract

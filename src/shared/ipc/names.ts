@@ -88,7 +88,8 @@ export const EVENTS = [
   'team.progress',
   'team.schedule',
   'review.queue',
-  'sync.membershipProgress'
+  'sync.membershipProgress',
+  'search.rateWait'
 ] as const
 export type EventName = (typeof EVENTS)[number]
 

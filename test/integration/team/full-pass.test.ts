@@ -54,11 +54,15 @@ describe('the slow full pass', () => {
       const from = Date.parse(FROM)
       const cursors: number[] = []
       try {
-        await until(async () => {
-          const state = FullPassState.safeParse(await store.getCheckpoint(fullPassKey(key)))
-          if (state.success && cursors.at(-1) !== state.data.cursor) cursors.push(state.data.cursor)
-          return state.success && state.data.cursor <= from ? true : undefined
-        }, 120_000, 200)
+        await until(
+          async () => {
+            const state = FullPassState.safeParse(await store.getCheckpoint(fullPassKey(key)))
+            if (state.success && cursors.at(-1) !== state.data.cursor) cursors.push(state.data.cursor)
+            return state.success && state.data.cursor <= from ? true : undefined
+          },
+          120_000,
+          200
+        )
       } finally {
         stop.abort()
         await running

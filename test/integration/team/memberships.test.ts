@@ -112,4 +112,3 @@ describe('memberships through the team cache', () => {
     }
   }
 })
-

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { foldTypeName, parseCallTypeFile } from '../../cache'
 import { remoteSearch } from '../../client'
+import { RateWaitGuard } from '../../client/rate-wait-guard'
 import { CallsightError } from '../../errors'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
@@ -69,7 +70,22 @@ export function searchHandlers(state: AppState): SearchHandlers {
 
     'remote.search': async ({ query, skip, take, includeAnalysis }) => {
       const rt = state.requireSignedIn()
-      return state.connectivity.track(remoteSearch(rt.session, query, skip, take, includeAnalysis))
+      const runtime = state.requireRuntime()
+      // Others may be spending the tenant's limit (the team worker): a 429 is waited out with
+      // the seconds left shown in the search's status, a bounded number of times.
+      const emit = (secondsLeft: number | null): void => state.platform.events.emit('search.rateWait', { secondsLeft })
+      const guard = new RateWaitGuard(emit)
+      const offLimited = runtime.onRateLimited((ms) => guard.rateLimited(ms))
+      const offWaits = state.waits.subscribe((ms) => guard.waiting(ms))
+      try {
+        return await state.connectivity.track(remoteSearch(rt.session, query, skip, take, includeAnalysis, guard.signal))
+      } catch (e) {
+        throw guard.failure(e)
+      } finally {
+        offLimited()
+        offWaits()
+        guard.dispose()
+      }
     },
 
     'savedSearches.save': async ({ name, query, relativeDays, id }) => {

@@ -13,7 +13,7 @@ import type {
 } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
-import { call } from '../api'
+import { call, listen } from '../api'
 import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
@@ -250,8 +250,18 @@ export const useSearchStore = defineStore('search', () => {
     version.value++
   }
 
+  /** Seconds the live search still waits for the service's limit (others spend it); null when not waiting. */
+  const rateWaitSeconds = ref<number | null>(null)
+
   async function fetchRemote(token: number, q: SearchQuery): Promise<void> {
-    const page = await call('remote.search', { query: q, skip: remoteSkip.value, take: PAGE_SIZE, includeAnalysis: true })
+    const off = listen('search.rateWait', (p) => (rateWaitSeconds.value = p.secondsLeft))
+    let page
+    try {
+      page = await call('remote.search', { query: q, skip: remoteSkip.value, take: PAGE_SIZE, includeAnalysis: true })
+    } finally {
+      off()
+      rateWaitSeconds.value = null
+    }
     if (token !== requestToken) return
     remotePage.value = page
     version.value++
@@ -385,6 +395,7 @@ export const useSearchStore = defineStore('search', () => {
     lastLatencyMs,
     remoteSkip,
     remotePage,
+    rateWaitSeconds,
     analysisKeys,
     keysLoaded,
     textErrors,

@@ -23,7 +23,13 @@ const NOW = Date.parse('2026-11-29T12:00:00Z')
 describe('worker config: memberships, full pass, headroom', () => {
   it('defaults: memberships on (directions 1 and 2), a full pass a week, 20 % left for people', () => {
     const cfg = WorkerConfig.parse(base)
-    expect(membershipPlan(cfg.memberships)).toEqual({ types: [], directions: [{ value: 1, name: '' }, { value: 2, name: '' }] })
+    expect(membershipPlan(cfg.memberships)).toEqual({
+      types: [],
+      directions: [
+        { value: 1, name: '' },
+        { value: 2, name: '' }
+      ]
+    })
     expect(cfg.fullPassEvery).toBe(7 * DAY)
     expect(workerRateLimit(cfg)).toEqual({ requests: 48, perSeconds: 60 })
     expect(learnsMemberships(cfg.scopes[0]!)).toBe(true)

@@ -44,6 +44,7 @@ export const searchMessages = {
     mode: 'Search mode',
     total: '{count} results',
     counting: 'Counting…',
+    rateWait: "waiting {seconds} s for the service's limit",
     selected: '{count} selected',
     selectAll: 'Select all results',
     clearSelection: 'Clear selection',

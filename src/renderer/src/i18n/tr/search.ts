@@ -45,6 +45,7 @@ export const searchMessages: Shape<typeof en> = {
     modeService: 'Servis',
     modeServiceHint: 'Servise canlı sorar, yalnızca servisin filtreleriyle; en fazla ilk 10.000 sonuç.',
     mode: 'Arama kipi',
+    rateWait: 'servisin sınırı için {seconds} sn bekleniyor',
     total: '{count} sonuç',
     counting: 'Sayılıyor…',
     selected: '{count} seçili',
