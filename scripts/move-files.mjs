@@ -99,7 +99,9 @@ export const STAYS = [
   ...['index', 'call-cache', 'records', 'totals', 'fold', 'numeric', 'worker-connection', 'change-journal'].map(
     (n) => `src/core/cache/${n}.ts`
   ),
-  ...['account-runtime', 'app-state', 'connectivity', 'controller', 'saved-searches', 'tasks'].map((n) => `src/core/app/${n}.ts`)
+  ...['account-runtime', 'app-state', 'connectivity', 'controller', 'saved-searches', 'tasks', 'team-schedule'].map(
+    (n) => `src/core/app/${n}.ts`
+  )
 ]
 
 /** Edits that are not paths, made after the paths: [file, old text, new text]. Each is idempotent. */
