@@ -81,7 +81,8 @@ export function buildMenuTemplate(opts: MenuOptions): MenuItemConstructorOptions
     submenu: [
       command('Search', 'openSearch', 'CmdOrCtrl+1', send),
       command('Sync', 'openSync', 'CmdOrCtrl+2', send),
-      command('Insight', 'openInsight', 'CmdOrCtrl+3', send),
+      command('Review', 'openReview', 'CmdOrCtrl+3', send),
+      command('Insight', 'openInsight', 'CmdOrCtrl+4', send),
       { type: 'separator' },
       listed('Focus Search', '/', 'focusSearch', send),
       listed('Next Result', 'Down'),

@@ -302,6 +302,7 @@ export const MenuCommand = z.enum([
   'focusSearch',
   'openSearch',
   'openSync',
+  'openReview',
   'openInsight',
   'openSettings',
   'exportSelection',
