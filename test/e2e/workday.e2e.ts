@@ -285,12 +285,11 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
     const { page } = app
     // Back in date order (the last test left the column sort).
     await expect.poll(() => page.getByTestId('sort-date').getAttribute('aria-sort'), { timeout: 10_000 }).toBe('descending')
-    await page.getByTestId('row-1').click()
-    for (const i of [2, 3, 5]) await page.getByTestId(`row-${i}`).click({ modifiers: ['Control'] })
+    for (const i of [1, 2, 3, 5]) await page.getByTestId(`row-${i}`).click({ modifiers: ['Control'] })
     const count = page.getByTestId('selection-count')
     await expect.poll(() => count.getAttribute('data-count')).toBe('4')
-    // Opening another call (a double-click) is not a selection gesture.
-    await page.getByTestId('row-8').dblclick()
+    // Opening another call (a click) is not a selection gesture.
+    await page.getByTestId('row-8').click()
     await page.getByTestId('call-detail').waitFor()
     expect(await count.getAttribute('data-count')).toBe('4')
     // Reading on with ↓ in the detail, and with its button.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import {
+  openRow,
   allSelection,
   clickRow,
   emptySelection,
@@ -98,5 +99,14 @@ describe('selection over a result set', () => {
     s = clickRow(s, 15, shift, TOTAL)
     expect(selectedCount(s, 10)).toBe(5)
     expect(offsets(s, 10)).toEqual([5, 6, 7, 8, 9])
+  })
+
+  it('opening a row keeps a hand-built selection and starts the next shift range there', () => {
+    let s = clickRow(emptySelection(), 2, toggle, TOTAL)
+    s = clickRow(s, 5, toggle, TOTAL)
+    s = openRow(s, 8)
+    expect(offsets(s, 20)).toEqual([2, 5])
+    s = clickRow(s, 10, both, TOTAL)
+    expect(offsets(s, 20)).toEqual([2, 5, 8, 9, 10])
   })
 })

@@ -85,6 +85,15 @@ export function clickRow(sel: Selection, offset: number, mods: ClickModifiers, t
   return { all: false, ranges: [[offset, offset]], anchor: offset }
 }
 
+/**
+ * Opening the row at `offset` with a plain click: it is not a selection gesture (the selection
+ * built by hand stays while calls are read one after another), but it is where a later
+ * shift-click's range starts.
+ */
+export function openRow(sel: Selection, offset: number): Selection {
+  return { ...sel, anchor: offset }
+}
+
 /** How many rows are selected; `total` is needed only for "all results". */
 export function selectedCount(sel: Selection, total: number): number {
   if (sel.all) return total

@@ -19,7 +19,7 @@ import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
-import { allSelection, clickRow, emptySelection, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
+import { allSelection, clickRow, emptySelection, openRow, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
 import { useColumnsStore } from './columns'
 
@@ -309,9 +309,10 @@ export const useSearchStore = defineStore('search', () => {
     cursor.value = offset
   }
 
-  /** Puts back a selection a gesture replaced (the first click of a double-click that opens a call). */
-  function restoreSelection(sel: Selection): void {
-    selection.value = sel
+  /** A plain click opens the call: the cursor and a shift range's anchor move, the selection stays. */
+  function openAt(offset: number): void {
+    selection.value = openRow(selection.value, offset)
+    cursor.value = offset
   }
 
   function selectAll(): void {
@@ -417,7 +418,7 @@ export const useSearchStore = defineStore('search', () => {
     setMode,
     click,
     selectAll,
-    restoreSelection,
+    openAt,
     refreshRows,
     clearSelection,
     exportSelection,
