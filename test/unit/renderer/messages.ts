@@ -17,5 +17,5 @@ export const TR = flatten(tr)
 
 /** The {named} placeholders of a message. */
 export function placeholders(text: string): string[] {
-  return [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '').sort()
+  return [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? ''))].sort()
 }

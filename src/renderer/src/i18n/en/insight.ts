@@ -7,7 +7,7 @@ export const insightMessages = {
     chooseKey: 'Choose a parameter',
     noData: 'No data for these filters.',
     perType: 'Calls per type',
-    total: '{count} calls in the current result set',
+    total: '{count} call in the current result set | {count} calls in the current result set',
     count: 'Calls',
     localOnly: 'Insight is computed from the local cache.',
     activeFilters: 'Active filters',
@@ -22,7 +22,7 @@ export const insightMessages = {
     savePng: 'Save the chart as PNG',
     saveCsv: 'Save the chart data as CSV',
     compare: 'Compare with another period',
-    compareTotal: '{count} calls in the comparison period',
+    compareTotal: '{count} call in the comparison period | {count} calls in the comparison period',
     dayN: 'Day {n}',
     day: 'Day',
     dayNumber: 'Day number',
@@ -36,7 +36,7 @@ export const insightMessages = {
     callsWithValue: 'Calls with a value',
     mean: 'Mean of {name}',
     share: 'Share of {value}',
-    missing: '{count} calls without a value',
+    missing: '{count} call without a value | {count} calls without a value',
     dataTable: 'Data table',
     searchThese: 'Search these calls'
   }

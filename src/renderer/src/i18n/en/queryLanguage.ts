@@ -13,7 +13,7 @@ export const queryLanguageMessages = {
     callId: 'A call ID pasted whole (or id:…) finds that call',
     operatorWord: 'To search for an operator word itself (ve, or, not, değil), put it in quotes: “ve”.',
     keysTitle: 'Fields in this account',
-    keyCalls: '{count} calls',
+    keyCalls: '{count} call | {count} calls',
     loading: 'Reading examples from your calls…',
     noData: 'Sync some calls to see examples from your own data.',
     valueWarning: 'No value “{value}” for {field}; values: {values}.',

@@ -25,7 +25,7 @@ export const reviewMessages = {
     noLists: 'No review lists yet.',
     deleteList: 'Delete list {name}',
     newFromSearch: 'New list from the current search',
-    fromSearchHint: 'The search finds {count} calls.',
+    fromSearchHint: 'The search finds {count} call. | The search finds {count} calls.',
     listName: 'Name',
     defaultName: 'Review list',
     sampling: 'Calls',

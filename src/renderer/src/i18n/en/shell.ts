@@ -21,7 +21,7 @@ export const shellMessages = {
     offlineHint: 'The service cannot be reached. Local search keeps working on the cache.',
     cacheFresh: 'Cache synced {age}',
     cacheNever: 'Cache never synced',
-    cacheCalls: '{count} calls cached',
+    cacheCalls: '{count} call cached | {count} calls cached',
     demo: 'Demo',
     relogin: 'Sign in again to sync',
     zone: 'Times in {zone}',

@@ -143,7 +143,7 @@ export const syncMessages = {
     outcome_interrupted: 'Interrupted',
     useScope: 'Use this scope',
     resync: 'Sync again',
-    doneToast: 'Sync finished: {count} calls stored',
+    doneToast: 'Sync finished: {count} call stored | Sync finished: {count} calls stored',
     failedToast: 'Sync failed',
     nextStep: 'What to do next',
     offline: 'Offline: syncing needs the service. Start again once it can be reached.',
