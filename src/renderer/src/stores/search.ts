@@ -19,6 +19,7 @@ import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
+import { rowNumber, termsToHighlight } from '../lib/serviceRows'
 import { allSelection, clickRow, emptySelection, openRow, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
 import { useColumnsStore } from './columns'
@@ -104,7 +105,9 @@ export const useSearchStore = defineStore('search', () => {
   const activeNode = computed(
     () => analyzeQuery(shownQuery.value.text, { keys: analysisKeys.value, recordFields: recordFields.value }).node
   )
-  const highlightTerms = computed<string[]>(() => positiveTerms(activeNode.value))
+  const highlightTerms = computed<string[]>(() => termsToHighlight(mode.value, positiveTerms(activeNode.value)))
+  /** The service matched on no text: nothing in its rows is marked as found by the query. */
+  const matchNode = computed(() => (mode.value === 'service' ? null : activeNode.value))
 
   const cache = markRaw(new PageCache<CallRow>(async () => [], { pageSize: PAGE_SIZE, maxPages: 30 }))
   cache.onChange = () => version.value++
@@ -125,6 +128,11 @@ export const useSearchStore = defineStore('search', () => {
       return r ? recordToRow(r) : undefined
     }
     return cache.get(offset)
+  }
+
+  /** The number shown for the row at `offset`: its place in the whole result (the service's window counts on). */
+  function rowNumberAt(offset: number): number {
+    return rowNumber(mode.value, remoteSkip.value, offset)
   }
 
   function remoteRecordAt(offset: number): CallRecord | undefined {
@@ -411,6 +419,8 @@ export const useSearchStore = defineStore('search', () => {
     cache,
     rowAt,
     remoteRecordAt,
+    rowNumberAt,
+    matchNode,
     ensureRows,
     loadLookups,
     run,
