@@ -3,7 +3,14 @@ import { z } from 'zod'
 import { ResultColumn } from './records'
 
 /** One bar of a breakdown: a text value, or for a numeric column a range [min, max). */
-export const BreakdownBar = z.object({ value: z.string(), min: z.number().nullable(), max: z.number().nullable(), count: z.number().int() })
+export const BreakdownBar = z.object({
+  value: z.string(),
+  min: z.number().nullable(),
+  max: z.number().nullable(),
+  count: z.number().int(),
+  /** The last numeric range holds its max too: [min, max] instead of [min, max). */
+  closed: z.boolean().optional()
+})
 export type BreakdownBar = z.infer<typeof BreakdownBar>
 
 /** The query's calls counted per value of one column; `missing`: calls with no value. */

@@ -167,7 +167,16 @@ export const Facets = z.object({
   /** Day in the requested zone, YYYY-MM-DD. */
   perDay: z.array(z.object({ day: z.string(), count: z.number().int() })),
   /** Per value of the chosen analysis key; numeric keys come as ranges. */
-  perValue: z.array(z.object({ value: z.string(), min: z.number().nullable(), max: z.number().nullable(), count: z.number().int() }))
+  perValue: z.array(
+    z.object({
+      value: z.string(),
+      min: z.number().nullable(),
+      max: z.number().nullable(),
+      count: z.number().int(),
+      /** The last numeric range holds its max too: [min, max] instead of [min, max). */
+      closed: z.boolean().optional()
+    })
+  )
 })
 export type Facets = z.infer<typeof Facets>
 

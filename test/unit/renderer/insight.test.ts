@@ -89,6 +89,12 @@ describe('drilling down from a chart', () => {
     expect(below(-1)).toBeLessThan(-1)
     expect(below(0)).toBeLessThan(0)
   })
+
+  it('drills into the closed last bucket with its upper bound included (a score of 100 is in 90–100)', () => {
+    const f = emptyFilters()
+    drillValue(f, 'score', { value: '90 – 100', min: 90, max: 100, count: 4, closed: true })
+    expect(f.analysis).toEqual([{ kind: 'range', key: 'score', min: 90, max: 100 }])
+  })
 })
 
 describe('drilling down from the breakdown and the trend', () => {

@@ -169,7 +169,10 @@ export function numericRange(values: ArrayLike<number>, weights: readonly number
   return items === 0 ? null : { min, max, items }
 }
 
-/** About ten ranges of width 1, 2 or 5 × 10ⁿ over the values; `weights[i]` items hold values[i] (1 when null). */
+/**
+ * About ten ranges of width 1, 2 or 5 × 10ⁿ over the values; `weights[i]` items hold values[i]
+ * (1 when null). Ranges are [min, max) but the last, which is [min, max] and says `closed`.
+ */
 export function numericBuckets(values: ArrayLike<number>, weights: readonly number[] | null): Facets['perValue'] {
   if (values.length === 0) return []
   let lo = Infinity
@@ -184,7 +187,9 @@ export function numericBuckets(values: ArrayLike<number>, weights: readonly numb
   // Shared boundaries (rounded once), so buckets neither overlap nor leave gaps.
   const bound = (k: number): number => Number((start + k * step).toPrecision(12))
   const bounds: number[] = [bound(0)]
-  while (bounds[bounds.length - 1]! <= hi) bounds.push(bound(bounds.length))
+  // The last range is closed, [a, b]: the largest value (a score of 100) ends the last range
+  // ("90 – 100") instead of opening one of its own ("100 – 110") that only it would fill.
+  while (bounds.length < 2 || bounds[bounds.length - 1]! < hi) bounds.push(bound(bounds.length))
   const counts = new Array<number>(bounds.length - 1).fill(0)
   for (let k = 0; k < values.length; k++) {
     const v = values[k]!
@@ -194,6 +199,12 @@ export function numericBuckets(values: ArrayLike<number>, weights: readonly numb
     counts[i]! += weights === null ? 1 : weights[k]!
   }
   return counts
-    .map((count, i) => ({ value: `${fmt(bounds[i]!)} – ${fmt(bounds[i + 1]!)}`, min: bounds[i]!, max: bounds[i + 1]!, count }))
+    .map((count, i) => ({
+      value: `${fmt(bounds[i]!)} – ${fmt(bounds[i + 1]!)}`,
+      min: bounds[i]!,
+      max: bounds[i + 1]!,
+      count,
+      ...(i === counts.length - 1 ? { closed: true } : {})
+    }))
     .filter((b) => b.count > 0)
 }

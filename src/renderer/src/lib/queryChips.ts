@@ -100,11 +100,12 @@ export function drillDay(filters: SearchFilters, day: string, zone: string): voi
  * narrows rather than contradicts.
  */
 export function drillValue(filters: SearchFilters, key: string, bucket: Facets['perValue'][number]): void {
-  // Numeric buckets are half-open [min, max) and range filters inclusive: the filter stops
-  // just below the bucket's upper bound, so the drill finds exactly the bar's calls.
+  // Numeric buckets are half-open [min, max) (the last one closed) and range filters
+  // inclusive: the filter stops just below an open bucket's upper bound, so the drill finds
+  // exactly the bar's calls.
   const next: AnalysisFilter =
     bucket.min !== null && bucket.max !== null
-      ? { kind: 'range', key, min: bucket.min, max: below(bucket.max) }
+      ? { kind: 'range', key, min: bucket.min, max: bucket.closed ? bucket.max : below(bucket.max) }
       : { kind: 'equals', key, value: bucket.value }
   filters.analysis = [...filters.analysis.filter((a) => a.key !== key), next]
 }
@@ -134,7 +135,7 @@ export function drillColumn(filters: SearchFilters, column: ResultColumn, bar: B
   const field = column.slice(6)
   const next: FieldFilter =
     bar.min !== null && bar.max !== null
-      ? { kind: 'range', field, min: bar.min, max: below(bar.max) }
+      ? { kind: 'range', field, min: bar.min, max: bar.closed ? bar.max : below(bar.max) }
       : { kind: 'equals', field, value: bar.value }
   filters.fields = [...filters.fields.filter((f) => f.field !== field), next]
 }

@@ -128,7 +128,7 @@ describe('niceStep and numericBuckets', () => {
       const values = Array.from({ length: 1 + Math.floor(r() * 200) }, () => Math.round((r() - 0.3) * 10 ** (1 + Math.floor(r() * 4))) / 10)
       const b = numericBuckets(values, null)
       expect(b.reduce((a, x) => a + x.count, 0)).toBe(values.length)
-      for (const x of b) expect(x.count).toBe(values.filter((v) => v >= x.min! && v < x.max!).length)
+      for (const x of b) expect(x.count).toBe(values.filter((v) => v >= x.min! && (v < x.max! || (x.closed === true && v === x.max))).length)
       expect(b.length).toBeLessThanOrEqual(11)
     }
   })
@@ -137,10 +137,17 @@ describe('niceStep and numericBuckets', () => {
     expect(numericBuckets([1, 2.5, 9], [3, 1, 2])).toEqual([
       { value: '1 – 2', min: 1, max: 2, count: 3 },
       { value: '2 – 3', min: 2, max: 3, count: 1 },
-      { value: '9 – 10', min: 9, max: 10, count: 2 }
+      { value: '8 – 9', min: 8, max: 9, count: 2, closed: true }
     ])
-    expect(numericBuckets([5, 5], null)).toEqual([{ value: '5 – 6', min: 5, max: 6, count: 2 }])
-    expect(numericBuckets([0.1, 0.2, 0.3], null).map((x) => x.value)).toEqual(['0.1 – 0.12', '0.2 – 0.22', '0.3 – 0.32'])
+    expect(numericBuckets([5, 5], null)).toEqual([{ value: '5 – 6', min: 5, max: 6, count: 2, closed: true }])
+    expect(numericBuckets([0.1, 0.2, 0.3], null).map((x) => x.value)).toEqual(['0.1 – 0.12', '0.2 – 0.22', '0.28 – 0.3'])
+  })
+
+  it('closes the last range on the largest value: scores 0–100 end with "90 – 100", never "100 – 110"', () => {
+    const scores = [0, 12, 35, 50, 71, 88, 90, 99, 100, 100]
+    const b = numericBuckets(scores, null)
+    expect(b.at(-1)).toEqual({ value: '90 – 100', min: 90, max: 100, count: 4, closed: true })
+    expect(b.some((x) => x.min === 100)).toBe(false)
     expect(numericBuckets([], null)).toEqual([])
   })
 })
