@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import {
+  formatValue,
   formatAge,
   formatBytes,
   formatCount,
@@ -101,5 +102,24 @@ describe('ages, counts, sizes and durations', () => {
   it('maps UI languages to Intl locales', () => {
     expect(intlLocale('tr')).toBe('tr-TR')
     expect(intlLocale('en')).toBe('en-GB')
+  })
+})
+
+describe('service values in the reader\'s terms', () => {
+  const tr = { yes: 'Evet', no: 'Hayır' }
+  const en = { yes: 'Yes', no: 'No' }
+  it('writes decimals with the Turkish decimal comma and keeps the service\'s digits', () => {
+    expect(formatValue('0.21', 'tr-TR', tr)).toBe('0,21')
+    expect(formatValue('0.10', 'tr-TR', tr)).toBe('0,10')
+    expect(formatValue('-3.5', 'tr-TR', tr)).toBe('-3,5')
+    expect(formatValue('0.21', 'en-GB', en)).toBe('0.21')
+    expect(formatValue('87', 'tr-TR', tr)).toBe('87')
+  })
+
+  it('says true/false as the language\'s yes/no, and leaves other text alone', () => {
+    expect(formatValue('true', 'tr-TR', tr)).toBe('Evet')
+    expect(formatValue('FALSE', 'tr-TR', tr)).toBe('Hayır')
+    expect(formatValue('true', 'en-GB', en)).toBe('Yes')
+    for (const raw of ['Negative', '007', '1e5', '3,5', '+5', '12345678901234567890', 'İptal']) expect(formatValue(raw, 'tr-TR', tr)).toBe(raw)
   })
 })

@@ -1,4 +1,5 @@
 import type { Facets } from '../../../shared/domain'
+import { formatValue } from './format'
 
 /**
  * Calls per day with the missing days filled with zero, so gaps show as gaps rather than as
@@ -24,7 +25,13 @@ export function fillDays(perDay: Facets['perDay']): Array<{ day: string; count: 
 }
 
 /** Labels for a parameter's distribution: the value, or "min–max" for numeric buckets. */
-export function valueLabels(perValue: Facets['perValue'], locale: string): string[] {
+export function valueLabels(perValue: Facets['perValue'], locale: string, words?: { yes: string; no: string }): string[] {
   const nf = new Intl.NumberFormat(locale, { maximumFractionDigits: 2 })
-  return perValue.map((v) => (v.min !== null && v.max !== null && v.min !== v.max ? `${nf.format(v.min)}–${nf.format(v.max)}` : v.value))
+  return perValue.map((v) =>
+    v.min !== null && v.max !== null && v.min !== v.max
+      ? `${nf.format(v.min)}–${nf.format(v.max)}`
+      : words
+        ? formatValue(v.value, locale, words)
+        : v.value
+  )
 }

@@ -1,5 +1,6 @@
 import type { CellValue, ColumnInfo, ResultColumn } from '../../../shared/domain'
 import { formatClockDuration, knownField, languageName } from './extraFields'
+import { formatValue } from './format'
 
 const REVIEW_LABELS: Record<string, string> = {
   'review:status': 'review.colStatus',
@@ -20,7 +21,8 @@ export function columnLabel(info: Pick<ColumnInfo, 'column' | 'label'>, t: (key:
 
 /**
  * A cell as text: known fields as "Other fields" reads them (durations as m:ss), a review
- * status by its name, numbers in the UI language's digits, nothing as empty.
+ * status by its name, numbers in the UI language's digits, with `t` text numbers and
+ * true/false in the UI language too (formatValue), nothing as empty.
  */
 export function formatCell(column: ResultColumn, value: CellValue | undefined, locale: string, t?: (key: string) => string): string {
   if (value === null || value === undefined) return ''
@@ -29,5 +31,5 @@ export function formatCell(column: ResultColumn, value: CellValue | undefined, l
   if (known?.kind === 'duration' && typeof value === 'number') return formatClockDuration(value)
   if (known?.kind === 'language' && typeof value === 'string') return languageName(value, locale)
   if (typeof value === 'number') return new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(value)
-  return value
+  return t ? formatValue(value, locale, { yes: t('common.yes'), no: t('common.no') }) : value
 }

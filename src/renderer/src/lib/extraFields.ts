@@ -53,8 +53,10 @@ export function languageName(tag: string, uiLocale: string): string {
   }
 }
 
-export function extraEntries(extra: Record<string, unknown>, uiLocale: string): ExtraEntry[] {
+export function extraEntries(extra: Record<string, unknown>, uiLocale: string, words?: { yes: string; no: string }): ExtraEntry[] {
   return Object.entries(extra).map(([key, v]) => {
+    if (typeof v === 'boolean' && words)
+      return { key, labelKey: knownField(key)?.labelKey ?? null, value: v ? words.yes : words.no, raw: false }
     const known = KNOWN[key.toLowerCase()]
     const rawValue = typeof v === 'string' ? v : JSON.stringify(v)
     if (!known) return { key, labelKey: null, value: rawValue, raw: true }

@@ -155,3 +155,23 @@ export function intlLocale(language: 'tr' | 'en'): string {
 export function formatScore(total: number, locale: string): string {
   return numberFormat(locale, { maximumFractionDigits: 1 }).format(total)
 }
+
+/** A plain decimal numeral as services write them: "0.21", "-3", "87.5" (no grouping, no exponent). */
+const PLAIN_DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.(\d+))?$/
+
+/**
+ * A value the service sent as text, in the reader's terms: a plain number with the locale's
+ * decimal mark ("0.21" → "0,21" in Turkish, with every digit the service gave), true/false
+ * as the language's yes/no ("Evet"/"Hayır"); anything else as it came. Every view that shows
+ * a service value goes through here, so no screen says "true" or "0.21" to a Turkish reader.
+ */
+export function formatValue(raw: string, locale: string, words: { yes: string; no: string }): string {
+  const text = raw.trim()
+  const lower = text.toLowerCase()
+  if (lower === 'true') return words.yes
+  if (lower === 'false') return words.no
+  const m = PLAIN_DECIMAL.exec(text)
+  if (!m || text.replace(/[-.]/g, '').replace(/^0+/, '').length > 15) return raw
+  const digits = Math.min(20, m[1]?.length ?? 0)
+  return numberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(text))
+}

@@ -10,7 +10,14 @@ export const NAV_ITEMS = [
   { route: 'sync', to: '/sync', label: 'nav.sync', testid: 'nav-sync', command: 'openSync', help: 'shortcuts.goSync' },
   { route: 'review', to: '/review', label: 'nav.review', testid: 'nav-review', command: 'openReview', help: 'shortcuts.goReview' },
   { route: 'insight', to: '/insight', label: 'nav.insight', testid: 'nav-insight', command: 'openInsight', help: 'shortcuts.goInsight' },
-  { route: 'settings', to: '/settings', label: 'nav.settings', testid: 'nav-settings', command: 'openSettings', help: 'shortcuts.goSettings' }
+  {
+    route: 'settings',
+    to: '/settings',
+    label: 'nav.settings',
+    testid: 'nav-settings',
+    command: 'openSettings',
+    help: 'shortcuts.goSettings'
+  }
 ] as const satisfies ReadonlyArray<{ route: string; to: string; label: string; testid: string; command: MenuCommand; help: string }>
 
 export type NavItem = (typeof NAV_ITEMS)[number]
