@@ -361,6 +361,11 @@ export class CallCache {
     return this.scopeRows.statuses()
   }
 
+  /** A scope's stored checkpoint as it was written (the sync reads it through its own schema). */
+  scopeCheckpoint(scopeKey: string): unknown {
+    return this.scopeRows.checkpoint(scopeKey)
+  }
+
   info(): CacheInfo {
     let size = 0
     for (const f of [this.file, `${this.file}-wal`]) {
@@ -372,7 +377,14 @@ export class CallCache {
     }
     const calls = this.db.prepare('SELECT count(*) FROM calls').pluck().get() as number
     const last = this.db.prepare('SELECT max(last_success_at) FROM sync_scopes').pluck().get() as number | null
-    return { path: this.file, sizeBytes: size, calls, lastSyncAt: last }
+    const stopped =
+      last === null
+        ? (this.db
+            .prepare("SELECT max(coalesce(finished_at, started_at)) FROM sync_runs WHERE outcome IN ('cancelled', 'failed', 'interrupted')")
+            .pluck()
+            .get() as number | null)
+        : null
+    return { path: this.file, sizeBytes: size, calls, lastSyncAt: last, stoppedAt: stopped }
   }
 
   /**

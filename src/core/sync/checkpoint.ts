@@ -54,3 +54,18 @@ export function readCheckpoint(raw: unknown): Checkpoint | null {
   const parsed = Checkpoint.safeParse(raw)
   return parsed.success ? parsed.data : null
 }
+
+/**
+ * The part of a stopped pass's range whose calls are all stored, as the checkpoint knows it:
+ * newest first from the lowest second seen up to the range's end, oldest first from the
+ * range's start up to the last second seen. Null when the pass stored nothing yet. The sync
+ * screen shows it for a scope whose first pass was stopped, which has no coverage yet.
+ */
+export function syncedSoFar(raw: unknown): { from: number; to: number } | null {
+  const cp = readCheckpoint(raw)
+  if (cp === null) return null
+  const { pager } = cp
+  if (pager.done) return { from: cp.rangeFrom, to: cp.rangeTo }
+  if (pager.boundaryAt === null) return null
+  return pager.order === 'newest' ? { from: pager.boundaryAt, to: cp.rangeTo } : { from: cp.rangeFrom, to: pager.boundaryAt }
+}

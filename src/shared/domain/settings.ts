@@ -119,7 +119,9 @@ export const CacheInfo = z.object({
   path: z.string().nullable(),
   sizeBytes: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
-  lastSyncAt: EpochMs.nullable()
+  lastSyncAt: EpochMs.nullable(),
+  /** No sync has finished yet but one stopped (cancelled, failed, interrupted): when the latest of them ended. */
+  stoppedAt: EpochMs.nullable().optional()
 })
 export type CacheInfo = z.infer<typeof CacheInfo>
 

@@ -110,7 +110,13 @@ export const ScopeStatus = z.object({
   coveredTo: EpochMs.nullable(),
   lastSuccessAt: EpochMs.nullable(),
   lastOutcome: SyncOutcome.nullable(),
-  calls: z.number().int().nonnegative()
+  calls: z.number().int().nonnegative(),
+  /**
+   * A scope whose first pass was stopped has no coverage yet; the stretch its checkpoint
+   * says is stored (from its end back to where it stopped, newest first) is shown instead.
+   */
+  partialFrom: EpochMs.nullable().optional(),
+  partialTo: EpochMs.nullable().optional()
 })
 export type ScopeStatus = z.infer<typeof ScopeStatus>
 

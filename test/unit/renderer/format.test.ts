@@ -1,6 +1,8 @@
 import { DateTime } from 'luxon'
 import { describe, expect, it } from 'vitest'
 import {
+  cacheFreshness,
+  formatShortDateTime,
   formatValue,
   formatAge,
   formatBytes,
@@ -121,5 +123,21 @@ describe('service values in the reader\'s terms', () => {
     expect(formatValue('FALSE', 'tr-TR', tr)).toBe('Hayır')
     expect(formatValue('true', 'en-GB', en)).toBe('Yes')
     for (const raw of ['Negative', '007', '1e5', '3,5', '+5', '12345678901234567890', 'İptal']) expect(formatValue(raw, 'tr-TR', tr)).toBe(raw)
+  })
+})
+
+describe('the status bar on a cache no sync finished', () => {
+  it('says when the first sync stopped, rather than "never synced"', () => {
+    expect(cacheFreshness({ lastSyncAt: null, stoppedAt: 1_700_000_000_000, calls: 7300 })).toEqual({ kind: 'firstStopped', at: 1_700_000_000_000 })
+    expect(cacheFreshness({ lastSyncAt: 5, stoppedAt: null, calls: 7300 })).toEqual({ kind: 'synced', at: 5 })
+    expect(cacheFreshness({ lastSyncAt: null, calls: 7300 })).toEqual({ kind: 'notFinished' })
+    expect(cacheFreshness({ lastSyncAt: null, calls: 0 })).toEqual({ kind: 'never' })
+    expect(cacheFreshness(null)).toEqual({ kind: 'never' })
+  })
+
+  it('writes the stop time in the zone and the language', () => {
+    const at = Date.UTC(2026, 10, 29, 8, 47)
+    expect(formatShortDateTime(at, 'Europe/Istanbul', 'en-GB')).toContain('11:47')
+    expect(formatShortDateTime(at, 'Europe/Istanbul', 'tr-TR')).toMatch(/Kas.*11:47/)
   })
 })

@@ -1,6 +1,7 @@
-import { LastRunScope, planningProgress, syncEnded, type CacheInfo, type SyncProgress, type SyncScope } from '../../../shared/domain'
+import { LastRunScope, planningProgress, syncEnded, type CacheInfo, type ScopeStatus, type SyncProgress, type SyncScope } from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { SyncEngine } from '../../sync'
+import { syncedSoFar } from '../../sync/checkpoint'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../platform'
@@ -74,7 +75,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
       const latest = rt?.cache.recentRuns(1)[0]
       const lastScope = latest ? LastRunScope.safeParse(latest.params) : null
       return {
-        scopes: rt ? rt.cache.scopeStatuses() : [],
+        scopes: rt ? rt.cache.scopeStatuses().map((s) => withPartial(s, rt.cache.scopeCheckpoint(s.scopeKey))) : [],
         active,
         last: rt ? (rt.lastSync ?? rt.cache.lastEndedRun()) : null,
         lastScope: lastScope?.success ? lastScope.data : null
@@ -89,4 +90,11 @@ export function syncHandlers(state: AppState): SyncHandlers {
       return rt.cache.info()
     }
   }
+}
+
+/** A scope without coverage whose first pass stopped: the stretch its checkpoint says is stored. */
+function withPartial(s: ScopeStatus, checkpoint: unknown): ScopeStatus {
+  if (s.coveredFrom !== null) return s
+  const part = syncedSoFar(checkpoint)
+  return part === null ? s : { ...s, partialFrom: part.from, partialTo: part.to }
 }

@@ -175,3 +175,36 @@ export function formatValue(raw: string, locale: string, words: { yes: string; n
   const digits = Math.min(20, m[1]?.length ?? 0)
   return numberFormat(locale, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(Number(text))
 }
+
+/** An instant as a short date and time in the zone and locale: "29 Nov 2026, 11:47", "29 Kas 2026 11:47". */
+export function formatShortDateTime(ms: number, zone: string, locale: string): string {
+  try {
+    return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: zone }).format(ms)
+  } catch {
+    return DateTime.fromMillis(ms, { zone }).toFormat('yyyy-MM-dd HH:mm')
+  }
+}
+
+/**
+ * The status bar's word on the cache: when it last synced, or, when no sync has finished but
+ * one stopped, when the first sync stopped and that Start continues it.
+ */
+export interface CacheFreshnessInput {
+  lastSyncAt: number | null
+  stoppedAt?: number | null
+  calls: number
+}
+
+export type CacheFreshness =
+  | { kind: 'synced'; at: number }
+  | { kind: 'firstStopped'; at: number }
+  | { kind: 'notFinished' }
+  | { kind: 'never' }
+
+export function cacheFreshness(cache: CacheFreshnessInput | null): CacheFreshness {
+  if (cache?.lastSyncAt != null) return { kind: 'synced', at: cache.lastSyncAt }
+  if (cache?.stoppedAt != null) return { kind: 'firstStopped', at: cache.stoppedAt }
+  // Calls stored by runs that were stopped: the cache is not empty, only no run has finished.
+  if ((cache?.calls ?? 0) > 0) return { kind: 'notFinished' }
+  return { kind: 'never' }
+}

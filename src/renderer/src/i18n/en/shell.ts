@@ -21,6 +21,8 @@ export const shellMessages = {
     offlineHint: 'The service cannot be reached. Local search keeps working on the cache.',
     cacheFresh: 'Cache synced {age}',
     cacheNever: 'Cache never synced',
+    firstSyncStopped: 'First sync stopped at {time}',
+    startContinues: 'Start continues',
     cacheCalls: '{count} call cached | {count} calls cached',
     demo: 'Demo',
     relogin: 'Sign in again to sync',

@@ -135,6 +135,7 @@ export const syncMessages = {
     noScopes: 'Nothing synced yet.',
     lastSuccess: 'Last success',
     coverage: 'Coverage',
+    coveragePartial: 'so far: the first sync stopped here',
     outcome: 'Outcome',
     outcome_running: 'Running',
     outcome_done: 'Done',

@@ -24,6 +24,8 @@ export const shellMessages: Shape<typeof en> = {
     offlineHint: 'Servise ulaşılamıyor. Yerel arama önbellek üzerinde çalışmaya devam eder.',
     cacheFresh: 'Önbellek {age} eşitlendi',
     cacheNever: 'Önbellek hiç eşitlenmedi',
+    firstSyncStopped: 'İlk eşitleme {time} itibarıyla durdu',
+    startContinues: 'Başlat kaldığı yerden sürdürür',
     cacheCalls: 'Önbellekte {count} çağrı',
     demo: 'Demo',
     relogin: 'Eşitlemek için yeniden oturum açın',

@@ -138,6 +138,7 @@ export const syncMessages: Shape<typeof en> = {
     noScopes: 'Henüz bir şey eşitlenmedi.',
     lastSuccess: 'Son başarılı',
     coverage: 'Kapsanan aralık',
+    coveragePartial: 'şimdilik: ilk eşitleme burada durdu',
     outcome: 'Sonuç',
     outcome_running: 'Sürüyor',
     outcome_done: 'Tamamlandı',
