@@ -38,7 +38,7 @@ export async function exportCommand(argv: string[], io: Io, signal: AbortSignal)
   const out = resolve(required(values.out, '--out'))
   const columns = check(
     z.array(ExportColumn).min(1),
-    values.columns === undefined ? ExportColumn.options.filter((c) => c !== 'review') : parseList(values.columns),
+    values.columns === undefined ? ExportColumn.options.filter((c) => c !== 'review' && c !== 'extra') : parseList(values.columns),
     '--columns'
   )
   const analysisLayout = check(AnalysisLayout, values.analysis ?? 'wide', '--analysis')

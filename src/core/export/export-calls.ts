@@ -7,6 +7,7 @@ import {
   EpochMs,
   ExportColumn,
   ExportFormat,
+  ExtraFieldColumn,
   HeaderLanguage,
   IanaZone,
   QueryCoverage
@@ -35,6 +36,7 @@ const ExportOptionsData = z.object({
   file: z.string().trim().min(1, 'Choose a file to export to'),
   format: ExportFormat,
   columns: z.array(ExportColumn).min(1, 'Choose at least one column'),
+  extraFields: z.array(ExtraFieldColumn).max(50).optional(),
   analysisLayout: AnalysisLayout,
   zone: IanaZone,
   headerLanguage: HeaderLanguage.default('en'),
@@ -102,7 +104,16 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
         return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review, labels })
       }
       const review = columns.includes('review') ? opts.source.review : undefined
-      const plan = planTabular({ columns, layout: opts.analysisLayout, analysisKeys: source.analysisKeys, zone, text, labels, review })
+      const plan = planTabular({
+        columns,
+        extraFields: checked.data.extraFields ?? [],
+        layout: opts.analysisLayout,
+        analysisKeys: source.analysisKeys,
+        zone,
+        text,
+        labels,
+        review
+      })
       if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
       const about: Array<[string, string | number | DateCell]> = [
         [labels.exportedAt, new DateCell(meta.exportedAt)],

@@ -113,7 +113,7 @@ const EN: HeaderLabels = {
   trueWord: 'Yes',
   falseWord: 'No',
   about: {
-    columnNames: { callId: 'Call ID', callDate: 'Call date', title: 'Title', summary: 'Summary', analysis: 'Analysis', review: 'Review' },
+    columnNames: { callId: 'Call ID', callDate: 'Call date', title: 'Title', summary: 'Summary', analysis: 'Analysis', review: 'Review', extra: 'Other fields' },
     layouts: { wide: 'Wide (one column per parameter)', long: 'Long (one row per parameter)' },
     filters: {
       text: 'Text',
@@ -189,7 +189,8 @@ const TR: HeaderLabels = {
       title: 'Başlık',
       summary: 'Özet',
       analysis: 'Analiz',
-      review: 'İnceleme'
+      review: 'İnceleme',
+      extra: 'Diğer alanlar'
     },
     layouts: { wide: 'Geniş (her parametre bir sütun)', long: 'Uzun (her parametre bir satır)' },
     filters: {

@@ -1,5 +1,5 @@
-import type { AnalysisLayout, CallRecord, ExportColumn } from '../../shared/domain'
-import { DateCell, type Cell } from './cells'
+import type { AnalysisLayout, CallRecord, ExportColumn, ExtraFieldColumn } from '../../shared/domain'
+import { DateCell, parseRealNumber, type Cell } from './cells'
 import type { HeaderLabels } from './header-labels'
 import { reviewPart, type ReviewLookup } from './review-columns'
 import type { TextGuard } from './text-guard'
@@ -22,6 +22,8 @@ const REPEATED_KEY_SEPARATOR = '; '
 
 export interface TabularInput {
   columns: readonly ExportColumn[]
+  /** The record's extra fields, written where `extra` is among the columns. */
+  extraFields?: readonly ExtraFieldColumn[]
   layout: AnalysisLayout
   analysisKeys: ReadonlyArray<{ key: string; friendlyName: string }>
   zone: string
@@ -81,6 +83,9 @@ export function planTabular(input: TabularInput): TabularPlan {
           parts.push(widePart(input, columns))
         }
         break
+      case 'extra':
+        parts.push(extraPart(input, columns))
+        break
       case 'review':
         // Without annotations to read (an export from elsewhere), the column is left out.
         if (input.review) parts.push(reviewPart(input.review, text, columns, labels))
@@ -125,6 +130,28 @@ function widePart(input: TabularInput, columns: TabularColumn[]): (row: Cell[], 
       cells[i] = before === null || before === undefined ? item.value : before + REPEATED_KEY_SEPARATOR + item.value
     }
     for (const raw of cells) row.push(raw === null ? '' : value(raw))
+  }
+}
+
+/**
+ * The chosen extra fields, one column each under the user's name for it. Values keep their
+ * type: a number (a duration in seconds) is a number cell, true/false the language's word,
+ * a numeral text a number as analysis values are, other text guarded text.
+ */
+function extraPart(input: TabularInput, columns: TabularColumn[]): (row: Cell[], record: CallRecord) => void {
+  const { text, labels } = input
+  const seen = new Set<string>()
+  const fields = (input.extraFields ?? []).filter((f) => !seen.has(f.key) && seen.add(f.key))
+  for (const f of fields) columns.push({ header: text.text(f.header), kind: 'value' })
+  const cell = (v: unknown): Cell => {
+    if (v === null || v === undefined) return ''
+    if (typeof v === 'boolean') return v ? labels.trueWord : labels.falseWord
+    if (typeof v === 'number') return (Number.isFinite(v) ? parseRealNumber(String(v)) : null) ?? text.text(String(v))
+    if (typeof v === 'string') return text.value(v)
+    return text.text(JSON.stringify(v))
+  }
+  return (row, record) => {
+    for (const f of fields) row.push(cell(record.extra[f.key]))
   }
 }
 

@@ -1,4 +1,13 @@
-import type { AnalysisLayout, CallRecord, CsvDialect, ExportColumn, ExportFormat, HeaderLanguage, QueryCoverage } from '../../shared/domain'
+import type {
+  AnalysisLayout,
+  CallRecord,
+  CsvDialect,
+  ExportColumn,
+  ExportFormat,
+  ExtraFieldColumn,
+  HeaderLanguage,
+  QueryCoverage
+} from '../../shared/domain'
 import type { ExportProgressEvent } from './progress'
 import type { ReviewLookup } from './review-columns'
 
@@ -29,6 +38,8 @@ export interface ExportOptions {
   file: string
   format: ExportFormat
   columns: ExportColumn[]
+  /** CSV and XLSX: the record's extra fields written where `extra` is among the columns. */
+  extraFields?: ExtraFieldColumn[]
   analysisLayout: AnalysisLayout
   /** IANA zone for callDate. */
   zone: string

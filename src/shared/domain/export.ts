@@ -8,7 +8,15 @@ import { IanaZone } from './time'
 export const ExportFormat = z.enum(['csv', 'xlsx', 'json', 'ndjson'])
 export type ExportFormat = z.infer<typeof ExportFormat>
 /** `review`: the call's annotation (status, tags, note, score…; docs/review.md). */
-export const ExportColumn = z.enum(['callId', 'callDate', 'title', 'summary', 'analysis', 'review'])
+export const ExportColumn = z.enum(['callId', 'callDate', 'title', 'summary', 'analysis', 'review', 'extra'])
+
+/**
+ * One of the record's extra fields (agentName, durationSeconds, language…) as an export column,
+ * at the place of `extra` among the columns, under the header the user named it in the
+ * export's language.
+ */
+export const ExtraFieldColumn = z.object({ key: z.string().min(1).max(200), header: z.string().trim().min(1).max(200) })
+export type ExtraFieldColumn = z.infer<typeof ExtraFieldColumn>
 export type ExportColumn = z.infer<typeof ExportColumn>
 export const AnalysisLayout = z.enum(['wide', 'long'])
 export type AnalysisLayout = z.infer<typeof AnalysisLayout>
@@ -59,7 +67,9 @@ export const ExportRequest = z.object({
   /** CSV: also hand over the `.meta.json` sidecar (browser mode downloads it as a second file). */
   sidecar: z.boolean().optional(),
   /** Zone for callDate cells; the display zone when absent. */
-  zone: IanaZone.optional()
+  zone: IanaZone.optional(),
+  /** The record's extra fields written at the place of the `extra` column. */
+  extraFields: z.array(ExtraFieldColumn).max(50).optional()
 })
 export type ExportRequest = z.infer<typeof ExportRequest>
 

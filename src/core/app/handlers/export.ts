@@ -31,6 +31,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
           file,
           format: req.format,
           columns: req.columns,
+          ...(req.extraFields ? { extraFields: req.extraFields } : {}),
           analysisLayout: req.analysisLayout,
           headerLanguage: req.headerLanguage,
           ...(req.csvDialect ? { csvDialect: req.csvDialect } : {}),

@@ -336,6 +336,33 @@ describe('CSV dialect', () => {
     ])
   })
 
+  it('writes the chosen extra fields under the user’s Turkish names, typed, at the place of "extra"', async () => {
+    const file = join(tmp.dir, 'extra.csv')
+    await exportCallsWith({
+      source: sourceOf([{ ...record, extra: { agentName: 'Ayşe Yılmaz', durationSeconds: 312.5, language: 'tr-TR', transferred: false, queue: '=cmd' } }]),
+      file,
+      format: 'csv',
+      columns: ['callId', 'extra', 'analysis'],
+      extraFields: [
+        { key: 'agentName', header: 'Temsilci' },
+        { key: 'durationSeconds', header: 'Süre (sn)' },
+        { key: 'transferred', header: 'Aktarıldı' },
+        { key: 'queue', header: 'Kuyruk' },
+        { key: 'missing', header: 'Yok' }
+      ],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard,
+      headerLanguage: 'tr'
+    })
+    const text = readFileSync(file, 'utf8')
+    expect(parse(text, { bom: true, delimiter: ';' })).toEqual([
+      ['Çağrı kimliği', 'Temsilci', 'Süre (sn)', 'Aktarıldı', 'Kuyruk', 'Yok', 'Puan', 'Çözüldü'],
+      ['d-1', 'Ayşe Yılmaz', '312,5', 'Hayır', "'=cmd", '', '0,21', 'Evet']
+    ])
+  })
+
   it('is switchable either way', async () => {
     expect((await write(join(tmp.dir, 'en-semi.csv'), { headerLanguage: 'en', csvDialect: 'semicolon' }))[1]).toEqual([
       'd-1',

@@ -299,4 +299,29 @@ describe('XLSX export', () => {
     })
     expect((await readBook(file)).getWorksheet('Calls')!.autoFilter).toBe('A1:B1')
   })
+
+  it('writes extra fields as typed cells: durations as numbers of seconds, booleans as Evet/Hayır', async () => {
+    const file = join(tmp.dir, 'extra.xlsx')
+    const [base] = makeRecords(1)
+    await exportCallsWith({
+      source: sourceOf([{ ...base!, callId: 'x-1', extra: { agentName: 'Ayşe', durationSeconds: 75, callback: true } }]),
+      file,
+      format: 'xlsx',
+      columns: ['callId', 'extra'],
+      extraFields: [
+        { key: 'agentName', header: 'Temsilci' },
+        { key: 'durationSeconds', header: 'Süre (sn)' },
+        { key: 'callback', header: 'Geri arama' }
+      ],
+      analysisLayout: 'wide',
+      zone: 'UTC',
+      meta: baseMeta,
+      guard: testGuard,
+      headerLanguage: 'tr'
+    })
+    const sheet = (await readBook(file)).worksheets[0]!
+    expect([1, 2, 3, 4].map((c) => cellValue(sheet.getRow(1), c))).toEqual(['Çağrı kimliği', 'Temsilci', 'Süre (sn)', 'Geri arama'])
+    expect([1, 2, 3, 4].map((c) => cellValue(sheet.getRow(2), c))).toEqual(['x-1', 'Ayşe', 75, 'Evet'])
+  })
 })
+
