@@ -36,6 +36,18 @@ export const ReviewSettings = z.object({
   agentField: AgentField.nullable().default(null)
 })
 export type ReviewSettings = z.infer<typeof ReviewSettings>
+/**
+ * What the user made of one of the record's extra fields (agentName, durationSeconds…): its
+ * names in each language, and whether Insight offers it and an export writes it. Absent:
+ * the app's own name for a known field (else the raw key), offered and exported.
+ */
+export const ExtraFieldSetting = z.object({
+  nameTr: z.string().trim().max(100).optional(),
+  nameEn: z.string().trim().max(100).optional(),
+  facet: z.boolean().optional(),
+  export: z.boolean().optional()
+})
+export type ExtraFieldSetting = z.infer<typeof ExtraFieldSetting>
 
 export const Settings = z.object({
   accounts: z.array(Account).default([]),
@@ -70,14 +82,14 @@ export const Settings = z.object({
   export: z
     .object({
       format: ExportFormat.default('xlsx'),
-      columns: z.array(ExportColumn).min(1).default(['callId', 'callDate', 'title', 'summary', 'analysis']),
+      columns: z.array(ExportColumn).min(1).default(['callId', 'callDate', 'title', 'summary', 'extra', 'analysis']),
       analysisLayout: AnalysisLayout.default('wide'),
       /** Write headers in English whatever the UI language, for tools that match them by name. */
       englishHeaders: z.boolean().default(false)
     })
     .default({
       format: 'xlsx',
-      columns: ['callId', 'callDate', 'title', 'summary', 'analysis'],
+      columns: ['callId', 'callDate', 'title', 'summary', 'extra', 'analysis'],
       analysisLayout: 'wide',
       englishHeaders: false
     }),
@@ -88,7 +100,9 @@ export const Settings = z.object({
   resultColumns: z.record(z.string(), z.array(ResultColumn).max(30)).default({}),
   /** The results list's column sort, per account id (absent: the query's own order). */
   resultSort: z.record(z.string(), ColumnSort).default({}),
-  review: ReviewSettings.default({ reviewer: null, agentField: null })
+  review: ReviewSettings.default({ reviewer: null, agentField: null }),
+  /** Per account id, per extra field key: the user's names and choices (see ExtraFieldSetting). */
+  extraFields: z.record(z.string(), z.record(z.string(), ExtraFieldSetting)).default({})
 })
 export type Settings = z.infer<typeof Settings>
 
@@ -107,7 +121,9 @@ export const SettingsPatch = z.object({
   resultColumns: z.object({ accountId: z.string().min(1).max(100), columns: z.array(ResultColumn).max(30) }).optional(),
   /** One account's column sort; null: back to the query's own order. */
   resultSort: z.object({ accountId: z.string().min(1).max(100), sort: ColumnSort.nullable() }).optional(),
-  review: ReviewSettings.partial().optional()
+  review: ReviewSettings.partial().optional(),
+  /** One account's setting of one extra field, replacing the one before. */
+  extraField: z.object({ accountId: z.string().min(1).max(100), key: z.string().min(1).max(200), setting: ExtraFieldSetting }).optional()
 })
 export type SettingsPatch = z.infer<typeof SettingsPatch>
 

@@ -107,6 +107,10 @@ export function accountHandlers(state: AppState): AccountHandlers {
       const { [patch.resultSort.accountId]: _old, ...others } = s.resultSort
       next.resultSort = patch.resultSort.sort ? { ...others, [patch.resultSort.accountId]: patch.resultSort.sort } : others
     }
+    if (patch.extraField) {
+      const { accountId, key, setting } = patch.extraField
+      next.extraFields = { ...s.extraFields, [accountId]: { ...s.extraFields[accountId], [key]: setting } }
+    }
     if (patch.theme) platform.setThemeSource(patch.theme)
     return state.saveSettings(next)
   }

@@ -8,11 +8,21 @@ const REVIEW_LABELS: Record<string, string> = {
   'review:score': 'review.colScore'
 }
 
-/** A column's header in the UI language: the call type and known fields by message key, analysis keys by their friendly name. */
-export function columnLabel(info: Pick<ColumnInfo, 'column' | 'label'>, t: (key: string) => string): string {
+/**
+ * A column's header in the UI language: the call type and known fields by message key, an
+ * extra field by the name the user gave it in Settings (`ownNames`, by key) first, analysis
+ * keys by their friendly name.
+ */
+export function columnLabel(
+  info: Pick<ColumnInfo, 'column' | 'label'>,
+  t: (key: string) => string,
+  ownNames?: Readonly<Record<string, string>>
+): string {
   if (info.column === 'callType') return t('fields.callType')
   if (info.column.startsWith('review:')) return t(REVIEW_LABELS[info.column] ?? 'review.panel')
   if (info.column.startsWith('extra:')) {
+    const own = ownNames?.[info.column.slice(6)]
+    if (own) return own
     const known = knownField(info.column.slice(6))
     return known ? t(known.labelKey) : info.label
   }

@@ -3,6 +3,7 @@ import { computed, ref, shallowRef } from 'vue'
 import type { CellValue, ColumnInfo, ColumnSort, ResultColumn, RowCells } from '../../../shared/domain'
 import { call } from '../api'
 import { useAppStore } from './app'
+import { offeredInInsight, ownName } from '../lib/extraFieldNames'
 
 /** Cells kept for rows shown recently; the page cache keeps 30 pages of 100. */
 const CELLS_KEPT = 4000
@@ -18,6 +19,25 @@ export const useColumnsStore = defineStore('columns', () => {
   /** Sorting by a chosen column; null: the query's own order (date or relevance). */
   const sortBy = ref<ColumnSort | null>(null)
   const cells = shallowRef(new Map<string, Record<string, CellValue>>())
+
+  /** The account's settings of its extra fields (names, Insight, export). */
+  const extraSettings = computed(() => {
+    const id = app.account?.id
+    return (id ? app.settings?.extraFields?.[id] : undefined) ?? {}
+  })
+  /** The names the user gave extra fields in the UI language, by key: headers say them. */
+  const extraNames = computed<Record<string, string>>(() => {
+    const out: Record<string, string> = {}
+    for (const key of Object.keys(extraSettings.value)) {
+      const own = ownName(key, app.language, extraSettings.value)
+      if (own) out[key] = own
+    }
+    return out
+  })
+  /** What Insight offers to break down and chart: every column but the extra fields the user took out. */
+  const offered = computed(() =>
+    available.value.filter((c) => !c.column.startsWith('extra:') || offeredInInsight(c.column.slice(6), extraSettings.value))
+  )
 
   const chosen = computed<ResultColumn[]>(() => {
     const id = app.account?.id
@@ -85,5 +105,20 @@ export const useColumnsStore = defineStore('columns', () => {
     available.value = []
   }
 
-  return { available, sortBy, chosen, cells, load, choose, toggleSort, clearSort, remember, cellOf, reset }
+  return {
+    available,
+    offered,
+    extraSettings,
+    extraNames,
+    sortBy,
+    chosen,
+    cells,
+    load,
+    choose,
+    toggleSort,
+    clearSort,
+    remember,
+    cellOf,
+    reset
+  }
 })

@@ -20,6 +20,7 @@ export const exportMessages = {
     col_summary: 'Summary',
     col_analysis: 'Analysis parameters',
     col_review: 'Review (status, tags, note, score)',
+    col_extra: 'Other fields (agent, duration, language…)',
     layout: 'Analysis layout',
     wide: 'Wide: one column per parameter',
     long: 'Long: one row per parameter',
@@ -28,7 +29,8 @@ export const exportMessages = {
     cancel: 'Cancel export',
     done: 'Export finished',
     doneDetail: '{count} call written to {file} | {count} calls written to {file}',
-    downloadedDetail: '{count} call in {file}, saved by your browser with your downloads | {count} calls in {file}, saved by your browser with your downloads',
+    downloadedDetail:
+      '{count} call in {file}, saved by your browser with your downloads | {count} calls in {file}, saved by your browser with your downloads',
     failed: 'Export failed',
     cancelled: 'Export cancelled; no file was left behind.',
     nothing: 'Select calls first, or export all results.',

@@ -44,5 +44,21 @@ export const settingsMessages = {
     tokensNotPersisted: 'Tokens are kept in memory only on this computer; you will sign in again after a restart.',
     about: 'About',
     version: 'Version {version}'
+  },
+  recordFields: {
+    title: 'Record fields',
+    explain:
+      'Fields the service sends beyond the call’s date, title, summary and analysis, as found in this cache. Their names head the results columns, Insight’s charts and export columns, in each language.',
+    field: 'Field',
+    nameTr: 'Turkish name',
+    nameEn: 'English name',
+    column: 'Column',
+    facet: 'Insight',
+    export: 'Export',
+    columnHint: 'Show as a column of the results list',
+    facetHint: 'Offer in Insight’s breakdown and trend',
+    exportHint: 'Ticked in the export dialog for CSV and XLSX',
+    none: 'No extra fields in this cache yet: they appear after a sync.',
+    nameFor: '{lang} name of {field}'
   }
 }

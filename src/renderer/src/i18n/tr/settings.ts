@@ -47,5 +47,21 @@ export const settingsMessages: Shape<typeof en> = {
     tokensNotPersisted: 'Bu bilgisayarda belirteçler yalnızca bellekte tutulur; yeniden başlatmadan sonra tekrar oturum açarsınız.',
     about: 'Hakkında',
     version: 'Sürüm {version}'
+  },
+  recordFields: {
+    title: 'Kayıt alanları',
+    explain:
+      'Servisin çağrı tarihi, başlık, özet ve analiz dışında gönderdiği, bu önbellekte bulunan alanlar. Adları her iki dilde sonuç sütunlarında, Analiz grafiklerinde ve dışa aktarım sütunlarında görünür.',
+    field: 'Alan',
+    nameTr: 'Türkçe adı',
+    nameEn: 'İngilizce adı',
+    column: 'Sütun',
+    facet: 'Analiz',
+    export: 'Dışa aktar',
+    columnHint: 'Sonuç listesinde sütun olarak göster',
+    facetHint: 'Analiz ekranındaki dağılım ve eğilimde sun',
+    exportHint: 'CSV ve XLSX dışa aktarım penceresinde işaretli gelir',
+    none: 'Bu önbellekte henüz ek alan yok: eşitlemeden sonra görünürler.',
+    nameFor: '{field} alanının {lang} adı'
   }
 }
