@@ -84,7 +84,9 @@ describe('a cancelled sync continues', () => {
     const first = await cachedCalls(page)
     // No run finished yet, but calls are stored: the status bar says when the first sync
     // stopped and that Start continues it, and the scope shows the stretch stored.
-    await expect.poll(() => page.getByTestId('cache-freshness').textContent(), { timeout: 10_000 }).toMatch(/First sync stopped at .*· Start continues/)
+    await expect
+      .poll(() => page.getByTestId('cache-freshness').textContent(), { timeout: 10_000 })
+      .toMatch(/First sync stopped at .*· Start continues/)
     expect(await page.locator('[data-testid^="scope-"] [data-testid="scope-partial"]').count()).toBe(1)
 
     await page.getByTestId('nav-search').click()

@@ -32,5 +32,9 @@ describe("the record's extra fields, named by the user", () => {
       { key: 'agentName', header: 'Temsilci' },
       { key: 'language', header: say('fields.language', 'tr') }
     ])
+    // A duration is exported in seconds: its default header says so.
+    expect(exportExtraFields(['durationSeconds'], new Set(['durationSeconds']), 'tr', settings, say)).toEqual([
+      { key: 'durationSeconds', header: 'Süre (sn)' }
+    ])
   })
 })

@@ -107,10 +107,10 @@ describe('ages, counts, sizes and durations', () => {
   })
 })
 
-describe('service values in the reader\'s terms', () => {
+describe("service values in the reader's terms", () => {
   const tr = { yes: 'Evet', no: 'Hayır' }
   const en = { yes: 'Yes', no: 'No' }
-  it('writes decimals with the Turkish decimal comma and keeps the service\'s digits', () => {
+  it("writes decimals with the Turkish decimal comma and keeps the service's digits", () => {
     expect(formatValue('0.21', 'tr-TR', tr)).toBe('0,21')
     expect(formatValue('0.10', 'tr-TR', tr)).toBe('0,10')
     expect(formatValue('-3.5', 'tr-TR', tr)).toBe('-3,5')
@@ -118,17 +118,21 @@ describe('service values in the reader\'s terms', () => {
     expect(formatValue('87', 'tr-TR', tr)).toBe('87')
   })
 
-  it('says true/false as the language\'s yes/no, and leaves other text alone', () => {
+  it("says true/false as the language's yes/no, and leaves other text alone", () => {
     expect(formatValue('true', 'tr-TR', tr)).toBe('Evet')
     expect(formatValue('FALSE', 'tr-TR', tr)).toBe('Hayır')
     expect(formatValue('true', 'en-GB', en)).toBe('Yes')
-    for (const raw of ['Negative', '007', '1e5', '3,5', '+5', '12345678901234567890', 'İptal']) expect(formatValue(raw, 'tr-TR', tr)).toBe(raw)
+    for (const raw of ['Negative', '007', '1e5', '3,5', '+5', '12345678901234567890', 'İptal'])
+      expect(formatValue(raw, 'tr-TR', tr)).toBe(raw)
   })
 })
 
 describe('the status bar on a cache no sync finished', () => {
   it('says when the first sync stopped, rather than "never synced"', () => {
-    expect(cacheFreshness({ lastSyncAt: null, stoppedAt: 1_700_000_000_000, calls: 7300 })).toEqual({ kind: 'firstStopped', at: 1_700_000_000_000 })
+    expect(cacheFreshness({ lastSyncAt: null, stoppedAt: 1_700_000_000_000, calls: 7300 })).toEqual({
+      kind: 'firstStopped',
+      at: 1_700_000_000_000
+    })
     expect(cacheFreshness({ lastSyncAt: 5, stoppedAt: null, calls: 7300 })).toEqual({ kind: 'synced', at: 5 })
     expect(cacheFreshness({ lastSyncAt: null, calls: 7300 })).toEqual({ kind: 'notFinished' })
     expect(cacheFreshness({ lastSyncAt: null, calls: 0 })).toEqual({ kind: 'never' })

@@ -33,7 +33,11 @@ export function extraKeys(columns: ReadonlyArray<{ column: string }>): string[] 
   return columns.filter((c) => c.column.startsWith('extra:')).map((c) => c.column.slice(6))
 }
 
-/** The export's extra columns: the fields chosen, each headed by its name in the export's language. */
+/**
+ * The export's extra columns: the fields chosen, each headed by its name in the export's
+ * language. A duration is written in seconds (a number a spreadsheet can sum), so its
+ * default header says seconds, not the m:ss the screen shows.
+ */
 export function exportExtraFields(
   keys: readonly string[],
   chosen: ReadonlySet<string>,
@@ -41,5 +45,12 @@ export function exportExtraFields(
   settings: ExtraFieldSettings | undefined,
   say: Say
 ): Array<{ key: string; header: string }> {
-  return keys.filter((k) => chosen.has(k)).map((key) => ({ key, header: extraFieldName(key, lang, settings, say) }))
+  return keys
+    .filter((k) => chosen.has(k))
+    .map((key) => ({
+      key,
+      header:
+        ownName(key, lang, settings) ??
+        (knownField(key)?.kind === 'duration' ? say('fields.durationSecondsExport', lang) : extraFieldName(key, lang, settings, say))
+    }))
 }

@@ -196,10 +196,7 @@ export interface CacheFreshnessInput {
 }
 
 export type CacheFreshness =
-  | { kind: 'synced'; at: number }
-  | { kind: 'firstStopped'; at: number }
-  | { kind: 'notFinished' }
-  | { kind: 'never' }
+  { kind: 'synced'; at: number } | { kind: 'firstStopped'; at: number } | { kind: 'notFinished' } | { kind: 'never' }
 
 export function cacheFreshness(cache: CacheFreshnessInput | null): CacheFreshness {
   if (cache?.lastSyncAt != null) return { kind: 'synced', at: cache.lastSyncAt }

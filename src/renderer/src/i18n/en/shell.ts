@@ -181,6 +181,7 @@ export const shellMessages = {
   },
   fields: {
     durationSeconds: 'Duration (m:ss)',
+    durationSecondsExport: 'Duration (s)',
     agentName: 'Agent',
     teamName: 'Team',
     language: 'Language',

@@ -184,6 +184,7 @@ export const shellMessages: Shape<typeof en> = {
   },
   fields: {
     durationSeconds: 'Süre (dk:sn)',
+    durationSecondsExport: 'Süre (sn)',
     agentName: 'Temsilci',
     teamName: 'Ekip',
     language: 'Dil',
