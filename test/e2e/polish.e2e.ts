@@ -72,6 +72,12 @@ describe('polish', () => {
 
     await page.getByTestId('nav-search').click()
     await expect.poll(() => page.getByTestId('sort-col-extra:agentName').textContent(), { timeout: 10_000 }).toContain('Rep')
+    // The column chosen in Settings has its values on arrival, not only after the next search.
+    await expect
+      .poll(async () => ((await page.getByTestId('row-0').locator('[data-col="extra:agentName"]').textContent()) ?? '').trim(), {
+        timeout: 10_000
+      })
+      .not.toBe('')
 
     await page.getByTestId('export-open').click()
     const dialog = page.getByTestId('export-dialog')

@@ -113,7 +113,15 @@ const EN: HeaderLabels = {
   trueWord: 'Yes',
   falseWord: 'No',
   about: {
-    columnNames: { callId: 'Call ID', callDate: 'Call date', title: 'Title', summary: 'Summary', analysis: 'Analysis', review: 'Review', extra: 'Other fields' },
+    columnNames: {
+      callId: 'Call ID',
+      callDate: 'Call date',
+      title: 'Title',
+      summary: 'Summary',
+      analysis: 'Analysis',
+      review: 'Review',
+      extra: 'Other fields'
+    },
     layouts: { wide: 'Wide (one column per parameter)', long: 'Long (one row per parameter)' },
     filters: {
       text: 'Text',

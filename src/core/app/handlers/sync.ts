@@ -1,4 +1,12 @@
-import { LastRunScope, planningProgress, syncEnded, type CacheInfo, type ScopeStatus, type SyncProgress, type SyncScope } from '../../../shared/domain'
+import {
+  LastRunScope,
+  planningProgress,
+  syncEnded,
+  type CacheInfo,
+  type ScopeStatus,
+  type SyncProgress,
+  type SyncScope
+} from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { SyncEngine } from '../../sync'
 import { syncedSoFar } from '../../sync/checkpoint'

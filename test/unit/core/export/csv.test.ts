@@ -339,7 +339,9 @@ describe('CSV dialect', () => {
   it('writes the chosen extra fields under the user’s Turkish names, typed, at the place of "extra"', async () => {
     const file = join(tmp.dir, 'extra.csv')
     await exportCallsWith({
-      source: sourceOf([{ ...record, extra: { agentName: 'Ayşe Yılmaz', durationSeconds: 312.5, language: 'tr-TR', transferred: false, queue: '=cmd' } }]),
+      source: sourceOf([
+        { ...record, extra: { agentName: 'Ayşe Yılmaz', durationSeconds: 312.5, language: 'tr-TR', transferred: false, queue: '=cmd' } }
+      ]),
       file,
       format: 'csv',
       columns: ['callId', 'extra', 'analysis'],

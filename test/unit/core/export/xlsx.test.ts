@@ -324,4 +324,3 @@ describe('XLSX export', () => {
     expect([1, 2, 3, 4].map((c) => cellValue(sheet.getRow(2), c))).toEqual(['x-1', 'Ayşe', 75, 'Evet'])
   })
 })
-

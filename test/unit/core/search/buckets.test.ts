@@ -128,7 +128,8 @@ describe('niceStep and numericBuckets', () => {
       const values = Array.from({ length: 1 + Math.floor(r() * 200) }, () => Math.round((r() - 0.3) * 10 ** (1 + Math.floor(r() * 4))) / 10)
       const b = numericBuckets(values, null)
       expect(b.reduce((a, x) => a + x.count, 0)).toBe(values.length)
-      for (const x of b) expect(x.count).toBe(values.filter((v) => v >= x.min! && (v < x.max! || (x.closed === true && v === x.max))).length)
+      for (const x of b)
+        expect(x.count).toBe(values.filter((v) => v >= x.min! && (v < x.max! || (x.closed === true && v === x.max))).length)
       expect(b.length).toBeLessThanOrEqual(11)
     }
   })

@@ -21,6 +21,7 @@ export const exportMessages = {
     col_analysis: 'Analysis parameters',
     col_review: 'Review (status, tags, note, score)',
     col_extra: 'Other fields (agent, duration, language…)',
+    extraFields: 'Other fields to write:',
     layout: 'Analysis layout',
     wide: 'Wide: one column per parameter',
     long: 'Long: one row per parameter',

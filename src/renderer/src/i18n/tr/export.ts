@@ -24,6 +24,7 @@ export const exportMessages: Shape<typeof en> = {
     col_analysis: 'Analiz parametreleri',
     col_review: 'İnceleme (durum, etiketler, not, puan)',
     col_extra: 'Diğer alanlar (temsilci, süre, dil…)',
+    extraFields: 'Yazılacak diğer alanlar:',
     layout: 'Analiz düzeni',
     wide: 'Geniş: her parametre bir sütun',
     long: 'Uzun: her parametre bir satır',
