@@ -230,7 +230,8 @@ describe.each(['en', 'tr'] as const)('a working day (%s)', (lang) => {
 
   it('exports selected rows in the list’s column order', async () => {
     const { page } = app
-    await page.getByTestId('row-0').click()
+    // A plain click would open the call; Ctrl+click selects the first row and anchors the range.
+    await page.getByTestId('row-0').click({ modifiers: ['Control'] })
     await page.getByTestId('row-4').click({ modifiers: ['Shift'] })
     await expect.poll(() => page.getByTestId('selection-count').getAttribute('data-count')).toBe('5')
     const ids = await Promise.all([0, 1, 2, 3, 4].map((i) => page.getByTestId(`row-${i}`).getAttribute('data-call-id')))

@@ -123,8 +123,8 @@ describe('analyst workspace', () => {
   it('opens the detail of a call and moves to the next one', async () => {
     const { page } = app
     const firstId = await page.getByTestId('row-0').getAttribute('data-call-id')
+    // One click opens the call (the detail then focuses its close button: no Enter after it).
     await page.getByTestId('row-0').click()
-    await page.keyboard.press('Enter')
     const detail = page.getByTestId('call-detail')
     await detail.waitFor()
     await expect.poll(() => page.getByTestId('detail-call-id').textContent()).toBe(firstId)

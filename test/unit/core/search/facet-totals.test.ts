@@ -126,7 +126,8 @@ function expectAllMatch(): void {
     const scores = [...model.records.values()]
       .filter((x) => (q.from === null || x.callAt >= q.from) && (q.to === null || x.callAt < q.to))
       .flatMap((x) => x.analysis.filter((a) => a.key === 'score').map((a) => parseNumeric(a.value)!))
-    for (const b of f.perValue) expect(b.count).toBe(scores.filter((s) => s >= b.min! && s < b.max!).length)
+    for (const b of f.perValue)
+      expect(b.count).toBe(scores.filter((s) => s >= b.min! && (s < b.max! || (b.closed === true && s === b.max))).length)
     expect(f.perValue.reduce((a, b) => a + b.count, 0)).toBe(scores.length)
   }
 }

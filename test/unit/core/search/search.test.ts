@@ -373,7 +373,7 @@ describe.each(FACET_FORMS)('facets (%s)', (_form, facetScanShare) => {
     expect(f.perValue.length).toBeGreaterThanOrEqual(5)
     expect(f.perValue.length).toBeLessThanOrEqual(11)
     for (const b of f.perValue) {
-      expect(b.count).toBe(scores.filter((s) => s >= b.min! && s < b.max!).length)
+      expect(b.count).toBe(scores.filter((s) => s >= b.min! && (s < b.max! || (b.closed === true && s === b.max))).length)
     }
     expect(f.perValue.reduce((a, b) => a + b.count, 0)).toBe(scores.length)
   })
