@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { CallRecord } from '../../../src/shared/domain'
 import type { ChannelName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
@@ -121,8 +121,11 @@ describe('the app pulls from the team cache on a schedule', () => {
       expect(second).toMatchObject({ phase: 'done', calls: 10 })
       expect((await call('search.count', { query: { text: 'iade', results: 'all' } })).total).toBe(10)
       expect((await call('search.count', { query: { text: 'fatura', results: 'all' } })).total).toBe(190)
-      const schedules = app.events.filter((e) => e.event === 'team.schedule').map((e) => e.payload as TeamSchedule)
-      expect(schedules.at(-1)).toMatchObject({ lastSuccessAt: clock.now(), nextAt: clock.now() + 5 * MIN })
+      // The schedule counts a pull as ended once the review work that rides along with it is done too.
+      await vi.waitFor(() => {
+        const schedules = app.events.filter((e) => e.event === 'team.schedule').map((e) => e.payload as TeamSchedule)
+        expect(schedules.at(-1)).toMatchObject({ lastSuccessAt: clock.now(), nextAt: clock.now() + 5 * MIN })
+      })
 
       // 0 turns it off.
       await call('settings.update', { team: { pullEveryMinutes: 0 } })
