@@ -13,7 +13,7 @@ import prettierOff from 'eslint-config-prettier/flat'
  *   src/web      -> shared, core, host, the reference service (the demo): the browser-tab shell
  *   src/preload  -> shared/ipc/names only (and electron)
  *   src/renderer -> shared only; never electron, node or core
- *   src/service  -> nothing of ours: the reference service is written from the spec alone
+ *   src/reference-service  -> nothing of ours: the reference service is written from the spec alone
  *   src/cli      -> shared, core, host, web (`callsight serve`)
  */
 const layer = (name) => [`**/${name}`, `**/${name}/**`, `@/${name}/**`]
@@ -61,7 +61,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(
-          ['layer:core', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          [
+            'layer:core',
+            'layer:host',
+            'layer:main',
+            'layer:web',
+            'layer:preload',
+            'layer:renderer',
+            'layer:reference-service',
+            'layer:cli'
+          ],
           'src/shared depends on no other layer.'
         ),
         forbid(['electron', 'vue', 'pinia', 'better-sqlite3', ...nodeBuiltins], 'src/shared imports only zod and luxon.')
@@ -77,7 +86,7 @@ export default tseslint.config(
           'src/core is plain Node: platform needs come in through interfaces.'
         ),
         forbid(
-          ['layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:service', 'layer:cli'],
+          ['layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:renderer', 'layer:reference-service', 'layer:cli'],
           'src/core may import only src/shared.'
         )
       )
@@ -127,7 +136,17 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': restrict(
         forbid(
-          ['layer:core', 'layer:main', 'layer:web', 'layer:renderer', 'layer:service', 'layer:cli', 'zod', 'luxon', ...nodeBuiltins],
+          [
+            'layer:core',
+            'layer:main',
+            'layer:web',
+            'layer:renderer',
+            'layer:reference-service',
+            'layer:cli',
+            'zod',
+            'luxon',
+            ...nodeBuiltins
+          ],
           'The preload only builds window.api from the channel names.'
         )
       )
@@ -139,14 +158,14 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         forbid(['electron', 'better-sqlite3', 'electron-store', ...nodeBuiltins], 'The renderer talks to the app only through window.api.'),
         forbid(
-          ['layer:core', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:service', 'layer:cli'],
+          ['layer:core', 'layer:host', 'layer:main', 'layer:web', 'layer:preload', 'layer:reference-service', 'layer:cli'],
           'src/renderer imports only src/shared.'
         )
       )
     }
   },
   {
-    files: ['src/service/**'],
+    files: ['src/reference-service/**'],
     rules: {
       'no-restricted-imports': restrict(
         forbid(
@@ -163,7 +182,7 @@ export default tseslint.config(
       'no-restricted-imports': restrict(
         forbid(['electron', 'electron-store', 'vue'], 'The CLI runs under plain Node.'),
         forbid(
-          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:service'],
+          ['layer:main', 'layer:preload', 'layer:renderer', 'layer:reference-service'],
           'The CLI is a front end over src/core (and src/host, src/web for `serve`).'
         )
       )

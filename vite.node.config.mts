@@ -23,7 +23,7 @@ export default defineConfig({
     rollupOptions: {
       input: {
         cli: resolve(import.meta.dirname, 'src/cli/index.ts'),
-        service: resolve(import.meta.dirname, 'src/service/bin.ts'),
+        service: resolve(import.meta.dirname, 'src/reference-service/bin.ts'),
         bench: resolve(import.meta.dirname, 'bench/index.ts'),
         'bench-app-pull': resolve(import.meta.dirname, 'bench/app-pull-child.ts'),
         'bench-cli-legacy-limiter': resolve(import.meta.dirname, 'bench/baselines/cli-legacy-limiter.ts')

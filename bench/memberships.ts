@@ -14,7 +14,7 @@ import { MemoryStore, silentLogger, systemClock } from '../src/core/platform/nod
 import { TenantRateLimiter } from '../src/core/ratelimit'
 import { Session, TokenVault } from '../src/core/session'
 import { runMembershipPasses, SyncEngine, type SyncSource } from '../src/core/sync'
-import { DEFAULT_CATALOG } from '../src/service/config'
+import { DEFAULT_CATALOG } from '../src/reference-service/config'
 import { FROM, limitFor, startBenchService, sustainedRate, TO, ZONE } from './sync'
 import type { BenchFn, BenchRow } from './types'
 

@@ -6,7 +6,7 @@
  * 0), and useful throughput.
  */
 import { maxInWindow } from '../test/support/windows'
-import { startService } from '../src/service'
+import { startService } from '../src/reference-service'
 import { createServiceClient } from '../src/core/client'
 import type { FetchLike } from '../src/core/platform'
 import { TenantRateLimiter } from '../src/core/ratelimit'

@@ -4,7 +4,7 @@
  * Baseline per latency row: the same query with take 0 (HTTP, auth, range search and the
  * count, without building records), measured in the same run; ratio = value / baseline.
  */
-import { startService } from '../src/service'
+import { startService } from '../src/reference-service'
 import { median, percentile, type BenchFn, type BenchRow } from './types'
 
 const FROM = '2025-01-01T00:00:00Z'

@@ -1,6 +1,6 @@
-import type { QueryState } from '../../src/core/search/anchors'
-import { PROBE_MAX, type SortedMatches, type SortedPager } from '../../src/core/search/sorted-page'
-import { positionAt, type SortedColumn } from '../../src/core/search/view-columns'
+import type { QueryState } from '../../src/core/search/paging/anchors'
+import { PROBE_MAX, type SortedMatches, type SortedPager } from '../../src/core/search/paging/sorted-page'
+import { positionAt, type SortedColumn } from '../../src/core/search/memory/view-columns'
 
 /** Sorted by a column, candidates asked about at once when the query's match list is not read. */
 const PROBE_BATCH = 500

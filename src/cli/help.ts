@@ -3,7 +3,7 @@
  * prints it without loading that command's module and its dependencies (PostgreSQL's client,
  * the service client, the cache; bench/cli-startup.ts). Text only: its one import is a path.
  */
-import { defaultDataDir } from '../host/web/data-dir'
+import { defaultDataDir } from '../web/data-dir'
 
 export const REVIEW_HELP = `  --status LIST         review status: new,in_review,reviewed,follow_up (new: never annotated too)
   --tag TAG             carrying the tag, repeatable (every one)

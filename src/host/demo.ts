@@ -1,7 +1,7 @@
-import type { DemoProvider, DemoTenant } from '../core/app/platform'
+import type { DemoProvider, DemoTenant } from '../core/app/host-ports'
 import type { Logger } from '../core/platform'
-import { startService, type RunningService, type ServiceOptions } from '../service'
-import { DEFAULT_CATALOG } from '../service/config'
+import { startService, type RunningService, type ServiceOptions } from '../reference-service'
+import { DEFAULT_CATALOG } from '../reference-service/config'
 
 /** The demo tenant: the reference service's built-in one, about 50,000 calls over 90 days. */
 export const DEMO_OPTIONS: ServiceOptions = {
@@ -14,7 +14,7 @@ export const DEMO_OPTIONS: ServiceOptions = {
   quiet: true
 }
 
-// The reference service's built-in demo tenant (src/service/config.ts).
+// The reference service's built-in demo tenant (src/reference-service/config.ts).
 const DEMO_USER = { username: 'demo', password: 'demo' }
 
 /**

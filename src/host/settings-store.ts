@@ -4,7 +4,7 @@ import { Settings } from '../shared/domain'
 import { CallsightError } from '../core/errors'
 import type { Logger } from '../core/platform'
 import { makePrivateDir } from '../core/platform/private-files'
-import type { SettingsStore } from '../core/app/platform'
+import type { SettingsStore } from '../core/app/host-ports'
 import { issuesToFields } from './ipc/router'
 import type { JsonFile } from './json-file'
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { app, ipcMain, Menu, nativeTheme, session, type BrowserWindow } from 'electron'
-import type { AppController } from '../core/app/platform'
+import type { AppController } from '../core/app/host-ports'
 import type { MenuCommand } from '../shared/ipc/contract'
 import { createShellServices, logsDir, openExternalSafely } from './app-context'
 import { createFileLogger } from '../host/logging/file-logger'

@@ -1,6 +1,6 @@
 /**
  * The service's limits, as the spec states them (Limits table; get-calls rules 1 and 2),
- * declared once for core and the renderer. src/service keeps its own copy on purpose: it
+ * declared once for core and the renderer. src/reference-service keeps its own copy on purpose: it
  * is written from the spec alone and shares no code, so each side checks the other.
  */
 

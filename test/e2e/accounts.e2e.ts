@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accountIdFor } from '../../src/core/app/account-runtime'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { englishOnScreen, englishVocabulary } from './support/english-words'
 import { launchApp, type LaunchedApp } from './support/harness'
 

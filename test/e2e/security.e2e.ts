@@ -2,7 +2,7 @@ import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { openBrowser, watchErrors } from './support/harness'
-import { readCookie } from '../../src/host/web/gate'
+import { readCookie } from '../../src/web/gate'
 import { serveForeignPage } from './support/foreign-page'
 import { startServeProcess, type ServeProcess } from './support/serve-process'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { launchApp, type LaunchedApp } from './support/harness'
 
 // Sign-in failures a person must be able to act on: a wrong password, and a tenant whose IP

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { launchApp, type LaunchedApp } from './support/harness'
 
 // The sync screen shows the limiter's pace against the configured limit, and says so when the

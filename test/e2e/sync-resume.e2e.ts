@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { MAX_TAKE } from '../../src/shared/service-limits'
 import { invokeInPage as invoke, launchApp, type LaunchedApp } from './support/harness'
 

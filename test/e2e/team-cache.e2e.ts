@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createPool, PgSyncStore, teamInit } from '../../src/core/team'
-import type { RunningService } from '../../src/service'
+import type { RunningService } from '../../src/reference-service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../support/pg-cluster'
 import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../integration/team/helpers'
 import { launchApp, pickOption, type LaunchedApp } from './support/harness'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { launchApp, type LaunchedApp, invokeInPage } from './support/harness'
 
 // A day of use, in English and in Turkish: the sign-in form's address

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CallsightApi } from '../../src/shared/ipc/contract'
-import { startService, type RunningService } from '../../src/service'
+import { startService, type RunningService } from '../../src/reference-service'
 import { launchApp, pickOption, type LaunchedApp } from './support/harness'
 
 // The analyst's workspace end to end: `callsight serve` as a user starts it, the built

@@ -6,13 +6,13 @@ import { Settings } from '../../src/shared/domain'
 import type { EventName } from '../../src/shared/ipc/names'
 import type { EventPayload } from '../../src/shared/ipc/contract'
 import { createAppController } from '../../src/core/app/controller'
-import type { AppController, EventSink, PlatformServices, SettingsStore } from '../../src/core/app/platform'
+import type { AppController, EventSink, PlatformServices, SettingsStore } from '../../src/core/app/host-ports'
 import { createAesGcmCipher } from '../../src/core/crypto/aes-cipher'
 import type { Cipher, Clock, Logger } from '../../src/core/platform'
 import { JsonFileStore } from '../../src/core/platform/json-file-store'
 import { silentLogger, systemClock } from '../../src/core/platform/node'
 import { createDemoProvider } from '../../src/host/demo'
-import type { ServiceOptions } from '../../src/service'
+import type { ServiceOptions } from '../../src/reference-service'
 
 /**
  * The real application controller on a plain-Node platform: real files in a temp userData,

@@ -2,7 +2,7 @@ import type { ChannelName } from '../../src/shared/ipc/names'
 import { ipcChannel } from '../../src/shared/ipc/names'
 import type { Request, Response } from '../../src/shared/ipc/contract'
 import type { AppErrorInfo, Result } from '../../src/shared/errors'
-import type { Handlers } from '../../src/core/app/platform'
+import type { Handlers } from '../../src/core/app/host-ports'
 import { bindRouter, type IpcEventLike, type IpcMainLike } from '../../src/host/ipc/router'
 
 /**

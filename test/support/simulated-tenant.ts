@@ -25,7 +25,7 @@ export interface TenantRun {
  * `wholeSeconds` (as the reference service and most real ones send it) and goes to the
  * client's limiter, and the request is sent again.
  *
- * A refusal comes back as the reference service sends it (src/service/context.ts,
+ * A refusal comes back as the reference service sends it (src/reference-service/context.ts,
  * `admitToTenant`, refuses before any work): after the way back (the same travel time as the
  * way there), and once the client has done with the page it is working on (one event loop).
  * `refusal: 'answer'` keeps the earlier simulator's timing, a 429 after a whole answer's time

@@ -45,7 +45,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       signal,
       startOver: values['start-over'],
       // Unless asked, nothing searches this file while the CLI pulls it: a first pull builds
-      // the index beside it (src/core/cache/deferred-index.ts).
+      // the index beside it (src/core/cache/ingest/deferred-index.ts).
       ...(values['index-each-batch'] ? {} : { deferIndexFrom: OPTIMIZE_AFTER }),
       onProgress
     })

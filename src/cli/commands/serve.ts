@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
-import { defaultDataDir } from '../../host/web/data-dir'
-import { hasDisplay } from '../../host/web/open-browser'
+import { defaultDataDir } from '../../web/data-dir'
+import { hasDisplay } from '../../web/open-browser'
 import { parseFlags, parseIntFlag } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -21,7 +21,7 @@ export async function serveCommand(argv: string[], io: Io, signal: AbortSignal):
   const dataDir = resolve(values['data-dir'] ?? defaultDataDir())
   // Loaded on use: the controller, the demo service and the web server would slow every
   // other command's start by about a second.
-  const { locateApp, startServe } = await import('../../host/web/serve')
+  const { locateApp, startServe } = await import('../../web/serve')
   const app = locateApp(fileURLToPath(new URL('.', import.meta.url)))
 
   // Ctrl-C arrives as the abort signal (the CLI's handler); a service manager or `npm start`

@@ -7,7 +7,7 @@ import { createServiceClient } from '../client'
 import type { RateLimiterRegistry, TenantRateLimiter } from '../ratelimit'
 import { Session, TokenVault } from '../session'
 import { makePrivateDir } from '../platform/private-files'
-import type { PlatformServices } from './platform'
+import type { PlatformServices } from './host-ports'
 
 /** A stable, file-name-safe id for an account: the same service and user give the same id. */
 export function accountIdFor(baseUrl: string, username: string): string {

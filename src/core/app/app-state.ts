@@ -7,7 +7,7 @@ import { AccountRuntime } from './account-runtime'
 import type { SessionNotice } from '../session/session'
 import { Connectivity } from './connectivity'
 import { migrateSavedSearches } from './saved-searches'
-import type { PlatformServices, TokenPersistence } from './platform'
+import type { PlatformServices, TokenPersistence } from './host-ports'
 import { TaskRegistry } from './tasks'
 
 /**

@@ -9,7 +9,7 @@ import { shellHandlers } from './handlers/shell'
 import { syncHandlers } from './handlers/sync'
 import { teamHandlers } from './handlers/team'
 import { teamReviewHandlers } from './handlers/team-review'
-import type { AppController, Handlers, PlatformServices } from './platform'
+import type { AppController, Handlers, PlatformServices } from './host-ports'
 
 /**
  * The application: every channel of the contract, implemented over core by one handler

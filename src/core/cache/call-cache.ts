@@ -5,14 +5,14 @@ import type { AppErrorInfo } from '../../shared/errors'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
-import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-type-catalog'
+import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-types/call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
-import { RecordWriter, type PageCounts } from './ingest'
-import type { MigrationProgress } from './migrate'
-import { openCacheDb, SEARCH_MMAP_BYTES } from './cache-db'
-import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './pulled'
-import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './fts-buffer'
-import { DeferredIndexing } from './deferred-indexing'
+import { RecordWriter, type PageCounts } from './ingest/ingest'
+import type { MigrationProgress } from './schema/migrate'
+import { openCacheDb, SEARCH_MMAP_BYTES } from './schema/cache-db'
+import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './ingest/pulled'
+import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './ingest/fts-buffer'
+import { DeferredIndexing } from './ingest/deferred-indexing'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
 import { AnnotationStore } from './review/annotation-store'
 import { ShareStore } from './review/share-store'
@@ -22,12 +22,12 @@ import { LeadReads } from './review/lead-reads'
 import { ReviewListStore } from './review/list-store'
 import { ReviewJournal, type ReviewChanges } from './review/review-journal'
 import { ScorecardStore } from './review/scorecard-store'
-import { SyncRuns, type SyncRunInfo } from './sync-runs'
-import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-scopes'
-import { WalCheckpointer, type CheckpointerOptions } from './wal-checkpointer'
+import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
+import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
+import { WalCheckpointer, type CheckpointerOptions } from './ingest/wal-checkpointer'
 
-export type { ScopeFilters } from './sync-scopes'
-export type { SyncRunInfo } from './sync-runs'
+export type { ScopeFilters } from './sync-state/sync-scopes'
+export type { SyncRunInfo } from './sync-state/sync-runs'
 
 export interface WritePageInput {
   scopeKey: string
@@ -209,7 +209,7 @@ export class CallCache {
     return out
   }
 
-  /** A batch pulled from a team cache, with its cursor, in one transaction (src/core/cache/pulled.ts). */
+  /** A batch pulled from a team cache, with its cursor, in one transaction (src/core/cache/ingest/pulled.ts). */
   writePulled(batch: PulledBatch): void {
     const writer = this.requireWriter()
     try {

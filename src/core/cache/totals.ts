@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { BulkInsert } from './bulk'
+import { BulkInsert } from './ingest/bulk'
 
 export const HOUR_MS = 3_600_000
 

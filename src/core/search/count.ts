@@ -1,6 +1,6 @@
-import { choosePlan } from './plan'
+import { choosePlan } from './plan/plan'
 import type { Prepared, SearchContext } from './search-context'
-import { countSql } from './sql'
+import { countSql } from './query/sql'
 
 /** A prepared query's count, remembered with its state. */
 export function countOf(ctx: SearchContext, p: Prepared): number {

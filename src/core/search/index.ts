@@ -8,6 +8,6 @@ export {
   type SearchStrategies,
   type WarmUp
 } from './local-search'
-export { sortedPage, type SortedPager } from './sorted-page'
-export { choosePlan, WALK_FACTOR, type Plan, type PlanKind } from './plan'
-export { compileQuery, scopesFor, textErrors, type CompiledQuery, type QueryCatalog } from './compile'
+export { sortedPage, type SortedPager } from './paging/sorted-page'
+export { choosePlan, WALK_FACTOR, type Plan, type PlanKind } from './plan/plan'
+export { compileQuery, scopesFor, textErrors, type CompiledQuery, type QueryCatalog } from './query/compile'

@@ -1,9 +1,9 @@
 import { DateTime } from 'luxon'
 import type { BreakdownBar, TrendBucket, TrendMeasure, TrendPoint } from '../../shared/domain'
 import { QUARTER_MS } from '../cache'
-import { NO_CALL } from './columns'
+import { NO_CALL } from './memory/columns'
 import { dayStarts, numericBuckets, topValues } from './facets/buckets'
-import type { RankedColumn } from './view-columns'
+import type { RankedColumn } from './memory/view-columns'
 
 /**
  * Insight's per-column charts as one pass over the query's matches against a column's ranks

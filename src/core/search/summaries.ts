@@ -3,7 +3,7 @@ import type { Breakdown, Facets, ResultColumn, Trend, TrendBucket, TrendMeasure,
 import { foldText } from '../../shared/text/fold'
 import { CallsightError } from '../errors'
 import { countOf } from './count'
-import { mergeFolded } from './folded-values'
+import { mergeFolded } from './query/folded-values'
 import { breakdownBars, trendPoints, type Matched } from './insight-series'
 import type { Prepared, SearchContext } from './search-context'
 

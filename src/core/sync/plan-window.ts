@@ -1,6 +1,6 @@
 import { SyncScope, type SyncOrder, type SyncScopeInput } from '../../shared/domain'
 import { maxTake } from '../../shared/service-limits'
-import { CallTypeNames } from '../cache/call-type-names'
+import { CallTypeNames } from '../cache/call-types/call-type-names'
 import { CallsightError } from '../errors'
 import { readCheckpoint, type Checkpoint } from './checkpoint'
 import type { SyncStore } from './ports'

@@ -37,7 +37,7 @@ export interface PullOptions {
   now?: () => number
   /**
    * A pull of at least this many calls into an empty cache builds the full-text index in a
-   * worker thread beside the ingest and takes it in at the end (src/core/cache/deferred-index.ts);
+   * worker thread beside the ingest and takes it in at the end (src/core/cache/ingest/deferred-index.ts);
    * other opens of the cache refuse it meanwhile. Unset: never (the app, which searches the
    * cache while it pulls). The CLI sets it.
    */

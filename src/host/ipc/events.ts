@@ -1,7 +1,7 @@
 import { ipcEvent, type EventName } from '../../shared/ipc/names'
 import { events, type EventPayload } from '../../shared/ipc/contract'
 import type { Logger } from '../../core/platform'
-import type { EventSink } from '../../core/app/platform'
+import type { EventSink } from '../../core/app/host-ports'
 
 export type { EventSink }
 

@@ -4,7 +4,7 @@ import { contract } from '../../shared/ipc/contract'
 import type { AppErrorInfo, FieldMessage, Result } from '../../shared/errors'
 import { toErrorInfo } from '../../core/errors'
 import type { Logger } from '../../core/platform'
-import type { Handlers as CoreHandlers } from '../../core/app/platform'
+import type { Handlers as CoreHandlers } from '../../core/app/host-ports'
 
 export type Handlers = CoreHandlers
 

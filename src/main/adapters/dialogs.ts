@@ -1,5 +1,5 @@
 import { basename, join } from 'node:path'
-import type { ExportDialogs } from '../../core/app/platform'
+import type { ExportDialogs } from '../../core/app/host-ports'
 import { CallsightError } from '../../core/errors'
 
 type Format = Parameters<ExportDialogs['chooseExportFile']>[1]

@@ -1,4 +1,4 @@
-import type { TokenPersistence } from '../../core/app/platform'
+import type { TokenPersistence } from '../../core/app/host-ports'
 
 /**
  * Whether refresh tokens may be written to disk on this machine. Electron's safeStorage

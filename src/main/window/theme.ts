@@ -1,4 +1,4 @@
-import type { EventSink } from '../../core/app/platform'
+import type { EventSink } from '../../core/app/host-ports'
 
 /** The part of nativeTheme the app follows. */
 export interface NativeThemeLike {

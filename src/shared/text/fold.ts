@@ -10,7 +10,7 @@
 /**
  * foldChar, built by a closure with no free variables: a worker thread is given this
  * function's source text (Function.prototype.toString) and folds exactly as this thread does
- * (the first bulk pull's index build, src/core/cache/deferred-index.ts).
+ * (the first bulk pull's index build, src/core/cache/ingest/deferred-index.ts).
  */
 export function makeFoldChar(): (ch: string) => string {
   const SPECIAL: Record<string, string> = {

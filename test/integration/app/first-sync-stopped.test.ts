@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SyncProgress } from '../../../src/shared/domain'
-import { startService, type RunningService } from '../../../src/service'
+import { startService, type RunningService } from '../../../src/reference-service'
 import { createTestApp } from '../../support/app-fixture'
 import { routerClient } from '../../support/router-client'
 import { until } from '../../support/until'

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Request, Response } from '../../../src/shared/ipc/contract'
 import type { ChannelName } from '../../../src/shared/ipc/names'
-import { startService, type RunningService } from '../../../src/service'
+import { startService, type RunningService } from '../../../src/reference-service'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { refusal, routerClient, type RouterClient } from '../../support/router-client'
 

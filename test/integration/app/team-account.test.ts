@@ -6,7 +6,7 @@ import { contract, type Request, type Response } from '../../../src/shared/ipc/c
 import type { ReviewQueue, TeamPullProgress } from '../../../src/shared/team'
 import { CallsightError } from '../../../src/core/errors'
 import { addAnalyst, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { engineFor, FROM_MS, signedInSession, startTestService, TO_MS } from '../team/helpers'

@@ -31,7 +31,7 @@ export async function buildCli(entry: 'cli' | 'service' = 'cli'): Promise<string
       emptyOutDir: true,
       minify: false,
       rollupOptions: {
-        input: { [entry]: join(root, entry === 'cli' ? 'src/cli/index.ts' : 'src/service/bin.ts') },
+        input: { [entry]: join(root, entry === 'cli' ? 'src/cli/index.ts' : 'src/reference-service/bin.ts') },
         external,
         output: { format: 'esm', entryFileNames: '[name].mjs' }
       }

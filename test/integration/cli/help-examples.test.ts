@@ -9,8 +9,8 @@ import { SEARCH_HELP } from '../../../src/cli/help'
 import { SYNC_HELP } from '../../../src/cli/help'
 import { TYPES_HELP } from '../../../src/cli/help'
 import type { Io } from '../../../src/cli/output'
-import { startService, type RunningService } from '../../../src/service'
-import { DEFAULT_CATALOG } from '../../../src/service/config'
+import { startService, type RunningService } from '../../../src/reference-service'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 
 // Every example a person can copy — docs/cli.md's session and the "Examples:" of each
 // command's --help — runs against the reference service and a real cache file, with the

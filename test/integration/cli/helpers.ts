@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { startService, type RunningService, type ServiceOptions } from '../../../src/service'
+import { startService, type RunningService, type ServiceOptions } from '../../../src/reference-service'
 import { buildCli, removeBuild } from './build-cli'
 
 export interface Ran {

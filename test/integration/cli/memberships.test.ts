@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../../../src/cli'
 import type { Io } from '../../../src/cli/output'
-import { startService, type RunningService } from '../../../src/service'
+import { startService, type RunningService } from '../../../src/reference-service'
 
 // `callsight sync --memberships` learns the filters after a sync of everything; a search by
 // type or direction is then covered. Over cached calls, the warning of a search a pass

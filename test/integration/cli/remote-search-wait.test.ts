@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { remoteSearchCommand } from '../../../src/cli/commands/remote-search'
 import type { Io } from '../../../src/cli/output'
 import { CallsightError } from '../../../src/core/errors'
-import { startService, type RunningService } from '../../../src/service'
+import { startService, type RunningService } from '../../../src/reference-service'
 
 // A live search while the tenant's limit is spent by others (the team worker): the service
 // answers 429, and the search waits it out with a countdown on stderr instead of failing —

@@ -1,5 +1,5 @@
 import { afterEach, describe, it, expect } from 'vitest'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { remoteSearch } from '../../../src/core/client/remote-search'
 import { SearchQuery } from '../../../src/shared/domain'
 import { DEMO, FROM, TO, ZONE, params, rig, service } from './harness'

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, it, expect } from 'vitest'
 import type { FetchLike } from '../../../src/core/platform'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { DEMO, failure, params, rig, service } from './harness'
 
 let svc: RunningService | undefined

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
-import { startService } from '../../../src/service'
-import type { RunningService, ServiceOptions } from '../../../src/service'
+import { startService } from '../../../src/reference-service'
+import type { RunningService, ServiceOptions } from '../../../src/reference-service'
 import { createServiceClient, type ServiceClient, type ServiceClientOptions } from '../../../src/core/client'
 import { createAesGcmCipher } from '../../../src/core/crypto/aes-cipher'
 import type { Clock, Logger, LogLevel } from '../../../src/core/platform'

@@ -1,5 +1,5 @@
 import { afterEach, describe, it, expect } from 'vitest'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { ManualClock } from '../../../src/core/platform/manual-clock'
 import { DEMO, failure, params, rig, service, sleep } from './harness'
 import type { SessionStatus } from '../../../src/shared/domain'

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { DEMO, params, rig, service } from './harness'
 
 let svc: RunningService | null = null

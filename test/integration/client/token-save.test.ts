@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { RunningService } from '../../../src/service'
+import type { RunningService } from '../../../src/reference-service'
 import { ManualClock } from '../../../src/core/platform/manual-clock'
 import { MemoryStore } from '../../../src/core/platform/node'
 import { NOT_SAVED_NOTICE } from '../../../src/core/session/session'

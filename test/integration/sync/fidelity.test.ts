@@ -3,7 +3,7 @@ import { remoteSearch } from '../../../src/core/client/remote-search'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
 import { SearchQuery, type CallRecord, type QueryCoverage, type SearchQueryInput, type SearchSort } from '../../../src/shared/domain'
 import { foldText } from '../../../src/shared/text/fold'
-import { DEFAULT_CATALOG } from '../../../src/service/config'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 import { FROM_MS, startEnv, TO_MS, type SyncEnv } from './helpers'
 
 // The promise of the cache: for one query, the local answer is the service's (same calls,

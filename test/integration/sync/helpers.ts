@@ -11,7 +11,7 @@ import { TenantRateLimiter } from '../../../src/core/ratelimit'
 import { Session, TokenVault } from '../../../src/core/session'
 import { SyncEngine, WaitFeed } from '../../../src/core/sync'
 import type { RateLimit } from '../../../src/shared/domain'
-import { startService, type DumpRecord, type RunningService, type ServiceOptions } from '../../../src/service'
+import { startService, type DumpRecord, type RunningService, type ServiceOptions } from '../../../src/reference-service'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 
 export const ZONE = 'Europe/Istanbul'

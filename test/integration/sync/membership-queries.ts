@@ -8,7 +8,7 @@ import { remoteSearch } from '../../../src/core/client/remote-search'
 import type { LocalSearch } from '../../../src/core/search'
 import type { Session } from '../../../src/core/session'
 import { SearchQuery, type CallRecord, type SearchQueryInput } from '../../../src/shared/domain'
-import { DEFAULT_CATALOG } from '../../../src/service/config'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 import { FROM_MS } from './helpers'
 
 const HOUR = 3_600_000

@@ -3,7 +3,7 @@ import { silentLogger, systemClock } from '../../../src/core/platform/node'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
 import { runMembershipPasses, type MembershipResult, type SyncEngineDeps } from '../../../src/core/sync'
 import { SearchQuery, type CallRecord, type MembershipProgress, type SearchSort } from '../../../src/shared/domain'
-import { DEFAULT_CATALOG } from '../../../src/service/config'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 import { FROM_MS, startEnv, TO_MS, type SyncEnv } from './helpers'
 import { localIds, MEMBERSHIP_QUERIES, remoteIds } from './membership-queries'
 

@@ -7,7 +7,7 @@ import type { Session } from '../../../src/core/session'
 import { createPool, PgSyncStore, pullTeamCache, readWorkerState, TeamWorker, WorkerConfig } from '../../../src/core/team'
 import { membershipPlan } from '../../../src/core/team/worker-memberships'
 import { SearchQuery, type SearchSort } from '../../../src/shared/domain'
-import { DEFAULT_CATALOG } from '../../../src/service/config'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 import { localIds, MEMBERSHIP_QUERIES, remoteIds } from '../sync/membership-queries'
 import { freshDatabase, FROM, FROM_MS, signedInSession, TO_MS, useClusterAndService } from './helpers'
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache, type WritePageInput } from '../../../src/core/cache'
-import { SEARCH_MMAP_BYTES } from '../../../src/core/cache/cache-db'
+import { SEARCH_MMAP_BYTES } from '../../../src/core/cache/schema/cache-db'
 import { createPool, OPTIMIZE_AFTER, PgSyncStore, pullTeamCache } from '../../../src/core/team'
 import type { CallRecord } from '../../../src/shared/domain'
 import { buildCli, removeBuild } from '../cli/build-cli'
@@ -12,7 +12,7 @@ import { freshDatabase, pgContent, sqliteContent, tempDir } from './helpers'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 
 /**
- * A first bulk pull builds the full-text index beside the ingest (src/core/cache/deferred-index.ts):
+ * A first bulk pull builds the full-text index beside the ingest (src/core/cache/ingest/deferred-index.ts):
  * the index it ends with equals the one of a pull that indexes batch by batch, and a pull
  * killed at any moment leaves a cache that refuses to be searched until an open finishes
  * the index from the stored rows.

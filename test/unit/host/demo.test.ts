@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createDemoProvider, DEMO_OPTIONS } from '../../../src/host/demo'
-import { startService } from '../../../src/service'
+import { startService } from '../../../src/reference-service'
 
 const signIn = (baseUrl: string, username: string, password: string) =>
   fetch(`${baseUrl}/api/public/auth/token`, {

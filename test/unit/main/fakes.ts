@@ -1,6 +1,6 @@
 import { CHANNELS, type ChannelName } from '../../../src/shared/ipc/names'
 import { CallsightError } from '../../../src/core/errors'
-import type { Handlers } from '../../../src/core/app/platform'
+import type { Handlers } from '../../../src/core/app/host-ports'
 import type { IpcEventLike, IpcMainLike } from '../../../src/host/ipc/router'
 import type { Logger, LogLevel } from '../../../src/core/platform'
 

@@ -12,7 +12,7 @@ import { TokenVault } from '../../session'
 import { TeamPasswordVault } from '../../team'
 import { accountDbPath, accountIdFor } from '../account-runtime'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type AccountHandlers = Pick<
   Handlers,

@@ -4,7 +4,7 @@ import { exportCalls } from '../../export'
 import { reviewLookup } from '../../review/review-service'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type ExportHandlers = Pick<Handlers, 'export.start' | 'export.cancel' | 'export.reveal'>
 

@@ -4,7 +4,7 @@ import { cacheCounts, estimateMemberships, holdsEveryCall, membershipPasses, run
 import type { CallCache } from '../../cache'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type MembershipHandlers = Pick<Handlers, 'sync.membershipEstimate' | 'sync.memberships'>
 

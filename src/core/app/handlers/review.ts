@@ -4,7 +4,7 @@ import { CallsightError } from '../../errors'
 import { createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
 import { parseJson } from '../../review/transfer'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type ReviewHandlers = Pick<
   Handlers,

@@ -4,7 +4,7 @@ import { remoteSearch } from '../../client'
 import { RateWaitGuard } from '../../client/rate-wait-guard'
 import { CallsightError } from '../../errors'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type SearchHandlers = Pick<
   Handlers,

@@ -1,6 +1,6 @@
 import { CallsightError } from '../../errors'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type ShellHandlers = Pick<Handlers, 'app.info' | 'shell.openExternal'>
 

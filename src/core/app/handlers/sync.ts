@@ -12,7 +12,7 @@ import { SyncEngine } from '../../sync'
 import { syncedSoFar } from '../../sync/checkpoint'
 import type { AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 
 export type SyncHandlers = Pick<Handlers, 'sync.start' | 'sync.cancel' | 'sync.scopes' | 'cache.info' | 'cache.clear'>
 

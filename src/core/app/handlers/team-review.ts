@@ -1,7 +1,7 @@
 import { answerCalibration, calibrationView, createCalibration, setCalibrationReference, submitCalibration } from '../../review/calibration'
 import { assignCalls, leadStats, myAssignments, spreadList } from '../../review/lead-view'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 import { reviewContext, reviewerName } from './review'
 
 export type TeamReviewHandlers = Pick<

@@ -14,7 +14,7 @@ import {
 } from '../../team'
 import { accountIdFor, type AccountRuntime } from '../account-runtime'
 import type { AppState } from '../app-state'
-import type { Handlers } from '../platform'
+import type { Handlers } from '../host-ports'
 import { TeamPullSchedule } from '../team-schedule'
 
 export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>

@@ -2,7 +2,7 @@ import type { CallType } from '../../../shared/domain'
 import type { CallRecord, CallRow } from '../../../shared/domain'
 import type { NamedItem } from '../../../shared/query'
 import type { ChangeSet } from '../change-journal'
-import type { ScopeFilters } from '../sync-scopes'
+import type { ScopeFilters } from '../sync-state/sync-scopes'
 
 /**
  * Everything search reads from one account's cache, in parts by who asks (as Signal

@@ -1,8 +1,8 @@
 import type { Facets } from '../../../shared/domain'
 import { QUARTER_MS } from '../../cache'
-import { countBits } from '../bits'
-import { MAX_MASK_TYPES, NO_CALL, type CallColumns } from '../columns'
-import type { MatchSet } from '../match-set'
+import { countBits } from '../memory/bits'
+import { MAX_MASK_TYPES, NO_CALL, type CallColumns } from '../memory/columns'
+import type { MatchSet } from '../memory/match-set'
 import { foldQuarters, numericBuckets, numericRange, topValues, typeFacet, type NumericRange } from './buckets'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 

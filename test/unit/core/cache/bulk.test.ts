@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BulkInsert } from '../../../../src/core/cache/bulk'
+import { BulkInsert } from '../../../../src/core/cache/ingest/bulk'
 
 let db: Database.Database
 const rows = (): unknown[] => db.prepare('SELECT a, b FROM t ORDER BY rowid').raw(true).all()

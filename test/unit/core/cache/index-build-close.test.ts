@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
-import { sideFileOf, sideLocked } from '../../../../src/core/cache/deferred-index'
+import { sideFileOf, sideLocked } from '../../../../src/core/cache/ingest/deferred-index'
 import type { CallRecord } from '../../../../src/shared/domain'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 

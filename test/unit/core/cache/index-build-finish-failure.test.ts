@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache } from '../../../../src/core/cache'
-import { sideFileOf, sideLocked } from '../../../../src/core/cache/deferred-index'
+import { sideFileOf, sideLocked } from '../../../../src/core/cache/ingest/deferred-index'
 import { CallsightError } from '../../../../src/core/errors'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, expect, it } from 'vitest'
 import { openCache } from '../../../../src/core/cache'
-import { sideFileOf } from '../../../../src/core/cache/deferred-index'
+import { sideFileOf } from '../../../../src/core/cache/ingest/deferred-index'
 
 let dir: string
 beforeEach(() => {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
-import { WAL_SAFETY_PAGES } from '../../../../src/core/cache/wal-checkpointer'
+import { WAL_SAFETY_PAGES } from '../../../../src/core/cache/ingest/wal-checkpointer'
 import { until } from '../../../support/until'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { bitFor, countBits, withBit } from '../../../../src/core/search/bits'
+import { bitFor, countBits, withBit } from '../../../../src/core/search/memory/bits'
 
 describe('call-type bit masks', () => {
   it('keeps bit 31 unsigned', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ScopeRef } from '../../../../src/core/cache'
-import { compileQuery, prefixesOf, type QueryCatalog } from '../../../../src/core/search/compile'
+import { compileQuery, prefixesOf, type QueryCatalog } from '../../../../src/core/search/query/compile'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 
 // These caches were synced with all results; 'all' is no filter (the default is answered only).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { NO_CALL } from '../../../../src/core/search/columns'
-import { mergeDateOrder } from '../../../../src/core/search/date-order'
-import { rankNumbers } from '../../../../src/core/search/number-ranks'
+import { NO_CALL } from '../../../../src/core/search/memory/columns'
+import { mergeDateOrder } from '../../../../src/core/search/paging/date-order'
+import { rankNumbers } from '../../../../src/core/search/memory/number-ranks'
 import { prng } from '../../../support/prng'
 
 // The date order after writes, merged from the order before them, against a full sort of

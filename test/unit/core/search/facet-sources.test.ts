@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSearchReader, openCache, type SearchReader, type SqlPiece } from '../../../../src/core/cache'
-import { CallColumns } from '../../../../src/core/search/columns'
+import { CallColumns } from '../../../../src/core/search/memory/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import { chooseFacetPlan } from '../../../../src/core/search/facets'
 import { dayStarts, type NumericRange } from '../../../../src/core/search/facets/buckets'
@@ -8,7 +8,7 @@ import { ColumnsSource } from '../../../../src/core/search/facets/columns-source
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from '../../../../src/core/search/facets/source'
 import { SqlSource } from '../../../../src/core/search/facets/sql-source'
 import { TotalsSource } from '../../../../src/core/search/facets/totals-source'
-import { MatchSet } from '../../../../src/core/search/match-set'
+import { MatchSet } from '../../../../src/core/search/memory/match-set'
 import type { Facets } from '../../../../src/shared/domain'
 import { buildFixture, T0, type Fixture } from './fixture'
 

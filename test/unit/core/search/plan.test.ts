@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { compileQuery, type CompiledQuery, type QueryCatalog } from '../../../../src/core/search/compile'
-import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate } from '../../../../src/core/search/plan'
+import { compileQuery, type CompiledQuery, type QueryCatalog } from '../../../../src/core/search/query/compile'
+import { choosePlan, estimateCap, LONG_JUMP, needsEstimate, walkThreshold, type Estimate } from '../../../../src/core/search/plan/plan'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 
 const CATALOG: QueryCatalog = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LocalSearch } from '../../../../src/core/search'
-import { PrefixSets } from '../../../../src/core/search/prefix-sets'
+import { PrefixSets } from '../../../../src/core/search/memory/prefix-sets'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 import { searchedBothWays, T0 } from './fixture'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
-import { compileQuery, prefixesOf, type QueryCatalog } from '../../../../src/core/search/compile'
+import { compileQuery, prefixesOf, type QueryCatalog } from '../../../../src/core/search/query/compile'
 import { CallsightError } from '../../../../src/core/errors'
 import { SearchQuery } from '../../../../src/shared/domain'
 import { analyzeQuery, CallText, evaluate, matchedItems, positiveTerms } from '../../../../src/shared/query'

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
-import { compileQuery, type QueryCatalog } from '../../../../src/core/search/compile'
+import { compileQuery, type QueryCatalog } from '../../../../src/core/search/query/compile'
 import { CallsightError } from '../../../../src/core/errors'
 import { SearchQuery } from '../../../../src/shared/domain'
 import { analyzeQuery, parseQuery } from '../../../../src/shared/query'

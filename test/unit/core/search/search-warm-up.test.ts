@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createSearchReader, type SearchReader } from '../../../../src/core/cache'
 import { createSearch } from '../../../../src/core/search'
-import { CallColumns, type ValueColumn } from '../../../../src/core/search/columns'
+import { CallColumns, type ValueColumn } from '../../../../src/core/search/memory/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
-import { whenIdle } from '../../../../src/core/search/search-warm-up'
+import { whenIdle } from '../../../../src/core/search/memory/search-warm-up'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 import { buildFixture, type Fixture } from './fixture'
 

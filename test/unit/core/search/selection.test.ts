@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
-import { idsInRanges, mergeRanges } from '../../../../src/core/search/selection'
+import { idsInRanges, mergeRanges } from '../../../../src/core/search/paging/selection'
 import { SearchQuery, type OffsetRange } from '../../../../src/shared/domain'
 import { makeRecords, tempDir } from '../export/fixtures'
 

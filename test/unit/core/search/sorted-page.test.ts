@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import { QueryState } from '../../../../src/core/search/anchors'
+import { QueryState } from '../../../../src/core/search/paging/anchors'
 import {
   sortedPage as sortedPager,
   probeAlong,
   PROBE_MAX,
   type SortedMatches,
   type SortedPager
-} from '../../../../src/core/search/sorted-page'
+} from '../../../../src/core/search/paging/sorted-page'
 import { legacySortedPage } from '../../../../bench/baselines/sorted-probe'
-import { orderByRank, positionAt, type SortedColumn } from '../../../../src/core/search/view-columns'
+import { orderByRank, positionAt, type SortedColumn } from '../../../../src/core/search/memory/view-columns'
 import { prng } from '../../../support/prng'
 
 /** A page's ids (the pager also says how it chose them). */

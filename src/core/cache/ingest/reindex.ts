@@ -1,0 +1,40 @@
+import type Database from 'better-sqlite3'
+import { foldForIndex } from '../fold'
+
+/** Calls re-indexed per statement: one JSON array each, as IndexRows writes a transaction's rows. */
+const BATCH = 5000
+
+/**
+ * Writes every call's index row again, from the stored title, summary and analysis values
+ * (in item order, joined by spaces: what ingest indexes), in id order, then merges the index
+ * into one segment. For migrations that must recreate the contentless index.
+ */
+export function reindexAll(db: Database.Database, progress: (done: number, total: number) => void = () => {}): void {
+  const total = (db.prepare('SELECT count(*) FROM calls').pluck().get() as number) + 1
+  const read = db
+    .prepare<[number, number]>(
+      `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
+     FROM calls c WHERE c.id > ? ORDER BY c.id LIMIT ?`
+    )
+    .raw()
+  const insert = db.prepare<[string]>(
+    'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
+  )
+  let done = 0
+  for (let after = 0; ;) {
+    const rows = read.all(after, BATCH) as Array<[number, string, string, string | null]>
+    if (rows.length === 0) break
+    insert.run(
+      JSON.stringify(
+        rows.map(([id, title, summary, analysis]) => [id, foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')])
+      )
+    )
+    after = rows[rows.length - 1]![0]
+    done += rows.length
+    progress(done, total)
+  }
+  // The merge into one segment counts as the last step.
+  db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+  // A cache with no calls (a file just created) had nothing to rebuild: nothing to say.
+  if (done > 0) progress(total, total)
+}

@@ -1,0 +1,75 @@
+import Database from 'better-sqlite3'
+import { CallsightError } from '../../errors'
+import { makePrivateFile, SQLITE_SIDECARS, tightenFile } from '../../platform/private-files'
+import { settleIndexBuild } from '../ingest/deferred-index'
+import { migrate, type MigrationProgress } from './migrate'
+import { migrations, SCHEMA_VERSION } from './migrations'
+import { SyncRuns } from '../sync-state/sync-runs'
+
+export interface CacheDbOptions {
+  readonly?: boolean
+  /** Path of a better-sqlite3 addon built for this runtime (Electron), when not npm's. */
+  nativeBinding?: string
+  /** Migrate no further than this version (benchmarks). */
+  schemaVersion?: number
+  onMigrationProgress?: (p: MigrationProgress) => void
+}
+
+/**
+ * Opens a cache file and brings it to a state search and sync may use: its pragmas, its
+ * migrations, an index build a killed pull left behind finished (deferred-index.ts), and sync
+ * runs a killed process left "running" marked interrupted. A read-only open migrates nothing:
+ * it refuses a file that is behind. The connection is closed again if any of it fails.
+ */
+export function openCacheDb(file: string, opts: CacheDbOptions, now: number): Database.Database {
+  let db: Database.Database
+  try {
+    // Under Electron the app passes its Electron-ABI build of better-sqlite3 (nativeBinding);
+    // Node (tests, CLI) uses the one npm built.
+    const native = opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }
+    // The cache holds call summaries: 0600, created so before SQLite opens it (its -wal and
+    // -shm take the database's mode); a file an older version left wider is tightened.
+    if (opts.readonly) for (const f of [file, ...SQLITE_SIDECARS.map((s) => file + s)]) tightenFile(f)
+    else makePrivateFile(file, SQLITE_SIDECARS)
+    db = new Database(file, opts.readonly ? { readonly: true, fileMustExist: true, ...native } : native)
+  } catch (e) {
+    throw new CallsightError('Storage', `The cache file could not be opened (${file}).`, { cause: e })
+  }
+  try {
+    configure(db, opts, now)
+  } catch (e) {
+    db.close()
+    throw e
+  }
+  return db
+}
+
+/** The memory map search reads through (2 GB, SQLite's default ceiling); a bulk pull turns it off (CallCache.bulkWriting). */
+export const SEARCH_MMAP_BYTES = 2147418112
+
+function configure(db: Database.Database, opts: CacheDbOptions, now: number): void {
+  db.pragma('busy_timeout = 5000')
+  db.pragma('foreign_keys = ON')
+  db.pragma('cache_size = -65536')
+  db.pragma('temp_store = MEMORY')
+  // Reads straight from the page cache of the OS; 2 GB is SQLite's default ceiling.
+  db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`)
+  if (opts.readonly) {
+    const v = db.pragma('user_version', { simple: true }) as number
+    if (v > SCHEMA_VERSION) migrate(db) // throws DatabaseTooNew without writing
+    if (v < SCHEMA_VERSION) {
+      throw new CallsightError('Storage', 'This cache must be opened once for writing to bring it up to date.')
+    }
+    settleIndexBuild(db, true, opts.nativeBinding)
+    return
+  }
+  db.pragma('journal_mode = WAL')
+  db.pragma('synchronous = NORMAL')
+  const upTo = opts.schemaVersion
+  const progress = opts.onMigrationProgress
+  migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo), progress)
+  if (upTo === undefined || upTo >= 12) {
+    settleIndexBuild(db, false, opts.nativeBinding, (done, total) => progress?.({ version: 12, done, total }))
+  }
+  new SyncRuns(db).interruptRunning(now)
+}

@@ -1,0 +1,429 @@
+import { callIdOf } from '../../../shared/query/call-id'
+import type { SearchQuery } from '../../../shared/domain'
+import type { ResolvedNode } from '../../../shared/query/ast'
+import { foldText } from '../../../shared/text/fold'
+import { QUARTER_MS, type CallSpan } from '../../cache'
+import { NO_CALL, type CallColumns, type ValueColumn } from './columns'
+import type { CompiledQuery, QueryCatalog } from '../query/compile'
+import { scopesFor } from '../query/compile'
+import { PerVersion, type DataWatch } from '../data-watch'
+import { PrefixSets, type PrefixSet } from './prefix-sets'
+import { ftsAnd, ftsOr, splitAnd, textPart, type QuerySqlContext } from '../query/query-sql'
+import { step } from '../../../shared/query/work'
+
+/**
+ * A query's exact match set as a byte per call id, computed in memory: each run of text terms
+ * is one FTS5 expression whose row ids are read once (rowid-bounded by the date range), each
+ * analysis term a pass over that key's in-memory column (CallColumns, kept per data version,
+ * shared with facets), the date range from the calls' quarter hours (SQL only for the calls
+ * of a quarter the range cuts), scope filters from their members; AND, OR and NOT are byte
+ * operations. A count is then a sum over the bytes, instead of SQLite testing an EXISTS per
+ * call for each analysis term (docs/search.md, "Counting").
+ *
+ * Exact for every query it takes; it takes none with review filters or extra-field filters
+ * (those stay with SQL).
+ */
+
+/** What the evaluator reads from SQLite. */
+export interface BitmapReads {
+  /** The calls any of these scopes returned. */
+  membersOf(scopeIds: readonly number[]): Int32Array
+  /** The row ids an FTS5 expression matches, within [lo, hi] when given. */
+  ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
+  /** The ids of the calls with call_at in [from, to). */
+  idsInTime(from: number, to: number): Int32Array
+  /** The quarter hours of the calls lo..hi (a span asked about before the quarters are kept). */
+  quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array }
+  /** The calls among lo..hi any of these scopes returned. */
+  membersIn(scopeIds: readonly number[], span: CallSpan): Int32Array
+}
+
+/** Whether the evaluator answers this query (else the SQL path does). */
+export function evaluable(query: SearchQuery): boolean {
+  // A call looked up by ID is one row by the call_id index, a predicate the tree does not hold.
+  return query.review === undefined && (query.fields ?? []).length === 0 && callIdOf(query.text) === null
+}
+
+/** Scope lists whose members are kept (a list is one filter of the filter bar: few). */
+const SCOPE_LISTS_KEPT = 16
+
+const foldedDicts = new WeakMap<ValueColumn, string[]>()
+
+/** The column's dictionary folded as equals compares, extended as the column grows. */
+function foldedDict(col: ValueColumn): string[] {
+  let f = foldedDicts.get(col)
+  if (!f) foldedDicts.set(col, (f = []))
+  for (let i = f.length; i < col.dict.length; i++) f.push(foldText(col.dict[i]!))
+  return f
+}
+
+export class BitmapEvaluator {
+  /** Each scope list's members as bytes, per data version: a scope filter's members are read once. */
+  private readonly members: PerVersion<Map<string, { bits: Uint8Array; n: number }>>
+  /** One- and two-letter prefixes' id sets, per data version (prefix-sets.ts). */
+  private readonly prefixes: PrefixSets
+
+  constructor(
+    private readonly reads: BitmapReads,
+    private readonly columns: CallColumns,
+    watch: DataWatch,
+    /** How a window reads an analysis key not kept: its items in the window's span, or its whole column. */
+    private readonly coldKeyInWindow: 'items' | 'column' = 'items'
+  ) {
+    this.members = new PerVersion(watch, () => new Map())
+    this.prefixes = new PrefixSets(
+      (match) => reads.ftsIds(match, null),
+      () => columns.quarters().length,
+      watch
+    )
+  }
+
+  /** The count of an FTS5 expression that is one short prefix, from its set (read now if not kept); else null. */
+  prefixCount(match: string): number | null {
+    return this.prefixes.get(match)?.n ?? null
+  }
+
+  /** A short prefix's set when it is kept already; null for any other expression or when not kept. */
+  keptPrefix(match: string): PrefixSet | null {
+    return this.prefixes.peek(match)
+  }
+
+  private membersOf(scopeIds: readonly number[], size: number): { bits: Uint8Array; n: number } {
+    const kept = this.members.get()
+    const key = scopeIds.join(',')
+    let m = kept.get(key)
+    if (m?.bits.length !== size) {
+      const bits = new Uint8Array(size)
+      const calls = this.reads.membersOf(scopeIds)
+      for (let i = 0; i < calls.length; i++) if (calls[i]! < size) bits[calls[i]!] = 1
+      m = { bits, n: countOf(bits) }
+      if (kept.size >= SCOPE_LISTS_KEPT) kept.clear()
+      kept.set(key, m)
+    }
+    return m
+  }
+
+  /**
+   * The FTS5 expression that alone decides the query, when it does: text terms only, no date
+   * range, and every scope filter held by every call (the default "answered" of a cache
+   * synced with answered calls only). Its count is then FTS5's own, without the ids leaving
+   * SQLite (about half the cost of reading them).
+   */
+  ftsOnly(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, calls: number): string | null {
+    // Review and extra-field filters are not in FTS5: its count(*) would count calls they exclude.
+    if (!evaluable(query) || q.empty || q.node === null || query.from !== null || query.to !== null) return null
+    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    const part = textPart(q.node, ctx)
+    if (!('fts' in part)) return null
+    const size = this.columns.quarters().length
+    for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
+      if (this.membersOf(scopeIds, size).n !== calls) return null
+    }
+    return part.fts
+  }
+
+  /**
+   * The matches of a compiled query (byte 1 per matching id, sized to the largest id + 1).
+   * `within`: only ids in [lo, hi] are asked about (the rest read 0), so FTS5 reads only that
+   * stretch of its doclists (a first page asks about the newest calls first).
+   */
+  evaluate(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, within: readonly [number, number] | null = null): Uint8Array {
+    const size = this.columns.quarters().length
+    if (within === null) return this.evaluateSpan(query, q, catalog, null).bits
+    const out = new Uint8Array(size)
+    const span = this.evaluateSpan(query, q, catalog, within)
+    out.set(span.bits.subarray(0, Math.max(0, size - span.lo)), span.lo)
+    return out
+  }
+
+  /**
+   * The same over the ids in `within` only: `bits[id - lo]` for ids lo..lo + bits.length - 1,
+   * every array sized to the span, so a first page's window costs what the window holds, not
+   * the whole cache (a pass over 1,000,000 ids per term and per AND was most of a window's
+   * cost). Null `within`: every id, lo 0.
+   */
+  evaluateSpan(
+    query: SearchQuery,
+    q: CompiledQuery,
+    catalog: QueryCatalog,
+    within: readonly [number, number] | null,
+    /**
+     * The span's quarter hours and scope members read for it alone (window-slice: the columns
+     * are not kept yet, and reading them whole would sit on the keystroke); within required.
+     */
+    spanOnly = false
+  ): { bits: Uint8Array; lo: number } {
+    let lo: number
+    let size: number
+    let spanQuarters: Int32Array
+    let members: (scopeIds: readonly number[]) => Uint8Array
+    let ids: number
+    if (spanOnly && within !== null) {
+      lo = Math.max(0, within[0])
+      size = Math.max(0, within[1] - lo + 1)
+      const read = this.reads.quartersIn({ lo, hi: lo + size - 1 })
+      spanQuarters = new Int32Array(size).fill(NO_CALL)
+      for (let i = 0; i < read.ids.length; i++) spanQuarters[read.ids[i]! - lo] = read.quarters[i]!
+      members = (scopeIds) => {
+        const bits = new Uint8Array(size)
+        const calls = this.reads.membersIn(scopeIds, { lo, hi: lo + size - 1 })
+        for (let i = 0; i < calls.length; i++) bits[calls[i]! - lo] = 1
+        return bits
+      }
+      // No kept prefix set is sized to this: the span's stretch of each doclist is read.
+      ids = -1
+    } else {
+      const quarters = this.columns.quarters()
+      lo = within === null ? 0 : Math.max(0, Math.min(quarters.length, within[0]))
+      const hi = within === null ? quarters.length - 1 : Math.min(quarters.length - 1, within[1])
+      size = Math.max(0, hi - lo + 1)
+      spanQuarters = quarters.subarray(lo, lo + size)
+      members = (scopeIds) => this.membersOf(scopeIds, quarters.length).bits.subarray(lo, lo + size)
+      ids = quarters.length
+    }
+    if (q.empty || size === 0) return { bits: new Uint8Array(size), lo }
+    const base = this.base(query, spanQuarters, members, catalog, lo)
+    // With a range or scopes, FTS5 reads only the doclists between the first and last call
+    // they allow (narrow when ids grow with call time, as a sync in time order writes them).
+    let bounds: readonly [number, number] | null = null
+    if (within !== null || query.from !== null || query.to !== null || q.where.some((w) => w.includes('scope_members'))) {
+      const first = base.indexOf(1)
+      if (first < 0) return { bits: new Uint8Array(size), lo }
+      bounds = [lo + first, lo + base.lastIndexOf(1)]
+    }
+    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
+    // list); a first page's window uses it when kept, else reads its stretch of the doclist.
+    const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
+    const run = new Run(
+      this.reads,
+      this.columns,
+      ctx,
+      base,
+      bounds,
+      lo,
+      size,
+      ids,
+      prefix,
+      within !== null && this.coldKeyInWindow === 'items'
+    )
+    const node = q.node
+    if (node === null) return { bits: base, lo }
+    const m = run.node(node)
+    for (let i = 0; i < size; i++) m[i]! &= base[i]!
+    return { bits: m, lo }
+  }
+
+  /** The calls the date range and scope filters allow (every call without them), ids lo..lo + size - 1. */
+  private base(
+    query: SearchQuery,
+    /** The span's quarter hours: [i] for id lo + i. */
+    quarters: Int32Array,
+    members: (scopeIds: readonly number[]) => Uint8Array,
+    catalog: QueryCatalog,
+    lo: number
+  ): Uint8Array {
+    const size = quarters.length
+    const base = new Uint8Array(size)
+    const { from, to } = query
+    // Quarters wholly inside [from, to) from the column; a quarter the range cuts from SQL.
+    const q0 = from === null ? -Infinity : Math.ceil(from / QUARTER_MS)
+    const q1 = to === null ? Infinity : Math.floor(to / QUARTER_MS) - 1
+    for (let i = 0; i < size; i++) {
+      const k = quarters[i]!
+      if (k !== NO_CALL && k >= q0 && k <= q1) base[i] = 1
+    }
+    const cut: Array<[number, number]> = []
+    if (from !== null && from % QUARTER_MS !== 0) cut.push([from, Math.min(to ?? Infinity, q0 * QUARTER_MS)])
+    if (to !== null && to % QUARTER_MS !== 0) cut.push([Math.max(from ?? -Infinity, (q1 + 1) * QUARTER_MS), to])
+    for (const [a, b] of cut) {
+      if (!(a < b)) continue
+      const ids = this.reads.idsInTime(Math.max(a, Number.MIN_SAFE_INTEGER), Math.min(b, Number.MAX_SAFE_INTEGER))
+      for (let i = 0; i < ids.length; i++) {
+        const k = ids[i]! - lo
+        if (k >= 0 && k < size) base[k] = 1
+      }
+    }
+    for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
+      const bits = members(scopeIds)
+      for (let i = 0; i < size; i++) base[i]! &= bits[i]!
+    }
+    return base
+  }
+}
+
+/** One evaluation: the tree's nodes as byte sets over ids [0, size). */
+class Run {
+  constructor(
+    private readonly reads: BitmapReads,
+    private readonly columns: CallColumns,
+    private readonly ctx: QuerySqlContext,
+    /** NOT is taken within these calls (the range and scopes), which bounds the result anyway. */
+    private readonly universe: Uint8Array,
+    private readonly bounds: readonly [number, number] | null,
+    /** Every set below holds ids lo..lo + size - 1, id at [id - lo]. */
+    private readonly lo: number,
+    private readonly size: number,
+    /** Ids below this can be calls (the largest id + 1). */
+    private readonly ids: number,
+    private readonly prefix: (match: string) => PrefixSet | null,
+    /** Asked about a window of ids only: an analysis key's column not kept yet is read for the window alone. */
+    private readonly window: boolean
+  ) {}
+
+  private column(keyIds: readonly number[], numeric: boolean): ValueColumn {
+    if (!this.window) return this.columns.values(keyIds, numeric)
+    return this.columns.valuesWithin(keyIds, numeric, { lo: this.lo, hi: this.lo + this.size - 1 })
+  }
+
+  private fts(match: string): Uint8Array {
+    // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
+    // the result is cut by the base (range and scopes), which is 0 outside them.
+    const { lo, size } = this
+    const kept = this.prefix(match)
+    if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
+    const out = new Uint8Array(size)
+    const ids = this.reads.ftsIds(match, this.bounds)
+    for (let i = 0; i < ids.length; i++) {
+      const k = ids[i]! - lo
+      if (k >= 0 && k < size) out[k] = 1
+    }
+    return out
+  }
+
+  private not(m: Uint8Array): Uint8Array {
+    const u = this.universe
+    for (let i = 0; i < m.length; i++) m[i] = u[i]! & (m[i]! ^ 1)
+    return m
+  }
+
+  /** Visits each node once; its parts come from textPart's memory (one per node and context). */
+  node(n: ResolvedNode): Uint8Array {
+    step()
+    // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
+    const text = textPart(n, this.ctx)
+    if ('fts' in text) return this.fts(text.fts)
+    switch (n.kind) {
+      case 'text':
+        // A field outside the index (`note`) matches nothing yet, as in SQL.
+        return new Uint8Array(this.size)
+      case 'equals':
+        return this.equals(n.key, n.folded)
+      case 'range':
+        return this.range(n)
+      case 'not':
+        return this.not(this.node(n.item))
+      case 'or': {
+        const out = new Uint8Array(this.size)
+        const fts = n.items.map((i) => textPart(i, this.ctx)).filter((p): p is { fts: string; costly: boolean } => 'fts' in p)
+        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts))
+        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item))
+        return out
+      }
+      case 'and': {
+        const { pos, neg, other } = splitAnd(n.items, this.ctx)
+        let out: Uint8Array | null = null
+        if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
+        else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
+        for (const { node } of other) {
+          const m = this.node(node)
+          if (out === null) out = m
+          else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+        }
+        return out ?? new Uint8Array(this.size)
+      }
+    }
+  }
+
+  private equals(key: string, folded: string): Uint8Array {
+    const out = new Uint8Array(this.size)
+    const keyIds = this.ctx.keyIds.get(key)
+    if (!keyIds || keyIds.length === 0) return out
+    const col = this.column(keyIds, false)
+    const dict = foldedDict(col)
+    const hit = new Uint8Array(dict.length)
+    dict.forEach((v, c) => (hit[c] = v === folded ? 1 : 0))
+    const { calls } = col
+    const codes = col.codes!
+    const { lo, size } = this
+    const [start, end] = itemsWithin(col, lo, lo + size - 1)
+    for (let i = start; i < end; i++) {
+      const k = calls[i]! - lo
+      if (k >= 0 && k < size && hit[codes[i]!] === 1) out[k] = 1
+    }
+    return out
+  }
+
+  private range(n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
+    const out = new Uint8Array(this.size)
+    const keyIds = this.ctx.keyIds.get(n.key)
+    if (!keyIds || keyIds.length === 0) return out
+    const col = this.column(keyIds, true)
+    const nums = col.nums!
+    const { calls } = col
+    const min = n.min?.value ?? -Infinity
+    const max = n.max?.value ?? Infinity
+    const minStrict = n.min?.strict === true
+    const maxStrict = n.max?.strict === true
+    const { lo, size } = this
+    const [start, end] = itemsWithin(col, lo, lo + size - 1)
+    for (let i = start; i < end; i++) {
+      const v = nums[i]!
+      const k = calls[i]! - lo
+      // NaN (no number) fails every comparison, as value_num IS NULL does in SQL.
+      if (k < 0 || k >= size || !(minStrict ? v > min : v >= min) || !(maxStrict ? v < max : v <= max)) continue
+      out[k] = 1
+    }
+    return out
+  }
+}
+
+const sortedColumns = new WeakMap<ValueColumn, { length: number; holes: number; sorted: boolean }>()
+
+/**
+ * The items [start, end) of a column that can belong to calls lo..hi: found by binary search
+ * when the column's calls are in ascending order (as it is read whole), else every item. A
+ * column changes only by appending items or marking them removed, so its length and holes
+ * say whether the order was checked for it as it is.
+ */
+function itemsWithin(col: ValueColumn, lo: number, hi: number): [number, number] {
+  const { calls, length, holes } = col
+  let known = sortedColumns.get(col)
+  if (known?.length !== length || known.holes !== holes) {
+    let sorted = true
+    for (let i = 1; i < length && sorted; i++) sorted = calls[i - 1]! <= calls[i]!
+    known = { length, holes, sorted }
+    sortedColumns.set(col, known)
+  }
+  if (!known.sorted) return [0, length]
+  const first = (id: number): number => {
+    let a = 0
+    let b = length
+    while (a < b) {
+      const m = (a + b) >>> 1
+      if (calls[m]! < id) a = m + 1
+      else b = m
+    }
+    return a
+  }
+  return [first(lo), first(hi + 1)]
+}
+
+function or(into: Uint8Array, m: Uint8Array): void {
+  for (let i = 0; i < into.length; i++) into[i]! |= m[i]!
+}
+
+/** How many calls a byte set holds. */
+export function countOf(m: Uint8Array): number {
+  let n = 0
+  for (let i = 0; i < m.length; i++) n += m[i]!
+  return n
+}
+
+/** The ids a byte set holds, ascending. */
+export function idsOf(m: Uint8Array, n = countOf(m)): Int32Array {
+  const out = new Int32Array(n)
+  let k = 0
+  for (let i = 0; i < m.length; i++) if (m[i] === 1) out[k++] = i
+  return out
+}

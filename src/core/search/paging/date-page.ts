@@ -1,0 +1,113 @@
+import type { SearchPage } from '../../../shared/domain'
+import { evaluable } from '../memory/bitmap-eval'
+import { withMatchedIn } from '../query/matched-in'
+import { lazy, servePage, WINDOW_SHARE, type DateFacts, type PagePath, type PageTrace } from '../plan/page-plan'
+import { choosePlan, needsEstimate } from '../plan/plan'
+import { LISTED_SORT_MAX, REVIEW_WALK_MAX, reviewWalkPage } from './review-page'
+import type { ReviewMatch } from '../review/review-set'
+import type { Prepared, SearchContext } from '../search-context'
+import { orderSlice, windowPage } from './window-page'
+
+/** A page in date (or relevance) order: the path choosePage names (page-plan.ts), and how it was chosen. */
+export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): { page: SearchPage; trace: PageTrace } {
+  const { q, state, estimate } = p
+  const total = ctx.catalog.totalCalls()
+  const gap = offset - state.nearest(offset).position
+  const sql = choosePlan(q, estimate, total, {
+    for: 'page',
+    limit,
+    gap,
+    bitmapRead: state.matches?.read === true,
+    longJump: ctx.longJump
+  })
+  const reviewSet = ctx.reviewsTake(p)
+  let review: ReviewMatch | null = null
+  const reviewMatch = (): ReviewMatch => (review ??= ctx.reviews!.match(p.query))
+  const textIds = q.match !== null ? estimate.ids : null
+  const inMemory = ctx.inMemory(p)
+  const bitmaps = ctx.bitmaps
+  const facts: DateFacts = {
+    order: 'date',
+    sql,
+    offset,
+    limit,
+    count: state.count,
+    reviewSet,
+    survivors: lazy(() => (reviewSet && textIds !== null ? (JSON.parse(textIds) as number[]).filter((id) => reviewMatch().has(id)) : null)),
+    listedSortMax: ctx.reviewListedSortMax ?? LISTED_SORT_MAX,
+    reviewWalkMax: REVIEW_WALK_MAX,
+    rankable: ctx.ranker !== null && evaluable(p.query) && inMemory,
+    inMemory,
+    matchesRead: state.matches?.read === true,
+    costlyWalk:
+      sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
+    share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
+    shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
+    orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
+    declined: []
+  }
+  const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
+  return { page: withMatchedIn(result, q, ctx.reader), trace }
+}
+
+/** Serves the path it is given; null when the path cannot (page-plan.ts asks again). */
+function serveDate(
+  ctx: SearchContext,
+  p: Prepared,
+  path: PagePath,
+  offset: number,
+  limit: number,
+  total: number,
+  review: () => ReviewMatch
+): SearchPage | null {
+  const { q, state } = p
+  const matches = () => ctx.matchesOf(p)
+  const desc = q.order !== 'date_asc'
+  switch (path.kind) {
+    case 'past-end':
+      return { offset, rows: [] }
+    case 'review-listed':
+      return ctx.pager.page(q, state, { kind: 'fts', ids: path.ids }, offset, limit, matches, total + 1)
+    case 'review-text-walk': {
+      const byDate = review().inDateOrder(path.ids, desc)
+      let k = 0
+      const next = (max: number): number[] => byDate.slice(k, (k += max))
+      return reviewWalkPage({ reader: ctx.reader, q, offset, limit, next, probeMax: ctx.reviewProbeMax })
+    }
+    case 'review-walk':
+      return reviewWalkPage({ reader: ctx.reader, q, offset, limit, next: review().walk(desc), probeMax: ctx.reviewProbeMax })
+    case 'relevance-memory': {
+      // Relevance over a date range: bm25's order computed in memory (relevance-rank.ts).
+      const bitmaps = ctx.bitmaps!
+      return ctx.ranker!.page(q, ctx.reader, (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within), offset, limit)
+    }
+    case 'window':
+    case 'window-slice': {
+      const bitmaps = ctx.bitmaps!
+      const kept = path.kind === 'window'
+      const order = kept ? ctx.columns.byDate() : null
+      const page = windowPage(
+        order !== null ? orderSlice(order, desc) : (w) => ctx.columns.newestByDate(w, desc),
+        order !== null ? order.length : total,
+        desc,
+        offset,
+        limit,
+        path.share,
+        (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within, !kept),
+        ctx.reader.rows,
+        path.maxSpan
+      )
+      if (page === null) return null
+      if (page.whole && page.rows.length < limit) state.count = page.seen
+      return { offset, rows: page.rows }
+    }
+    case 'column-all':
+    case 'column-kept':
+    case 'column-probe':
+    case 'column-list':
+    case 'column-bits':
+      throw new Error(`A date page cannot be served by ${path.kind}.`)
+    default:
+      return ctx.pager.page(q, state, path, offset, limit, matches, total + 1)
+  }
+}

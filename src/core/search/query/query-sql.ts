@@ -1,0 +1,221 @@
+import type { Bound, ResolvedNode } from '../../../shared/query/ast'
+import { tokensOf } from '../../../shared/query/parse'
+import { step } from '../../../shared/query/work'
+
+/**
+ * A resolved query (shared/query) as SQL over `calls c`. Text terms become one FTS5 MATCH
+ * expression wherever they can (AND, OR and NOT of text terms are FTS5's own operators);
+ * analysis terms, and any OR or NOT that mixes them with text, become predicates, a text
+ * term inside them a probe of the index for that row. Every token is emitted quoted, so no
+ * user text reaches FTS5 as syntax.
+ */
+
+/** The full terms a prefix stands for; null: too many (a costly prefix); undefined: not looked up. */
+export type PrefixExpander = (prefix: string) => readonly string[] | null | undefined
+
+export interface QuerySqlContext {
+  expand: PrefixExpander
+  /** Ids of each analysis key's (key, friendly name) pairs. */
+  keyIds: ReadonlyMap<string, readonly number[]>
+}
+
+export interface TextSql {
+  /** FTS5 expression the call must match; null when the query has no positive text term at the top. */
+  match: string | null
+  /** Predicates on c, ANDed. */
+  where: string[]
+  params: unknown[]
+  /** A prefix in `match` covers too many terms to expand: probing it row by row is slow. */
+  costlyProbe: boolean
+  /** `match` holds terms the user typed (not only narrowing of analysis values): relevance can rank. */
+  ranked: boolean
+}
+
+type Part = { fts: string; costly: boolean } | { sql: string; params: unknown[] }
+
+const ids = (list: readonly number[]): string => list.map((n) => String(Math.trunc(n))).join(',')
+
+/** An FTS expression as a per-row predicate: a rowid-bounded doclist seek. */
+const PROBE = 'EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)'
+
+function toSql(p: Part): { sql: string; params: unknown[] } {
+  return 'fts' in p ? { sql: PROBE, params: [p.fts] } : p
+}
+
+/** Tokens never hold a double quote (the token class excludes it), so quoting needs no escaping. */
+export function phraseFts(
+  tokens: readonly string[],
+  prefix: boolean,
+  column: string | null,
+  expand: PrefixExpander
+): { fts: string; costly: boolean } {
+  let body = `"${tokens.join(' ')}"${prefix ? '*' : ''}`
+  let costly = false
+  if (prefix) {
+    const terms = expand(tokens[tokens.length - 1]!)
+    if (terms && terms.length > 0) {
+      const head = tokens.slice(0, -1)
+      body = terms.length === 1 ? `"${[...head, terms[0]].join(' ')}"` : `(${terms.map((t) => `"${[...head, t].join(' ')}"`).join(' OR ')})`
+    } else costly = terms === null
+  }
+  return { fts: column ? `${column} : ${body}` : body, costly }
+}
+
+/** An analysis item of the key passes `cond` (its parameters after the key's). */
+export function analysisExists(keyIds: readonly number[] | undefined, cond: string, params: unknown[]): { sql: string; params: unknown[] } {
+  if (!keyIds || keyIds.length === 0) return { sql: '0', params: [] }
+  return { sql: `EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keyIds)}) AND ${cond})`, params }
+}
+
+/** Folded equality: `fold_text` is shared foldText, registered on the reader's connection. */
+export const FOLDED_EQUALS = 'fold_text(a.value) = ?'
+
+function boundsSql(min: Bound | null, max: Bound | null): { cond: string; params: unknown[] } {
+  const conds = ['a.value_num IS NOT NULL']
+  const params: unknown[] = []
+  if (min) {
+    conds.push(`a.value_num ${min.strict ? '>' : '>='} ?`)
+    params.push(min.value)
+  }
+  if (max) {
+    conds.push(`a.value_num ${max.strict ? '<' : '<='} ?`)
+    params.push(max.value)
+  }
+  return { cond: conds.join(' AND '), params }
+}
+
+/**
+ * Each node's part, made once per context. An AND asks for its items' parts to sort them
+ * (splitAnd) and again to join them, a negated item for its inner part and its own, the
+ * bitmap evaluator for every node it visits: without this each nesting level doubled the
+ * work, and `(a OR -b ` nested 20 times took 40 s. With it a compile is linear in the tree.
+ */
+const made = new WeakMap<QuerySqlContext, WeakMap<ResolvedNode, Part>>()
+
+/** A node as one FTS5 expression when it is text alone, else as a predicate on c. */
+export function textPart(n: ResolvedNode, ctx: QuerySqlContext): Part {
+  step()
+  let parts = made.get(ctx)
+  if (parts === undefined) made.set(ctx, (parts = new WeakMap()))
+  let part = parts.get(n)
+  if (part === undefined) parts.set(n, (part = partOf(n, ctx)))
+  return part
+}
+
+function partOf(n: ResolvedNode, ctx: QuerySqlContext): Part {
+  switch (n.kind) {
+    case 'text':
+      // `note` is not in the index: a field outside it is answered by its own predicate (none yet).
+      if (n.field === 'note') return { sql: '0', params: [] }
+      return phraseFts(n.tokens, n.prefix, n.field, ctx.expand)
+    case 'equals':
+      return analysisExists(ctx.keyIds.get(n.key), FOLDED_EQUALS, [n.folded])
+    case 'range': {
+      const b = boundsSql(n.min, n.max)
+      return analysisExists(ctx.keyIds.get(n.key), b.cond, b.params)
+    }
+    case 'not': {
+      const inner = toSql(textPart(n.item, ctx))
+      return { sql: `NOT ${inner.sql}`, params: inner.params }
+    }
+    case 'or': {
+      const parts = n.items.map((i) => textPart(i, ctx))
+      if (parts.every((p) => 'fts' in p)) {
+        const fts = parts as Array<{ fts: string; costly: boolean }>
+        return { fts: `(${fts.map((p) => p.fts).join(' OR ')})`, costly: fts.some((p) => p.costly) }
+      }
+      const sql = parts.map(toSql)
+      return { sql: `(${sql.map((s) => s.sql).join(' OR ')})`, params: sql.flatMap((s) => s.params) }
+    }
+    case 'and': {
+      const split = splitAnd(n.items, ctx)
+      if (split.other.length === 0 && split.pos.length > 0) return ftsAnd(split.pos, split.neg)
+      const sql = n.items.map((i) => toSql(textPart(i, ctx)))
+      return { sql: `(${sql.map((s) => s.sql).join(' AND ')})`, params: sql.flatMap((s) => s.params) }
+    }
+  }
+}
+
+export type FtsPart = { fts: string; costly: boolean }
+
+/** An AND's terms: positive text, negated text, and the rest (predicates). */
+export function splitAnd(
+  items: readonly ResolvedNode[],
+  ctx: QuerySqlContext
+): { pos: FtsPart[]; neg: FtsPart[]; other: Array<{ node: ResolvedNode; part: Part }> } {
+  const pos: FtsPart[] = []
+  const neg: FtsPart[] = []
+  const other: Array<{ node: ResolvedNode; part: Part }> = []
+  for (const item of items) {
+    if (item.kind === 'not') {
+      const inner = textPart(item.item, ctx)
+      if ('fts' in inner) {
+        neg.push(inner)
+        continue
+      }
+    }
+    const part = textPart(item, ctx)
+    if ('fts' in part) pos.push(part)
+    else other.push({ node: item, part })
+  }
+  return { pos, neg, other }
+}
+
+/** `(a AND b) NOT (c OR d)`: FTS5's NOT is binary, so the negated terms go after one positive group. */
+export function ftsAnd(pos: FtsPart[], neg: FtsPart[]): FtsPart {
+  const head = pos.length === 1 ? pos[0]!.fts : pos.map((p) => p.fts).join(' AND ')
+  const costly = pos.some((p) => p.costly)
+  if (neg.length === 0) return { fts: head, costly }
+  return { fts: `(${head}) NOT (${ftsOr(neg).fts})`, costly }
+}
+
+/** Any of the parts (bare when one). */
+export function ftsOr(parts: FtsPart[]): FtsPart {
+  return { fts: parts.length === 1 ? parts[0]!.fts : parts.map((p) => p.fts).join(' OR '), costly: parts.some((p) => p.costly) }
+}
+
+/**
+ * The top of a query: its ANDed terms split into one MATCH (text), predicates (analysis,
+ * mixed OR/NOT), and a top-level `key:value` also narrows the MATCH by the value's words on
+ * the analysis column, so a rare value is found through the index and the predicate only
+ * confirms it. A query of negated text alone is a predicate: FTS5 cannot match "not x".
+ */
+export function compileText(node: ResolvedNode | null, ctx: QuerySqlContext): TextSql {
+  const out: TextSql = { match: null, where: [], params: [], costlyProbe: false, ranked: false }
+  if (!node) return out
+  const items = node.kind === 'and' ? node.items : [node]
+  const { pos, neg, other } = splitAnd(items, ctx)
+  out.ranked = pos.length > 0
+  const narrowing: FtsPart[] = []
+  for (const { node: n, part } of other) {
+    const s = toSql(part)
+    out.where.push(s.sql)
+    out.params.push(...s.params)
+    if (n.kind === 'equals') {
+      const tokens = tokensOf(n.value)
+      if (tokens.length > 0) narrowing.push(phraseFts(tokens, false, 'analysis', ctx.expand))
+    }
+  }
+  const all = [...pos, ...narrowing]
+  if (all.length > 0) {
+    const m = ftsAnd(all, neg)
+    out.match = m.fts
+    out.costlyProbe = m.costly
+  } else if (neg.length > 0) {
+    out.where.push(`NOT ${PROBE}`)
+    out.params.push(ftsOr(neg).fts)
+  }
+  return out
+}
+
+/** Prefixes whose expansion compileText will ask for. */
+export function prefixesIn(node: ResolvedNode | null): string[] {
+  const out = new Set<string>()
+  const walk = (n: ResolvedNode): void => {
+    if (n.kind === 'text' && n.prefix) out.add(n.tokens[n.tokens.length - 1]!)
+    else if (n.kind === 'and' || n.kind === 'or') n.items.forEach(walk)
+    else if (n.kind === 'not') walk(n.item)
+  }
+  if (node) walk(node)
+  return [...out]
+}

@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, relative, sep } from 'node:path'
+import type { ExportDialogs, ExportDownload } from '../core/app/host-ports'
+
+type Format = Parameters<ExportDialogs['chooseExportFile']>[1]
+
+export interface StagedDownload {
+  file: string
+  /** The name the browser saves it under. */
+  name: string
+}
+
+/**
+ * Exports in browser mode: the page never names a path on this computer. The export is
+ * written into a private staging folder (0700, removed when the server stops), then offered
+ * once at /downloads/<random id>; the browser saves it where the user keeps downloads, and
+ * the staged copy is deleted after it was sent.
+ */
+export interface DownloadStaging {
+  readonly root: string
+  /** The export dialog of the browser shell: a fresh staging path, never a question. */
+  readonly dialogs: ExportDialogs
+  /** The finished export, by the id in its URL; null for an unknown or already taken id. */
+  take(id: string): StagedDownload | null
+  /** A download that did not complete goes back, so the page can ask again. */
+  putBack(id: string, entry: StagedDownload): void
+  /** Deletes a staged file (after it was sent). */
+  discard(entry: StagedDownload): void
+  close(): void
+}
+
+const EXTENSIONS: Record<Format, string> = { csv: 'csv', xlsx: 'xlsx', json: 'json', ndjson: 'ndjson' }
+
+export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
+  const root = mkdtempSync(join(parent, 'callsight-downloads-'))
+  const offered = new Map<string, StagedDownload>()
+  const inside = (file: string): boolean => {
+    const rel = relative(root, file)
+    return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)
+  }
+
+  const dialogs: ExportDialogs = {
+    async chooseExportFile(defaultName, format) {
+      let name = basename(defaultName).replace(/[^\w.-]+/g, '-') || 'callsight-export'
+      if (!name.toLowerCase().endsWith(`.${EXTENSIONS[format]}`)) name += `.${EXTENSIONS[format]}`
+      // One folder per export keeps the file's own name for the browser.
+      const dir = join(root, randomBytes(8).toString('hex'))
+      mkdirSync(dir, { mode: 0o700 })
+      return join(dir, name)
+    },
+    offerDownload(file: string): ExportDownload | null {
+      if (!inside(file)) return null
+      const id = randomBytes(24).toString('base64url')
+      offered.set(id, { file, name: basename(file) })
+      return { url: `/downloads/${id}`, name: basename(file) }
+    }
+  }
+
+  return {
+    root,
+    dialogs,
+    take(id) {
+      const entry = offered.get(id) ?? null
+      offered.delete(id)
+      return entry
+    },
+    putBack(id, entry) {
+      offered.set(id, entry)
+    },
+    discard(entry) {
+      // A CSV and its .meta.json sidecar share the folder and go in either order: the folder
+      // goes with the last of them.
+      if (!inside(entry.file)) return
+      rmSync(entry.file, { force: true })
+      const dir = dirname(entry.file)
+      if (inside(dir) && readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true })
+    },
+    close() {
+      offered.clear()
+      rmSync(root, { recursive: true, force: true })
+    }
+  }
+}
