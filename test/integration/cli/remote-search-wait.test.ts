@@ -69,8 +69,12 @@ describe('remote-search meeting the tenant\u2019s limit', () => {
     }
     expect(t.text()).toMatch(/^20 call\(s\)/m)
     const shown = t.lines.filter((l) => l.includes('waiting'))
-    // 3 s, 2 s, 1 s: a line redrawn in place, then cleared.
-    expect(shown.map((l) => /waiting (\d+) s for the service's limit/.exec(l)?.[1])).toEqual(expect.arrayContaining(['3', '2', '1']))
+    // 3 s, 2 s, 1 s: a line redrawn in place, then cleared. A loaded machine may fire a tick
+    // late (3, 3, 2) or not before the wait ends, so the test asks for a countdown, not each second.
+    const seconds = shown.map((l) => Number(/waiting (\d+) s for the service's limit/.exec(l)?.[1]))
+    expect(seconds[0]).toBe(3)
+    expect(seconds.every((s, i) => i === 0 || s <= seconds[i - 1]!)).toBe(true)
+    expect(Math.min(...seconds)).toBeLessThan(3)
     expect(shown.every((l) => l.startsWith('\r\x1b[2K'))).toBe(true)
     expect(t.lines.at(-1)).toBe('\r\x1b[2K')
   }, 60_000)

@@ -24,7 +24,7 @@ afterAll(async () => {
 
 /** Waits until the standby has replayed everything the primary wrote so far. */
 async function replayed(): Promise<void> {
-  const lsn = (await primary.sql('SELECT pg_current_wal_lsn()::text AS l')).rows[0]!.l as string
+  const lsn = (await primary.sql('SELECT pg_current_wal_insert_lsn()::text AS l')).rows[0]!.l as string
   await until(
     async () => ((await standby!.sql('SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS ok', [lsn])).rows[0]!.ok ? true : undefined),
     20_000
