@@ -92,7 +92,7 @@ describe('team cache in the app', () => {
     await expect.poll(() => page.getByTestId('team-last-pull').textContent(), { timeout: 10_000 }).not.toContain('never')
     // The app pulls on its own from now on: the status bar and the panel say as of when, and when next.
     await expect
-      .poll(() => page.getByTestId('team-freshness').textContent(), { timeout: 10_000 })
+      .poll(() => page.getByTestId('team-freshness').textContent(), { timeout: 30_000 })
       .toMatch(/Team cache as of \d\d:\d\d · next \d\d:\d\d/)
     expect(await page.getByTestId('team-schedule').textContent()).toMatch(/next pull at \d\d:\d\d/)
     await app.screenshot('60-team-cache-pulled')

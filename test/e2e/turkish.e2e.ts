@@ -55,8 +55,8 @@ describe('Turkish workspace', () => {
     await expect.poll(() => count.getAttribute('data-state'), { timeout: 15_000 }).toBe('ready')
     await expectNoEnglish(page, 'search')
 
+    // A single click opens the call.
     await page.getByTestId('row-0').click()
-    await page.keyboard.press('Enter')
     await page.getByTestId('detail-extra').waitFor()
     const duration = page.locator('[data-testid="detail-extra"] tr[data-key="durationSeconds"]')
     expect(await duration.locator('th').textContent()).toBe('Süre (dk:sn)')

@@ -77,8 +77,8 @@ describe('workspace details', () => {
     // A short window, so the detail scrolls.
     await page.setViewportSize({ width: 1440, height: 420 })
     await page.getByTestId('filter-reset').click()
+    // A single click opens the call.
     await page.getByTestId('row-0').click()
-    await page.keyboard.press('Enter')
     const detail = page.getByTestId('call-detail')
     await page.getByTestId('detail-analysis').waitFor()
     await detail.evaluate((el) => (el.scrollTop = el.scrollHeight))

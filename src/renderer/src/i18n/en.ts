@@ -24,7 +24,9 @@ export const en = {
   ...reviewMessages,
   ...queryLanguageMessages,
   ...reviewModeMessages,
-  ...teamReviewMessages
+  ...teamReviewMessages,
+  // Two areas fill the `team` namespace: the team cache panel and team review.
+  team: { ...syncMessages.team, ...teamReviewMessages.team }
 }
 
 export type { MessageTree } from './shape'

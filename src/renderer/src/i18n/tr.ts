@@ -21,5 +21,7 @@ export const tr: Messages = {
   ...reviewMessages,
   ...queryLanguageMessages,
   ...reviewModeMessages,
-  ...teamReviewMessages
+  ...teamReviewMessages,
+  // Two areas fill the `team` namespace: the team cache panel and team review.
+  team: { ...syncMessages.team, ...teamReviewMessages.team }
 }
