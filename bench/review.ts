@@ -61,9 +61,9 @@ function ingest(cache: CallCache, n: number, log: (l: string) => void): void {
 /** Every tenth call annotated: statuses 20/50/20/10 % in review/reviewed/follow-up/new, tags Zipf-like, half scored. */
 function annotate(cache: CallCache, n: number, cardId: string): void {
   const rnd = prng(5)
-  const items: Parameters<CallCache['annotations']['writeMany']>[0][number][] = []
+  const items: Parameters<CallCache['review']['annotations']['writeMany']>[0][number][] = []
   const flush = (): void => {
-    cache.annotations.writeMany(items.splice(0))
+    cache.review.annotations.writeMany(items.splice(0))
   }
   for (let i = 0; i < n; i += 10) {
     const r = rnd()
@@ -124,7 +124,7 @@ export const run: BenchFn = async (ctx) => {
     const sqlOnly = createSearch(cache, {}, SQL_REVIEWS)
     let clock = 10_000_000
     const rctx: ReviewContext = { cache, search, author: 'bench', now: () => clock++, zone: 'Europe/Istanbul' }
-    let card = cache.scorecards.latest()[0]
+    let card = cache.review.scorecards.latest()[0]
     if (!reuse || card === undefined) {
       ctx.log(`ingesting ${n.toLocaleString('en')} calls`)
       ingest(cache, n, ctx.log)
@@ -209,8 +209,8 @@ export const run: BenchFn = async (ctx) => {
     // A review list of 2,000 calls spread over the whole range (a sample, as QA builds them).
     const listIds = Array.from({ length: 2000 }, (_, k) => `C${String(Math.floor((k * n) / 2000) + 3).padStart(8, '0')}`)
     const list =
-      cache.reviewLists.list().find((l) => l.name === 'bench') ??
-      cache.reviewLists.create('bench', listIds, { kind: 'ids', count: 2000 }, 'bench', 1)
+      cache.review.reviewLists.list().find((l) => l.name === 'bench') ??
+      cache.review.reviewLists.create('bench', listIds, { kind: 'ids', count: 2000 }, 'bench', 1)
     // Every filter shape alone, with a common word and with a 1 % word; each compared with the
     // same page without the review filter (the unfiltered page, the word alone), same run.
     const shapes: Array<[string, ReviewFilterInput]> = [
@@ -341,7 +341,7 @@ export const run: BenchFn = async (ctx) => {
       const start = connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get() as number
       const page: CallRecord[] = []
       for (let k = start; k < start + 100; k++) page.push(makeCall(k, n, syncRnd).record)
-      cache.annotations.write(page[50]!.callId, { status: 'reviewed' }, { author: 'bench', at: clock++, history: false })
+      cache.review.annotations.write(page[50]!.callId, { status: 'reviewed' }, { author: 'bench', at: clock++, history: false })
       cache.writePages([{ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: null }])
       search.page(Q({ text: '' }), 0, 100)
       search.resetCaches()

@@ -26,7 +26,7 @@ export async function shareCommand(action: 'push' | 'pull', argv: string[], io: 
   const pool = openTeamPool(opts, 1)
   try {
     if (values['retry-refused']) {
-      const n = cache.share.retryRefused()
+      const n = cache.review.share.retryRefused()
       if (n > 0 && !values.json) io.out(`${n} refused change(s) queued again.\n`)
     }
     const pushed = await pushReview({ pool, schema: opts.schema, cache })

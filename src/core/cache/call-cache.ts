@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome, type SyncProgress } from '../../shared/domain'
 import type { AppErrorInfo } from '../../shared/errors'
@@ -8,20 +7,14 @@ import { systemClock } from '../platform/node'
 import { CallTypeCatalog, type CallTypeEntry, type CatalogImport } from './call-types/call-type-catalog'
 import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest/ingest'
-import type { MigrationProgress } from './schema/migrate'
-import { openCacheDb, SEARCH_MMAP_BYTES } from './schema/cache-db'
+import { openCacheDb, SEARCH_MMAP_BYTES, type CacheDbOptions } from './schema/cache-db'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './ingest/pulled'
 import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './ingest/fts-buffer'
 import { DeferredIndexing } from './ingest/deferred-indexing'
-import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
-import { AnnotationStore } from './review/annotation-store'
-import { ShareStore } from './review/share-store'
-import { AssignmentStore } from './review/assignment-store'
-import { CalibrationStore } from './review/calibration-store'
-import { LeadReads } from './review/lead-reads'
-import { ReviewListStore } from './review/list-store'
-import { ReviewJournal, type ReviewChanges } from './review/review-journal'
-import { ScorecardStore } from './review/scorecard-store'
+import type { CallRowDb } from './records'
+import { deleteCachedCalls, hydrateRow, readCacheInfo, readCall } from './cache-contents'
+import type { ReviewChanges } from './review/review-journal'
+import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
 import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
 import { WalCheckpointer, type CheckpointerOptions } from './ingest/wal-checkpointer'
@@ -68,20 +61,8 @@ export class CallCache {
   private readonly scopeRows: SyncScopes
   private readonly catalog: CallTypeCatalog
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
-  /** Writes to review data (annotations, lists) through this connection: queries with review filters follow it. */
-  private readonly reviewJournal = new ReviewJournal()
   /** The user's review work: never touched by writes of calls or by clear() (docs/review.md). */
-  readonly annotations: AnnotationStore
-  /** What this cache shares through the team cache: outbox, the team's values seen, conflicts (review/share-store.ts). */
-  readonly share: ShareStore
-  readonly scorecards: ScorecardStore
-  readonly reviewLists: ReviewListStore
-  /** Which reviewer reviews which call of a list (migration 16). */
-  readonly assignments: AssignmentStore
-  /** Calibration sessions, apart from the calls' annotations (migration 16). */
-  readonly calibration: CalibrationStore
-  /** Insight's lead view: scored annotations with reviewer and agent. */
-  readonly leadReads: LeadReads
+  readonly review: ReviewStores
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
@@ -105,23 +86,17 @@ export class CallCache {
     this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
-    this.share = new ShareStore(this.db)
-    this.annotations = new AnnotationStore(this.db, (calls) => this.reviewJournal.record(calls), this.share)
-    this.scorecards = new ScorecardStore(this.db)
-    this.reviewLists = new ReviewListStore(this.db, () => this.reviewJournal.record([], true))
-    this.assignments = new AssignmentStore(this.db)
-    this.calibration = new CalibrationStore(this.db)
-    this.leadReads = new LeadReads(this.db)
+    this.review = new ReviewStores(this.db)
   }
 
   /** Moves with every write to annotations or review lists through this connection. */
   get reviewVersion(): number {
-    return this.reviewJournal.version
+    return this.review.version
   }
 
   /** What this connection's review writes after review version `version` changed; null when not known. */
   reviewChangesSince(version: number): ReviewChanges | null {
-    return this.reviewJournal.since(version)
+    return this.review.changesSince(version)
   }
 
   /** Counts a write and journals what it changed. */
@@ -295,12 +270,12 @@ export class CallCache {
     this.wrote(null, [])
   }
 
-  /** The covered intervals of a scope, merged and sorted. */
   /** Counts over a range for the membership estimate: calls, and a scope's members among them. */
   rangeCounts(): ReturnType<typeof rangeCounts> {
     return rangeCounts(this.db)
   }
 
+  /** The covered intervals of a scope, merged and sorted. */
   coverage(scopeKey: string): Array<[number, number]> {
     return this.scopeRows.coverage(scopeKey)
   }
@@ -367,24 +342,7 @@ export class CallCache {
   }
 
   info(): CacheInfo {
-    let size = 0
-    for (const f of [this.file, `${this.file}-wal`]) {
-      try {
-        size += statSync(f).size
-      } catch {
-        // The WAL file exists only while the database is open for writing.
-      }
-    }
-    const calls = this.db.prepare('SELECT count(*) FROM calls').pluck().get() as number
-    const last = this.db.prepare('SELECT max(last_success_at) FROM sync_scopes').pluck().get() as number | null
-    const stopped =
-      last === null
-        ? (this.db
-            .prepare("SELECT max(coalesce(finished_at, started_at)) FROM sync_runs WHERE outcome IN ('cancelled', 'failed', 'interrupted')")
-            .pluck()
-            .get() as number | null)
-        : null
-    return { path: this.file, sizeBytes: size, calls, lastSyncAt: last, stoppedAt: stopped }
+    return readCacheInfo(this.db, this.file)
   }
 
   /**
@@ -400,12 +358,12 @@ export class CallCache {
   }
 
   hasAnnotations(): boolean {
-    return this.annotations.count() > 0
+    return this.review.annotations.count() > 0
   }
 
   /** The sync's hook after a whole pass (SyncStore.markServiceDropped): see AnnotationStore. */
   markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
-    return this.annotations.markServiceDropped(scopeKey, from, to, seen, at)
+    return this.review.annotations.markServiceDropped(scopeKey, from, to, seen, at)
   }
 
   /**
@@ -413,24 +371,9 @@ export class CallCache {
    * tables stay unless `keepReview` is false: annotations are the user's work, not a copy.
    */
   clear(opts: { keepReview?: boolean } = {}): void {
-    if (opts.keepReview === false) {
-      this.annotations.deleteAll()
-      this.reviewLists.deleteAll()
-      this.calibration.deleteAll()
-    }
+    if (opts.keepReview === false) this.review.deleteAll()
     this.requireWriter().reset()
-    this.db
-      .transaction(() => {
-        this.db.exec(`
-        DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
-        DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
-        DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
-        INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
-        -- The row ids of the calls are gone; the next sync writes them again (migration 11).
-        UPDATE annotations SET call_row = NULL WHERE call_row IS NOT NULL;
-      `)
-      })
-      .immediate()
+    deleteCachedCalls(this.db)
     this.scopeRows.forget()
     this.writes++
     this.journal.restart(this.writes)
@@ -439,36 +382,17 @@ export class CallCache {
   }
 
   getCall(callId: string): CallRecord | null {
-    const row = this.db.prepare('SELECT * FROM calls WHERE call_id = ?').get(callId) as CallRowDb | undefined
-    return row === undefined ? null : this.hydrate(row)
+    return readCall(this.db, callId)
   }
 
   /** A stored row as its record, analysis in the order the service sent it. */
   hydrate(row: CallRowDb): CallRecord {
-    const items = this.db
-      .prepare(
-        'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
-      )
-      .all(row.id) as AnalysisRowDb[]
-    return toRecord(row, items)
+    return hydrateRow(this.db, row)
   }
 }
 
-export interface CacheOpenOptions {
+export interface CacheOpenOptions extends CacheDbOptions {
   clock?: Clock
-  readonly?: boolean
-  /** Path of a better-sqlite3 addon built for this runtime (Electron), when not npm's. */
-  nativeBinding?: string
-  /**
-   * Benchmarks only: migrate no further than this version, to measure the layout before a
-   * later migration on the same data in the same run (bench/query.ts).
-   */
-  schemaVersion?: number
-  /**
-   * Told how far a long migration is (migration 7 rebuilds the whole search index: minutes at
-   * 1,000,000 calls). Called synchronously during open.
-   */
-  onMigrationProgress?: (p: MigrationProgress) => void
   /**
    * The idle WAL checkpointer (wal-checkpointer.ts): its timings, or false for none (SQLite's
    * default then: the committing connection checkpoints every 1,000 pages, the old behaviour).

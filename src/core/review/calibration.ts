@@ -22,7 +22,7 @@ import { checkAnswers, scoreOf, share } from './scoring'
 export const metricOf = (c: Criterion): Metric => (c.scale === 'yes_no' ? 'nominal' : 'interval')
 
 export function createCalibration(ctx: ReviewContext, req: CalibrationCreate): CalibrationInfo {
-  const card = ctx.cache.scorecards.get(req.scorecardId, req.version)
+  const card = ctx.cache.review.scorecards.get(req.scorecardId, req.version)
   if (!card) throw new CallsightError('NotFound', 'That scorecard (or its version) does not exist.')
   const callIds = [...new Set(resolveSource(ctx, req.calls))]
   if (callIds.length === 0) throw new CallsightError('InvalidInput', 'A calibration session needs at least one call.')
@@ -30,7 +30,7 @@ export function createCalibration(ctx: ReviewContext, req: CalibrationCreate): C
     throw new CallsightError('InvalidInput', `A calibration session takes at most ${CALIBRATION_CALLS_MAX} calls.`)
   const reviewers = [...new Set(req.reviewers)]
   if (reviewers.length < 2) throw new CallsightError('InvalidInput', 'A calibration session needs at least two reviewers.')
-  return ctx.cache.calibration.create(
+  return ctx.cache.review.calibration.create(
     { name: req.name, scorecardId: card.id, scorecardVersion: card.version, callIds, reviewers },
     ctx.author,
     ctx.now()
@@ -38,39 +38,39 @@ export function createCalibration(ctx: ReviewContext, req: CalibrationCreate): C
 }
 
 function sessionCard(cache: CallCache, s: CalibrationInfo): Scorecard {
-  const card = cache.scorecards.get(s.scorecardId, s.scorecardVersion)
+  const card = cache.review.scorecards.get(s.scorecardId, s.scorecardVersion)
   if (!card) throw new CallsightError('NotFound', 'The scorecard of that calibration session no longer exists.')
   return card
 }
 
 /** The viewer's answers for one call; refused for a non-reviewer and after submitting. */
 export function answerCalibration(ctx: ReviewContext, sessionId: string, callId: string, answers: Answers): CalibrationView {
-  const s = ctx.cache.calibration.info(sessionId)
+  const s = ctx.cache.review.calibration.info(sessionId)
   if (!s.reviewers.includes(ctx.author))
     throw new CallsightError('InvalidInput', `${ctx.author} is not a reviewer of this calibration session.`)
   if (s.submitted.includes(ctx.author)) throw new CallsightError('InvalidInput', 'Your answers to this session are submitted already.')
   if (!s.callIds.includes(callId)) throw new CallsightError('InvalidInput', 'That call is not in this calibration session.')
   checkAnswers(sessionCard(ctx.cache, s).criteria, answers)
-  ctx.cache.calibration.saveAnswers(sessionId, ctx.author, callId, answers, ctx.now())
+  ctx.cache.review.calibration.saveAnswers(sessionId, ctx.author, callId, answers, ctx.now())
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 
 export function submitCalibration(ctx: ReviewContext, sessionId: string): CalibrationView {
-  const s = ctx.cache.calibration.info(sessionId)
+  const s = ctx.cache.review.calibration.info(sessionId)
   if (!s.reviewers.includes(ctx.author))
     throw new CallsightError('InvalidInput', `${ctx.author} is not a reviewer of this calibration session.`)
-  ctx.cache.calibration.submit(sessionId, ctx.author, ctx.now())
+  ctx.cache.review.calibration.submit(sessionId, ctx.author, ctx.now())
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 
 /** The lead's reference answers for one call; a reviewer of the session may not set them. */
 export function setCalibrationReference(ctx: ReviewContext, sessionId: string, callId: string, answers: Answers): CalibrationView {
-  const s = ctx.cache.calibration.info(sessionId)
+  const s = ctx.cache.review.calibration.info(sessionId)
   if (s.reviewers.includes(ctx.author))
     throw new CallsightError('InvalidInput', 'A reviewer of the session cannot set its reference answers.')
   if (!s.callIds.includes(callId)) throw new CallsightError('InvalidInput', 'That call is not in this calibration session.')
   checkAnswers(sessionCard(ctx.cache, s).criteria, answers)
-  ctx.cache.calibration.setReference(sessionId, callId, answers)
+  ctx.cache.review.calibration.setReference(sessionId, callId, answers)
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 
@@ -80,14 +80,14 @@ export function setCalibrationReference(ctx: ReviewContext, sessionId: string, c
  * lead) and a reviewer who has submitted get everything.
  */
 export function calibrationView(cache: CallCache, sessionId: string, viewer: string): CalibrationView {
-  const session = cache.calibration.info(sessionId)
+  const session = cache.review.calibration.info(sessionId)
   const isReviewer = session.reviewers.includes(viewer)
   const submitted = session.submitted.includes(viewer)
   const blind = isReviewer && !submitted
-  const all = cache.calibration.answers(sessionId)
+  const all = cache.review.calibration.answers(sessionId)
   const mine = all.get(viewer) ?? {}
   if (blind) return { session, viewer, isReviewer, submitted, blind, mine, others: [], reference: {}, result: null }
-  const reference = cache.calibration.reference(sessionId)
+  const reference = cache.review.calibration.reference(sessionId)
   const card = sessionCard(cache, session)
   return {
     session,
@@ -98,7 +98,7 @@ export function calibrationView(cache: CallCache, sessionId: string, viewer: str
     mine,
     others: session.reviewers.filter((r) => r !== viewer).map((reviewer) => ({ reviewer, answers: all.get(reviewer) ?? {} })),
     reference,
-    result: calibrationResult(session, card, all, reference, (r) => cache.calibration.submittedAt(sessionId, r))
+    result: calibrationResult(session, card, all, reference, (r) => cache.review.calibration.submittedAt(sessionId, r))
   }
 }
 

@@ -127,7 +127,7 @@ export function checkAnnotations(cache: CallCache, entries: readonly Entry[], no
     let score: Score | null = null
     let scoreAt = a.scoreAt
     if (a.score !== null) {
-      const card = cache.scorecards.get(a.score.scorecardId, a.score.version)
+      const card = cache.review.scorecards.get(a.score.scorecardId, a.score.version)
       try {
         if (!card) throw new CallsightError('NotFound', `scorecard ${a.score.scorecardId} version ${a.score.version} is unknown here`)
         score = scoreOf(card.id, card.version, card.criteria, a.score.answers)

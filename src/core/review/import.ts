@@ -122,12 +122,12 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 export function importAnnotations(cache: CallCache, incoming: ParsedImport, now: number): ImportReport {
   const cards = checkScorecards(incoming.scorecards, now)
   for (const card of cards.scorecards) {
-    if (!cache.scorecards.get(card.id, card.version)) cache.scorecards.insertVersion(card)
+    if (!cache.review.scorecards.get(card.id, card.version)) cache.review.scorecards.insertVersion(card)
   }
   const checked = checkAnnotations(cache, incoming.annotations, now)
   const refused: Refusal[] = [...cards.refused, ...checked.refused].sort((a, b) => a.line - b.line)
   const report: ImportReport = { added: 0, updated: 0, unchanged: 0, conflicts: [], refused }
-  const local = cache.annotations.getMany(checked.annotations.map((a) => a.callId))
+  const local = cache.review.annotations.getMany(checked.annotations.map((a) => a.callId))
   const writes: Array<{ callId: string; changes: FieldChanges; opts: WriteOptions }> = []
   for (const theirs of checked.annotations) {
     const mine = local.get(theirs.callId)
@@ -156,6 +156,6 @@ export function importAnnotations(cache: CallCache, incoming: ParsedImport, now:
     else if (changed) report.updated++
     else report.unchanged++
   }
-  cache.annotations.writeMany(writes)
+  cache.review.annotations.writeMany(writes)
   return report
 }

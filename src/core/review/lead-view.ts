@@ -12,7 +12,7 @@ export const MINE_MAX = 5_000
 
 /** Assigns calls of a list to one reviewer by hand. */
 export function assignCalls(ctx: ReviewContext, listId: string, callIds: readonly string[], reviewer: string): number {
-  return ctx.cache.assignments.assign(listId, new Map(callIds.map((c) => [c, reviewer])), ctx.author, ctx.now())
+  return ctx.cache.review.assignments.assign(listId, new Map(callIds.map((c) => [c, reviewer])), ctx.author, ctx.now())
 }
 
 /**
@@ -25,24 +25,24 @@ export function spreadList(
   reviewers: readonly string[],
   onlyUnassigned: boolean
 ): Array<{ reviewer: string; count: number }> {
-  const rows = ctx.cache.assignments.ofList(listId)
+  const rows = ctx.cache.review.assignments.ofList(listId)
   const calls = rows.filter((r) => !onlyUnassigned || r.reviewer === null).map((r) => r.callId)
-  const already = onlyUnassigned ? ctx.cache.assignments.countsOf(listId) : new Map<string, number>()
-  ctx.cache.assignments.assign(listId, spreadEvenly(calls, reviewers, already), ctx.author, ctx.now())
-  const counts = ctx.cache.assignments.countsOf(listId)
+  const already = onlyUnassigned ? ctx.cache.review.assignments.countsOf(listId) : new Map<string, number>()
+  ctx.cache.review.assignments.assign(listId, spreadEvenly(calls, reviewers, already), ctx.author, ctx.now())
+  const counts = ctx.cache.review.assignments.countsOf(listId)
   return [...counts].map(([reviewer, count]) => ({ reviewer, count })).sort((a, b) => a.reviewer.localeCompare(b.reviewer))
 }
 
 export function myAssignments(cache: CallCache, reviewer: string): MyAssignments {
-  const items = cache.assignments.mine(reviewer, MINE_MAX)
-  const mine = cache.assignments.progress().byReviewer.find((r) => r.reviewer === reviewer)
+  const items = cache.review.assignments.mine(reviewer, MINE_MAX)
+  const mine = cache.review.assignments.progress().byReviewer.find((r) => r.reviewer === reviewer)
   return { reviewer, items, assigned: mine?.assigned ?? 0, reviewed: mine?.reviewed ?? 0 }
 }
 
 /** The agent field to read: the one chosen, or the first default extra field the records carry. */
 export function resolveAgentField(cache: CallCache, chosen: AgentField | null): AgentField | null {
   if (chosen) return chosen
-  const name = AGENT_FIELD_DEFAULTS.find((n) => cache.leadReads.hasExtraField(n))
+  const name = AGENT_FIELD_DEFAULTS.find((n) => cache.review.leadReads.hasExtraField(n))
   return name === undefined ? null : { kind: 'field', name }
 }
 
@@ -70,8 +70,8 @@ class Groups {
 export function leadStats(cache: CallCache, zone: string, chosenAgent: AgentField | null): LeadStats {
   if (!DateTime.local().setZone(zone).isValid) throw new CallsightError('InvalidInput', `Unknown time zone ${zone}.`)
   const agentField = resolveAgentField(cache, chosenAgent)
-  const rows = cache.leadReads.scored(agentField)
-  const cards = new Map<string, Scorecard>(cache.scorecards.allVersions().map((s) => [`${s.id}:${s.version}`, s]))
+  const rows = cache.review.leadReads.scored(agentField)
+  const cards = new Map<string, Scorecard>(cache.review.scorecards.allVersions().map((s) => [`${s.id}:${s.version}`, s]))
   const perReviewer = new Groups()
   const perAgent = new Groups()
   const failedBy = new Map<string, { scorecardId: string; criterionId: string; name: string; count: number }>()
@@ -102,7 +102,7 @@ export function leadStats(cache: CallCache, zone: string, chosenAgent: AgentFiel
     }
   }
   return {
-    progress: cache.assignments.progress(),
+    progress: cache.review.assignments.progress(),
     agentField,
     perReviewer: perReviewer.rows(),
     perAgent: perAgent.rows(),

@@ -38,7 +38,7 @@ const guard = (text: string): string => maskText(text)
 
 /** A scorecard's version and the answers, as the stored score with its total. */
 export function computeScore(cache: CallCache, input: NonNullable<AnnotationPatch['score']>): Score {
-  const card = cache.scorecards.get(input.scorecardId, input.version)
+  const card = cache.review.scorecards.get(input.scorecardId, input.version)
   if (!card) throw new CallsightError('NotFound', 'That scorecard (or its version) does not exist.')
   return scoreOf(card.id, card.version, card.criteria, input.answers)
 }
@@ -50,13 +50,13 @@ export function saveAnnotation(ctx: ReviewContext, patch: AnnotationPatch): Anno
   if (patch.tags !== undefined) changes.tags = patch.tags.map(guard)
   if (patch.note !== undefined) changes.note = guard(patch.note)
   if (patch.score !== undefined) changes.score = patch.score === null ? null : computeScore(ctx.cache, patch.score)
-  return ctx.cache.annotations.write(patch.callId, changes, { author: ctx.author, at: ctx.now(), history: true })
+  return ctx.cache.review.annotations.write(patch.callId, changes, { author: ctx.author, at: ctx.now(), history: true })
 }
 
 export function saveScorecard(ctx: Pick<ReviewContext, 'cache' | 'author' | 'now'>, def: ScorecardDefinition, id?: string): Scorecard {
   const ids = new Set(def.criteria.map((c) => c.id))
   if (ids.size !== def.criteria.length) throw new CallsightError('InvalidInput', 'Two criteria of the scorecard share an id.')
-  return ctx.cache.scorecards.save(def, id, ctx.author, ctx.now())
+  return ctx.cache.review.scorecards.save(def, id, ctx.author, ctx.now())
 }
 
 /** Every match of a query in its order, with its time (bounded). */
@@ -104,17 +104,17 @@ export function createList(ctx: ReviewContext, name: string, source: ListSource)
   const ids = resolveSource(ctx, source)
   // The source is kept as given, except a long id list (the items are the list already).
   const kept = source.kind === 'ids' ? { kind: 'ids' as const, count: ids.length } : source
-  return ctx.cache.reviewLists.create(name, ids, kept as ListSource, ctx.author, ctx.now())
+  return ctx.cache.review.reviewLists.create(name, ids, kept as ListSource, ctx.author, ctx.now())
 }
 
 /** What an export reads for the `review` column: each call's annotation and every scorecard version. */
 export function reviewLookup(cache: CallCache): ReviewLookup {
-  return { annotation: (callId) => cache.annotations.get(callId), scorecards: cache.scorecards.allVersions() }
+  return { annotation: (callId) => cache.review.annotations.get(callId), scorecards: cache.review.scorecards.allVersions() }
 }
 
 /** Insight's review charts: list progress, score distribution and trend, tags, statuses. */
 export function reviewStats(cache: CallCache, zone: string): ReviewStats {
-  const scored = cache.annotations.scoredTotals()
+  const scored = cache.review.annotations.scoredTotals()
   const buckets = Array.from({ length: 10 }, (_, i) => ({ from: i * 10, to: i * 10 + 10, count: 0 }))
   const days = new Map<string, { sum: number; count: number }>()
   for (const [total, at] of scored) {
@@ -126,14 +126,14 @@ export function reviewStats(cache: CallCache, zone: string): ReviewStats {
     d.count++
     days.set(day, d)
   }
-  const statuses = cache.annotations.statusCounts() as ReviewStats['statuses']
+  const statuses = cache.review.annotations.statusCounts() as ReviewStats['statuses']
   return {
-    lists: cache.reviewLists.list(),
+    lists: cache.review.reviewLists.list(),
     scoreBuckets: buckets,
     scoreByDay: [...days]
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([day, d]) => ({ day, mean: Math.round((d.sum / d.count) * 10) / 10, count: d.count })),
-    tags: cache.annotations.tagCounts(),
+    tags: cache.review.annotations.tagCounts(),
     statuses
   }
 }

@@ -55,13 +55,13 @@ function guarded(a: Annotation): Stored {
 }
 
 export function exportAnnotations(cache: CallCache, format: TransferFormat, now: number): { text: string; count: number } {
-  const list = [...cache.annotations.all()].map(guarded)
+  const list = [...cache.review.annotations.all()].map(guarded)
   if (format === 'json') {
     const file: AnnotationsFile = {
       format: 'callsight-annotations',
       version: 1,
       exportedAt: now,
-      scorecards: cache.scorecards.allVersions(),
+      scorecards: cache.review.scorecards.allVersions(),
       annotations: list
     }
     return { text: `${JSON.stringify(file, null, 2)}\n`, count: list.length }

@@ -101,9 +101,9 @@ function fieldValue(row: PulledReviewRow, field: string, raw: string): { field: 
 export function applyField(ctx: ApplyContext, row: PulledReviewRow): void {
   const { callId, author, at } = basics(ctx, row)
   const { field, value, json } = fieldValue(row, text(row, 'b')!, text(row, 'a')!)
-  ctx.cache.share.seen(callId, field, json, author, at)
-  if (ctx.cache.share.hasPending(callId, field)) return
-  ctx.cache.annotations.write(callId, { [field]: value }, { author, at, history: false })
+  ctx.cache.review.share.seen(callId, field, json, author, at)
+  if (ctx.cache.review.share.hasPending(callId, field)) return
+  ctx.cache.review.annotations.write(callId, { [field]: value }, { author, at, history: false })
 }
 
 /**
@@ -117,20 +117,20 @@ export function applyEvaluation(ctx: ApplyContext, row: PulledReviewRow): void {
   const rawScore = text(row, 'a', true)
   const score = rawScore === null ? null : need(row, PulledScore, parseJson(row, rawScore), 'score')
   if (author !== ctx.role) {
-    ctx.cache.share.putTeamEvaluation(callId, author, score === null ? null : JSON.stringify(score), note, at)
+    ctx.cache.review.share.putTeamEvaluation(callId, author, score === null ? null : JSON.stringify(score), note, at)
     return
   }
-  const mine = ctx.cache.annotations.get(callId)
+  const mine = ctx.cache.review.annotations.get(callId)
   const changes: { note?: string; score?: Score | null } = {}
   if (!mine || at > mine.noteAt) changes.note = note
   if (!mine || at > mine.scoreAt) {
     if (score === null) changes.score = null
     else {
-      const card = ctx.cache.scorecards.get(score.scorecardId, score.version)
+      const card = ctx.cache.review.scorecards.get(score.scorecardId, score.version)
       if (card) changes.score = scoreOf(card.id, card.version, card.criteria, score.answers)
     }
   }
-  if (Object.keys(changes).length > 0) ctx.cache.annotations.write(callId, changes, { author, at, history: false })
+  if (Object.keys(changes).length > 0) ctx.cache.review.annotations.write(callId, changes, { author, at, history: false })
 }
 
 const ConflictMeta = z.object({
@@ -153,7 +153,7 @@ export function applyConflict(ctx: ApplyContext, row: PulledReviewRow): void {
     resolvedRaw !== null && meta.resolvedAt !== null
       ? { value: fieldValue(row, meta.field, resolvedRaw).json, by: meta.resolvedBy ?? '', at: meta.resolvedAt }
       : null
-  ctx.cache.share.putConflict(
+  ctx.cache.review.share.putConflict(
     {
       id: meta.id,
       callId,

@@ -63,7 +63,7 @@ export async function pullReview(opts: ReviewPullOptions): Promise<ReviewPullRes
     await checkReviewSchema(c, schema)
     const role = (await c.query<{ u: string }>('SELECT current_user AS u')).rows[0]!.u
     const cacheId = (await c.query<{ v: string }>(`SELECT value AS v FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0]?.v ?? ''
-    const share = cache.share
+    const share = cache.review.share
     // Another team cache (or one set up anew): its change numbers mean nothing here.
     if (share.getValue('cache_id') !== cacheId) share.setValue('cursor', '0')
     share.setValue('cache_id', cacheId)
@@ -83,7 +83,7 @@ export async function pullReview(opts: ReviewPullOptions): Promise<ReviewPullRes
       const ctx = { cache, role, now: now() }
       const refusals: CallsightError[] = []
       const last = rows[rows.length - 1]!.seq
-      cache.share.transact(() => {
+      cache.review.share.transact(() => {
         for (const row of rows) {
           try {
             const kind = kindOf(row.kind)

@@ -66,7 +66,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
   const { pool, schema, cache } = opts
   const size = Math.max(1, opts.batchSize ?? 200)
   const result: PushResult = { pushed: 0, conflicts: 0, duplicates: 0, stale: 0, waiting: 0, role: '' }
-  if (!cache.share.enabled) cache.share.enable(Date.now())
+  if (!cache.review.share.enabled) cache.review.share.enable(Date.now())
   let c: pg.PoolClient
   try {
     c = await pool.connect()
@@ -74,9 +74,9 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
     const err = mapPgError(e)
     if (err.code === 'InvalidCredentials') {
       const user = String((pool as unknown as { options?: { user?: string } }).options?.user ?? 'this role')
-      const queued = cache.share.pending(Number.MAX_SAFE_INTEGER)
+      const queued = cache.review.share.pending(Number.MAX_SAFE_INTEGER)
       if (queued.length > 0) {
-        cache.share.refuse(
+        cache.review.share.refuse(
           queued.map((q) => q.changeId),
           err.message
         )
@@ -104,9 +104,9 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
       )
     }
     result.role = role
-    cache.share.setValue('role', role)
+    cache.review.share.setValue('role', role)
     for (let batch = 0; batch < (opts.maxBatches ?? Number.MAX_SAFE_INTEGER); batch++) {
-      const entries = cache.share.pending(size)
+      const entries = cache.review.share.pending(size)
       if (entries.length === 0) break
       let outcomes: PushOutcome[]
       try {
@@ -114,15 +114,15 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
       } catch (e) {
         const err = mapPgError(e)
         if (err.code === 'Forbidden') {
-          cache.share.refuse(
-            cache.share.pending(Number.MAX_SAFE_INTEGER).map((x) => x.changeId),
+          cache.review.share.refuse(
+            cache.review.share.pending(Number.MAX_SAFE_INTEGER).map((x) => x.changeId),
             err.message
           )
-          throw refusal(role, cache.share.refusedCount(), err)
+          throw refusal(role, cache.review.share.refusedCount(), err)
         }
         throw err
       }
-      cache.share.pushed(entries, outcomes, role)
+      cache.review.share.pushed(entries, outcomes, role)
       for (const o of outcomes) {
         if (o.result === 'conflict') result.conflicts++
         else if (o.result === 'duplicate') result.duplicates++
@@ -132,7 +132,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
     }
   } finally {
     c.release()
-    result.waiting = cache.share.waiting()
+    result.waiting = cache.review.share.waiting()
   }
   return result
 }

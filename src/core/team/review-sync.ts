@@ -30,5 +30,5 @@ export async function syncReview(pool: pg.Pool, schema: string, cache: CallCache
   } catch (e) {
     error = toErrorInfo(e)
   }
-  return { waiting: cache.share.waiting(), refused: cache.share.refusedCount(), error }
+  return { waiting: cache.review.share.waiting(), refused: cache.review.share.refusedCount(), error }
 }

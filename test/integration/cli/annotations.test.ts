@@ -35,8 +35,13 @@ function seed(file: string): CallCache {
   return cache
 }
 
-const write = (cache: CallCache, callId: string, at: number, changes: Parameters<CallCache['annotations']['write']>[1], author = 'ayse') =>
-  cache.annotations.write(callId, changes, { author, at, history: true })
+const write = (
+  cache: CallCache,
+  callId: string,
+  at: number,
+  changes: Parameters<CallCache['review']['annotations']['write']>[1],
+  author = 'ayse'
+) => cache.review.annotations.write(callId, changes, { author, at, history: true })
 
 beforeAll(async () => {
   cli = await buildCli()
@@ -44,7 +49,7 @@ beforeAll(async () => {
   a = join(dir, 'a.db')
   b = join(dir, 'b.db')
   const ca = seed(a)
-  const card = ca.scorecards.save(
+  const card = ca.review.scorecards.save(
     { name: 'Form', criteria: [{ id: 'q', name: 'Soru', weight: 1, scale: '1_5', critical: false }] },
     undefined,
     'ayse',
@@ -98,13 +103,13 @@ describe('callsight annotations', () => {
     )
     const cb = openCache(b)
     try {
-      const c2 = cb.annotations.get('call-2')!
+      const c2 = cb.review.annotations.get('call-2')!
       expect(c2).toMatchObject({ status: 'follow_up', note: 'yeni not' })
-      const c1 = cb.annotations.get('call-1')!
+      const c1 = cb.review.annotations.get('call-1')!
       expect(c1).toMatchObject({ status: 'reviewed', tags: ['iade'], author: 'ayse' })
       expect(c1.score).toMatchObject({ total: 100, version: 1 })
-      expect(cb.scorecards.get(c1.score!.scorecardId, 1)?.name).toBe('Form')
-      expect(cb.annotations.get('gone-call')?.callMissing).toBe(true)
+      expect(cb.review.scorecards.get(c1.score!.scorecardId, 1)?.name).toBe('Form')
+      expect(cb.review.annotations.get('gone-call')?.callMissing).toBe(true)
     } finally {
       cb.close()
     }
@@ -126,7 +131,7 @@ describe('callsight annotations', () => {
     expect(imp.stdout).toContain('3 new')
     const cc = openCache(c)
     try {
-      expect(cc.annotations.get('call-1')).toMatchObject({ note: '=SUM(A1) aradı [MASKED]', status: 'reviewed', tags: ['iade'] })
+      expect(cc.review.annotations.get('call-1')).toMatchObject({ note: '=SUM(A1) aradı [MASKED]', status: 'reviewed', tags: ['iade'] })
     } finally {
       cc.close()
     }
@@ -214,7 +219,7 @@ describe('callsight annotations', () => {
     try {
       // A whole pass over the day that served call-1 and call-3 only: call-2 is marked.
       expect(
-        ca.annotations.markServiceDropped('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3), new Set(['call-1', 'call-3']), 5_000)
+        ca.review.annotations.markServiceDropped('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3), new Set(['call-1', 'call-3']), 5_000)
       ).toEqual(['call-2'])
     } finally {
       ca.close()

@@ -21,21 +21,21 @@ describe('calls the service no longer returns', () => {
     expect((await engine.run(scope, { mode: 'full' })).error).toBeUndefined()
     const ids = storedIds(cache, key)
     const [dropped, kept, plain] = [ids[10]!, ids[20]!, ids[30]!]
-    for (const id of [dropped, kept]) cache.annotations.write(id, { status: 'reviewed' }, { author: 'a', at: 1, history: false })
+    for (const id of [dropped, kept]) cache.review.annotations.write(id, { status: 'reviewed' }, { author: 'a', at: 1, history: false })
 
     expect(service.admin.removeCalls([dropped, plain])).toBe(2)
     expect((await engine.run(scope, { mode: 'full' })).error).toBeUndefined()
-    const a = cache.annotations.get(dropped)!
+    const a = cache.review.annotations.get(dropped)!
     expect(a.serviceDroppedAt).not.toBeNull()
     // Still in the cache: dropped by the service is not "not in the cache".
     expect(a.callMissing).toBe(false)
     expect(a.status).toBe('reviewed')
-    expect(cache.annotations.get(kept)!.serviceDroppedAt).toBeNull()
-    expect(cache.annotations.get(plain)).toBeNull()
+    expect(cache.review.annotations.get(kept)!.serviceDroppedAt).toBeNull()
+    expect(cache.review.annotations.get(plain)).toBeNull()
 
     // Another pass keeps the time it was first found dropped.
     const other = { from: FROM_MS, to: FROM_MS + 3_600_000, results: 'all' as const, includeAnalysis: false }
     expect((await engine.run(other, { mode: 'full' })).error).toBeUndefined()
-    expect(cache.annotations.get(dropped)!.serviceDroppedAt).toBe(a.serviceDroppedAt)
+    expect(cache.review.annotations.get(dropped)!.serviceDroppedAt).toBe(a.serviceDroppedAt)
   })
 })

@@ -53,8 +53,8 @@ describe('callsight team add-analyst|list-analysts|remove-analyst, annotations p
     const fileA = join(tmp.dir, 'ayse.sqlite')
     const fileL = join(tmp.dir, 'leyla.sqlite')
     const a = openCache(fileA, { checkpointer: false })
-    a.share.enable(Date.now())
-    a.annotations.write(
+    a.review.share.enable(Date.now())
+    a.review.annotations.write(
       'c1',
       { status: 'reviewed', tags: ['billing'], note: 'ok' },
       { author: 'ayse', at: Date.now() - 1000, history: true }
@@ -73,8 +73,8 @@ describe('callsight team add-analyst|list-analysts|remove-analyst, annotations p
     expect(pull.stdout).toMatch(/Pulled 3 review change/)
     const l = openCache(fileL, { checkpointer: false })
     try {
-      expect(l.annotations.get('c1')).toMatchObject({ status: 'reviewed', tags: ['billing'], updatedBy: 'ayse' })
-      expect(l.share.teamEvaluations('c1')).toMatchObject([{ author: 'ayse', note: 'ok' }])
+      expect(l.review.annotations.get('c1')).toMatchObject({ status: 'reviewed', tags: ['billing'], updatedBy: 'ayse' })
+      expect(l.review.share.teamEvaluations('c1')).toMatchObject([{ author: 'ayse', note: 'ok' }])
     } finally {
       l.close()
     }

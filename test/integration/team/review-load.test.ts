@@ -101,10 +101,10 @@ describe('20 reviewers × 200 saves through the real push path', () => {
         await pg.end()
       }
       // One workstation now has everyone's work.
-      expect(first.cache.share.teamEvaluations('shared-7')).toHaveLength(REVIEWERS - 1)
+      expect(first.cache.review.share.teamEvaluations('shared-7')).toHaveLength(REVIEWERS - 1)
       const statuses = connectionOf(first.cache).prepare("SELECT count(*) FROM annotations WHERE call_id LIKE 'rev%'").pluck().get()
       expect(statuses).toBe(REVIEWERS * SAVES)
-      expect(first.cache.annotations.get('rev20-199')).toMatchObject({ status: 'follow_up', updatedBy: 'rev20' })
+      expect(first.cache.review.annotations.get('rev20-199')).toMatchObject({ status: 'follow_up', updatedBy: 'rev20' })
     } finally {
       await Promise.all(stations.map((s) => s.close()))
     }

@@ -36,8 +36,8 @@ describe('review data shared through the team cache', () => {
       mehmet.save('c1', { status: 'follow_up', note: 'mehmet: escalate' })
       mehmet.save('c2', { status: 'in_review' })
       // A status and an evaluation of c1, a team field of c2: three changes each.
-      expect(ayse.cache.share.waiting()).toBe(3)
-      expect(mehmet.cache.share.waiting()).toBe(3)
+      expect(ayse.cache.review.share.waiting()).toBe(3)
+      expect(mehmet.cache.review.share.waiting()).toBe(3)
 
       // PostgreSQL out of reach: the push fails, nothing queued is lost, also across a restart.
       const down = workstation(cluster, database, tmp.dir, 'mehmet', 1)
@@ -46,31 +46,31 @@ describe('review data shared through the team cache', () => {
       await expect(pushReview({ pool: down.pool, schema: SCHEMA, cache: mehmet.cache })).rejects.toMatchObject({ code: 'Network' })
       await down.pool.end()
       mehmet.reopen()
-      expect(mehmet.cache.share.waiting()).toBe(3)
-      expect(mehmet.cache.annotations.get('c1')?.status).toBe('follow_up')
+      expect(mehmet.cache.review.share.waiting()).toBe(3)
+      expect(mehmet.cache.review.annotations.get('c1')?.status).toBe('follow_up')
 
       // Reconnected: ayse first, then mehmet, then both pull.
       await sync(ayse)
       await sync(mehmet)
       await sync(ayse)
-      expect(ayse.cache.share.waiting()).toBe(0)
-      expect(mehmet.cache.share.waiting()).toBe(0)
+      expect(ayse.cache.review.share.waiting()).toBe(0)
+      expect(mehmet.cache.review.share.waiting()).toBe(0)
 
       // Fields of the same call changed by different people merge field by field.
       for (const ws of [ayse, mehmet]) {
-        const c2 = ws.cache.annotations.get('c2')!
+        const c2 = ws.cache.review.annotations.get('c2')!
         expect(c2.tags).toEqual(['billing'])
         expect(c2.status).toBe('in_review')
       }
       // Each one's evaluation is theirs; the other's is beside it.
-      expect(ayse.cache.share.teamEvaluations('c1')).toMatchObject([{ author: 'mehmet', note: 'mehmet: escalate' }])
-      expect(mehmet.cache.share.teamEvaluations('c1')).toMatchObject([{ author: 'ayse', note: 'ayse: greeting missed' }])
-      expect(ayse.cache.annotations.get('c1')!.note).toBe('ayse: greeting missed')
-      expect(mehmet.cache.annotations.get('c1')!.note).toBe('mehmet: escalate')
+      expect(ayse.cache.review.share.teamEvaluations('c1')).toMatchObject([{ author: 'mehmet', note: 'mehmet: escalate' }])
+      expect(mehmet.cache.review.share.teamEvaluations('c1')).toMatchObject([{ author: 'ayse', note: 'ayse: greeting missed' }])
+      expect(ayse.cache.review.annotations.get('c1')!.note).toBe('ayse: greeting missed')
+      expect(mehmet.cache.review.annotations.get('c1')!.note).toBe('mehmet: escalate')
 
       // The same field changed by both since either saw it: kept with both values, who and when, on both sides.
       for (const ws of [ayse, mehmet]) {
-        const conflicts = ws.cache.annotations.get('c1')!.conflicts
+        const conflicts = ws.cache.review.annotations.get('c1')!.conflicts
         expect(conflicts).toHaveLength(1)
         expect(conflicts![0]).toMatchObject({
           field: 'status',
@@ -90,13 +90,13 @@ describe('review data shared through the team cache', () => {
       }
 
       // A person resolves it (ayse takes mehmet's value); both caches follow, the conflict is gone.
-      const id = ayse.cache.annotations.get('c1')!.conflicts![0]!.id
-      ayse.cache.annotations.resolveConflict(id, 'mine', 'ayse', Date.now())
-      expect(ayse.cache.annotations.get('c1')!.status).toBe('follow_up')
+      const id = ayse.cache.review.annotations.get('c1')!.conflicts![0]!.id
+      ayse.cache.review.annotations.resolveConflict(id, 'mine', 'ayse', Date.now())
+      expect(ayse.cache.review.annotations.get('c1')!.status).toBe('follow_up')
       await sync(ayse)
       await sync(mehmet)
       for (const ws of [ayse, mehmet]) {
-        const c1 = ws.cache.annotations.get('c1')!
+        const c1 = ws.cache.review.annotations.get('c1')!
         expect(c1.status).toBe('follow_up')
         expect(c1.conflicts).toBeUndefined()
       }
@@ -184,8 +184,8 @@ describe('review data shared through the team cache', () => {
         code: 'InvalidCredentials',
         message: expect.stringMatching(/role "mehmet".*1 change\(s\) stay on this computer/)
       })
-      expect(mehmet.cache.share.waiting()).toBe(0)
-      expect(mehmet.cache.share.refusedCount()).toBe(1)
+      expect(mehmet.cache.review.share.waiting()).toBe(0)
+      expect(mehmet.cache.review.share.refusedCount()).toBe(1)
       const exported = JSON.parse(exportAnnotations(mehmet.cache, 'json', Date.now()).text) as {
         annotations: Array<{ callId: string; status: string }>
       }
@@ -219,9 +219,9 @@ describe('review data shared through the team cache', () => {
       const r = await pullReview({ pool: ayse.pool, schema: SCHEMA, cache: ayse.cache })
       expect(r).toMatchObject({ applied: 1, refused: 5 })
       expect(r.refusals.map((x) => x.message).join('\n')).toMatch(/huge.*more than a pull takes/)
-      expect(ayse.cache.annotations.count()).toBe(1)
-      expect(ayse.cache.annotations.get('fine')?.status).toBe('reviewed')
-      expect(ayse.cache.share.teamEvaluations('long-note')).toEqual([])
+      expect(ayse.cache.review.annotations.count()).toBe(1)
+      expect(ayse.cache.review.annotations.get('fine')?.status).toBe('reviewed')
+      expect(ayse.cache.review.share.teamEvaluations('long-note')).toEqual([])
       // Refused rows do not hold the cursor back: the next pull has nothing to do.
       expect(await pullReview({ pool: ayse.pool, schema: SCHEMA, cache: ayse.cache })).toMatchObject({ applied: 0, refused: 0 })
     } finally {

@@ -60,7 +60,7 @@ export function workstation(cluster: PgCluster, database: string, dir: string, n
     pool,
     save(callId, changes, at) {
       t = Math.max(t + 1, at ?? 0)
-      ws.cache.annotations.write(callId, changes, { author: name, at: t, history: true })
+      ws.cache.review.annotations.write(callId, changes, { author: name, at: t, history: true })
     },
     reopen() {
       ws.cache.close()
@@ -71,7 +71,7 @@ export function workstation(cluster: PgCluster, database: string, dir: string, n
       await pool.end()
     }
   }
-  ws.cache.share.enable(Date.now())
+  ws.cache.review.share.enable(Date.now())
   return ws
 }
 

@@ -75,24 +75,24 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
   const cache = () => state.requireRuntime().cache
   /** After a save: the team panel's "N changes waiting" follows the outbox. */
   const queued = <T>(value: T): T => {
-    const share = state.runtime?.cache.share
+    const share = state.runtime?.cache.review.share
     if (share?.enabled) state.platform.events.emit('review.queue', { waiting: share.waiting(), refused: share.refusedCount() })
     return value
   }
   return {
-    'annotations.get': async ({ callId }) => cache().annotations.get(callId),
+    'annotations.get': async ({ callId }) => cache().review.annotations.get(callId),
     'annotations.save': async (patch) => queued(saveAnnotation(ctx(), patch)),
     'annotations.undo': async ({ callId }) => {
       const c = ctx()
-      return queued(c.cache.annotations.undo(callId, c.author, c.now()))
+      return queued(c.cache.review.annotations.undo(callId, c.author, c.now()))
     },
     'annotations.resolveConflict': async ({ conflictId, choice }) => {
       const c = ctx()
-      return queued(c.cache.annotations.resolveConflict(conflictId, choice, c.author, c.now()))
+      return queued(c.cache.review.annotations.resolveConflict(conflictId, choice, c.author, c.now()))
     },
-    'annotations.tags': async () => (state.runtime ? state.runtime.cache.annotations.tagCounts() : []),
+    'annotations.tags': async () => (state.runtime ? state.runtime.cache.review.annotations.tagCounts() : []),
 
-    'scorecards.list': async () => (state.runtime ? state.runtime.cache.scorecards.latest() : []),
+    'scorecards.list': async () => (state.runtime ? state.runtime.cache.review.scorecards.latest() : []),
     'scorecards.save': async ({ id, definition }) => saveScorecard(ctx(), definition, id),
     'scorecards.import': async ({ json }) => {
       const parsed = ScorecardFile.safeParse(parseJson(json))
@@ -102,7 +102,7 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     },
     'scorecards.export': async ({ ids }) => {
       const cards = cache()
-        .scorecards.latest()
+        .review.scorecards.latest()
         .filter((s) => ids === undefined || ids.includes(s.id))
       const file: ScorecardFile = {
         format: 'callsight-scorecards',
@@ -112,20 +112,20 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
       return { json: `${JSON.stringify(file, null, 2)}\n` }
     },
 
-    'reviewLists.list': async () => (state.runtime ? state.runtime.cache.reviewLists.list() : []),
+    'reviewLists.list': async () => (state.runtime ? state.runtime.cache.review.reviewLists.list() : []),
     'reviewLists.create': async ({ name, source }) => createList(ctx(), name, source),
-    'reviewLists.add': async ({ id, callIds }) => cache().reviewLists.add(id, callIds),
-    'reviewLists.removeCalls': async ({ id, callIds }) => cache().reviewLists.removeCalls(id, callIds),
+    'reviewLists.add': async ({ id, callIds }) => cache().review.reviewLists.add(id, callIds),
+    'reviewLists.removeCalls': async ({ id, callIds }) => cache().review.reviewLists.removeCalls(id, callIds),
     'reviewLists.delete': async ({ id }) => {
-      cache().reviewLists.delete(id)
+      cache().review.reviewLists.delete(id)
       return { ok: true as const }
     },
     'reviewLists.items': async ({ id, offset, limit }) => {
-      const lists = cache().reviewLists
+      const lists = cache().review.reviewLists
       return { list: lists.info(id), items: lists.items(id, offset, limit) }
     },
     'reviewLists.nextUnreviewed': async ({ id, index }) => {
-      const lists = cache().reviewLists
+      const lists = cache().review.reviewLists
       lists.info(id)
       return lists.nextUnreviewed(id, index)
     },

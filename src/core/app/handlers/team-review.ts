@@ -37,20 +37,20 @@ export function teamReviewHandlers(state: AppState): TeamReviewHandlers {
 
     'assignments.assign': async ({ listId, callIds, reviewer }) => ({ changed: assignCalls(ctx(), listId, callIds, reviewer) }),
     'assignments.spread': async ({ listId, reviewers, onlyUnassigned }) => spreadList(ctx(), listId, reviewers, onlyUnassigned),
-    'assignments.unassign': async ({ listId, callIds }) => ({ changed: cache().assignments.unassign(listId, callIds) }),
-    'assignments.ofList': async ({ listId }) => cache().assignments.ofList(listId),
+    'assignments.unassign': async ({ listId, callIds }) => ({ changed: cache().review.assignments.unassign(listId, callIds) }),
+    'assignments.ofList': async ({ listId }) => cache().review.assignments.ofList(listId),
     'assignments.mine': async () => myAssignments(cache(), reviewerName(state)),
-    'assignments.progress': async () => cache().assignments.progress(),
+    'assignments.progress': async () => cache().review.assignments.progress(),
 
-    'calibration.list': async () => (state.runtime ? state.runtime.cache.calibration.list() : []),
+    'calibration.list': async () => (state.runtime ? state.runtime.cache.review.calibration.list() : []),
     'calibration.create': async (req) => createCalibration(ctx(), req),
     'calibration.get': async ({ id }) => calibrationView(cache(), id, reviewerName(state)),
     'calibration.answer': async ({ id, callId, answers }) => answerCalibration(ctx(), id, callId, answers),
     'calibration.submit': async ({ id }) => submitCalibration(ctx(), id),
     'calibration.reference': async ({ id, callId, answers }) => setCalibrationReference(ctx(), id, callId, answers),
     'calibration.delete': async ({ id }) => {
-      cache().calibration.info(id)
-      cache().calibration.delete(id)
+      cache().review.calibration.info(id)
+      cache().review.calibration.delete(id)
       return { ok: true as const }
     }
   }

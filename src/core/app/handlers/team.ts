@@ -70,8 +70,8 @@ export function teamHandlers(state: AppState): TeamHandlers {
   /** The last review sync's outcome per account (its error shows until the next one). */
   const reviewState = new Map<string, ReviewQueue>()
   const reviewOf = (rt: AccountRuntime): ReviewQueue => ({
-    waiting: rt.cache.share.waiting(),
-    refused: rt.cache.share.refusedCount(),
+    waiting: rt.cache.review.share.waiting(),
+    refused: rt.cache.review.share.refusedCount(),
     error: reviewState.get(rt.account.id)?.error ?? null
   })
 
@@ -191,7 +191,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
       const rt = state.activate(account)
       rt.update(account)
       // An analyst's own login shares review work: saves queue from now on (and what was saved before, once).
-      if (analyst) rt.cache.share.enable(platform.clock.now())
+      if (analyst) rt.cache.review.share.enable(platform.clock.now())
       state.emitSession()
       schedule.changed()
       return state.sessionState()
@@ -222,7 +222,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
         pulledAt: local?.pulledAt ?? null,
         active,
         schedule: scheduled,
-        ...(rt.cache.share.enabled ? { review: reviewOf(rt) } : {})
+        ...(rt.cache.review.share.enabled ? { review: reviewOf(rt) } : {})
       }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))

@@ -10,8 +10,15 @@ export interface CacheDbOptions {
   readonly?: boolean
   /** Path of a better-sqlite3 addon built for this runtime (Electron), when not npm's. */
   nativeBinding?: string
-  /** Migrate no further than this version (benchmarks). */
+  /**
+   * Benchmarks only: migrate no further than this version, to measure the layout before a
+   * later migration on the same data in the same run (bench/query.ts).
+   */
   schemaVersion?: number
+  /**
+   * Told how far a long migration is (migration 7 rebuilds the whole search index: minutes at
+   * 1,000,000 calls). Called synchronously during open.
+   */
   onMigrationProgress?: (p: MigrationProgress) => void
 }
 

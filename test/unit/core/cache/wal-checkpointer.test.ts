@@ -21,7 +21,7 @@ const walBytes = (file: string): number => (existsSync(`${file}-wal`) ? statSync
 /** `count` saves, each its own transaction, as the review panel makes them. */
 function saves(cache: CallCache, from: number, count: number): void {
   for (let i = from; i < from + count; i++) {
-    cache.annotations.write(
+    cache.review.annotations.write(
       `C${i}`,
       { status: 'reviewed', note: `note ${i} `.repeat(20), tags: [`t${i % 7}`] },
       { author: 'a', at: i, history: true }

@@ -102,21 +102,21 @@ describe('annotations import bounds', () => {
       expect(lines.slice(r.line, r.line + 3).join('\n')).toContain(JSON.stringify(r.callId).slice(0, 40))
     }
 
-    expect(cache.annotations.get('good-1')).toMatchObject({ status: 'reviewed', tags: ['iade'] })
+    expect(cache.review.annotations.get('good-1')).toMatchObject({ status: 'reviewed', tags: ['iade'] })
     // The total is the scorecard's, not the file's 1e308, and not failed.
-    expect(cache.annotations.get('good-2')?.score).toMatchObject({ total: 100, failed: false, version: 1 })
-    for (const r of report.refused.filter((x) => x.part === 'entry')) expect(cache.annotations.get(r.callId!)).toBeNull()
+    expect(cache.review.annotations.get('good-2')?.score).toMatchObject({ total: 100, failed: false, version: 1 })
+    for (const r of report.refused.filter((x) => x.part === 'entry')) expect(cache.review.annotations.get(r.callId!)).toBeNull()
     // A score that cannot be computed here is left out; the rest of its entry is imported.
-    expect(cache.annotations.get('unknown-card')).toMatchObject({ score: null, status: 'reviewed', tags: ['iade'] })
-    expect(cache.annotations.get('out-of-scale')?.score).toBeNull()
+    expect(cache.review.annotations.get('unknown-card')).toMatchObject({ score: null, status: 'reviewed', tags: ['iade'] })
+    expect(cache.review.annotations.get('out-of-scale')?.score).toBeNull()
   })
 
   it('a time from the file cannot win a later in-app change', () => {
     const future = NOW + 3_600_000 * 24 * 365
     const report = importAnnotations(cache, parseAnnotations(fileOf([entry('call-1', { noteAt: future, updatedAt: future })]), 'json'), NOW)
     expect(report.refused).toHaveLength(1)
-    cache.annotations.write('call-1', { note: 'mine' }, { author: 'me', at: NOW + 1000, history: true })
-    expect(cache.annotations.get('call-1')?.note).toBe('mine')
+    cache.review.annotations.write('call-1', { note: 'mine' }, { author: 'me', at: NOW + 1000, history: true })
+    expect(cache.review.annotations.get('call-1')?.note).toBe('mine')
   })
 
   it('refuses a scorecard of the file dated in the future or out of bounds, and the scores on it', () => {
@@ -127,15 +127,15 @@ describe('annotations import bounds', () => {
       ['entry', expect.stringMatching(/^scorecard: createdAt/)],
       ['score', expect.stringMatching(/unknown/)]
     ])
-    expect(cache.scorecards.get('card-9')).toBeNull()
-    expect(cache.annotations.get('call-1')?.score).toBeNull()
+    expect(cache.review.scorecards.get('card-9')).toBeNull()
+    expect(cache.review.annotations.get('call-1')?.score).toBeNull()
   })
 
   it('CSV: the same checks, by the line each row starts on', () => {
     const src = openCache(join(dir, 'src.db'))
     try {
-      const w = (callId: string, changes: Parameters<CallCache['annotations']['write']>[1]) =>
-        src.annotations.write(callId, changes, { author: 'ayse', at: NOW - 5_000, history: true })
+      const w = (callId: string, changes: Parameters<CallCache['review']['annotations']['write']>[1]) =>
+        src.review.annotations.write(callId, changes, { author: 'ayse', at: NOW - 5_000, history: true })
       w('a-1', { note: 'iki\nsatır' })
       w('a-2', { status: 'reviewed' })
       w('a-3', { tags: ['ok'] })
@@ -153,7 +153,7 @@ describe('annotations import bounds', () => {
       ])
       expect(report.refused[0]!.reason).toMatch(/later than/)
       expect(report.refused[1]!.reason).toMatch(/^tags/)
-      expect(cache.annotations.get('a-1')?.note).toBe('iki\nsatır')
+      expect(cache.review.annotations.get('a-1')?.note).toBe('iki\nsatır')
     } finally {
       src.close()
     }

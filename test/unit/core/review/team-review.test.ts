@@ -68,8 +68,16 @@ describe('spreading evenly', () => {
       { reviewer: 'ayse', count: 4 },
       { reviewer: 'mehmet', count: 3 }
     ])
-    expect(cache.assignments.ofList(list.id).map((r) => r.reviewer)).toEqual(['ayse', 'mehmet', 'ayse', 'mehmet', 'ayse', 'mehmet', 'ayse'])
-    cache.reviewLists.add(list.id, ['c8', 'c9', 'c10'])
+    expect(cache.review.assignments.ofList(list.id).map((r) => r.reviewer)).toEqual([
+      'ayse',
+      'mehmet',
+      'ayse',
+      'mehmet',
+      'ayse',
+      'mehmet',
+      'ayse'
+    ])
+    cache.review.reviewLists.add(list.id, ['c8', 'c9', 'c10'])
     expect(spreadList(as('lead'), list.id, ['ayse', 'mehmet', 'zeynep'], true)).toEqual([
       { reviewer: 'ayse', count: 4 },
       { reviewer: 'mehmet', count: 3 },
@@ -102,7 +110,7 @@ describe('my assignments', () => {
     expect(myAssignments(cache, 'ayse').items[0]!.callId).toBe('c3')
     expect(myAssignments(cache, 'mehmet').items.map((i) => i.callId)).toEqual(['k2'])
 
-    const p = cache.assignments.progress()
+    const p = cache.review.assignments.progress()
     expect(p.byReviewer).toEqual([
       { reviewer: 'ayse', assigned: 5, reviewed: 2 },
       { reviewer: 'mehmet', assigned: 1, reviewed: 0 }
@@ -113,8 +121,8 @@ describe('my assignments', () => {
       { reviewer: 'mehmet', assigned: 1, reviewed: 0 }
     ])
     // A call taken out of the list, and a deleted list, take their assignments with them.
-    cache.reviewLists.removeCalls(first.id, ['c4'])
-    cache.reviewLists.delete(second.id)
+    cache.review.reviewLists.removeCalls(first.id, ['c4'])
+    cache.review.reviewLists.delete(second.id)
     expect(myAssignments(cache, 'ayse').items.map((i) => i.callId)).toEqual(['c3', 'c1', 'c2'])
   })
 })
@@ -129,7 +137,7 @@ const CARD = {
 
 describe('calibration', () => {
   it('is blind until a reviewer submits, and kept apart from the calls’ annotations', () => {
-    const card = cache.scorecards.save(CARD, undefined, 'lead', NOW)
+    const card = cache.review.scorecards.save(CARD, undefined, 'lead', NOW)
     const s = createCalibration(as('lead'), {
       name: 'Kasım kalibrasyonu',
       scorecardId: card.id,
@@ -163,12 +171,12 @@ describe('calibration', () => {
     expect(() => answerCalibration(as('zeynep'), s.id, 'c2', { greet: 0 })).toThrow(/not a reviewer/)
     expect(() => answerCalibration(as('mehmet'), s.id, 'c2', { solve: 9 })).toThrow(/from 1 to 5/)
     expect(() => setCalibrationReference(as('mehmet'), s.id, 'c2', { greet: 0 })).toThrow(/cannot set/)
-    expect(cache.annotations.get('c1')).toBeNull()
+    expect(cache.review.annotations.get('c1')).toBeNull()
     expect(leadStats(cache, 'UTC', null).perReviewer).toEqual([])
   })
 
   it('gives alpha and percent agreement per criterion and per call', () => {
-    const card = cache.scorecards.save(CARD, undefined, 'lead', NOW)
+    const card = cache.review.scorecards.save(CARD, undefined, 'lead', NOW)
     const s = createCalibration(as('lead'), {
       name: 'K',
       scorecardId: card.id,

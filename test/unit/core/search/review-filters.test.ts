@@ -48,7 +48,7 @@ beforeAll(() => {
   sorting = createSearch(fx.cache, { reviewListedSortMax: 0 })
   walking = createSearch(fx.cache, { reviewFew: 10 }, SQL_REVIEWS)
   const r = rnd(9)
-  const card = fx.cache.scorecards.save(
+  const card = fx.cache.review.scorecards.save(
     { name: 'F', criteria: [{ id: 'q', name: 'Q', weight: 1, scale: '0_10', critical: false }] },
     'card',
     'x',
@@ -58,7 +58,7 @@ beforeAll(() => {
   fx.records.forEach((rec, i) => {
     if (r() > 0.6) return
     const answer = Math.floor(r() * 11)
-    fx.cache.annotations.write(
+    fx.cache.review.annotations.write(
       rec.callId,
       {
         status: STATUSES[Math.floor(r() * 4)]!,
@@ -75,12 +75,12 @@ beforeAll(() => {
     if (i % 7 === 0) drop.run(rec.callId)
   })
   // An annotation whose call the cache does not hold: never a search result.
-  fx.cache.annotations.write('gone', { status: 'reviewed', tags: ['kvkk'] }, { author: 'ayse', at: 10, history: false })
+  fx.cache.review.annotations.write('gone', { status: 'reviewed', tags: ['kvkk'] }, { author: 'ayse', at: 10, history: false })
 })
 afterAll(() => fx.close())
 
 function brute(f: ReviewFilterInput, text?: (rec: CallRecord) => boolean, list?: Set<string>): string[] {
-  const all = fx.cache.annotations.getMany(fx.records.map((r) => r.callId))
+  const all = fx.cache.review.annotations.getMany(fx.records.map((r) => r.callId))
   const ok = (rec: CallRecord, a: Annotation | undefined): boolean => {
     const status = a?.status ?? 'new'
     if (f.statuses?.length && !f.statuses.includes(status)) return false
@@ -259,16 +259,16 @@ describe('review filters in local search', () => {
 
   it('filters by review list, and follows writes to annotations', () => {
     const picked = fx.records.filter((_, i) => i % 97 === 0).map((r) => r.callId)
-    const list = fx.cache.reviewLists.create('L', picked, { kind: 'manual' }, 'x', 1)
+    const list = fx.cache.review.reviewLists.create('L', picked, { kind: 'manual' }, 'x', 1)
     for (const [path, s] of paths()) expect(all({ review: { listId: list.id } }, s), path).toEqual(brute({}, undefined, new Set(picked)))
     const before = search.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never)
-    const target = picked.find((id) => fx.cache.annotations.get(id)?.status !== 'follow_up')!
-    fx.cache.annotations.write(target, { status: 'follow_up' }, { author: 'x', at: 20, history: true })
+    const target = picked.find((id) => fx.cache.review.annotations.get(id)?.status !== 'follow_up')!
+    fx.cache.review.annotations.write(target, { status: 'follow_up' }, { author: 'x', at: 20, history: true })
     for (const [path, s] of paths())
       expect(s.count({ results: 'all', review: { statuses: ['follow_up'], listId: list.id } } as never), path).toBe(before + 1)
     // The list changes: the calls held for it are read again.
     const more = fx.records.filter((_, i) => i % 89 === 1).map((r) => r.callId)
-    fx.cache.reviewLists.add(list.id, more)
+    fx.cache.review.reviewLists.add(list.id, more)
     for (const [path, s] of paths())
       expect(all({ review: { listId: list.id } }, s), path).toEqual(brute({}, undefined, new Set([...picked, ...more])))
   })
@@ -296,21 +296,21 @@ describe('review filters in local search', () => {
     check('before')
     const ids = fx.records.map((r) => r.callId)
     // A save through the store, of each field; a call annotated for the first time.
-    const fresh = ids.find((id) => fx.cache.annotations.get(id) === null)!
-    fx.cache.annotations.write(
+    const fresh = ids.find((id) => fx.cache.review.annotations.get(id) === null)!
+    fx.cache.review.annotations.write(
       fresh,
       { status: 'reviewed', tags: ['şikayet'], note: 'Yeni not' },
       { author: 'zeynep', at: 40, history: true }
     )
-    fx.cache.annotations.write(ids[3]!, { note: 'YENİ NOT burada' }, { author: 'zeynep', at: 41, history: true })
-    fx.cache.annotations.write(
+    fx.cache.review.annotations.write(ids[3]!, { note: 'YENİ NOT burada' }, { author: 'zeynep', at: 41, history: true })
+    fx.cache.review.annotations.write(
       ids[5]!,
       { score: { scorecardId: 'card', version: 1, answers: { q: 10 }, total: 99, failed: false } },
       { author: 'zeynep', at: 42, history: true }
     )
     check('after saves')
     // An import of many (one write of a list of calls).
-    fx.cache.annotations.writeMany(
+    fx.cache.review.annotations.writeMany(
       ids.slice(100, 160).map((callId, k) => ({
         callId,
         changes: { status: k % 2 === 0 ? ('new' as const) : ('reviewed' as const), tags: k % 3 === 0 ? ['şikayet'] : [] },
@@ -319,11 +319,11 @@ describe('review filters in local search', () => {
     )
     check('after an import')
     // Undo the last change, then the note of ids[3].
-    fx.cache.annotations.undo(null, 'zeynep', 60)
-    fx.cache.annotations.undo(ids[3]!, 'zeynep', 61)
+    fx.cache.review.annotations.undo(null, 'zeynep', 60)
+    fx.cache.review.annotations.undo(ids[3]!, 'zeynep', 61)
     check('after undo')
     // The service no longer returns some annotated calls, and returns one again.
-    const annotated = ids.filter((id) => fx.cache.annotations.get(id) !== null).slice(0, 40)
+    const annotated = ids.filter((id) => fx.cache.review.annotations.get(id) !== null).slice(0, 40)
     const seen = new Set(annotated.slice(0, 20))
     const marked = fx.cache.markServiceDropped(
       'everything',
@@ -342,7 +342,7 @@ describe('review filters in local search', () => {
     const q = { results: 'all' } as never
     const page = search.page(q, 0, 200, { columns: ['review:status', 'review:tags', 'review:score'] })
     for (const r of page.rows) {
-      const a = fx.cache.annotations.get(r.callId)
+      const a = fx.cache.review.annotations.get(r.callId)
       expect(page.cells![r.callId]).toEqual({
         'review:status': a?.status ?? null,
         'review:tags': a && a.tags.length > 0 ? a.tags.join(', ') : null,
@@ -350,7 +350,7 @@ describe('review filters in local search', () => {
       })
     }
     // By score, highest first, unscored calls last; ties in date order.
-    const all = fx.cache.annotations.getMany(fx.records.map((r) => r.callId))
+    const all = fx.cache.review.annotations.getMany(fx.records.map((r) => r.callId))
     const totalOf = (id: string): number | null => all.get(id)?.score?.total ?? null
     const byScore = search.page(q, 0, 300, { sortBy: { column: 'review:score', dir: 'desc' } }).rows.map((r) => r.callId)
     const totals = byScore.map(totalOf)
@@ -358,7 +358,7 @@ describe('review filters in local search', () => {
     for (let i = 1; i < totals.length; i++) if (totals[i] !== null) expect(totals[i]!).toBeLessThanOrEqual(totals[i - 1]!)
     // A save moves the sort at once.
     const last = byScore[byScore.length - 1]!
-    fx.cache.annotations.write(
+    fx.cache.review.annotations.write(
       last,
       { score: { scorecardId: 'card', version: 1, answers: { q: 10 }, total: 100.5, failed: false } },
       { author: 'x', at: 30, history: false }
@@ -375,9 +375,9 @@ describe('review filters in local search', () => {
   it('shows status, tags and score on the rows of annotated calls only', () => {
     const rows = search.page({ results: 'all' } as never, 0, 200).rows
     const annotated = rows.find((r) => r.review)!
-    const a = fx.cache.annotations.get(annotated.callId)!
+    const a = fx.cache.review.annotations.get(annotated.callId)!
     expect(annotated.review).toEqual({ status: a.status, tags: a.tags, total: a.score?.total ?? null })
-    const plain = rows.find((r) => !fx.cache.annotations.get(r.callId))
+    const plain = rows.find((r) => !fx.cache.review.annotations.get(r.callId))
     expect(plain && 'review' in plain).toBe(false)
   })
 })
@@ -407,10 +407,10 @@ describe('the review index keeps the call time (migration 9)', () => {
       const write = (records: CallRecord[]) =>
         cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
       cache.ensureScope('everything', EVERYTHING)
-      cache.annotations.write('early', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 1, history: false })
+      cache.review.annotations.write('early', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 1, history: false })
       expect(reviewed(s)).toEqual([])
       write([rec('early', T0 + 1000), rec('late', T0 + 5000), rec('plain', T0 + 3000)])
-      cache.annotations.write('late', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 2, history: false })
+      cache.review.annotations.write('late', { status: 'reviewed', tags: ['t'] }, { author: 'a', at: 2, history: false })
       expect(s.explain({ review: { statuses: ['reviewed'] } } as never, 100).plan).toBe(inMemory ? 'review-set' : 'review')
       expect(reviewed(s)).toEqual(['late', 'early'])
       // The service moves a call's time: the order follows, for the status and the tag index.
@@ -439,9 +439,9 @@ describe('the review index keeps the call time (migration 9)', () => {
         cache.writePage({ scopeKey: 'everything', records, includeAnalysis: false, checkpoint: null })
       cache.ensureScope('everything', EVERYTHING)
       write([rec('a', T0 + 1000), rec('b', T0 + 2000), rec('c', T0 + 3000)])
-      cache.annotations.write('b', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
+      cache.review.annotations.write('b', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
       // Annotated before the sync brings its call.
-      cache.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
+      cache.review.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
       const reads = createReviewReads(cache)
       const reader = createSearchReader(cache)
       const byDate = () =>
@@ -456,7 +456,7 @@ describe('the review index keeps the call time (migration 9)', () => {
       expect(set.fullReads).toBe(1)
       // A sync page: the annotated call arrives (newest), 'a' moves past 'b', 'd' is new.
       write([rec('later', T0 + 9000), rec('a', T0 + 2500), rec('d', T0 + 500)])
-      cache.annotations.write('a', { status: 'reviewed' }, { author: 'x', at: 2, history: false })
+      cache.review.annotations.write('a', { status: 'reviewed' }, { author: 'x', at: 2, history: false })
       expect(ids()).toEqual(['later', 'a', 'b'])
       expect(ids(false)).toEqual(['b', 'a', 'later'])
       write([rec('b', T0 + 9500)])
