@@ -76,6 +76,7 @@ export async function runMembershipPasses(
       runId: opts.runIdPrefix ? `${opts.runIdPrefix}-${i + 1}` : undefined,
       // A merge of the whole index after each pass would stall the requests between passes.
       deferIndexMerge: true,
+      membershipPass: true,
       onProgress: (p) => progress.update(i, p)
     })
     progress.finish(i, final)

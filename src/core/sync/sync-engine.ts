@@ -25,6 +25,11 @@ export interface SyncRunOptions {
    * membership passes) merges once at its end instead of after each run.
    */
   deferIndexMerge?: boolean
+  /**
+   * A membership pass: recorded with the run's params, so the sync form, which starts from
+   * the latest run the user chose, passes over it (a pass is never what the user asked for).
+   */
+  membershipPass?: boolean
 }
 
 const HOUR = 3_600_000
@@ -78,7 +83,8 @@ export class SyncEngine {
     const { cache, clock, logger, source } = this.deps
     const plan = await planRun(cache, input, opts.mode, this.lookbackMs, opts.order ?? 'newest')
     const { scope, filters, key, pageSize } = plan
-    const runId = await cache.startRun(key, { mode: opts.mode, from: scope.from, to: scope.to, filters }, opts.runId)
+    const params = { mode: opts.mode, from: scope.from, to: scope.to, filters, ...(opts.membershipPass ? { membershipPass: true } : {}) }
+    const runId = await cache.startRun(key, params, opts.runId)
     const report = new RunReport({
       runId,
       scope,

@@ -64,6 +64,11 @@ describe('membership passes through the controller', () => {
     const set = app.events.filter((e) => e.event === 'sync.membershipProgress').map((e) => e.payload as MembershipProgress)
     expect(set.at(-1)).toMatchObject({ phase: 'done', pass: estimate.passes, passes: estimate.passes })
     expect(final.requests).toBe(set.at(-1)!.requests)
+    // The sync form starts from the latest run the user chose: the sync of everything, not a pass.
+    expect((await call('sync.scopes', {})).lastScope).toMatchObject({
+      from: range.from,
+      filters: { callTypes: [], direction: null, results: 'all', hasNewRequest: null }
+    })
 
     for (const query of [
       { callTypes: [types[0]!.value], direction: 1 },

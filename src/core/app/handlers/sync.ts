@@ -79,8 +79,9 @@ export function syncHandlers(state: AppState): SyncHandlers {
     'sync.scopes': async () => {
       const active = syncs.entries()[0]?.[1].progress ?? null
       const rt = state.runtime
-      // Since the app started it is in memory; before, the account's cache kept it.
-      const latest = rt?.cache.recentRuns(1)[0]
+      // Since the app started it is in memory; before, the account's cache kept it. The form
+      // starts from the latest run the user chose: membership passes (one run each) are not one.
+      const latest = rt?.cache.recentRuns(LAST_SCOPE_LOOKBACK).find((r) => !isMembershipPass(r.params))
       const lastScope = latest ? LastRunScope.safeParse(latest.params) : null
       return {
         scopes: rt ? rt.cache.scopeStatuses().map((s) => withPartial(s, rt.cache.scopeCheckpoint(s.scopeKey))) : [],
@@ -105,4 +106,11 @@ function withPartial(s: ScopeStatus, checkpoint: unknown): ScopeStatus {
   if (s.coveredFrom !== null) return s
   const part = syncedSoFar(checkpoint)
   return part === null ? s : { ...s, partialFrom: part.from, partialTo: part.to }
+}
+
+/** Runs looked through for the latest the user chose: a set of membership passes is a few dozen. */
+const LAST_SCOPE_LOOKBACK = 100
+
+function isMembershipPass(params: unknown): boolean {
+  return typeof params === 'object' && params !== null && (params as { membershipPass?: unknown }).membershipPass === true
 }

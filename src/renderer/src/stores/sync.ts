@@ -4,6 +4,7 @@ import {
   planningProgress,
   syncEnded,
   type LastRunScope,
+  type MembershipProgress,
   type ScopeStatus,
   type SyncProgress,
   type SyncScopeInput
@@ -30,6 +31,9 @@ export const useSyncStore = defineStore('sync', () => {
   /** Called when a run finishes, so the shell can toast it. */
   let onFinished: (p: SyncProgress) => void = () => {}
   let unlisten: (() => void) | null = null
+  let unlistenPasses: (() => void) | null = null
+  /** The membership passes of the run in progress (or the last one): which pass, and whether all ended. */
+  const membership = ref<MembershipProgress | null>(null)
   let cacheFactsAt = 0
   /** Moves at each account switch: a reply asked for the account left is dropped. */
   let account = 0
@@ -55,6 +59,11 @@ export const useSyncStore = defineStore('sync', () => {
         cacheFactsAt = Date.now()
         void useAppStore().refreshCache()
       }
+    })
+    unlistenPasses?.()
+    unlistenPasses = listen('sync.membershipProgress', (p) => {
+      if (left.has(p.runId) || (runId.value !== null && p.runId !== runId.value)) return
+      membership.value = p
     })
   }
 
@@ -86,6 +95,7 @@ export const useSyncStore = defineStore('sync', () => {
     for (const id of [runId.value, progress.value?.runId]) if (id) left.add(id)
     progress.value = null
     runId.value = null
+    membership.value = null
     error.value = null
     scopes.value = []
     lastScope.value = null
@@ -96,6 +106,7 @@ export const useSyncStore = defineStore('sync', () => {
   async function start(scope: SyncScopeInput, mode: 'full' | 'incremental' = 'incremental'): Promise<void> {
     error.value = null
     starting.value = true
+    membership.value = null
     // The last run's panel gives way at once: until this run's reply or first event it says
     // "planning", never the finished run's "done" (read as this run's on a slow machine).
     const before = progress.value
@@ -134,6 +145,7 @@ export const useSyncStore = defineStore('sync', () => {
     try {
       const { cached } = await call('sync.membershipEstimate', { from, to })
       if (!cached) return false
+      membership.value = null
       progress.value = planningProgress('', from, to)
       const r = await call('sync.memberships', { from, to })
       if (progress.value?.runId !== r.runId) {
@@ -160,6 +172,7 @@ export const useSyncStore = defineStore('sync', () => {
     lastScope,
     scopes,
     progress,
+    membership,
     runId,
     error,
     starting,

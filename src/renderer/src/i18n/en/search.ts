@@ -29,6 +29,7 @@ export const searchMessages = {
     last90: 'Last 90 days',
     reset: 'Reset filters',
     directionOption: 'Code {code}',
+    directionNamed: 'Code {code} · {name}',
     suggestionCount: '{count} item | {count} items',
     noSuggestions: 'No such value in these results',
     useRange: 'Use {min} – {max}'

@@ -98,6 +98,11 @@ export const syncMessages = {
         'Call records carry no type, direction or result. One pass per value without analysis (500 calls a request) lets every such filter be answered offline, exactly.',
       start: 'Learn filters',
       pass: 'Pass {pass} of {passes}: {what}',
+      kindType: 'call type {name}',
+      kindAnswered: 'answered only',
+      kindNewRequest: 'new requests',
+      kindDirection: 'direction {code}',
+      kindDirectionNamed: 'direction {code} ({name})',
       done: 'Filters learnt: call types, answered, new requests and directions'
     },
     directions: {

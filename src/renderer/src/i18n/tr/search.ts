@@ -32,6 +32,7 @@ export const searchMessages: Shape<typeof en> = {
     last90: 'Son 90 gün',
     reset: 'Filtreleri sıfırla',
     directionOption: 'Kod {code}',
+    directionNamed: 'Kod {code} · {name}',
     suggestionCount: '{count} öğe',
     noSuggestions: 'Bu sonuçlarda böyle bir değer yok',
     useRange: '{min} – {max} aralığını kullan'

@@ -101,6 +101,11 @@ export const syncMessages: Shape<typeof en> = {
         'Çağrı kayıtlarında tür, yön ve sonuç yoktur. Her değer için analizsiz bir geçiş (istek başına 500 çağrı) bu filtrelerin hepsini çevrimdışı ve tam yanıtlar.',
       start: 'Filtreleri öğren',
       pass: 'Geçiş {pass}/{passes}: {what}',
+      kindType: 'çağrı türü {name}',
+      kindAnswered: 'yalnız yanıtlananlar',
+      kindNewRequest: 'yeni talepler',
+      kindDirection: 'yön {code}',
+      kindDirectionNamed: 'yön {code} ({name})',
       done: 'Filtreler öğrenildi: çağrı türleri, yanıtlananlar, yeni talepler ve yönler'
     },
     directions: {
