@@ -16,3 +16,12 @@ export const WHOLE_COLUMN_WINDOW: SearchParts = { coldKeyInWindow: 'column' }
 
 /** A first page's window on a search just opened reads the whole date order and quarter hours first (window, not window-slice). */
 export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }
+
+/**
+ * Search as main serves it, for the scale section's same-run comparison: every strategy the
+ * scale work added, switched off.
+ */
+export const MAIN_SCALE: SearchParts = { countSkip: false }
+
+/** A deep page after a count reads the whole match list (the bitmap plan), as before count-skip. */
+export const LIST_DEEP_PAGE: SearchParts = { countSkip: false }

@@ -279,6 +279,8 @@ export interface SearchStrategies {
   coldKeyInWindow: SearchTuning['coldKeyInWindow']
   /** Where a first page's window comes from before the date order is in memory: a slice of the date index (default), or the whole order read first. */
   windowBeforeOrder: SearchTuning['windowBeforeOrder']
+  /** Deep pages after a count skip by counting the near side's matches (default); false: from the whole match list, as before. */
+  countSkip: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -320,7 +322,8 @@ export function createSearch(
       sortedPager: parts.sortedPager ?? sortedPage,
       dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
       coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
-      windowBeforeOrder: parts.windowBeforeOrder ?? 'slice'
+      windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
+      countSkip: parts.countSkip ?? true
     }),
     parts.onPlan
   )

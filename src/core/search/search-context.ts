@@ -68,6 +68,8 @@ export interface SearchTuning {
   coldKeyInWindow: 'items' | 'column'
   /** Where a first page's window comes from before the date order is in memory: a slice of the date index, or the whole order read first. */
   windowBeforeOrder: 'slice' | 'order'
+  /** Deep pages after a count skip by counting the near side's matches (count-skip-page.ts); false: from the whole match list. */
+  countSkip: boolean
 }
 
 /**
@@ -92,6 +94,7 @@ export class SearchContext {
   readonly reviewListedSortMax: number | undefined
   readonly sortedPager: SortedPager
   readonly windowBeforeOrder: 'slice' | 'order'
+  readonly countSkip: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -106,6 +109,7 @@ export class SearchContext {
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
     this.sortedPager = tuning.sortedPager
     this.windowBeforeOrder = tuning.windowBeforeOrder
+    this.countSkip = tuning.countSkip
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)

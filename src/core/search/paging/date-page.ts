@@ -7,6 +7,16 @@ import { LISTED_SORT_MAX, REVIEW_WALK_MAX, reviewWalkPage } from './review-page'
 import type { ReviewMatch } from '../review/review-set'
 import type { Prepared, SearchContext } from '../search-context'
 import { orderSlice, windowPage } from './window-page'
+import { countSkipPage } from './count-skip-page'
+import { NO_CALL } from '../memory/columns'
+
+/** Text alone that FTS5 counts (no kept prefix set: a prefix's many doclists cost what listing does). */
+function rangeCountable(ctx: SearchContext, p: Prepared, total: number): boolean {
+  const { q } = p
+  const bitmaps = ctx.bitmaps
+  if (bitmaps === null || q.match === null || q.costlyProbe || bitmaps.keptPrefix(q.match) !== null) return false
+  return bitmaps.ftsOnly(p.query, q, p.catalog, total) !== null
+}
 
 /** A page in date (or relevance) order: the path choosePage names (page-plan.ts), and how it was chosen. */
 export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): { page: SearchPage; trace: PageTrace } {
@@ -44,6 +54,8 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
     shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
+    rangeCountable: rangeCountable(ctx, p, total),
+    countSkip: ctx.countSkip,
     declined: []
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
@@ -100,6 +112,31 @@ function serveDate(
       if (page === null) return null
       if (page.whole && page.rows.length < limit) state.count = page.seen
       return { offset, rows: page.rows }
+    }
+    case 'count-skip': {
+      const fts = ctx.bitmaps!.ftsOnly(p.query, q, p.catalog, total)!
+      const bitmaps = ctx.bitmaps!
+      const quarters = ctx.columns.quarters()
+      const counted = (lo: number, hi: number): number =>
+        ctx.reader.matches.count({
+          // Integers as such: a bound bound as a double is not used to seek the doclist (FTS5
+          // then reads all of it, and ignores `rowid = ?` altogether).
+          sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)',
+          params: [fts, lo, hi]
+        })
+      return countSkipPage({
+        order: ctx.columns.byDate(),
+        count: state.count!,
+        desc,
+        offset,
+        limit,
+        countIn: counted,
+        idLimit: quarters.length,
+        isCall: (id) => id < quarters.length && quarters[id] !== NO_CALL,
+        matches: (id) => counted(id, id) > 0,
+        evaluate: (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within),
+        rows: ctx.reader.rows
+      })
     }
     case 'column-all':
     case 'column-kept':

@@ -65,6 +65,13 @@ export interface DateFacts {
   shareIsFloor: boolean
   /** The date order and quarter hours are in memory (else a window reads its slice from the date index). */
   orderKept: boolean
+  /**
+   * The query is text alone, counted by FTS5 (no kept prefix set, no costly probe): its
+   * matches in an id range can be counted without listing them (count-skip).
+   */
+  rangeCountable: boolean
+  /** Deep pages after a count may skip by counting (count-skip); off: main's bitmap path (the bench's baseline). */
+  countSkip: boolean
   /** Paths tried for this page that could not serve it. */
   declined: PageKind[]
 }
@@ -105,6 +112,9 @@ export type PageFacts = DateFacts | ColumnFacts
  *  - review-walk: the review filter's calls in date order from memory, asked about by batches.
  *  - relevance-memory: bm25's order computed in memory over the match set.
  *  - window: the newest (oldest) calls' id span evaluated in memory, walked in date order.
+ *  - count-skip: a deep page once the count is known and the match list is not read: the
+ *    matches on the page's near side counted by id range in FTS5, a window next to the
+ *    page walked (count-skip-page.ts).
  *  - window-slice: the same before the date order and quarter hours are in memory (a search
  *    just opened): the window's ids read from the date index, its span's quarter hours and
  *    scope members read for the span alone, so no whole column is read on the keystroke.
@@ -121,6 +131,7 @@ export type PagePath =
   | { kind: 'relevance-memory' }
   | { kind: 'window'; share: number; maxSpan: number }
   | { kind: 'window-slice'; share: number; maxSpan: number }
+  | { kind: 'count-skip' }
   | { kind: 'column-all' }
   | { kind: 'column-kept' }
   | { kind: 'column-probe' }
@@ -161,6 +172,18 @@ export function choosePage(f: PageFacts): PagePath {
   if (!f.inMemory || (sql.kind !== 'scan' && sql.kind !== 'walk' && sql.kind !== 'bitmap')) return sql
   // Walks and scans test a predicate per row in SQL; the bitmap evaluator answers it from
   // memory: from the match list once read (or deep), else from a window of the newest calls.
+  // A deep page right after the count: counting the near side's matches costs less than
+  // listing every match, which the bitmap path reads first.
+  if (
+    f.countSkip &&
+    f.count !== null &&
+    !f.matchesRead &&
+    f.offset >= WINDOW_MAX_OFFSET &&
+    f.rangeCountable &&
+    f.orderKept &&
+    !tried('count-skip')
+  )
+    return { kind: 'count-skip' }
   if (f.matchesRead || f.offset >= WINDOW_MAX_OFFSET) return BITMAP
   if (tried('window') || tried('window-slice')) return sql
   const maxSpan = f.costlyWalk ? Infinity : WINDOW_MAX_SPAN
