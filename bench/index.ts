@@ -9,17 +9,22 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { BenchFn, BenchRow, BenchSection } from './types'
 import { sections } from './sections'
+import { dataDir, isScale, type Scale } from './scale-data'
 
-const USAGE = `npm run bench [-- --quick] [-- --only name,name] [-- --out file.json]
-Sections: ${Object.keys(sections).join(', ')}`
+const USAGE = `npm run bench [-- --quick] [-- --only name,name] [-- --out file.json] [-- --scale 1m|5m]
+Sections: ${Object.keys(sections).join(', ')}
+--scale: the scale section alone (unless --only names more): the query shapes, ingest, export
+and memory at 1,000,000 calls (1m) or at 1,000,000 and 5,000,000 side by side (5m), on data
+generated once into ${dataDir()}`
 
-function options(): { quick: boolean; only?: string; out: string } {
+function options(): { quick: boolean; only?: string; out: string; scale?: Scale } {
   try {
     const { values } = parseArgs({
       options: {
         quick: { type: 'boolean', default: false },
         only: { type: 'string' },
         out: { type: 'string', default: 'bench-results.json' },
+        scale: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false }
       },
       allowPositionals: false
@@ -28,7 +33,8 @@ function options(): { quick: boolean; only?: string; out: string } {
       console.log(USAGE)
       process.exit(0)
     }
-    return values
+    if (values.scale !== undefined && !isScale(values.scale)) throw new Error(`--scale takes 1m or 5m, not "${values.scale}"`)
+    return { ...values, scale: values.scale as Scale | undefined }
   } catch (e) {
     // A mistyped option: said in one line with the usage, not as a stack trace.
     console.error(`bench: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`)
@@ -37,7 +43,7 @@ function options(): { quick: boolean; only?: string; out: string } {
 }
 const values = options()
 
-const wanted = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : null
+const wanted = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : values.scale ? new Set(['scale']) : null
 const unknown = [...(wanted ?? [])].filter((name) => !Object.hasOwn(sections, name))
 if (unknown.length > 0) {
   console.error(`bench: no section named ${unknown.join(', ')}.\n${USAGE}`)
@@ -61,7 +67,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n# ${name}${values.quick ? ' (quick)' : ''}\n`)
     try {
       const run = await load()
-      const section = await run({ workDir, quick: values.quick, log: (l) => process.stdout.write(`  ${l}\n`) })
+      const section = await run({ workDir, quick: values.quick, scale: values.scale, log: (l) => process.stdout.write(`  ${l}\n`) })
       const seconds = (performance.now() - started) / 1000
       results.push({ ...section, seconds })
       console.table(

@@ -17,5 +17,6 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   renderer: async () => (await import('./renderer')).run,
   team: async () => (await import('./team')).run,
   sizing: async () => (await import('./sizing')).run,
-  review: async () => (await import('./review')).run
+  review: async () => (await import('./review')).run,
+  scale: async () => (await import('./scale')).run
 }

@@ -24,6 +24,8 @@ export interface BenchContext {
   workDir: string
   /** Smaller sizes for a quick check (`npm run bench -- --quick`). */
   quick: boolean
+  /** `--scale`: the scale section's sizes (1m: 1,000,000 calls; 5m: 1,000,000 and 5,000,000). */
+  scale?: '1m' | '5m'
   log(line: string): void
 }
 
