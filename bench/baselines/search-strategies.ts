@@ -21,7 +21,10 @@ export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }
  * Search as main serves it, for the scale section's same-run comparison: every strategy the
  * scale work added, switched off.
  */
-export const MAIN_SCALE: SearchParts = { countSkip: false }
+export const MAIN_SCALE: SearchParts = { countSkip: false, keptSizes: false }
 
 /** A deep page after a count reads the whole match list (the bitmap plan), as before count-skip. */
 export const LIST_DEEP_PAGE: SearchParts = { countSkip: false }
+
+/** Relevance over a date range reads its span's row sizes for each ranking, as before they were kept by chunk. */
+export const SPAN_SIZES: SearchParts = { keptSizes: false }

@@ -281,6 +281,8 @@ export interface SearchStrategies {
   windowBeforeOrder: SearchTuning['windowBeforeOrder']
   /** Deep pages after a count skip by counting the near side's matches (default); false: from the whole match list, as before. */
   countSkip: boolean
+  /** Relevance over a date range keeps the rows' sizes by chunk (default); false: reads them for each ranking's span, as before. */
+  keptSizes: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -323,7 +325,8 @@ export function createSearch(
       dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
       coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
       windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
-      countSkip: parts.countSkip ?? true
+      countSkip: parts.countSkip ?? true,
+      keptSizes: parts.keptSizes ?? true
     }),
     parts.onPlan
   )

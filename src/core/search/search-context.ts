@@ -70,6 +70,8 @@ export interface SearchTuning {
   windowBeforeOrder: 'slice' | 'order'
   /** Deep pages after a count skip by counting the near side's matches (count-skip-page.ts); false: from the whole match list. */
   countSkip: boolean
+  /** Relevance keeps the rows' sizes by chunk (relevance-rank.ts); false: read for each ranking's span. */
+  keptSizes: boolean
 }
 
 /**
@@ -129,7 +131,7 @@ export class SearchContext {
           tuning.coldKeyInWindow
         )
       : null
-    this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch) : null
+    this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes) : null
     this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
     this.reviewProbeMax = tuning.reviewProbeMax
     this.reviewListedSortMax = tuning.reviewListedSortMax

@@ -43,10 +43,30 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
   })
   afterAll(() => fx.close())
 
-  const makeRanker = (): { ranker: RelevanceRanker; reader: SearchReader; catalog: SearchCatalog } => {
+  /** `sizeReads`: counts the ranker's reads of row sizes; `chunk`: ids per chunk of kept sizes. */
+  const makeRanker = (
+    chunk?: number,
+    sizeReads?: { n: number }
+  ): { ranker: RelevanceRanker; reader: SearchReader; catalog: SearchCatalog } => {
     const reader = createSearchReader(fx.cache)
     const watch = new DataWatch(reader.data)
-    return { ranker: new RelevanceRanker(reader.rank, watch), reader, catalog: new SearchCatalog(reader.catalog, reader.data, watch) }
+    const rank = sizeReads
+      ? {
+          ...reader.rank,
+          docSizes: (lo: number, hi: number, columns: number) => {
+            sizeReads.n++
+            return reader.rank.docSizes(lo, hi, columns)
+          }
+        }
+      : reader.rank
+    // Bound: the spread copies only own properties, and the reads are a class's methods.
+    for (const key of ['totals', 'termDocs', 'repeats', 'ln', 'idSpan'] as const)
+      (rank as Record<string, unknown>)[key] = reader.rank[key].bind(reader.rank)
+    return {
+      ranker: new RelevanceRanker(rank, watch, true, chunk),
+      reader,
+      catalog: new SearchCatalog(reader.catalog, reader.data, watch)
+    }
   }
 
   /** bm25 as FTS5 computes it in SQL, over the range: [id, rank] in (rank, id) order. */
@@ -59,45 +79,68 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
       .raw()
       .all(match, from ?? Number.MIN_SAFE_INTEGER, to ?? Number.MAX_SAFE_INTEGER) as Array<[number, number]>
 
-  it('gives bm25 itself: the same ids, the same ranks to the bit, in the same order (k1, b, weights, idf, lengths)', () => {
-    const { ranker, reader, catalog } = makeRanker()
-    let taken = 0
-    let repeated = 0
-    for (const text of TEXTS) {
-      for (const [from, to] of RANGES) {
-        const query = SearchQuery.parse({ text, from, to, sort: 'relevance', results: 'all' })
-        const q = compileQuery(query, catalog.forText(text))
-        if (q.match === null || q.empty) continue
-        const matches = connectionOf(fx.cache)
-          .prepare(
-            'SELECT c.id FROM calls_fts f CROSS JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ? AND c.call_at >= ? AND c.call_at < ?'
-          )
-          .pluck()
-          .all(q.match, from ?? Number.MIN_SAFE_INTEGER, to ?? Number.MAX_SAFE_INTEGER) as number[]
-        const evaluate = ([lo, hi]: readonly [number, number]): { bits: Uint8Array; lo: number } => {
-          const bits = new Uint8Array(hi - lo + 1)
-          for (const id of matches) if (id >= lo && id <= hi) bits[id - lo] = 1
-          return { bits, lo }
+  it.each([undefined, 64])(
+    'gives bm25 itself: the same ids, the same ranks to the bit, in the same order (sizes kept by chunks of %s ids)',
+    (chunk) => {
+      const { ranker, reader, catalog } = makeRanker(chunk)
+      let taken = 0
+      let repeated = 0
+      for (const text of TEXTS) {
+        for (const [from, to] of RANGES) {
+          const query = SearchQuery.parse({ text, from, to, sort: 'relevance', results: 'all' })
+          const q = compileQuery(query, catalog.forText(text))
+          if (q.match === null || q.empty) continue
+          const matches = connectionOf(fx.cache)
+            .prepare(
+              'SELECT c.id FROM calls_fts f CROSS JOIN calls c ON c.id = f.rowid WHERE calls_fts MATCH ? AND c.call_at >= ? AND c.call_at < ?'
+            )
+            .pluck()
+            .all(q.match, from ?? Number.MIN_SAFE_INTEGER, to ?? Number.MAX_SAFE_INTEGER) as number[]
+          const evaluate = ([lo, hi]: readonly [number, number]): { bits: Uint8Array; lo: number } => {
+            const bits = new Uint8Array(hi - lo + 1)
+            for (const id of matches) if (id >= lo && id <= hi) bits[id - lo] = 1
+            return { bits, lo }
+          }
+          const got = ranker.rank(q, reader.matches, evaluate)
+          if (matchWords(q.match) === null || (from === null && to === null)) {
+            expect(got, `${text}: not taken`).toBeNull()
+            continue
+          }
+          expect(got, `${text} ${from}..${to}`).not.toBeNull()
+          taken++
+          const want = sqlRanks(q.match, from, to)
+          expect(Array.from(got!.ids), `${text} ${from}..${to}`).toEqual(want.map(([id]) => id))
+          expect(Array.from(got!.ranks), `${text} ${from}..${to}`).toEqual(want.map(([, r]) => r))
+          if (new Set(want.map(([, r]) => r)).size < want.length) repeated++
+          // The first of them only (a page): the same head, ties cut in id order.
+          for (const head of [1, 7, 37])
+            expect(Array.from(ranker.rank(q, reader.matches, evaluate, head)!.ids)).toEqual(want.slice(0, head).map(([id]) => id))
         }
-        const got = ranker.rank(q, reader.matches, evaluate)
-        if (matchWords(q.match) === null || (from === null && to === null)) {
-          expect(got, `${text}: not taken`).toBeNull()
-          continue
-        }
-        expect(got, `${text} ${from}..${to}`).not.toBeNull()
-        taken++
-        const want = sqlRanks(q.match, from, to)
-        expect(Array.from(got!.ids), `${text} ${from}..${to}`).toEqual(want.map(([id]) => id))
-        expect(Array.from(got!.ranks), `${text} ${from}..${to}`).toEqual(want.map(([, r]) => r))
-        if (new Set(want.map(([, r]) => r)).size < want.length) repeated++
-        // The first of them only (a page): the same head, ties cut in id order.
-        for (const head of [1, 7, 37])
-          expect(Array.from(ranker.rank(q, reader.matches, evaluate, head)!.ids)).toEqual(want.slice(0, head).map(([id]) => id))
       }
+      // The table exercised the ranker, with ties broken by id.
+      expect(taken).toBeGreaterThan(40)
+      expect(repeated).toBeGreaterThan(5)
     }
-    // The table exercised the ranker, with ties broken by id.
-    expect(taken).toBeGreaterThan(40)
-    expect(repeated).toBeGreaterThan(5)
+  )
+
+  it("reads the rows' sizes once per data version: a second ranking over the same weeks reads none", () => {
+    const sizeReads = { n: 0 }
+    const { ranker, reader, catalog } = makeRanker(64, sizeReads)
+    const rank = (): number[] | undefined => {
+      const query = SearchQuery.parse({ text: 'müşteri', from: RANGES[0]![0], to: RANGES[0]![1], sort: 'relevance', results: 'all' })
+      const q = compileQuery(query, catalog.forText('müşteri'))
+      const evaluate = ([lo, hi]: readonly [number, number]): { bits: Uint8Array; lo: number } => ({
+        bits: new Uint8Array(hi - lo + 1).fill(1),
+        lo
+      })
+      const got = ranker.rank(q, reader.matches, evaluate, 10)
+      return got === null ? undefined : Array.from(got.ids)
+    }
+    const first = rank()
+    const readFirst = sizeReads.n
+    expect(readFirst).toBeGreaterThan(0)
+    expect(rank()).toEqual(first)
+    expect(sizeReads.n).toBe(readFirst)
   })
 
   it('read rows holding a word more than once from the instance vocabulary', () => {
