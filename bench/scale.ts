@@ -146,7 +146,8 @@ async function timeExport(search: LocalSearch, w: ShapeWords, workDir: string, o
 
 /** The search's memory in a process of its own (scale-memory-child.ts), main and ours. */
 function memory(file: string, w: ShapeWords, out: Results, log: (l: string) => void): void {
-  const got: Partial<Record<Impl, { warmedMb: number; openedMb: number; peakMb: number; warmMs: number }>> = {}
+  type Split = { anonMb: number | null; fileMb: number | null }
+  const got: Partial<Record<Impl, { warmedMb: number; openedMb: number; peakMb: number; warmMs: number; endSplit: Split }>> = {}
   for (const impl of IMPLS) {
     const r = spawnSync(process.execPath, [join(process.cwd(), 'out', 'node', 'bench-scale-memory.mjs'), file, impl, JSON.stringify(w)], {
       encoding: 'utf8',
@@ -166,6 +167,16 @@ function memory(file: string, w: ShapeWords, out: Results, log: (l: string) => v
     targetKind: 'max',
     main: main.peakMb,
     ours: ours.peakMb
+  })
+  out.set('memory: resident at the end, heap and buffers (RssAnon)', {
+    unit: 'MB',
+    main: main.endSplit.anonMb ?? NaN,
+    ours: ours.endSplit.anonMb ?? NaN
+  })
+  out.set("memory: resident at the end, file pages of SQLite's memory map (RssFile)", {
+    unit: 'MB',
+    main: main.endSplit.fileMb ?? NaN,
+    ours: ours.endSplit.fileMb ?? NaN
   })
   out.set('memory: warm-up (RSS it adds)', { unit: 'MB', main: main.warmedMb - main.openedMb, ours: ours.warmedMb - ours.openedMb })
   out.set('memory: warm-up time, unloaded by requests', { unit: 'ms', main: main.warmMs, ours: ours.warmMs })
