@@ -50,18 +50,18 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
   ): { ranker: RelevanceRanker; reader: SearchReader; catalog: SearchCatalog } => {
     const reader = createSearchReader(fx.cache)
     const watch = new DataWatch(reader.data)
-    const rank = sizeReads
-      ? {
-          ...reader.rank,
-          docSizes: (lo: number, hi: number, columns: number) => {
-            sizeReads.n++
-            return reader.rank.docSizes(lo, hi, columns)
-          }
-        }
-      : reader.rank
-    // Bound: the spread copies only own properties, and the reads are a class's methods.
-    for (const key of ['totals', 'termDocs', 'repeats', 'ln', 'idSpan'] as const)
-      (rank as Record<string, unknown>)[key] = reader.rank[key].bind(reader.rank)
+    const base = reader.rank
+    const rank: SearchReader['rank'] = {
+      totals: () => base.totals(),
+      termDocs: (term) => base.termDocs(term),
+      repeats: (term) => base.repeats(term),
+      idSpan: (from, to) => base.idSpan(from, to),
+      ln: (x) => base.ln(x),
+      docSizes: (lo, hi, columns) => {
+        if (sizeReads) sizeReads.n++
+        return base.docSizes(lo, hi, columns)
+      }
+    }
     return {
       ranker: new RelevanceRanker(rank, watch, true, chunk),
       reader,
