@@ -75,7 +75,8 @@ function matchesInRun(input: CountSkipInput, from: number, to: number, fromOldes
   const freeBeforeFirst = new Int32Array(blocks)
   const freeBeforeLast = new Int32Array(blocks)
   const free = new Int32Array(blocks)
-  for (let id = 0; id < idLimit; id++) {
+  // Only the run's id span: no block outside it holds a run id to end the range at.
+  for (let id = lo; id <= hi; id++) {
     const b = id >> BLOCK_BITS
     if (inRun[id] === 1) {
       if (first[b] === -1) {
