@@ -2,6 +2,7 @@ import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import type { CacheInfo, CallRecord } from '../../shared/domain'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
+import { clearIndex } from './ingest/reindex'
 
 /** The cache's size on disk (database and WAL), its calls, and when it was last synced or stopped. */
 export function readCacheInfo(db: Database.Database, file: string): CacheInfo {
@@ -32,10 +33,10 @@ export function deleteCachedCalls(db: Database.Database): void {
         DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
         DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
-        INSERT INTO calls_fts (calls_fts) VALUES ('delete-all');
         -- The row ids of the calls are gone; the next sync writes them again (migration 11).
         UPDATE annotations SET call_row = NULL WHERE call_row IS NOT NULL;
       `)
+    clearIndex(db)
   }).immediate()
 }
 

@@ -13,6 +13,7 @@ import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './ingest/fts-
 import { DeferredIndexing } from './ingest/deferred-indexing'
 import type { CallRowDb } from './records'
 import { deleteCachedCalls, hydrateRow, readCacheInfo, readCall } from './cache-contents'
+import { optimizeIndexes } from './ingest/reindex'
 import type { ReviewChanges } from './review/review-journal'
 import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
@@ -353,7 +354,7 @@ export class CallCache {
    */
   optimizeIndex(): void {
     this.requireWriter()
-    this.db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+    optimizeIndexes(this.db)
     this.wrote(null, [])
   }
 

@@ -19,7 +19,7 @@ export function countOf(ctx: SearchContext, p: Prepared): number {
       state.count =
         fts !== null
           ? (ctx.bitmaps!.prefixCount(fts) ??
-            ctx.reader.matches.count({ sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [fts] }))
+            ctx.reader.matches.ftsCount(fts))
           : (ctx.matchesOf(p).list()?.length ?? ctx.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
       break
     }

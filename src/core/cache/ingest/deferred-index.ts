@@ -7,7 +7,8 @@ import { PRIVATE_FILE_MODE } from '../../platform/private-files'
 import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } from './deferred-btrees'
 import { FOLD_FOR_INDEX_SOURCE } from '../fold'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
-import { reindexAll } from './reindex'
+import { clearIndex, reindexAll } from './reindex'
+import { hasShortIndex, SHORT_INDEX_TABLE, SHORT_PREFIXES_SOURCE } from './short-prefixes'
 import { WORKER_CONNECTION_SOURCE, WorkerConnection } from '../worker-connection'
 
 /**
@@ -42,12 +43,15 @@ const { parentPort, workerData: o } = require('node:worker_threads')
 const Database = require(o.module)
 const native = o.nativeBinding ? { nativeBinding: o.nativeBinding } : {}
 const fold = ${FOLD_FOR_INDEX_SOURCE}
+// The short-prefix index's tokens, from the same folded text (short-prefixes.ts); null on a
+// schema without it.
+const shortPrefixes = o.shortSql ? ${SHORT_PREFIXES_SOURCE} : null
 ${WORKER_CONNECTION_SOURCE}
 // Its connections are tracked in a word shared with the cache (worker-connection.ts): the
 // cache's close() returns only once they are closed, and if the cache closed before this
 // thread got here it opens nothing.
 function run() {
-let db, cache, del, ins, rows
+let db, cache, del, ins, delShort, insShort, rows
 try {
 // The side file holds the calls' text too: 0600, never SQLite's 0644 less the umask.
 require('node:fs').closeSync(require('node:fs').openSync(o.side, 'a', o.fileMode))
@@ -61,6 +65,11 @@ db.exec(o.createSql)
 db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.buildBuffer + ")").run()
 del = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
 ins = db.prepare('INSERT INTO calls_fts (rowid, title, summary, analysis) VALUES (?, ?, ?, ?)')
+if (o.shortSql) {
+  db.exec(o.shortSql)
+  delShort = db.prepare('DELETE FROM ${SHORT_INDEX_TABLE} WHERE rowid = ?')
+  insShort = db.prepare('INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) VALUES (?, ?)')
+}
 // The committed calls themselves, read from the cache (WAL: reading never waits for the
 // pulling thread's writes): the same text IndexRows builds, the analysis values joined by
 // spaces in their order.
@@ -77,7 +86,11 @@ rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_co
   throw e
 }
 const index = (lo, hi) => {
-  for (const r of rows.iterate(lo, hi)) ins.run(r[0], fold(r[1]), fold(r[2]), fold(r[3]))
+  for (const r of rows.iterate(lo, hi)) {
+    const t = fold(r[1]), s = fold(r[2]), a = fold(r[3])
+    ins.run(r[0], t, s, a)
+    if (insShort) insShort.run(r[0], shortPrefixes([t, s, a]))
+  }
 }
 parentPort.postMessage({ kind: 'ready' })
 // One transaction for the whole build: FTS5 writes a segment when its pending terms pass
@@ -88,7 +101,10 @@ parentPort.on('message', (m) => {
     if (m.kind === 'rows') {
       // The cache waits for this thread to close: batches still queued are of no use.
       if (closing()) return
-      for (const id of m.stale) del.run(id)
+      for (const id of m.stale) {
+        del.run(id)
+        if (delShort) delShort.run(id)
+      }
       // Ids come in order, mostly one run of new calls: one range read per run.
       const ids = m.ids
       for (let i = 0; i < ids.length; ) {
@@ -103,6 +119,7 @@ parentPort.on('message', (m) => {
         cache.close()
         db.exec('COMMIT')
         db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+        if (o.shortSql) db.exec("INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')")
         db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', " + o.defaultBuffer + ")").run()
         db.close()
       } catch (e) {
@@ -141,6 +158,7 @@ else parentPort.close()
 `
 
 const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
+
 
 /**
  * FTS5's pending terms the build holds before it writes a segment. Its transaction spans the
@@ -205,7 +223,7 @@ export function settleIndexBuild(
     // The cache's own index holds nothing of the build (its rows went to the side file).
     db.transaction(() => {
       createDeferredBtrees(db)
-      db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('delete-all')")
+      clearIndex(db)
       reindexAll(db, progress)
       db.exec('DELETE FROM index_build')
     }).immediate()
@@ -243,6 +261,8 @@ export class IndexBuild {
   /** The worker's connections to the cache and the side file (worker-connection.ts). */
   private readonly conn = new WorkerConnection()
   private readonly exited: Promise<void>
+  /** The short-prefix index's shadow tables, copied in with calls_fts's (none on older schemas). */
+  private readonly shortTables: string[]
 
   /** Starts the worker; begin() then waits for it (the cache can close meanwhile: stop()). */
   static create(db: Database.Database, file: string, nativeBinding?: string): IndexBuild {
@@ -277,6 +297,10 @@ export class IndexBuild {
     this.side = sideFileOf(file)
     removeSide(this.side)
     const createSql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'calls_fts'").pluck().get() as string
+    const shortSql = hasShortIndex(db)
+      ? (db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(SHORT_INDEX_TABLE) as string)
+      : null
+    this.shortTables = shortSql === null ? [] : FTS_TABLES.map((t) => `${SHORT_INDEX_TABLE}_${t}`)
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
       workerData: {
@@ -286,6 +310,7 @@ export class IndexBuild {
         file,
         nativeBinding,
         createSql,
+        shortSql,
         buildBuffer: BUILD_BUFFER,
         defaultBuffer: FTS_DEFAULT_BUFFER,
         connection: this.conn.workerData
@@ -373,6 +398,7 @@ export class IndexBuild {
         for (const t of FTS_TABLES) {
           db.exec(`DELETE FROM main.calls_fts_${t}; INSERT INTO main.calls_fts_${t} SELECT * FROM side.calls_fts_${t};`)
         }
+        for (const t of this.shortTables) db.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM side.${t};`)
         db.exec('DELETE FROM main.index_build')
       }).immediate()
       db.exec('DETACH side')

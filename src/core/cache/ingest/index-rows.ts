@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
 
 /** A call's folded text for the index: title, summary, analysis values. */
 export type IndexRow = [string, string, string]
@@ -18,6 +19,8 @@ export class IndexRows {
   private readonly stale: number[] = []
   private readonly remove: Database.Statement
   private readonly insert: Database.Statement<[string]>
+  /** The short-prefix index's statements (short-prefixes.ts); null on a schema without it. */
+  private readonly short: { remove: Database.Statement; insert: Database.Statement<[string]> } | null
   /**
    * While set (a first bulk pull: deferred-index.ts), no row is built or inserted: write()
    * hands over which calls to index (and which stale rows to drop), and the caller sends
@@ -32,6 +35,12 @@ export class IndexRows {
     this.insert = db.prepare<[string]>(
       'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
     )
+    this.short = hasShortIndex(db)
+      ? {
+          remove: db.prepare(`DELETE FROM ${SHORT_INDEX_TABLE} WHERE rowid = ?`),
+          insert: db.prepare<[string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) SELECT value ->> 0, value ->> 4 FROM json_each(?)`)
+        }
+      : null
   }
 
   /** Whether rows are built and inserted here (false while diverted: only ids are needed). */
@@ -66,24 +75,34 @@ export class IndexRows {
       this.divert({ stale, ids })
       return
     }
-    for (const id of this.stale) this.remove.run(id)
+    for (const id of this.stale) {
+      this.remove.run(id)
+      this.short?.remove.run(id)
+    }
     this.stale.length = 0
     if (this.pending.size === 0) return
-    this.insert.run(this.json())
+    const json = this.json()
+    this.insert.run(json)
+    this.short?.insert.run(json)
   }
 
-  /** The pending rows as one JSON array of [id, title, summary, analysis], in id order; forgets them. */
+  /**
+   * The pending rows as one JSON array of [id, title, summary, analysis] (and the row's
+   * short prefixes, when the schema has their index), in id order; forgets them.
+   */
   private json(): string {
     const ids = this.sortedIds()
     // One native JSON.stringify of the whole array: a flat string, where building it by
     // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
     // index build) flattened again.
-    const rows: Array<[number, string, string, string]> = new Array(ids.length)
+    const rows: Array<[number, string, string, string] | [number, string, string, string, string]> = new Array(ids.length)
     for (let i = 0; i < ids.length; i++) {
       // Rows are null only while diverted, and write() hands those over before this: an
       // empty row in their place would make a stored call unsearchable without a word.
       const [title, summary, analysis] = this.pending.get(ids[i]!)!
-      rows[i] = [ids[i]!, title, summary, analysis]
+      rows[i] = this.short
+        ? [ids[i]!, title, summary, analysis, shortPrefixesOf([title, summary, analysis])]
+        : [ids[i]!, title, summary, analysis]
     }
     this.pending.clear()
     return JSON.stringify(rows)

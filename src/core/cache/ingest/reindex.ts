@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { foldForIndex } from '../fold'
+import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
 
 /** Calls re-indexed per statement: one JSON array each, as IndexRows writes a transaction's rows. */
 const BATCH = 5000
@@ -7,10 +8,13 @@ const BATCH = 5000
 /**
  * Writes every call's index row again, from the stored title, summary and analysis values
  * (in item order, joined by spaces: what ingest indexes), in id order, then merges the index
- * into one segment. For migrations that must recreate the contentless index.
+ * into one segment. For migrations that must recreate the contentless index, and a pull's
+ * index build that was left unfinished. The short-prefix index (short-prefixes.ts), where the
+ * schema has it, is written from the same folded text in the same statements.
  */
 export function reindexAll(db: Database.Database, progress: (done: number, total: number) => void = () => {}): void {
   const total = (db.prepare('SELECT count(*) FROM calls').pluck().get() as number) + 1
+  const short = hasShortIndex(db)
   const read = db
     .prepare<[number, number]>(
       `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
@@ -20,21 +24,40 @@ export function reindexAll(db: Database.Database, progress: (done: number, total
   const insert = db.prepare<[string]>(
     'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
   )
+  const insertShort = short
+    ? db.prepare<[string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) SELECT value ->> 0, value ->> 4 FROM json_each(?)`)
+    : null
   let done = 0
   for (let after = 0; ;) {
     const rows = read.all(after, BATCH) as Array<[number, string, string, string | null]>
     if (rows.length === 0) break
-    insert.run(
-      JSON.stringify(
-        rows.map(([id, title, summary, analysis]) => [id, foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')])
-      )
+    const json = JSON.stringify(
+      rows.map(([id, title, summary, analysis]) => {
+        const texts = [foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')]
+        return short ? [id, ...texts, shortPrefixesOf(texts)] : [id, ...texts]
+      })
     )
+    insert.run(json)
+    insertShort?.run(json)
     after = rows[rows.length - 1]![0]
     done += rows.length
     progress(done, total)
   }
   // The merge into one segment counts as the last step.
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+  if (short) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')`)
   // A cache with no calls (a file just created) had nothing to rebuild: nothing to say.
   if (done > 0) progress(total, total)
+}
+
+/** Empties the full-text indexes (calls_fts, and the short-prefix index where the schema has it). */
+export function clearIndex(db: Database.Database): void {
+  db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('delete-all')")
+  if (hasShortIndex(db)) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('delete-all')`)
+}
+
+/** Merges the full-text indexes into one segment each. */
+export function optimizeIndexes(db: Database.Database): void {
+  db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
+  if (hasShortIndex(db)) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')`)
 }

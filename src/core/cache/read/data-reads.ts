@@ -2,6 +2,7 @@ import type { CallType } from '../../../shared/domain'
 import type Database from 'better-sqlite3'
 import { connectionOf, type CallCache } from '../call-cache'
 import type { ChangeSet } from '../change-journal'
+import { SHORT_INDEX_TABLE, shortPrefixToken } from '../ingest/short-prefixes'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
 import type { AnalysisKeyRow, CatalogReads, DataReads, DataVersion, MatchReads, ScopeRef, SqlPiece } from './types'
@@ -52,7 +53,10 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 
   prefixIndexLengths(): number[] {
-    // FTS5 keeps its options only in the CREATE statement (schema 6 on: prefix='1 2').
+    // Schema 17 on: the short-prefix index answers one- and two-letter prefixes.
+    const short = this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(SHORT_INDEX_TABLE)
+    if (short !== undefined) return [1, 2]
+    // Schemas 7 to 16: FTS5's own prefix indexes, whose lengths only its CREATE statement keeps.
     const sql = (this.statements.get("SELECT sql FROM sqlite_schema WHERE name = 'calls_fts'", 'pluck').get() as string | undefined) ?? ''
     const m = /prefix\s*=\s*'([\d\s]+)'/i.exec(sql)
     return m ? m[1]!.trim().split(/\s+/).map(Number) : []
@@ -65,9 +69,28 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 }
 
-/** Match lists and counts. */
+/**
+ * Match lists and counts. A short prefix alone (`"ka"*`) is read from the short-prefix index
+ * when the cache has one (schema 17 on): calls_fts keeps no prefix index, and would merge
+ * the doclists of every word under it.
+ */
 export class SqliteMatchReads implements MatchReads {
+  private short: boolean | null = null
+
   constructor(private readonly statements: StatementCache) {}
+
+  /** The table and MATCH expression that answer `match` fastest, with the same rows. */
+  private source(match: string): { table: string; match: string } {
+    this.short ??= this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(SHORT_INDEX_TABLE) !== undefined
+    const token = this.short ? shortPrefixToken(match) : null
+    return token === null ? { table: 'calls_fts', match } : { table: SHORT_INDEX_TABLE, match: token }
+  }
+
+  /** The number of calls `match` holds (FTS5's own count, from the fastest table). */
+  ftsCount(match: string): number {
+    const { table, match: m } = this.source(match)
+    return this.statements.get(`SELECT count(*) FROM ${table} WHERE ${table} MATCH ?`, 'pluck').get(m) as number
+  }
 
   boundedIds(ids: SqlPiece, cap: number): { n: number; ids: string | null } {
     const row = this.statements.get(`SELECT count(*), group_concat(id) FROM (${ids.sql} LIMIT ?)`, 'raw').get(...ids.params, cap) as
@@ -77,9 +100,10 @@ export class SqliteMatchReads implements MatchReads {
   }
 
   boundedMatches(match: string, cap: number): { n: number; ids: string | null } {
+    const { table, match: m } = this.source(match)
     const row = this.statements
-      .get('SELECT count(*), group_concat(rowid) FROM (SELECT rowid FROM calls_fts WHERE calls_fts MATCH ? LIMIT ?)', 'raw')
-      .get(match, cap) as [number, string | null] | undefined
+      .get(`SELECT count(*), group_concat(rowid) FROM (SELECT rowid FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`, 'raw')
+      .get(m, cap) as [number, string | null] | undefined
     const [n, ids] = row ?? [0, null]
     return { n, ids: n < cap ? `[${ids ?? ''}]` : null }
   }
@@ -97,15 +121,16 @@ export class SqliteMatchReads implements MatchReads {
     // Only INTEGER bounds: the driver binds a JS number as REAL, which FTS5 ignores as a
     // bound (it then reads the whole doclist, ~25 ms for a common word at 1,000,000 calls,
     // and SQLite filters the rows): hence the CASTs.
+    const { table, match: m } = this.source(match)
     const text =
       bounds === null
-        ? this.statements.get('SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ?', 'pluck').get(match)
+        ? this.statements.get(`SELECT group_concat(rowid) FROM ${table} WHERE ${table} MATCH ?`, 'pluck').get(m)
         : this.statements
             .get(
-              'SELECT group_concat(rowid) FROM calls_fts WHERE calls_fts MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)',
+              `SELECT group_concat(rowid) FROM ${table} WHERE ${table} MATCH ? AND rowid >= CAST(? AS INTEGER) AND rowid <= CAST(? AS INTEGER)`,
               'pluck'
             )
-            .get(match, bounds[0], bounds[1])
+            .get(m, bounds[0], bounds[1])
     return parseIntList(text as string | null)
   }
 

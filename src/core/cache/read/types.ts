@@ -97,6 +97,8 @@ export interface MatchReads {
   idList(ids: SqlPiece): Int32Array
   /** The number a `SELECT count(*) …` returns. */
   count(countSql: SqlPiece): number
+  /** The number of rows an FTS5 MATCH expression matches. */
+  ftsCount(match: string): number
   /** The row ids an FTS5 expression matches, within [lo, hi] when given. */
   ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
   /** The ids of the calls with call_at in [from, to). */

@@ -53,7 +53,7 @@ describe('the full-text buffer of a bulk pull', () => {
     // Pages of long summaries, so that a transaction's pending terms exceed FTS5's default 1 MB.
     const long = (i: number): CallRecord => ({
       ...rec(i),
-      summary: `${rec(i).summary} ${'uzun metin '.repeat(80)}${'x'.repeat(i % 50)} w${i}`
+      summary: `${rec(i).summary} ${'uzun metin '.repeat(300)}${'x'.repeat(i % 50)} w${i}`
     })
     cache.writePages(
       Array.from({ length: 4 }, (_, p) => ({
