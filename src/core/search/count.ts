@@ -18,8 +18,7 @@ export function countOf(ctx: SearchContext, p: Prepared): number {
       // facets and match list need it next), any other expression by FTS5's own count.
       state.count =
         fts !== null
-          ? (ctx.bitmaps!.prefixCount(fts) ??
-            ctx.reader.matches.ftsCount(fts))
+          ? (ctx.bitmaps!.prefixCount(fts) ?? ctx.reader.matches.ftsCount(fts))
           : (ctx.matchesOf(p).list()?.length ?? ctx.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
       break
     }

@@ -159,7 +159,6 @@ else parentPort.close()
 
 const FTS_TABLES = ['data', 'idx', 'docsize', 'config'] as const
 
-
 /**
  * FTS5's pending terms the build holds before it writes a segment. Its transaction spans the
  * whole build, so this is memory held all along: 32 MB (a pull batch's FTS_BULK_BUFFER) cost
