@@ -6,16 +6,23 @@
  * `pg_total_relation_size` (heap, TOAST and indexes of each table), SQLite's from the `dbstat`
  * virtual table (every B-tree, the full-text index's shadow tables included).
  *
+ * The pull is made twice, into today's schema and into schema 16 (FTS5's own prefix indexes,
+ * the layout before the short-prefix index), so both sizes come from the same run; the same
+ * calls are then ingested locally into both layouts, alternately (sizing-local.ts), for
+ * ingest speed end to end with the index.
+ *
  * CALLSIGHT_BENCH_SIZING_CALLS sets the calls (default 250,000; 50,000 with --quick);
- * CALLSIGHT_BENCH_SIZING_KEEP=FILE keeps a copy of the pulled file there.
- * Skipped, with one line, when no PostgreSQL server binaries are installed.
+ * CALLSIGHT_BENCH_SIZING_KEEP=FILE keeps a copy of the pulled file there;
+ * CALLSIGHT_BENCH_SIZING_LOCAL=1 runs only the local part (no PostgreSQL).
+ * The PostgreSQL part is skipped, with one line, when no server binaries are installed.
  */
 import { copyFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { openCache } from '../src/core/cache'
 import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
 import { findPgBin, startPgCluster } from '../test/support/pg-cluster'
+import { localSizing } from './sizing-local'
+import { sqliteSizes } from './sizing-sizes'
 import { ALL, groups, PG_BENCH_TUNING } from './team-support'
 import type { BenchFn, BenchRow } from './types'
 
@@ -34,28 +41,17 @@ async function pgSizes(pool: PgSyncStore['pool'], schema: string): Promise<{ nam
   return r.rows.map((x) => ({ name: x.name, bytes: Number(x.bytes), index: x.kind === 'i' }))
 }
 
-/** Bytes of each B-tree of a SQLite file (tables, indexes, FTS5 shadow tables), largest first. */
-export function sqliteSizes(file: string): { name: string; bytes: number }[] {
-  const db = new Database(file, { readonly: true })
-  try {
-    return db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as {
-      name: string
-      bytes: number
-    }[]
-  } finally {
-    db.close()
-  }
-}
-
 export const run: BenchFn = async (ctx) => {
-  const bin = findPgBin()
-  if (!bin) {
-    ctx.log("sizing: skipped: no PostgreSQL server binaries found (install Debian's postgresql package)")
-    return { name: 'sizing', rows: [] }
-  }
   const env = Number(process.env['CALLSIGHT_BENCH_SIZING_CALLS'] ?? 0)
   const n = env > 0 ? Math.round(env / 100) * 100 : ctx.quick ? 50_000 : 250_000
   const rows: BenchRow[] = []
+  const bin = process.env['CALLSIGHT_BENCH_SIZING_LOCAL'] === '1' ? null : findPgBin()
+  if (!bin) {
+    ctx.log(
+      "sizing: the PostgreSQL part skipped (CALLSIGHT_BENCH_SIZING_LOCAL=1, or no PostgreSQL server binaries: Debian's postgresql package)"
+    )
+    return { name: 'sizing', rows: localSizing(ctx, n) }
+  }
   const cluster = await startPgCluster({ settings: PG_BENCH_TUNING })
   try {
     await cluster.sql('CREATE DATABASE bench')
@@ -93,29 +89,38 @@ export const run: BenchFn = async (ctx) => {
       await store.close()
     }
 
-    const file = join(ctx.workDir, 'pulled.sqlite')
-    const pool = createPool({ url, schema: 'bench', maxConnections: 2 })
-    const cache = openCache(file)
-    try {
-      await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache, deferIndexFrom: 20_000 })
-    } finally {
-      cache.close()
-      await pool.end()
+    const pulled = async (name: string, schemaVersion?: number): Promise<number> => {
+      const file = join(ctx.workDir, name)
+      const pool = createPool({ url, schema: 'bench', maxConnections: 2 })
+      const cache = openCache(file, schemaVersion === undefined ? {} : { schemaVersion })
+      try {
+        await pullTeamCache({ pool, schema: 'bench', sourceLabel: url, cache, deferIndexFrom: 20_000 })
+      } finally {
+        cache.close()
+        await pool.end()
+      }
+      const fileBytes = statSync(file).size
+      ctx.log(
+        `pulled SQLite file${schemaVersion === undefined ? '' : ` at schema ${schemaVersion}`}, ${n.toLocaleString('en')} calls: ${(fileBytes / n).toFixed(1)} B/call`
+      )
+      for (const s of sqliteSizes(file).filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
+      const keep = process.env['CALLSIGHT_BENCH_SIZING_KEEP']
+      if (keep && schemaVersion === undefined) copyFileSync(file, keep)
+      return fileBytes
     }
-    const keep = process.env['CALLSIGHT_BENCH_SIZING_KEEP']
-    if (keep) copyFileSync(file, keep)
-    const sqlite = sqliteSizes(file)
-    const fileBytes = statSync(file).size
-    ctx.log(`pulled SQLite file, ${n.toLocaleString('en')} calls: ${(fileBytes / n).toFixed(1)} B/call`)
-    for (const s of sqlite.filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
+    const before = await pulled('pulled-schema16.sqlite', 16)
+    const fileBytes = await pulled('pulled.sqlite')
     rows.push({
       metric: `pulled SQLite file per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls)`,
       value: ((fileBytes / n) * PER_MILLION) / 1e6,
       unit: 'MB',
       target: 800,
       targetKind: 'max',
-      note: `${(fileBytes / n).toFixed(0)} B/call`
+      baseline: ((before / n) * PER_MILLION) / 1e6,
+      ratio: before / fileBytes,
+      note: `${(fileBytes / n).toFixed(0)} B/call; baseline: schema 16 (FTS5 prefix=1 2) pulled in this run; ratio = old / new`
     })
+    rows.push(...localSizing(ctx, n))
   } finally {
     await cluster.stop()
   }

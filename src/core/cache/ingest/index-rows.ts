@@ -38,7 +38,7 @@ export class IndexRows {
     this.short = hasShortIndex(db)
       ? {
           remove: db.prepare(`DELETE FROM ${SHORT_INDEX_TABLE} WHERE rowid = ?`),
-          insert: db.prepare<[string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) SELECT value ->> 0, value ->> 4 FROM json_each(?)`)
+          insert: db.prepare<[string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
         }
       : null
   }
@@ -81,31 +81,32 @@ export class IndexRows {
     }
     this.stale.length = 0
     if (this.pending.size === 0) return
-    const json = this.json()
-    this.insert.run(json)
-    this.short?.insert.run(json)
+    const [rows, short] = this.json()
+    this.insert.run(rows)
+    if (short !== null) this.short?.insert.run(short)
   }
 
   /**
-   * The pending rows as one JSON array of [id, title, summary, analysis] (and the row's
-   * short prefixes, when the schema has their index), in id order; forgets them.
+   * The pending rows as one JSON array of [id, title, summary, analysis], in id order, and
+   * (when the schema has the short-prefix index) one of [id, short prefixes] apart: each
+   * statement parses only what it inserts. Forgets them.
    */
-  private json(): string {
+  private json(): [string, string | null] {
     const ids = this.sortedIds()
     // One native JSON.stringify of the whole array: a flat string, where building it by
     // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
     // index build) flattened again.
-    const rows: Array<[number, string, string, string] | [number, string, string, string, string]> = new Array(ids.length)
+    const rows: Array<[number, string, string, string]> = new Array(ids.length)
+    const short: Array<[number, string]> | null = this.short ? new Array(ids.length) : null
     for (let i = 0; i < ids.length; i++) {
       // Rows are null only while diverted, and write() hands those over before this: an
       // empty row in their place would make a stored call unsearchable without a word.
       const [title, summary, analysis] = this.pending.get(ids[i]!)!
-      rows[i] = this.short
-        ? [ids[i]!, title, summary, analysis, shortPrefixesOf([title, summary, analysis])]
-        : [ids[i]!, title, summary, analysis]
+      rows[i] = [ids[i]!, title, summary, analysis]
+      if (short !== null) short[i] = [ids[i]!, shortPrefixesOf([title, summary, analysis])]
     }
     this.pending.clear()
-    return JSON.stringify(rows)
+    return [JSON.stringify(rows), short === null ? null : JSON.stringify(short)]
   }
 
   /** The pending calls' ids in order. New ids arrive in order; only changed calls of earlier pages need the sort. */

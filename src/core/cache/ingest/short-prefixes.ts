@@ -63,42 +63,58 @@ export function makeFtsCharProbe(Db: new (file: string) => Database.Database): (
  * two-letter beginning of their words. A closure with no free variables (see makeFtsCharProbe).
  */
 export function makeShortPrefixes(probe: (ch: string) => string | null): (texts: readonly string[]) => string {
-  /** The folded form of each character asked so far; null: a separator. */
-  const known = new Map<string, string | null>()
-  const fold = (ch: string): string | null => {
-    let f = known.get(ch)
-    if (f === undefined) {
-      f = probe(ch)
-      known.set(ch, f)
-    }
-    return f
+  // Each character's folded code point, asked once: -1 a separator, -2 not asked yet. The
+  // tokenizer folds a code point to one code point. ASCII and the rest of the BMP in an
+  // array, the astral planes in a map.
+  const bmp = new Int32Array(0x10000).fill(-2)
+  const astral = new Map<number, number>()
+  const ask = (ch: string): number => {
+    const f = probe(ch)
+    return f === null ? -1 : f.codePointAt(0)!
   }
   return function shortPrefixes(texts: readonly string[]): string {
-    const seen = new Set<string>()
+    // A prefix as a number: one letter, its code point; two, first * 0x110000 + second (exact in a double).
+    const seen = new Set<number>()
     for (const text of texts) {
-      let first = ''
+      let first = 0
       let letters = 0
       for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i)
-        let ch: string
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-          const d = text.charCodeAt(i + 1)
-          ch = d >= 0xdc00 && d <= 0xdfff ? text.slice(i, ++i + 1) : text[i]!
-        } else ch = text[i]!
-        const f = fold(ch)
-        if (f === null) {
+        let c = text.charCodeAt(i)
+        let f: number
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+          c = text.codePointAt(i)!
+          i++
+          let hit = astral.get(c)
+          if (hit === undefined) {
+            hit = ask(String.fromCodePoint(c))
+            astral.set(c, hit)
+          }
+          f = hit
+        } else {
+          f = bmp[c]!
+          if (f === -2) {
+            f = ask(String.fromCharCode(c))
+            bmp[c] = f
+          }
+        }
+        if (f < 0) {
           letters = 0
         } else if (letters === 0) {
           first = f
           seen.add(f)
           letters = 1
         } else if (letters === 1) {
-          seen.add(first + f)
+          seen.add(first * 0x110000 + f)
           letters = 2
         }
       }
     }
-    return [...seen].join(' ')
+    let out = ''
+    for (const k of seen) {
+      const word = k < 0x110000 ? String.fromCodePoint(k) : String.fromCodePoint(Math.floor(k / 0x110000), k % 0x110000)
+      out += out.length === 0 ? word : ' ' + word
+    }
+    return out
   }
 }
 

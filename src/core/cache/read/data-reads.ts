@@ -52,10 +52,13 @@ export class SqliteDataReads implements DataReads, CatalogReads {
     return rows.map(([id, key, friendlyName, items, numericItems]) => ({ id, key, friendlyName, items, numericItems }))
   }
 
+  hasShortPrefixIndex(): boolean {
+    return this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(SHORT_INDEX_TABLE) !== undefined
+  }
+
   prefixIndexLengths(): number[] {
     // Schema 17 on: the short-prefix index answers one- and two-letter prefixes.
-    const short = this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(SHORT_INDEX_TABLE)
-    if (short !== undefined) return [1, 2]
+    if (this.hasShortPrefixIndex()) return [1, 2]
     // Schemas 7 to 16: FTS5's own prefix indexes, whose lengths only its CREATE statement keeps.
     const sql = (this.statements.get("SELECT sql FROM sqlite_schema WHERE name = 'calls_fts'", 'pluck').get() as string | undefined) ?? ''
     const m = /prefix\s*=\s*'([\d\s]+)'/i.exec(sql)

@@ -83,6 +83,8 @@ export interface CatalogReads {
   prefixTerms(prefix: string, limit: number): string[]
   /** The prefix lengths (in characters) the full-text index keeps prefix indexes for. */
   prefixIndexLengths(): number[]
+  /** Whether one- and two-letter prefixes are read from the short-prefix index (schema 17 on). */
+  hasShortPrefixIndex(): boolean
 }
 
 export interface MatchReads {

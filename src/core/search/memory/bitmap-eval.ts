@@ -112,7 +112,11 @@ export class BitmapEvaluator {
   ftsOnly(query: SearchQuery, q: CompiledQuery, catalog: QueryCatalog, calls: number): string | null {
     // Review and extra-field filters are not in FTS5: its count(*) would count calls they exclude.
     if (!evaluable(query) || q.empty || q.node === null || query.from !== null || query.to !== null) return null
-    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    const ctx: QuerySqlContext = {
+      expand: (p) => catalog.expansions.get(p),
+      keyIds: catalog.keyIds,
+      shortPrefixIndex: catalog.shortPrefixIndex === true
+    }
     const part = textPart(q.node, ctx)
     if (!('fts' in part)) return null
     const size = this.columns.quarters().length
@@ -191,7 +195,11 @@ export class BitmapEvaluator {
       if (first < 0) return { bits: new Uint8Array(size), lo }
       bounds = [lo + first, lo + base.lastIndexOf(1)]
     }
-    const ctx: QuerySqlContext = { expand: (p) => catalog.expansions.get(p), keyIds: catalog.keyIds }
+    const ctx: QuerySqlContext = {
+      expand: (p) => catalog.expansions.get(p),
+      keyIds: catalog.keyIds,
+      shortPrefixIndex: catalog.shortPrefixIndex === true
+    }
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
     // list); a first page's window uses it when kept, else reads its stretch of the doclist.
     const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))

@@ -21,6 +21,8 @@ interface Tables {
   typeNames: CallTypeNames
   /** Prefix lengths the index keeps prefix indexes for: such a prefix is one doclist. */
   indexedPrefixes: Set<number>
+  /** Those are kept by the short-prefix index (schema 17 on), not by calls_fts. */
+  shortPrefixIndex: boolean
 }
 
 /**
@@ -79,7 +81,8 @@ export class SearchCatalog {
         keyIds,
         keys: keyInfos(rows),
         typeNames: typeNamesOf(reads.callTypes(), scopes),
-        indexedPrefixes: new Set(reads.prefixIndexLengths())
+        indexedPrefixes: new Set(reads.prefixIndexLengths()),
+        shortPrefixIndex: reads.hasShortPrefixIndex()
       }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
@@ -130,7 +133,7 @@ export class SearchCatalog {
 
   /** Everything compileQuery needs for this text: the catalog, and the text's prefixes expanded. */
   forText(text: string): QueryCatalog {
-    const { scopes, keyIds, keys, typeNames, indexedPrefixes } = this.tables.get()
+    const { scopes, keyIds, keys, typeNames, indexedPrefixes, shortPrefixIndex } = this.tables.get()
     // A prefix the index keeps a prefix index for ("i", "ka" from schema 7) is read as one
     // doclist: it stays a prefix, cheap to probe, and needs no expansion.
     const prefixes = prefixesOf(text, keys).filter((p) => !indexedPrefixes.has([...p].length))
@@ -140,6 +143,7 @@ export class SearchCatalog {
       keys,
       typeNames,
       expansions: new Map(prefixes.map((p) => [p, this.expand(p)])),
+      shortPrefixIndex,
       reviewVersion: this.data.reviewVersion()
     }
   }

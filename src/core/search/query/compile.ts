@@ -10,6 +10,7 @@ import { tokensOf } from '../../../shared/query/parse'
 import { callIdSpellings } from '../../../shared/query/call-id'
 import { describeQueryError } from '../../../shared/query/messages'
 import { compileReview, type ReviewDriver } from '../review/review-filter'
+import { shortPrefixToken } from '../../cache/ingest/short-prefixes'
 
 /** The order of a result: relevance only when there is user text to rank by (else newest first). */
 export type ResultOrder = 'date_desc' | 'date_asc' | 'relevance'
@@ -24,6 +25,12 @@ export interface CompiledQuery {
   params: readonly unknown[]
   /** The FTS5 MATCH expression: user text, plus analysis values to narrow key = value. */
   match: string | null
+  /**
+   * When `match` is one short prefix alone ("ka"*) and the cache has the short-prefix index:
+   * the same rows as that index's MATCH expression ("ka"). Every plan but relevance reads it
+   * there (calls_fts has no prefix index and would merge every word's doclist under it).
+   */
+  shortMatch?: string | null
   order: ResultOrder
   /** A prefix covers too many terms to expand: probing FTS5 row by row would be slow. */
   costlyProbe: boolean
@@ -61,6 +68,8 @@ export interface QueryCatalog {
   typeNames?: CallTypeNames
   /** Moves with writes to annotations and review lists: part of the key of a query that filters by them. */
   reviewVersion?: number
+  /** One- and two-letter prefixes are read from the short-prefix index (schema 17 on). */
+  shortPrefixIndex?: boolean
 }
 
 const isSubset = <T>(a: readonly T[], b: readonly T[]): boolean => a.every((x) => b.includes(x))
@@ -174,7 +183,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
   const expand: PrefixExpander = (prefix) => catalog.expansions.get(prefix)
   const analyzed = analyzeQuery(query.text, { keys: catalog.keys })
   if (analyzed.errors.length > 0) throw invalidText(query.text, analyzed.errors[0]!)
-  const text = compileText(analyzed.node, { expand, keyIds: catalog.keyIds })
+  const text = compileText(analyzed.node, { expand, keyIds: catalog.keyIds, shortPrefixIndex: catalog.shortPrefixIndex === true })
   where.push(...text.where)
   params.push(...text.params)
   if (analyzed.callId !== undefined) {
@@ -232,6 +241,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where,
     params,
     match,
+    shortMatch: match !== null && catalog.shortPrefixIndex === true ? shortPrefixToken(match) : null,
     order,
     costlyProbe,
     empty,

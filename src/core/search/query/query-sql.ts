@@ -1,4 +1,5 @@
 import type { Bound, ResolvedNode } from '../../../shared/query/ast'
+import { shortPrefixToken } from '../../cache/ingest/short-prefixes'
 import { tokensOf } from '../../../shared/query/parse'
 import { step } from '../../../shared/query/work'
 
@@ -17,6 +18,8 @@ export interface QuerySqlContext {
   expand: PrefixExpander
   /** Ids of each analysis key's (key, friendly name) pairs. */
   keyIds: ReadonlyMap<string, readonly number[]>
+  /** One- and two-letter prefixes alone are probed in the short-prefix index (schema 17 on). */
+  shortPrefixIndex?: boolean
 }
 
 export interface TextSql {
@@ -38,8 +41,13 @@ const ids = (list: readonly number[]): string => list.map((n) => String(Math.tru
 /** An FTS expression as a per-row predicate: a rowid-bounded doclist seek. */
 const PROBE = 'EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)'
 
-function toSql(p: Part): { sql: string; params: unknown[] } {
-  return 'fts' in p ? { sql: PROBE, params: [p.fts] } : p
+/** The same per-row predicate on the short-prefix index, for a short prefix alone ("ka"* as "ka"). */
+const SHORT_PROBE = 'EXISTS (SELECT 1 FROM calls_fts_short WHERE calls_fts_short MATCH ? AND calls_fts_short.rowid = c.id)'
+
+function toSql(p: Part, ctx: QuerySqlContext): { sql: string; params: unknown[] } {
+  if (!('fts' in p)) return p
+  const short = ctx.shortPrefixIndex === true ? shortPrefixToken(p.fts) : null
+  return short === null ? { sql: PROBE, params: [p.fts] } : { sql: SHORT_PROBE, params: [short] }
 }
 
 /** Tokens never hold a double quote (the token class excludes it), so quoting needs no escaping. */
@@ -115,7 +123,7 @@ function partOf(n: ResolvedNode, ctx: QuerySqlContext): Part {
       return analysisExists(ctx.keyIds.get(n.key), b.cond, b.params)
     }
     case 'not': {
-      const inner = toSql(textPart(n.item, ctx))
+      const inner = toSql(textPart(n.item, ctx), ctx)
       return { sql: `NOT ${inner.sql}`, params: inner.params }
     }
     case 'or': {
@@ -124,13 +132,13 @@ function partOf(n: ResolvedNode, ctx: QuerySqlContext): Part {
         const fts = parts as Array<{ fts: string; costly: boolean }>
         return { fts: `(${fts.map((p) => p.fts).join(' OR ')})`, costly: fts.some((p) => p.costly) }
       }
-      const sql = parts.map(toSql)
+      const sql = parts.map((p) => toSql(p, ctx))
       return { sql: `(${sql.map((s) => s.sql).join(' OR ')})`, params: sql.flatMap((s) => s.params) }
     }
     case 'and': {
       const split = splitAnd(n.items, ctx)
       if (split.other.length === 0 && split.pos.length > 0) return ftsAnd(split.pos, split.neg)
-      const sql = n.items.map((i) => toSql(textPart(i, ctx)))
+      const sql = n.items.map((i) => toSql(textPart(i, ctx), ctx))
       return { sql: `(${sql.map((s) => s.sql).join(' AND ')})`, params: sql.flatMap((s) => s.params) }
     }
   }
@@ -188,7 +196,7 @@ export function compileText(node: ResolvedNode | null, ctx: QuerySqlContext): Te
   out.ranked = pos.length > 0
   const narrowing: FtsPart[] = []
   for (const { node: n, part } of other) {
-    const s = toSql(part)
+    const s = toSql(part, ctx)
     out.where.push(s.sql)
     out.params.push(...s.params)
     if (n.kind === 'equals') {

@@ -9,6 +9,19 @@ import type { CountPlan, SelectPlan } from '../plan/plan'
 
 const and = (conds: readonly string[]): string => conds.join(' AND ')
 
+const SHORT = 'calls_fts_short'
+
+/** The per-row test of the query's text on c, and its parameter: the short-prefix index's when it answers (compile.ts, shortMatch). */
+function probe(q: CompiledQuery): [string, unknown] {
+  if (q.shortMatch != null) return [`EXISTS (SELECT 1 FROM ${SHORT} WHERE ${SHORT} MATCH ? AND ${SHORT}.rowid = c.id)`, q.shortMatch]
+  return ['EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)', q.match]
+}
+
+/** The full-text table that lists the query's matches (unranked), and its MATCH parameter. */
+function lister(q: CompiledQuery): { t: string; match: unknown } {
+  return q.shortMatch != null ? { t: SHORT, match: q.shortMatch } : { t: 'calls_fts', match: q.match }
+}
+
 /**
  * One SELECT for a plan: `cols` over c (and calls_fts for the FTS plans), rows strictly
  * after `after` in sort order, in sort order. `tail` is appended (LIMIT / OFFSET).
@@ -47,16 +60,18 @@ function selectParts(
     where.push(...q.where)
     params.push(...q.params)
     if (q.match !== null) {
-      where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
-      params.push(q.match)
+      const [test, param] = probe(q)
+      where.push(test)
+      params.push(param)
     }
   } else if (plan.kind === 'scan' || plan.kind === 'walk') {
     from = 'calls c INDEXED BY calls_by_date'
     where.push(...q.where)
     params.push(...q.params)
     if (plan.kind === 'walk') {
-      where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
-      params.push(q.match)
+      const [test, param] = probe(q)
+      where.push(test)
+      params.push(param)
     }
   } else if (plan.kind === 'fts' && plan.ids !== null) {
     // The matches are known (the bounded count listed them): read them by id instead of
@@ -64,10 +79,16 @@ function selectParts(
     from = 'calls c'
     where.push('c.id IN (SELECT value FROM json_each(?))', ...q.where)
     params.push(plan.ids, ...q.params)
-  } else {
+  } else if (plan.kind === 'relevance') {
+    // Ranked by calls_fts's bm25: always calls_fts.
     from = 'calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid'
     where.push('calls_fts MATCH ?', ...q.where)
     params.push(q.match, ...q.params)
+  } else {
+    const { t, match } = lister(q)
+    from = `${t} CROSS JOIN calls c ON c.id = ${t}.rowid`
+    where.push(`${t} MATCH ?`, ...q.where)
+    params.push(match, ...q.params)
   }
   let order: string
   if (plan.kind === 'relevance') {
@@ -111,10 +132,11 @@ export function matchedIds(q: CompiledQuery): SqlPiece | null {
     if (q.where.length === 0) return null
     return { sql: `SELECT c.id AS id FROM calls c WHERE ${and(q.where)}`, params: q.params }
   }
-  if (q.where.length === 0) return { sql: 'SELECT rowid AS id FROM calls_fts WHERE calls_fts MATCH ?', params: [q.match] }
+  const { t, match } = lister(q)
+  if (q.where.length === 0) return { sql: `SELECT rowid AS id FROM ${t} WHERE ${t} MATCH ?`, params: [match] }
   return {
-    sql: `SELECT c.id AS id FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE ${and(['calls_fts MATCH ?', ...q.where])}`,
-    params: [q.match, ...q.params]
+    sql: `SELECT c.id AS id FROM ${t} CROSS JOIN calls c ON c.id = ${t}.rowid WHERE ${and([`${t} MATCH ?`, ...q.where])}`,
+    params: [match, ...q.params]
   }
 }
 
@@ -123,8 +145,9 @@ export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   const where = ['c.id IN (SELECT value FROM json_each(?))', ...q.where]
   const params: unknown[] = [idsJson, ...q.params]
   if (q.match !== null) {
-    where.push('EXISTS (SELECT 1 FROM calls_fts WHERE calls_fts MATCH ? AND calls_fts.rowid = c.id)')
-    params.push(q.match)
+    const [test, param] = probe(q)
+    where.push(test)
+    params.push(param)
   }
   return { sql: `SELECT c.id AS id FROM calls c WHERE ${and(where)}`, params }
 }
@@ -144,11 +167,12 @@ export function countSql(q: CompiledQuery, plan: Extract<CountPlan, { kind: 'sca
       params: [plan.ids, ...q.params]
     }
   }
-  if (q.where.length === 0) return { sql: 'SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?', params: [q.match] }
+  const { t, match } = lister(q)
+  if (q.where.length === 0) return { sql: `SELECT count(*) FROM ${t} WHERE ${t} MATCH ?`, params: [match] }
   // Few matches (many are counted from the match list): start from them.
   return {
-    sql: `SELECT count(*) FROM calls_fts CROSS JOIN calls c ON c.id = calls_fts.rowid WHERE calls_fts MATCH ? AND ${and(q.where)}`,
-    params: [q.match, ...q.params]
+    sql: `SELECT count(*) FROM ${t} CROSS JOIN calls c ON c.id = ${t}.rowid WHERE ${t} MATCH ? AND ${and(q.where)}`,
+    params: [match, ...q.params]
   }
 }
 

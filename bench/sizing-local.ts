@@ -1,0 +1,90 @@
+/**
+ * The local part of the sizing bench: the same generated calls ingested through the cache
+ * (writePages, 20 pages a transaction, then the index merged, as a sync ends) into a file of
+ * today's schema and into one of schema 16 (FTS5's own prefix indexes, prefix='1 2': the
+ * previous layout, kept reachable by openCache's schemaVersion), alternately, twice each.
+ * Reports calls per second end to end (wall clock and this process's CPU, the index
+ * included) and the bytes per call of each B-tree of both files.
+ */
+import { rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { openCache } from '../src/core/cache'
+import { sqliteSizes } from './sizing-sizes'
+import { ALL, callsIn, groups, TYPE } from './team-support'
+import { median, type BenchContext, type BenchRow } from './types'
+
+/** The layout before the short-prefix index (schema 17). */
+const OLD_SCHEMA = 16
+
+interface Ingested {
+  wallPerSec: number
+  cpuPerSec: number
+  file: string
+}
+
+function ingest(file: string, n: number, schemaVersion: number | undefined): Ingested {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true })
+  const cache = openCache(file, schemaVersion === undefined ? {} : { schemaVersion })
+  let calls = 0
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  try {
+    cache.ensureScope('all', ALL)
+    cache.ensureScope('type', TYPE)
+    for (const g of groups(n, 11)) {
+      cache.writePages(g)
+      calls += callsIn(g)
+    }
+    cache.optimizeIndex()
+  } finally {
+    cache.close()
+  }
+  const seconds = (performance.now() - t0) / 1000
+  const cpu = process.cpuUsage(cpu0)
+  return { wallPerSec: calls / seconds, cpuPerSec: calls / ((cpu.user + cpu.system) / 1e6), file }
+}
+
+export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
+  const runs: Record<'new' | 'old', Ingested[]> = { new: [], old: [] }
+  for (let round = 0; round < 2; round++) {
+    for (const which of ['old', 'new'] as const) {
+      const r = ingest(join(ctx.workDir, `ingest-${which}.sqlite`), n, which === 'old' ? OLD_SCHEMA : undefined)
+      runs[which].push(r)
+      ctx.log(
+        `ingest ${n.toLocaleString('en')} calls, ${which === 'new' ? 'short-prefix index' : 'schema 16 (prefix=1 2)'}: ` +
+          `${r.wallPerSec.toFixed(0)} calls/s wall, ${r.cpuPerSec.toFixed(0)} calls per CPU-second`
+      )
+    }
+  }
+  const med = (w: 'new' | 'old', k: 'wallPerSec' | 'cpuPerSec'): number => median(runs[w].map((r) => r[k]))
+  const rows: BenchRow[] = []
+  for (const k of ['wallPerSec', 'cpuPerSec'] as const) {
+    const value = med('new', k)
+    const baseline = med('old', k)
+    rows.push({
+      metric: `ingest end to end with the index, ${n.toLocaleString('en')} calls (${k === 'wallPerSec' ? 'wall clock' : 'per CPU-second'})`,
+      value,
+      unit: 'calls/s',
+      baseline,
+      ratio: value / baseline,
+      ...(k === 'wallPerSec' ? { target: 20_000, targetKind: 'min' as const } : {}),
+      note: 'baseline: schema 16 (FTS5 prefix=1 2), alternately in this run; ratio = new / old'
+    })
+  }
+  for (const which of ['old', 'new'] as const) {
+    const file = runs[which][0]!.file
+    const bytes = statSync(file).size
+    ctx.log(`ingested file, ${which === 'new' ? 'short-prefix index' : 'schema 16'}: ${(bytes / n).toFixed(1)} B/call`)
+    for (const s of sqliteSizes(file).filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
+  }
+  const sizeOf = (w: 'new' | 'old'): number => statSync(runs[w][0]!.file).size / n
+  rows.push({
+    metric: `ingested SQLite file per call (${n.toLocaleString('en')} calls)`,
+    value: sizeOf('new'),
+    unit: 'B',
+    baseline: sizeOf('old'),
+    ratio: sizeOf('old') / sizeOf('new'),
+    note: 'baseline: schema 16; ratio = old / new'
+  })
+  return rows
+}
