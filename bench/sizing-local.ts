@@ -4,14 +4,18 @@
  * today's schema and into one of schema 16 (FTS5's own prefix indexes, prefix='1 2': the
  * previous layout, kept reachable by openCache's schemaVersion), alternately, twice each.
  * Reports calls per second end to end (wall clock and this process's CPU, the index
- * included) and the bytes per call of each B-tree of both files.
+ * included), the bytes per call of each B-tree of both files, and the short-prefix shapes
+ * ("i", "ka", a phrase ending in a short prefix) on both files, alternately: first page of
+ * 100 and count, the search's per-query memory reset before each (its kept prefix sets too).
  */
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache } from '../src/core/cache'
+import { createSearch } from '../src/core/search'
+import { SearchQuery } from '../src/shared/domain'
 import { sqliteSizes } from './sizing-sizes'
 import { ALL, callsIn, groups, TYPE } from './team-support'
-import { median, type BenchContext, type BenchRow } from './types'
+import { median, percentile, type BenchContext, type BenchRow } from './types'
 
 /** The layout before the short-prefix index (schema 17). */
 const OLD_SCHEMA = 16
@@ -42,6 +46,63 @@ function ingest(file: string, n: number, schemaVersion: number | undefined): Ing
   const seconds = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)
   return { wallPerSec: calls / seconds, cpuPerSec: calls / ((cpu.user + cpu.system) / 1e6), file }
+}
+
+const SHAPES: Array<[string, SearchQuery]> = [
+  ['"i" first page', SearchQuery.parse({ text: 'i', results: 'all' })],
+  ['"ka" first page', SearchQuery.parse({ text: 'ka', results: 'all' })],
+  ['"ka" count', SearchQuery.parse({ text: 'ka', results: 'all' })],
+  ['"müşteri ka" (phrase) first page', SearchQuery.parse({ text: '"müşteri ka"', results: 'all' })]
+]
+const SAMPLES = 12
+
+/** p95 of each short-prefix shape on the old and the new file, sampled alternately. */
+function prefixShapes(ctx: BenchContext, files: Record<'new' | 'old', string>): BenchRow[] {
+  const open = (file: string, schemaVersion?: number): { search: ReturnType<typeof createSearch>; close: () => void } => {
+    // The old file stays at its schema: opened without the bound, it would be migrated.
+    const cache = openCache(file, schemaVersion === undefined ? {} : { schemaVersion })
+    const search = createSearch(cache)
+    return { search, close: () => cache.close() }
+  }
+  const sides = { old: open(files.old, OLD_SCHEMA), new: open(files.new) }
+  const times: Record<string, Record<'new' | 'old', number[]>> = {}
+  try {
+    for (const [name, q] of SHAPES) {
+      const counting = name.endsWith('count')
+      const run = (w: 'new' | 'old'): number => {
+        const s = sides[w].search
+        s.resetCaches()
+        const t = performance.now()
+        if (counting) s.count(q)
+        else s.page(q, 0, 100)
+        return performance.now() - t
+      }
+      // Untimed: the in-memory columns both sides build once per data version.
+      run('old')
+      run('new')
+      const got = { old: [] as number[], new: [] as number[] }
+      for (let k = 0; k < SAMPLES; k++) for (const w of k % 2 ? (['new', 'old'] as const) : (['old', 'new'] as const)) got[w].push(run(w))
+      times[name] = got
+      const same = sides.old.search.count(q) === sides.new.search.count(q)
+      if (!same) throw new Error(`sizing: "${name}" counts differ between the schemas`)
+    }
+  } finally {
+    sides.old.close()
+    sides.new.close()
+  }
+  return SHAPES.map(([name]) => {
+    const value = percentile(times[name]!.new, 95)
+    const baseline = percentile(times[name]!.old, 95)
+    ctx.log(`  ${name}: p95 ${value.toFixed(1)} ms (schema 16: ${baseline.toFixed(1)} ms)`)
+    return {
+      metric: `short prefix: ${name}, p95 of ${SAMPLES}, reset before each`,
+      value,
+      unit: 'ms',
+      baseline,
+      ratio: baseline / value,
+      note: 'baseline: schema 16 (FTS5 prefix=1 2), same calls, alternately; ratio = old / new'
+    }
+  })
 }
 
 export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
@@ -77,6 +138,7 @@ export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
     ctx.log(`ingested file, ${which === 'new' ? 'short-prefix index' : 'schema 16'}: ${(bytes / n).toFixed(1)} B/call`)
     for (const s of sqliteSizes(file).filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
   }
+  rows.push(...prefixShapes(ctx, { old: runs.old[0]!.file, new: runs.new[0]!.file }))
   const sizeOf = (w: 'new' | 'old'): number => statSync(runs[w][0]!.file).size / n
   rows.push({
     metric: `ingested SQLite file per call (${n.toLocaleString('en')} calls)`,

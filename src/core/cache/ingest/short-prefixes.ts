@@ -63,58 +63,78 @@ export function makeFtsCharProbe(Db: new (file: string) => Database.Database): (
  * two-letter beginning of their words. A closure with no free variables (see makeFtsCharProbe).
  */
 export function makeShortPrefixes(probe: (ch: string) => string | null): (texts: readonly string[]) => string {
-  // Each character's folded code point, asked once: -1 a separator, -2 not asked yet. The
-  // tokenizer folds a code point to one code point. ASCII and the rest of the BMP in an
-  // array, the astral planes in a map.
+  // Each character's letter number, asked once: -1 a separator, -2 not asked yet; letters
+  // are numbered in the order first seen, one per folded form (the tokenizer folds a code
+  // point to one code point). The BMP in an array, the astral planes in a map.
   const bmp = new Int32Array(0x10000).fill(-2)
   const astral = new Map<number, number>()
+  const letters: string[] = []
+  const numberOf = new Map<string, number>()
   const ask = (ch: string): number => {
     const f = probe(ch)
-    return f === null ? -1 : f.codePointAt(0)!
+    if (f === null) return -1
+    let k = numberOf.get(f)
+    if (k === undefined) {
+      k = letters.length
+      letters.push(f)
+      numberOf.set(f, k)
+    }
+    return k
+  }
+  /** A prefix's text by its number: one letter k is k, two letters a, b are (a + 1) * 65536 + b. */
+  const words = new Map<number, string>()
+  const wordOf = (key: number): string => {
+    let w = words.get(key)
+    if (w === undefined) {
+      w = key < 65536 ? letters[key]! : letters[Math.floor(key / 65536) - 1]! + letters[key % 65536]!
+      words.set(key, w)
+    }
+    return w
   }
   return function shortPrefixes(texts: readonly string[]): string {
-    // A prefix as a number: one letter, its code point; two, first * 0x110000 + second (exact in a double).
     const seen = new Set<number>()
+    // Prefixes of letters numbered past 65,535 (a text of that many distinct letters), by text.
+    let wide: Set<string> | null = null
     for (const text of texts) {
       let first = 0
-      let letters = 0
+      let count = 0
       for (let i = 0; i < text.length; i++) {
-        let c = text.charCodeAt(i)
-        let f: number
+        const c = text.charCodeAt(i)
+        let k: number
         if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-          c = text.codePointAt(i)!
+          const cp = text.codePointAt(i)!
           i++
-          let hit = astral.get(c)
+          let hit = astral.get(cp)
           if (hit === undefined) {
-            hit = ask(String.fromCodePoint(c))
-            astral.set(c, hit)
+            hit = ask(String.fromCodePoint(cp))
+            astral.set(cp, hit)
           }
-          f = hit
+          k = hit
         } else {
-          f = bmp[c]!
-          if (f === -2) {
-            f = ask(String.fromCharCode(c))
-            bmp[c] = f
+          k = bmp[c]!
+          if (k === -2) {
+            k = ask(String.fromCharCode(c))
+            bmp[c] = k
           }
         }
-        if (f < 0) {
-          letters = 0
-        } else if (letters === 0) {
-          first = f
-          seen.add(f)
-          letters = 1
-        } else if (letters === 1) {
-          seen.add(first * 0x110000 + f)
-          letters = 2
+        if (k < 0) {
+          count = 0
+        } else if (count === 0) {
+          first = k
+          if (k < 65536) seen.add(k)
+          else (wide ??= new Set()).add(letters[k]!)
+          count = 1
+        } else if (count === 1) {
+          if (first < 65536 && k < 65536) seen.add((first + 1) * 65536 + k)
+          else (wide ??= new Set()).add(letters[first]! + letters[k]!)
+          count = 2
         }
       }
     }
-    let out = ''
-    for (const k of seen) {
-      const word = k < 0x110000 ? String.fromCodePoint(k) : String.fromCodePoint(Math.floor(k / 0x110000), k % 0x110000)
-      out += out.length === 0 ? word : ' ' + word
-    }
-    return out
+    const out: string[] = []
+    for (const key of seen) out.push(wordOf(key))
+    if (wide !== null) out.push(...wide)
+    return out.join(' ')
   }
 }
 
