@@ -7,7 +7,8 @@
  * (the real bench is one draw, and under load it measures the machine).
  *
  * Every case runs the current limiter and, on the same seeds, the old one (legacy-limiter.ts);
- * the cases of several stations run again over 100 seeds for the spread (see spread()).
+ * the cases of several stations run again over 100 seeds for the spread (see spread()), there
+ * also against the shared limiter before its short-window change (baselines/shared-limiter-2026-11).
  * A 429 comes back after the travel time, as the reference service refuses at once; the
  * current limiter also runs under the earlier simulator's timing (a 429 after a whole
  * answer's time), reported apart, so figures from before that change can still be compared.
@@ -15,6 +16,7 @@
 import { ManualClock } from '../src/core/platform/manual-clock'
 import { TenantRateLimiter, type RequestPacer } from '../src/core/ratelimit'
 import { LegacyTenantRateLimiter } from './baselines/legacy-limiter'
+import { PreShortRunTenantRateLimiter } from './baselines/shared-limiter-2026-11/tenant-rate-limiter'
 import type { RateLimit } from '../src/shared/domain'
 import { prng } from '../test/support/prng'
 import { slidingWindow } from '../test/support/service-windows'
@@ -59,7 +61,12 @@ const CASES: SimCase[] = [
 ]
 
 /** One seed of one case: the workstations' speeds and starts are drawn from the seed. */
-async function simulate(c: SimCase, seed: number, legacy: boolean, refusal: 'travel' | 'answer' = 'travel'): Promise<SimOutcome> {
+async function simulate(
+  c: SimCase,
+  seed: number,
+  legacy: boolean | 'previous',
+  refusal: 'travel' | 'answer' = 'travel'
+): Promise<SimOutcome> {
   const clock = new ManualClock()
   const draw = prng(seed)
   const n = c.stations
@@ -67,9 +74,12 @@ async function simulate(c: SimCase, seed: number, legacy: boolean, refusal: 'tra
   const workMs = Array.from({ length: n }, () => 40 + draw() * 120)
   const starts = Array.from({ length: n }, (_, i) => (i === 0 ? 0 : draw() * 2_000))
   const limiters: RequestPacer[] = Array.from({ length: n }, (_, i) =>
-    legacy
+    legacy === true
       ? new LegacyTenantRateLimiter(c.client ?? tenant, { clock })
-      : new TenantRateLimiter(c.client ?? tenant, { clock, random: prng(seed * 100 + i) })
+      : new (legacy === 'previous' ? PreShortRunTenantRateLimiter : TenantRateLimiter)(c.client ?? tenant, {
+          clock,
+          random: prng(seed * 100 + i)
+        })
   )
   const run = await simulateTenant({
     clock,
@@ -181,9 +191,11 @@ async function spread(seeds: number, log: (line: string) => void): Promise<Bench
   for (const c of CASES.filter((x) => x.stations > 1)) {
     const ours: SimOutcome[] = []
     const old: SimOutcome[] = []
+    const previous: SimOutcome[] = []
     for (let seed = 1; seed <= seeds; seed++) {
       ours.push(await simulate(c, seed, false))
       old.push(await simulate(c, seed, true))
+      previous.push(await simulate(c, seed, 'previous'))
     }
     const met = ours.filter((x) => x.share >= c.targets.share).length
     const meanShare = (o: SimOutcome[]): number => pct(mean(o.map((x) => x.share)))
@@ -209,6 +221,15 @@ async function spread(seeds: number, log: (line: string) => void): Promise<Bench
       target: pct(c.targets.ratio429),
       targetKind: 'max',
       note: `most of a seed ${worst} %; widest finish ratio ${widest}`
+    })
+    rows.push({
+      metric: `${c.key}: mean share / 90th percentile of 429s over ${seeds} seeds, against the previous shared limiter`,
+      value: meanShare(ours),
+      unit: '%',
+      baseline: meanShare(previous),
+      target: pct(c.targets.share),
+      targetKind: 'min',
+      note: `429s at p90 ${q(ours, 'ratio429', 0.9)} % (previous ${q(previous, 'ratio429', 0.9)} %); tenth percentile ${q(ours, 'share', 0.1)} % (previous ${q(previous, 'share', 0.1)} %)`
     })
   }
   return rows

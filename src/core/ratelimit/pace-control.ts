@@ -4,9 +4,11 @@ export const AIMD = {
   decrease: 0.85,
   /**
    * The climb grows the pace by this share of itself per window (so four workstations
-   * together climb no faster than one, and the tenant's 429s stay few however many share it)...
+   * together climb no faster than one, and the tenant's 429s stay few however many share it).
+   * Gentle: each 429 costs a pause and a step back, so a slower climb that meets fewer of them
+   * keeps more of the ceiling (two workstations on a 2 s window lost a fifth of it at 0.04)...
    */
-  growth: 0.04,
+  growth: 0.01,
   /** ... plus this much for everyone, which is what brings unequal shares together ... */
   lift: 0.007,
   /**

@@ -20,6 +20,19 @@ export function defaultBurst(limit: RateLimit): number {
 }
 
 /**
+ * How long a 429 holds the tenant's requests. A Retry-After in whole seconds (as most services
+ * send it) is rounded up: the window has room again somewhere in its last second, half a second
+ * early on average. Where that second is a quarter of the window or more (a window of a few
+ * seconds), waiting all of it leaves the tenant idle for a good part of every window that meets
+ * a 429, so the pause ends half a second early; a request that still meets the full window is
+ * told to wait again, and the pace's cut reads the header as sent. Longer windows wait it all.
+ */
+export function roundedPauseMs(retryAfterMs: number, windowMs: number): number {
+  const wholeSeconds = retryAfterMs >= 1_000 && retryAfterMs % 1_000 === 0
+  return wholeSeconds && 4 * 1_000 >= windowMs ? retryAfterMs - 500 : retryAfterMs
+}
+
+/**
  * One per tenant: the requests of the app's sync, remote search and export (or of one CLI
  * run) spend one budget.
  *
@@ -133,7 +146,7 @@ export class TenantRateLimiter implements RequestPacer {
     this.recentRefusals.push(now)
     // The 429s of requests already on their way when the first came are one signal, not several.
     const fresh = !(this.pauseIsRetryAfter && this.pausedUntil > now)
-    this.pause(now + ms, true)
+    this.pause(now + roundedPauseMs(ms, this.windowMs), true)
     if (fresh) {
       this.control.throttled(now, this.pausedUntil, ms, this.ownShare(now), this.admittedPace(now))
       this.probing = this.control.retreating(now)

@@ -75,6 +75,26 @@ describe('TenantRateLimiter', () => {
     expect(limiter.pace).toBe(1)
   })
 
+  it('on a window of a few seconds, ends the pause of a whole-second Retry-After half a second early', async () => {
+    const clock = new ManualClock()
+    const short = new TenantRateLimiter({ requests: 20, perSeconds: 2 }, { clock, random: () => 0 })
+    await short.acquire()
+    short.penalize(1_000)
+    const start = clock.now()
+    const grants = await drive(short, clock, 1, 10)
+    // Rounded up to the second, the window has room again half a second early on average.
+    expect(grants[0]! - start).toBe(500)
+    // Not a whole second (so not rounded), or a window long enough for a second not to matter: all of it.
+    const exact = new TenantRateLimiter({ requests: 20, perSeconds: 2 }, { clock, random: () => 0 })
+    await exact.acquire()
+    exact.penalize(1_300)
+    expect(exact.delayMs()).toBe(1_300)
+    const long = new TenantRateLimiter({ requests: 60, perSeconds: 12 }, { clock, random: () => 0 })
+    await long.acquire()
+    long.penalize(1_000)
+    expect(long.delayMs()).toBe(1_000)
+  })
+
   it('takes a lone 429 with a short Retry-After as a window finer than ours: a lower ceiling, regrowing', async () => {
     const clock = new ManualClock()
     const limiter = new TenantRateLimiter({ requests: 10, perSeconds: 10 }, { clock, marginMs: 0 })
@@ -150,22 +170,22 @@ describe('TenantRateLimiter', () => {
     expect(second).toBeCloseTo(floor * AIMD.takeBack)
     expect(second).toBeGreaterThan(p1 * (1 - 1_000 / window) * AIMD.overloadSafety)
     // One that climbed for long gives it all back, within the range of the pace now.
-    const p2 = control.at(76_000)
+    const p2 = control.at(96_000)
     expect(p2).toBeGreaterThan(second * 1.2)
-    control.throttled(76_000, 77_000, 1_000, 0.4)
-    expect(control.at(77_000)).toBeCloseTo(Math.max(p2 * AIMD.takeBackRange[0], second * AIMD.takeBack))
+    control.throttled(96_000, 97_000, 1_000, 0.4)
+    expect(control.at(97_000)).toBeCloseTo(Math.max(p2 * AIMD.takeBackRange[0], second * AIMD.takeBack))
     // Not bounded by what got through lately: that took most from the one that had sent least.
-    const p3 = control.at(100_000)
-    const floor3 = control.at(77_000)
-    control.throttled(100_000, 101_000, 1_000, 0.3, 0.1)
-    expect(control.at(101_000)).toBeCloseTo(
+    const p3 = control.at(120_000)
+    const floor3 = control.at(97_000)
+    control.throttled(120_000, 121_000, 1_000, 0.3, 0.1)
+    expect(control.at(121_000)).toBeCloseTo(
       Math.min(p3 * AIMD.takeBackRange[1], Math.max(p3 * AIMD.takeBackRange[0], floor3 * AIMD.takeBack))
     )
-    expect(control.at(101_000)).toBeGreaterThan(0.1)
+    expect(control.at(121_000)).toBeGreaterThan(0.1)
     // A longer Retry-After still cuts by the overload it shows.
-    const p4 = control.at(130_000)
-    control.throttled(130_000, 134_000, 4_000, 0.3)
-    expect(control.at(134_000)).toBeCloseTo(p4 * Math.min(AIMD.decrease, 0.6 * AIMD.overloadSafety))
+    const p4 = control.at(150_000)
+    control.throttled(150_000, 154_000, 4_000, 0.3)
+    expect(control.at(154_000)).toBeCloseTo(p4 * Math.min(AIMD.decrease, 0.6 * AIMD.overloadSafety))
   })
 
   it('takes the same cut in a first collision whichever whole second its Retry-After was rounded to', () => {
