@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon'
-import type { CoverageGap, QueryCoverage } from '../shared/domain'
+import type { CoverageGap, CoverageNotice, QueryCoverage } from '../shared/domain'
 import { membershipCommandFor, passesFill, TEAM_HINT, type CoverageContext } from './coverage-context'
 import { shellWord } from './shell-quote'
 import { terminalLine } from './terminal-text'
@@ -41,6 +41,32 @@ export function syncCommandFor(g: CoverageGap, db: string, zone: string): string
  * cache pulled from a team cache, which the worker must sync (this computer syncs nothing).
  */
 export function coverageWarning(
+  command: string,
+  c: QueryCoverage,
+  db: string,
+  zone: string,
+  describeType?: (value: string) => string,
+  context?: CoverageContext
+): string | null {
+  const notice = c.notices?.find((n) => n.kind === 'outside-window')
+  // Gaps before the window's start are the window's, said by its notice.
+  const missing = notice ? c.missing.filter((g) => g.to === null || g.to > notice.windowStart) : c.missing
+  const gap = gapWarning(command, { ...c, missing, complete: c.complete || missing.length === 0 }, db, zone, describeType, context)
+  if (!notice) return gap
+  const line = terminalLine(`callsight ${command}: ${outsideWindowText(notice, db, zone)}`)
+  return gap === null ? line : `${line}\n${gap}`
+}
+
+/** "Outside this workstation's window: last 90 days (calls dated from …). Widen it: …" */
+export function outsideWindowText(n: CoverageNotice, db: string, zone: string): string {
+  const span = n.days === null ? 'being widened to everything' : `last ${n.days} day${n.days === 1 ? '' : 's'}`
+  return (
+    `Outside this workstation's window: ${span} (it holds the calls dated from ${iso(n.windowStart, zone)} on). ` +
+    `Widen it: callsight pull --from URL --db ${shellWord(db)} --days N (or --all for everything).`
+  )
+}
+
+function gapWarning(
   command: string,
   c: QueryCoverage,
   db: string,

@@ -280,6 +280,11 @@ pull says so, empties what it pulled before (annotations stay) and pulls everyth
   --db FILE             the local cache file (created when missing)
   --batch N             change numbers per batch (default 2000)
   --start-over          the file was pulled from another team cache: empty it first
+  --days N              hold only the calls of the last N days (counted back from each
+                        pull: older calls are dropped, their annotations stay); the file
+                        keeps the window for the next pulls. A wider window fetches the
+                        missing days (resumable like any pull)
+  --all                 drop the window: hold everything again (fetches what is missing)
   --index-each-batch    a first pull indexes each batch as it writes it (slower), so the
                         file can be searched while it fills; by default a first pull of
                         20,000 calls or more builds the search index beside it on another

@@ -90,6 +90,10 @@ export const TeamPullProgress = z.object({
   notice: z.string().max(500).optional(),
   /** The same reason as a code, for the app to say it in its language (TeamRestartNotice). */
   noticeCode: z.enum(['generation', 'behind']).optional(),
+  /** Calls dropped locally for leaving the window (their review data stays). */
+  dropped: z.number().int().nonnegative().optional(),
+  /** Calls brought in by widening the window (a backfill by call date). */
+  backfilled: z.number().int().nonnegative().optional(),
   error: AppErrorInfo.optional()
 })
 export type TeamPullProgress = z.infer<typeof TeamPullProgress>
@@ -158,3 +162,21 @@ export const TeamStatus = z.object({
   review: ReviewQueue.optional()
 })
 export type TeamStatus = z.infer<typeof TeamStatus>
+
+/**
+ * What a workstation holds of the team cache (docs/team.md, "Windows"): the calls of the
+ * last `days` days, counted back from the moment of each pull; null: everything.
+ */
+export const TeamWindow = z.object({
+  days: z.number().int().min(1).max(36_500).nullable()
+})
+export type TeamWindow = z.infer<typeof TeamWindow>
+
+/** The window a cache holds now: the choice, the call date it starts at (null: everything) and its calls. */
+export const TeamWindowInfo = TeamWindow.extend({
+  start: z.number().nullable(),
+  calls: z.number().int().nonnegative(),
+  /** The cache file's size in bytes. */
+  bytes: z.number().int().nonnegative()
+})
+export type TeamWindowInfo = z.infer<typeof TeamWindowInfo>

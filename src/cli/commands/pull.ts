@@ -1,3 +1,4 @@
+import { CallsightError } from '../../core/errors'
 import { openCache } from '../../core/cache'
 import { OPTIMIZE_AFTER, pullTeamCache, redactUrl, type PullProgress } from '../../core/team'
 import { parseFlags, parseIntFlag, required } from '../args'
@@ -14,6 +15,8 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     batch: { type: 'string' },
     'start-over': { type: 'boolean', default: false },
     'index-each-batch': { type: 'boolean', default: false },
+    days: { type: 'string' },
+    all: { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     ...TEAM_DB_FLAGS
   })
@@ -21,6 +24,10 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const opts = teamDbOptions(url, values)
   const file = required(values.db, '--db')
   const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
+  const days = parseIntFlag(values.days, '--days', 1, 36_500)
+  if (days !== undefined && values.all) throw new CallsightError('InvalidInput', '--days and --all ask for different windows: give one.')
+  // Unset: the window the file holds already (the cutoff still moves with the date).
+  const window = values.all ? { days: null } : days !== undefined ? { days } : undefined
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
   cache.readsForBulkPull()
@@ -44,6 +51,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       batchSize,
       signal,
       startOver: values['start-over'],
+      ...(window ? { window } : {}),
       // Unless asked, nothing searches this file while the CLI pulls it: a first pull builds
       // the index beside it (src/core/cache/ingest/deferred-index.ts).
       ...(values['index-each-batch'] ? {} : { deferIndexFrom: OPTIMIZE_AFTER }),
@@ -59,6 +67,11 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       const at = cache.teamSource()
       const where = at ? `; ${final.phase === 'done' ? 'at' : 'this cache stays at'} change ${at.cursor}` : ''
       io.out(`${what}: ${final.calls} calls new or changed and ${final.members} memberships in ${final.batches} batches${where}.\n`)
+      const held = cache.teamWindow()
+      if (final.dropped > 0 || final.backfilled > 0 || held.days !== null) {
+        const span = held.days === null ? 'everything' : `the last ${held.days} day(s)`
+        io.out(`Window: ${span}; ${final.dropped} call(s) dropped for leaving it, ${final.backfilled} brought in by widening it.\n`)
+      }
       for (const r of final.refusals) io.err(`${terminalLine(r.message)}\n`)
       if (final.refused > 0) io.err(`${final.refused} row(s) refused for values larger than a pull takes; the rest was pulled.\n`)
       if (final.error && final.phase !== 'cancelled')

@@ -18,6 +18,7 @@ import type { ReviewChanges } from './review/review-journal'
 import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
 import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
+import { deleteCallsBefore, readWindow, writeWindow, type WindowState } from './sync-state/team-window'
 import { WalCheckpointer, type CheckpointerOptions } from './ingest/wal-checkpointer'
 
 export type { ScopeFilters } from './sync-state/sync-scopes'
@@ -245,6 +246,32 @@ export class CallCache {
   readsForBulkPull(): void {
     this.db.pragma('mmap_size = 0')
     this.db.pragma('cache_size = -16384')
+  }
+
+  /** The window of the team cache this cache holds (sync-state/team-window.ts). */
+  teamWindow(): WindowState {
+    return readWindow(this.db)
+  }
+
+  /**
+   * Drops the calls dated before `before` (when not null) and records `state`, in one
+   * transaction. Search reads everything again after: row ids now have gaps.
+   */
+  setTeamWindow(state: WindowState, before: number | null): number {
+    const writer = this.requireWriter()
+    const n = this.db
+      .transaction(() => {
+        const dropped = before === null ? 0 : deleteCallsBefore(this.db, before)
+        writeWindow(this.db, state)
+        return dropped
+      })
+      .immediate()
+    if (n > 0) {
+      writer.reset()
+      this.writes++
+      this.journal.restart(this.writes)
+    } else this.wrote(null, []) // Search reads the window once per data version.
+    return n
   }
 
   /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */

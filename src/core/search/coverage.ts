@@ -1,4 +1,4 @@
-import type { CoverageGap, QueryCoverage, ResultsFilter, SearchQuery } from '../../shared/domain'
+import type { CoverageGap, CoverageNotice, QueryCoverage, ResultsFilter, SearchQuery } from '../../shared/domain'
 import type { ResolvedNode } from '../../shared/query/ast'
 import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import {
@@ -6,6 +6,7 @@ import {
   unionIntervals,
   uncovered,
   type CallTypeNames,
+  type HeldWindow,
   type Interval,
   type ScopeFilters,
   type ScopeRef
@@ -122,21 +123,38 @@ export function readsAnalysis(query: SearchQuery, keys: readonly KeyRef[]): bool
 }
 
 /**
+ * A scope's coverage as far as this computer holds it: a team cache's scopes cover what the
+ * worker synced, but a window holds only the calls dated from its start on.
+ */
+function heldPart(coverage: ReadonlyArray<Interval>, window: HeldWindow | null): ReadonlyArray<Interval> {
+  if (window === null) return coverage
+  return intersectIntervals(coverage, [[window.start, Number.MAX_SAFE_INTEGER]])
+}
+
+/** The notice for a query reaching before the window's start (an open start reaches back to the first call). */
+function windowNotices(query: SearchQuery, window: HeldWindow | null): CoverageNotice[] {
+  if (window === null || (query.from !== null && query.from >= window.start)) return []
+  return [{ kind: 'outside-window', windowStart: window.start, days: window.days }]
+}
+
+/**
  * Pure. Throws UnknownCallType for a type name the catalog does not know, as search does.
- * `keys` are the cache's analysis keys, to tell a term on a key from free text.
+ * `keys` are the cache's analysis keys, to tell a term on a key from free text. `window`:
+ * the team cache's window the cache holds, when it holds one.
  */
 export function queryCoverage(
   query: SearchQuery,
   scopes: readonly ScopeRef[],
   names: CallTypeNames,
-  keys: readonly KeyRef[] = []
+  keys: readonly KeyRef[] = [],
+  window: HeldWindow | null = null
 ): QueryCoverage {
   const types = names.resolve(query.callTypes)
   const analysis = readsAnalysis(query, keys)
   const resolved: ResolvedScope[] = scopes.map((s) => ({
     types: s.filters.callTypes.map((n) => names.scopeValue(n)),
     filters: s.filters,
-    coverage: s.coverage ?? []
+    coverage: heldPart(s.coverage ?? [], window)
   }))
   // An open start is measured from the first covered instant ("everything the cache has").
   // The end stops at the cache's horizon, the newest instant any scope covers: past it the
@@ -175,5 +193,13 @@ export function queryCoverage(
     for (const [a, b] of uncovered([from, end], covered)) gaps.push({ cell, from: a, to: b })
   }
   const missing = grouped(gaps, analysis).slice(0, 200)
-  return { complete: missing.length === 0, from, to: asOf ?? to, missing, ...(asOf === null ? {} : { asOf }) }
+  const notices = windowNotices(query, window)
+  return {
+    complete: missing.length === 0,
+    from,
+    to: asOf ?? to,
+    missing,
+    ...(asOf === null ? {} : { asOf }),
+    ...(notices.length === 0 ? {} : { notices })
+  }
 }

@@ -162,7 +162,7 @@ class SearchOverCache implements LocalSearch {
     const r = SearchQuery.safeParse(query)
     if (!r.success) throw invalid(r.error)
     const catalog = this.ctx.catalog
-    return queryCoverage(r.data, catalog.scopes(), catalog.typeNames(), catalog.analysisKeys())
+    return queryCoverage(r.data, catalog.scopes(), catalog.typeNames(), catalog.analysisKeys(), catalog.heldWindow())
   }
 
   describeType(value: string): string {

@@ -25,6 +25,7 @@ export {
 } from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
 export { lastChange, OPTIMIZE_AFTER, pullTeamCache, type PullOptions, type PullPhase, type PullProgress, type PullTimings } from './pull'
+export { DAY_MS, planWindow, backfillDone, windowStart, systemPullClock, type PullClock, type WindowState } from './window'
 export { readWorkerState, type WorkerScopeState } from './worker-state'
 export { scramVerifier, teamInit, type TeamInitOptions, type TeamInitResult } from './roles'
 export { scopeAt, TeamWorker, WorkerConfig, WorkerScopeConfig, type WorkerDeps } from './worker'

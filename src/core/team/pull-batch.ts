@@ -33,7 +33,7 @@ const MemberRow = z.object({ scope_key: z.string(), call_id: z.string(), refused
 const TypeRow = z.object({ value: z.string().nullable(), value_bytes: Bytes, description: z.string().nullable(), description_bytes: Bytes })
 
 /** The refusal of a call row with a value larger than the pull takes, else null. */
-function oversizedField(raw: unknown): CallsightError | null {
+export function oversizedField(raw: unknown): CallsightError | null {
   const row = raw as Record<string, unknown>
   const id = typeof row['call_id'] === 'string' ? row['call_id'] : '?'
   const idBytes = Number(row['call_id_bytes'])
@@ -63,8 +63,8 @@ export type BatchRead =
  * Sends the batch's request at once (the client is idle: node-postgres writes it to the
  * socket before this returns) and parses the answer when it comes.
  */
-export function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number): Promise<BatchRead> {
-  const sent = c.query(batchSql(schema, lo, size)) as unknown as Promise<pg.QueryResult[]>
+export function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number, since: number | null = null): Promise<BatchRead> {
+  const sent = c.query(batchSql(schema, lo, size, since)) as unknown as Promise<pg.QueryResult[]>
   return sent.then((results) => {
     const [, top, calls, members, ahead, scopes, types] = results
     const hi = Number(z.string().parse(top!.rows[0]!.hi))
@@ -98,7 +98,7 @@ export function readBatch(c: pg.ClientBase, schema: string, lo: number, size: nu
 }
 
 /** The batch's memberships by scope, without those of refused calls. */
-function membersOf(rows: unknown[]): { scopeKey: string; callIds: string[] }[] {
+export function membersOf(rows: unknown[]): { scopeKey: string; callIds: string[] }[] {
   const byScope = new Map<string, string[]>()
   for (const raw of rows) {
     const m = MemberRow.parse(raw)
@@ -115,7 +115,7 @@ function membersOf(rows: unknown[]): { scopeKey: string; callIds: string[] }[] {
  * but numbered later (their coverage moved on since) by their filters only, coverage with
  * their batch. An oversized scope stops the pull.
  */
-function scopeOf(raw: unknown): PulledBatch['scopes'][number] {
+export function scopeOf(raw: unknown): PulledBatch['scopes'][number] {
   const r = ScopeRow.parse(raw)
   for (const [field, bytes, limit] of [
     ['scope_key', r.scope_key_bytes, SCOPE_KEY_BYTES],

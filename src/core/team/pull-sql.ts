@@ -12,7 +12,7 @@ export const SCOPE_KEY_BYTES = 1024
  * size beside it (`<column>_bytes`): an oversized value never crosses the wire.
  * octet_length reads a stored value's size from its header, without reading the value.
  */
-const CALL_COLUMNS = [
+export const CALL_COLUMNS = [
   `CASE WHEN octet_length(c.call_id) > ${CALL_ID_BYTES} THEN left(c.call_id, 100) ELSE c.call_id END AS call_id`,
   `octet_length(c.call_id) AS call_id_bytes`,
   'c.call_at',
@@ -24,12 +24,12 @@ const CALL_COLUMNS = [
 ].join(', ')
 
 /** A text column sent as NULL when larger than `limit` bytes, its size beside it. */
-function cappedText(col: string, limit: number): string {
+export function cappedText(col: string, limit: number): string {
   return `CASE WHEN octet_length(${col}) > ${limit} THEN NULL ELSE ${col} END AS ${col}, octet_length(${col}) AS ${col}_bytes`
 }
 
 /** Whether call `c` has a value larger than the pull takes (an SQL condition). */
-const CALL_OVERSIZED = [
+export const CALL_OVERSIZED = [
   `octet_length(c.call_id) > ${CALL_ID_BYTES}`,
   ...CALL_CAPS.map(([col, field]) => `coalesce(octet_length(c.${col}) > ${PULL_LIMITS[field]}, false)`)
 ].join(' OR ')
@@ -59,9 +59,11 @@ function budgetEnd(rows: string): string {
  * written: the server reads it while this process is busy in SQLite. `lo` and `size` are
  * whole numbers we computed, written into the text (no user input reaches it).
  */
-export function batchSql(schema: string, lo: number, size: number): string {
+export function batchSql(schema: string, lo: number, size: number, since: number | null = null): string {
   if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
   const s = q(schema)
+  // A window (window.ts) takes only calls dated from `since` on, and their memberships.
+  const dated = windowCondition(since)
   const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
   const last = lastChangeSql(schema)
   // The batch also ends before its calls' bytes pass the budget: those numbered in it, and
@@ -73,11 +75,11 @@ export function batchSql(schema: string, lo: number, size: number): string {
   const hi = `current_setting('callsight.hi')::bigint`
   return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}, ${callBudget}, ${memberBudget}), ${last}, ${lo})::text, true) AS hi;
-SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi} ORDER BY c.seq;
+SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi}${dated} ORDER BY c.seq;
 SELECT s.scope_key, m.call_id, coalesce(${CALL_OVERSIZED}, false) AS refused FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id
-  LEFT JOIN ${s}.calls c ON c.call_id = m.call_id WHERE m.seq > ${lo} AND m.seq <= ${hi};
+  LEFT JOIN ${s}.calls c ON c.call_id = m.call_id WHERE m.seq > ${lo} AND m.seq <= ${hi}${dated};
 SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
-  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}) c
+  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}${dated}) c
   WHERE m.seq > ${lo} AND m.seq <= ${hi};
 SELECT ${cappedText('scope_key', SCOPE_KEY_BYTES)}, ${cappedText('filters', PULL_LIMITS.scopeJson)}, ${cappedText('coverage', PULL_LIMITS.scopeJson)},
   last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
@@ -90,4 +92,11 @@ COMMIT;`
 export function lastChangeSql(schema: string): string {
   const s = q(schema)
   return `greatest((SELECT max(seq) FROM ${s}.calls), (SELECT max(seq) FROM ${s}.scope_members), (SELECT max(seq) FROM ${s}.scopes), (SELECT max(seq) FROM ${s}.call_types))`
+}
+
+/** ` AND c.call_at >= since` for a window, nothing for everything. */
+export function windowCondition(since: number | null): string {
+  if (since === null) return ''
+  if (!Number.isSafeInteger(since)) throw new Error('a window starts at a whole number')
+  return ` AND c.call_at >= ${since}`
 }

@@ -9,6 +9,9 @@ import { checkPgSchema } from './pg-migrations'
 import { boundHeapGrowth } from './heap-growth'
 import { lastChange, readBatch, type BatchRead } from './pull-batch'
 import { distinctApplied } from './pulled-rows'
+import { settleWindow } from './pull-window'
+import { systemPullClock, type PullClock } from './window'
+import type { TeamWindow } from '../../shared/team'
 
 export { lastChange } from './pull-batch'
 
@@ -35,6 +38,13 @@ export interface PullOptions {
   startOver?: boolean
   /** Wall clock for rates; tests pass a fixed one. */
   now?: () => number
+  /**
+   * The window to hold (window.ts): the calls of the last N days, or everything (days null).
+   * Unset: the window the cache holds already (everything for a cache never windowed).
+   */
+  window?: TeamWindow
+  /** Where the window's "now" comes from; tests move it by days. */
+  clock?: PullClock
   /**
    * A pull of at least this many calls into an empty cache builds the full-text index in a
    * worker thread beside the ingest and takes it in at the end (src/core/cache/ingest/deferred-index.ts);
@@ -80,6 +90,10 @@ export interface PullProgress {
   refused: number
   /** The first of those refusals, each naming the call, the field and its size. */
   refusals: AppErrorInfo[]
+  /** Calls dropped locally for leaving the window (their review data stays). */
+  dropped: number
+  /** Calls brought in by widening the window. */
+  backfilled: number
   /** Why the pull emptied what was pulled before and started over (a restored or reset team cache). */
   notice?: string
   /** The notice's reason as a code, for the app to say in its language. */
@@ -103,6 +117,8 @@ interface PullStart {
   cacheId: string
   generation: Awaited<ReturnType<typeof readGeneration>>
   cursor: number
+  /** The window's start: calls dated before it are not pulled (null: all). */
+  since: number | null
 }
 
 /**
@@ -143,7 +159,9 @@ class PullReport {
     cursor: 0,
     callsPerSecond: 0,
     refused: 0,
-    refusals: []
+    refusals: [],
+    dropped: 0,
+    backfilled: 0
   }
   private readonly started: number
   constructor(
@@ -169,7 +187,7 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
   const timer = new LapTimer()
   const mode: PullMode = { bulk: false, deferred: false, releaseHeap: null }
   try {
-    const start = await findStart(opts, progress)
+    const start = await findStart(opts, report)
     report.emit()
     await enterMode(opts, start.cursor, progress.totalCalls, mode)
     await pullBatches(opts, start, size, mode, report, timer)
@@ -192,8 +210,9 @@ export async function pullTeamCache(opts: PullOptions): Promise<PullProgress & {
  * local cache when it was pulled from another one (asked for) or the team cache was restored,
  * and counts the calls to pull.
  */
-async function findStart(opts: PullOptions, progress: PullProgress): Promise<PullStart> {
+async function findStart(opts: PullOptions, report: PullReport): Promise<PullStart> {
   const { pool, schema, cache } = opts
+  const { progress } = report
   await checkPgSchema(pool, schema, 'reader')
   const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
   const generation = await readGeneration(pool, schema)
@@ -217,9 +236,39 @@ async function findStart(opts: PullOptions, progress: PullProgress): Promise<Pul
     progress.noticeCode = notice.code
   }
   progress.cursor = cursor
-  const count = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1`, [cursor])
+  const since = await settleWindow({
+    pool,
+    schema,
+    cache,
+    cacheId: meta.cache_id,
+    generation,
+    source: redactUrl(opts.sourceLabel),
+    cursor,
+    size: Math.max(100, opts.batchSize ?? 2000),
+    clock: opts.clock ?? systemPullClock,
+    ...(opts.window === undefined ? {} : { window: opts.window }),
+    ...(opts.signal === undefined ? {} : { signal: opts.signal }),
+    onDropped: (n) => {
+      progress.dropped += n
+    },
+    onBackfill: (calls, refused) => {
+      progress.backfilled += calls
+      noteRefused(progress, refused)
+      report.emit()
+    }
+  })
+  const count = await pool.query<{ n: string }>(
+    `SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1 AND ($2::bigint IS NULL OR call_at >= $2)`,
+    [cursor, since]
+  )
   progress.totalCalls = Number(count.rows[0]?.n ?? 0)
-  return { cacheId: meta.cache_id, generation, cursor }
+  return { cacheId: meta.cache_id, generation, cursor, since }
+}
+
+/** Counts refused rows and keeps the first few for the report. */
+function noteRefused(progress: PullProgress, refused: readonly CallsightError[]): void {
+  progress.refused += refused.length
+  for (const r of refused.slice(0, REFUSALS_SHOWN - progress.refusals.length)) progress.refusals.push(toErrorInfo(r))
 }
 
 /**
@@ -257,7 +306,7 @@ async function pullBatches(
   // backlog): marked as heard at once, so that the failure is not an unhandled rejection
   // (which ends the process) before the loop's await takes it.
   const readAhead = (lo: number): Promise<BatchRead> => {
-    const p = readBatch(client, schema, lo, size)
+    const p = readBatch(client, schema, lo, size, start.since)
     p.catch(() => undefined)
     return p
   }
@@ -282,8 +331,7 @@ async function pullBatches(
       progress.batches++
       progress.calls += distinctApplied(batch.calls, numbered, aheadApplied)
       progress.members += batch.members.reduce((n, m) => n + m.callIds.length, 0)
-      progress.refused += refused.length
-      for (const r of refused.slice(0, REFUSALS_SHOWN - progress.refusals.length)) progress.refusals.push(toErrorInfo(r))
+      noteRefused(progress, refused)
       report.emit()
     }
     client.release()

@@ -138,6 +138,19 @@ export type CoverageGap = z.infer<typeof CoverageGap>
  * intersection of several on their common coverage) answer every filter of the query over
  * its whole range (an open end: the span the scopes cover). docs/cache.md, "Coverage".
  */
+/**
+ * Why part of a query's range is not on this computer at all: the cache holds a window of a
+ * team cache (docs/team.md, "Windows"), the calls dated from `windowStart` on. Other kinds
+ * may follow (an answer from the team cache itself).
+ */
+export const CoverageNotice = z.object({
+  kind: z.literal('outside-window'),
+  windowStart: EpochMs,
+  /** The window's length in days ("last 90 days"); null when it is being widened to everything. */
+  days: z.number().int().positive().nullable()
+})
+export type CoverageNotice = z.infer<typeof CoverageNotice>
+
 export const QueryCoverage = z.object({
   complete: z.boolean(),
   /** The range judged: the query's, open ends closed by the covered span. */
@@ -149,7 +162,9 @@ export const QueryCoverage = z.object({
    * newest moment every filter of the query is synced, this instant. Null for a range that
    * ends inside it.
    */
-  asOf: EpochMs.nullable().optional()
+  asOf: EpochMs.nullable().optional(),
+  /** What the query asks for that this computer does not hold by design (its window). */
+  notices: z.array(CoverageNotice).max(10).optional()
 })
 export type QueryCoverage = z.infer<typeof QueryCoverage>
 

@@ -4,6 +4,7 @@ import type { CallRecord, CallType, ScopeStatus } from '../../../shared/domain'
 import { CallsightError } from '../../errors'
 import { Intervals, mergeInterval } from '../sync-state/coverage'
 import type { RecordWriter } from './ingest'
+import { writeWindow, type WindowState } from '../sync-state/team-window'
 
 /**
  * A batch of changes pulled from a team cache (src/core/team/pull.ts): every row whose change
@@ -24,6 +25,8 @@ export interface PulledBatch {
   /** Calls in their current state; `hasAnalysis` false when no sync carried their analysis. */
   calls: Array<{ record: CallRecord; hasAnalysis: boolean }>
   members: Array<{ scopeKey: string; callIds: string[] }>
+  /** The window held once this batch is in (a backfill's progress): stored with it. */
+  window?: WindowState
 }
 
 export const TeamSourceRow = z.object({
@@ -99,4 +102,5 @@ export function applyPulled(db: Database.Database, writer: RecordWriter, batch: 
      ON CONFLICT (id) DO UPDATE SET cache_id = excluded.cache_id, source = excluded.source, cursor = excluded.cursor,
        pulled_at = excluded.pulled_at, generation = excluded.generation`
   ).run(batch.cacheId, batch.source, batch.cursor, now, batch.generation)
+  if (batch.window) writeWindow(db, batch.window)
 }

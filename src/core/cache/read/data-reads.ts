@@ -5,7 +5,7 @@ import type { ChangeSet } from '../change-journal'
 import { SHORT_INDEX_TABLE, shortPrefixToken } from '../ingest/short-prefixes'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
-import type { AnalysisKeyRow, CatalogReads, DataReads, DataVersion, MatchReads, ScopeRef, SqlPiece } from './types'
+import type { AnalysisKeyRow, CatalogReads, DataReads, DataVersion, HeldWindow, MatchReads, ScopeRef, SqlPiece } from './types'
 
 /** Above every code point, so `term < prefix + TOP` bounds a prefix range in binary order. */
 const TOP = '\u{10FFFF}'
@@ -34,6 +34,13 @@ export class SqliteDataReads implements DataReads, CatalogReads {
   }
 
   maxCallId(): number {
+    // A cache that holds a window of a team cache drops its oldest calls one by one, leaving
+    // gaps in the ids: the calls per hour (kept with every write) add up to the count then.
+    // (A benchmark may hold the schema below the migration that adds team_window.)
+    const windowed = this.statements.get("SELECT 1 FROM sqlite_schema WHERE name = 'team_window'", 'pluck').get() === 1
+    if (windowed && this.statements.get('SELECT held_from IS NOT NULL FROM team_window WHERE id = 1', 'pluck').get() === 1) {
+      return this.statements.get('SELECT coalesce(sum(n), 0) FROM agg_hours', 'pluck').get() as number
+    }
     return this.statements.get('SELECT coalesce(max(id), 0) FROM calls', 'pluck').get() as number
   }
 
@@ -54,6 +61,11 @@ export class SqliteDataReads implements DataReads, CatalogReads {
 
   hasShortPrefixIndex(): boolean {
     return this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(SHORT_INDEX_TABLE) !== undefined
+  }
+
+  heldWindow(): HeldWindow | null {
+    const w = this.cache.teamWindow()
+    return w.heldFrom === null ? null : { start: w.heldFrom, days: w.days }
   }
 
   prefixIndexLengths(): number[] {

@@ -49,8 +49,9 @@ export interface DataReads {
   /** What this connection's writes after `writeCount` changed; null when not known. */
   changesSince(writeCount: number): ChangeSet | null
   /**
-   * The largest call id. Rows are never deleted one by one (only clear() empties the
-   * table), so it is the number of calls, read in O(1).
+   * The number of calls. Outside a team cache's window rows are never deleted one by one
+   * (only clear() empties the table), so it is the largest call id, read in O(1); in a
+   * window, the sum of the calls per hour (a few thousand rows).
    */
   maxCallId(): number
   /** Moves with this connection's writes to annotations and review lists. */
@@ -85,6 +86,14 @@ export interface CatalogReads {
   prefixIndexLengths(): number[]
   /** Whether one- and two-letter prefixes are read from the short-prefix index (schema 17 on). */
   hasShortPrefixIndex(): boolean
+  /** The window of a team cache the cache holds, or null when it holds everything it has. */
+  heldWindow(): HeldWindow | null
+}
+
+/** A team cache's window as search sees it: every call dated from `start` on is held. */
+export interface HeldWindow {
+  start: number
+  days: number | null
 }
 
 export interface MatchReads {

@@ -399,6 +399,23 @@ export const migrations: readonly Migration[] = [
       `)
       reindexAll(db, progress)
     }
+  },
+  {
+    // Version 18: the window of a team cache a workstation holds (src/core/team/window.ts):
+    // the chosen last N days (NULL: everything), the call date from which it holds every call
+    // up to its cursor (NULL: everything), and a widening under way (JSON, NULL when none),
+    // which a pull killed mid-way continues. One row; absent until a pull records it.
+    version: 18,
+    up(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS team_window (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          days INTEGER,
+          held_from INTEGER,
+          backfill TEXT
+        );
+      `)
+    }
   }
 ]
 

@@ -1,5 +1,5 @@
 import { AnalysisKeyInfo } from '../../../shared/domain'
-import { CallTypeNames, type AnalysisKeyRow, type CatalogReads, type DataReads, type ScopeRef } from '../../cache'
+import { CallTypeNames, type AnalysisKeyRow, type CatalogReads, type DataReads, type HeldWindow, type ScopeRef } from '../../cache'
 import type { CallType } from '../../../shared/domain'
 import { prefixesOf, type QueryCatalog } from './compile'
 import { PerVersion, type DataWatch } from '../data-watch'
@@ -23,6 +23,8 @@ interface Tables {
   indexedPrefixes: Set<number>
   /** Those are kept by the short-prefix index (schema 17 on), not by calls_fts. */
   shortPrefixIndex: boolean
+  /** The team cache's window the cache holds (null: everything it has). */
+  window: HeldWindow | null
 }
 
 /**
@@ -82,7 +84,8 @@ export class SearchCatalog {
         keys: keyInfos(rows),
         typeNames: typeNamesOf(reads.callTypes(), scopes),
         indexedPrefixes: new Set(reads.prefixIndexLengths()),
-        shortPrefixIndex: reads.hasShortPrefixIndex()
+        shortPrefixIndex: reads.hasShortPrefixIndex(),
+        window: reads.heldWindow()
       }
     })
     this.calls = new PerVersion(watch, () => data.maxCallId())
@@ -112,6 +115,10 @@ export class SearchCatalog {
 
   typeNames(): CallTypeNames {
     return this.tables.get().typeNames
+  }
+
+  heldWindow(): HeldWindow | null {
+    return this.tables.get().window
   }
 
   /**
