@@ -147,22 +147,6 @@ export const ReviewQueue = z.object({
 })
 export type ReviewQueue = z.infer<typeof ReviewQueue>
 
-export const TeamStatus = z.object({
-  /** Null when the active account has no team cache. */
-  source: TeamCacheSource.nullable(),
-  /** How far this computer has pulled. */
-  cursor: z.number().int().nullable(),
-  pulledAt: z.number().nullable(),
-  workers: z.array(TeamWorkerScope),
-  /** Set when the team cache could not be read just now (the local cache still works). */
-  error: AppErrorInfo.nullable(),
-  active: TeamPullProgress.nullable(),
-  schedule: TeamSchedule,
-  /** The review outbox of the active account's cache. */
-  review: ReviewQueue.optional()
-})
-export type TeamStatus = z.infer<typeof TeamStatus>
-
 /**
  * What a workstation holds of the team cache (docs/team.md, "Windows"): the calls of the
  * last `days` days, counted back from the moment of each pull; null: everything.
@@ -180,3 +164,21 @@ export const TeamWindowInfo = TeamWindow.extend({
   bytes: z.number().int().nonnegative()
 })
 export type TeamWindowInfo = z.infer<typeof TeamWindowInfo>
+
+export const TeamStatus = z.object({
+  /** Null when the active account has no team cache. */
+  source: TeamCacheSource.nullable(),
+  /** How far this computer has pulled. */
+  cursor: z.number().int().nullable(),
+  pulledAt: z.number().nullable(),
+  workers: z.array(TeamWorkerScope),
+  /** Set when the team cache could not be read just now (the local cache still works). */
+  error: AppErrorInfo.nullable(),
+  active: TeamPullProgress.nullable(),
+  schedule: TeamSchedule,
+  /** The review outbox of the active account's cache. */
+  review: ReviewQueue.optional(),
+  /** The window of the team cache this computer holds. */
+  window: TeamWindowInfo.optional()
+})
+export type TeamStatus = z.infer<typeof TeamStatus>

@@ -37,7 +37,7 @@ import {
 } from '../domain'
 import type { Result } from '../errors'
 import { MAX_TAKE, SERVICE_WINDOW } from '../service-limits'
-import { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatus } from '../team'
+import { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamSchedule, TeamStatus, TeamWindow } from '../team'
 import {
   Annotation,
   AnnotationPatch,
@@ -227,6 +227,8 @@ export const contract = {
   'team.pull': { request: Empty, response: z.object({ runId: z.string() }) },
   'team.cancel': { request: z.object({ runId: z.string().min(1) }).strict(), response: Ok },
   'team.status': { request: Empty, response: TeamStatus },
+  /** Holds this window of the team cache from now on and pulls (drops what left it, fetches what it gained). */
+  'team.window': { request: TeamWindow.strict(), response: z.object({ runId: z.string() }) },
   // Review (docs/review.md): annotations, scorecards, review lists.
   'annotations.get': { request: CallIdRequest, response: Annotation.nullable() },
   'annotations.save': { request: AnnotationPatch, response: Annotation },

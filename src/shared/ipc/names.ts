@@ -43,6 +43,7 @@ export const CHANNELS = [
   'team.pull',
   'team.cancel',
   'team.status',
+  'team.window',
   'annotations.get',
   'annotations.save',
   'annotations.undo',

@@ -1,5 +1,5 @@
 import type { Account } from '../../../shared/domain'
-import type { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamStatus } from '../../../shared/team'
+import type { ReviewQueue, TeamCacheSource, TeamPullProgress, TeamStatus, TeamWindowInfo } from '../../../shared/team'
 import { CallsightError, toErrorInfo } from '../../errors'
 import {
   checkPgSchema,
@@ -17,7 +17,7 @@ import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
 import { TeamPullSchedule } from '../team-schedule'
 
-export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status'>
+export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status' | 'team.window'>
 
 function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
   const opts: TeamDbOptions = {
@@ -125,6 +125,13 @@ export function teamHandlers(state: AppState): TeamHandlers {
     return { runId, done }
   }
 
+  /** The window the account's cache holds, its calls and its size on disk. */
+  const windowOf = (rt: AccountRuntime): TeamWindowInfo => {
+    const w = rt.cache.teamWindow()
+    const info = rt.cache.info()
+    return { days: w.days, start: w.heldFrom, calls: info.calls, bytes: info.sizeBytes }
+  }
+
   const failedPull = (e: unknown): TeamPullProgress => ({
     runId: '',
     phase: 'failed',
@@ -204,6 +211,15 @@ export function teamHandlers(state: AppState): TeamHandlers {
       return { runId: startPull(rt, team, password).runId }
     },
 
+    'team.window': async ({ days }) => {
+      const { rt, team } = requireTeam()
+      if (state.pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
+      const password = await passwordOf(rt.account.id)
+      // Recorded first: the pull (and every later one) holds it; the drop or backfill is the pull's.
+      rt.cache.setTeamWindow({ ...rt.cache.teamWindow(), days }, null)
+      return { runId: startPull(rt, team, password).runId }
+    },
+
     'team.cancel': async ({ runId }) => {
       state.pulls.cancel(runId)
       return { ok: true as const }
@@ -222,7 +238,8 @@ export function teamHandlers(state: AppState): TeamHandlers {
         pulledAt: local?.pulledAt ?? null,
         active,
         schedule: scheduled,
-        ...(rt.cache.review.share.enabled ? { review: reviewOf(rt) } : {})
+        ...(rt.cache.review.share.enabled ? { review: reviewOf(rt) } : {}),
+        window: windowOf(rt)
       }
       try {
         const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))

@@ -82,6 +82,22 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
+  /** Holds the last `days` days (null: everything) from now on, and pulls to get there. */
+  async function setWindow(days: number | null): Promise<void> {
+    error.value = null
+    notice.value = null
+    starting.value = true
+    try {
+      const r = await call('team.window', { days })
+      runId.value = r.runId
+      progress.value = { runId: r.runId, phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
+    } catch (e) {
+      error.value = toErrorInfo(e)
+    } finally {
+      starting.value = false
+    }
+  }
+
   async function cancel(): Promise<void> {
     if (!runId.value) return
     try {
@@ -91,5 +107,5 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
-  return { status, progress, runId, error, starting, schedule, notice, queue, subscribe, watchSchedule, refresh, pull, cancel }
+  return { status, progress, runId, error, starting, schedule, notice, queue, subscribe, watchSchedule, refresh, pull, setWindow, cancel }
 })

@@ -84,6 +84,10 @@ export const searchMessages = {
       withAnalysis: 'with analysis',
       asOf: 'Complete as of {time}',
       learnThis: 'Learn this filter',
+      outsideWindow: 'Outside this workstation’s window: last {days} days. This computer holds the calls from {date} on.',
+      outsideWindowAll:
+        'Outside this workstation’s window: it is being widened to everything. This computer holds the calls from {date} on.',
+      widenWindow: 'Widen the window',
       teamLacks:
         'Not in the team cache: {what}, {range}. The team’s worker does not sync this scope: ask your administrator to add it to the worker’s config (callsight worker --config, “scopes”).'
     },

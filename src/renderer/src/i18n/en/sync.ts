@@ -75,7 +75,19 @@ export const syncMessages = {
     interrupted: 'Interrupted',
     interruptedHint: 'The worker stopped during this run (killed or crashed); its next run continues where it stopped.',
     stale: 'Not responding',
-    staleHint: 'Marked as syncing, but the worker has not reported for a while: it may hang, or its computer may be unreachable.'
+    staleHint: 'Marked as syncing, but the worker has not reported for a while: it may hang, or its computer may be unreachable.',
+    window: 'Window',
+    windowHelp:
+      'Hold only the calls of the last days on this computer. Calls that leave the window are removed at the next pull; your annotations stay. A wider window fetches the missing days.',
+    windowAll: 'Everything',
+    windowDays: 'Last {days} days',
+    windowHeld: '{calls} calls, {size} on this computer',
+    windowFrom: 'from {date}',
+    windowDaysLabel: 'Days',
+    windowApply: 'Apply and pull',
+    windowEverything: 'Hold everything',
+    dropped: '{count} calls left the window | {count} call left the window | {count} calls left the window',
+    backfilled: '{count} calls brought in by widening | {count} call brought in by widening | {count} calls brought in by widening'
   },
   syncResume: {
     continue: 'Continue this sync',

@@ -87,6 +87,10 @@ export const searchMessages: Shape<typeof en> = {
       withAnalysis: 'analizle birlikte',
       asOf: '{time} itibarıyla tam',
       learnThis: 'Bu filtreyi öğren',
+      outsideWindow: 'Bu iş istasyonunun penceresi dışında: son {days} gün. Bu bilgisayar {date} tarihinden itibaren çağrıları tutuyor.',
+      outsideWindowAll:
+        'Bu iş istasyonunun penceresi dışında: pencere tümüne genişletiliyor. Bu bilgisayar {date} tarihinden itibaren çağrıları tutuyor.',
+      widenWindow: 'Pencereyi genişlet',
       teamLacks:
         'Ekip önbelleğinde yok: {what}, {range}. Ekibin çalışanı (worker) bu kapsamı eşitlemiyor: yöneticinizden çalışanın yapılandırmasına (callsight worker --config, “scopes”) eklemesini isteyin.'
     },

@@ -78,6 +78,18 @@ export const syncMessages: Shape<typeof en> = {
     interrupted: 'Yarıda kaldı',
     interruptedHint: 'Çalışan bu eşitleme sırasında durdu (sonlandırıldı ya da çöktü); bir sonraki çalışması kaldığı yerden sürdürür.',
     stale: 'Yanıt vermiyor',
+    window: 'Pencere',
+    windowHelp:
+      'Bu bilgisayarda yalnızca son günlerin çağrılarını tutun. Pencereden çıkan çağrılar bir sonraki çekmede kaldırılır; notlarınız kalır. Daha geniş bir pencere eksik günleri getirir.',
+    windowAll: 'Tümü',
+    windowDays: 'Son {days} gün',
+    windowHeld: 'Bu bilgisayarda {calls} çağrı, {size}',
+    windowFrom: '{date} tarihinden itibaren',
+    windowDaysLabel: 'Gün',
+    windowApply: 'Uygula ve çek',
+    windowEverything: 'Tümünü tut',
+    dropped: '{count} çağrı pencereden çıktı',
+    backfilled: 'Pencere genişletilerek {count} çağrı getirildi',
     staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
   },
   syncResume: {
