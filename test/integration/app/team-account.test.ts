@@ -126,6 +126,45 @@ describe('a team cache account in the app', () => {
     const signedIn = await call('session.signIn', { baseUrl: service.url, username: 'demo', password: 'demo' })
     expect(signedIn.account?.teamCache?.url).toBe(team().url)
   })
+  it('holds a window of days from the team panel: drops what leaves, widens back, says it in coverage', async () => {
+    const waitPull = async (runId: string): Promise<TeamPullProgress | undefined> => {
+      const end = Date.now() + 60_000
+      for (;;) {
+        const last = app.events
+          .filter((e) => e.event === 'team.progress')
+          .map((e) => e.payload as TeamPullProgress)
+          .filter((p) => p.runId === runId)
+          .pop()
+        if ((last && last.phase !== 'pulling') || Date.now() > end) return last
+        await new Promise((r) => setTimeout(r, 25))
+      }
+    }
+    expect(contract['team.window'].request.safeParse({ days: 0 }).success).toBe(false)
+    expect(contract['team.window'].request.safeParse({ days: 1.5 }).success).toBe(false)
+    const count = async (): Promise<number> => (await call('search.count', { query: { text: '', results: 'all' } })).total
+    // The calls are all of one day: a window reaching back past it holds them all.
+    const wide = Math.ceil((Date.now() - FROM_MS) / 86_400_000) + 30
+    expect(await waitPull((await call('team.window', { days: wide })).runId)).toMatchObject({ phase: 'done', dropped: 0 })
+    expect(await count()).toBe(2500)
+    expect((await call('team.status', {})).window).toMatchObject({ days: wide, calls: 2500 })
+
+    // Narrowed to the last 7 days: every call leaves, and search says the rest is outside the window.
+    expect(await waitPull((await call('team.window', { days: 7 })).runId)).toMatchObject({ phase: 'done', dropped: 2500 })
+    expect(await count()).toBe(0)
+    const status = await call('team.status', {})
+    expect(status.window).toMatchObject({ days: 7, calls: 0 })
+    expect(status.window!.start).toBeGreaterThan(Date.now() - 8 * 86_400_000)
+    expect(status.window!.bytes).toBeGreaterThan(0)
+    const { coverage } = await call('search.count', { query: { text: '', results: 'all', from: FROM_MS, to: TO_MS } })
+    expect(coverage.complete).toBe(false)
+    expect(coverage.notices).toEqual([{ kind: 'outside-window', windowStart: status.window!.start, days: 7 }])
+
+    // Everything again: the backfill brings every call back.
+    expect(await waitPull((await call('team.window', { days: null })).runId)).toMatchObject({ phase: 'done', backfilled: 2500 })
+    expect(await count()).toBe(2500)
+    expect((await call('search.count', { query: { text: '', results: 'all', from: FROM_MS, to: TO_MS } })).coverage.notices).toBeUndefined()
+  }, 90_000)
+
   it('an analyst\'s own login: saves queue ("N changes waiting"), written as the role, and reach the team cache with the next pull', async () => {
     const ayse = { ...team(), url: `postgres://ayse@127.0.0.1:${cluster.port}/team` }
     await call('team.connect', { team: ayse, password: 'ayse-pw-123', baseUrl: service.url, username: 'typed name' })
