@@ -20,14 +20,14 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     json: { type: 'boolean', default: false },
     ...TEAM_DB_FLAGS
   })
-  const url = required(values.from, '--from')
-  const opts = teamDbOptions(url, values)
-  const file = required(values.db, '--db')
-  const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const days = parseIntFlag(values.days, '--days', 1, 36_500)
   if (days !== undefined && values.all) throw new CallsightError('InvalidInput', '--days and --all ask for different windows: give one.')
   // Unset: the window the file holds already (the cutoff still moves with the date).
   const window = values.all ? { days: null } : days !== undefined ? { days } : undefined
+  const url = required(values.from, '--from')
+  const opts = teamDbOptions(url, values)
+  const file = required(values.db, '--db')
+  const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
   cache.readsForBulkPull()

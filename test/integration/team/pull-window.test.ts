@@ -1,5 +1,7 @@
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildCli, removeBuild } from '../cli/build-cli'
+import { runCli } from '../cli/helpers'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 import { createSearch } from '../../../src/core/search'
@@ -14,6 +16,12 @@ const YEAR_TO = '2026-01-05T00:00:00Z'
 const team = useClusterAndService({ calls: 1500, from: YEAR_FROM, to: YEAR_TO }, 'callsight-window-')
 
 const NOW = Date.parse(YEAR_TO) + 3_600_000
+
+let cli = ''
+beforeAll(async () => {
+  cli = await buildCli()
+}, 120_000)
+afterAll(() => removeBuild(cli))
 const YEAR = { from: Date.parse(YEAR_FROM) - DAY_MS, to: NOW, results: 'all' as const, includeAnalysis: true }
 
 async function pull(
@@ -132,6 +140,25 @@ describe('a window per workstation', () => {
       expect(before.notices).toEqual([{ kind: 'outside-window', windowStart: start90, days: 90 }])
       expect(before.missing[0]).toMatchObject({ from: NOW - 200 * DAY_MS, to: start90 })
     })
+    // The CLI's offline search says it on stderr; its answer is still printed.
+    const cliSearch = await runCli(cli, [
+      'search',
+      '--db',
+      file,
+      '--zone',
+      'UTC',
+      '--results',
+      'all',
+      '--from',
+      new Date(NOW - 200 * DAY_MS).toISOString()
+    ])
+    expect(cliSearch.code).toBe(0)
+    expect(cliSearch.stderr).toContain("Outside this workstation's window: last 90 days")
+    expect(cliSearch.stderr).toContain(`--db ${file} --days N`)
+    expect(cliSearch.stderr).not.toContain('not synced')
+    const both = await runCli(cli, ['pull', '--from', url, '--db', file, '--schema', 'acme', '--days', '9', '--all'])
+    expect(both.code).not.toBe(0)
+    expect(both.stderr).toContain('--days and --all')
     // The full cache says nothing of the kind for the same range.
     withCache(everything, (cache) => {
       const c = createSearch(cache).coverage(query({ from: NOW - 200 * DAY_MS, to: NOW - DAY_MS }))
