@@ -36,3 +36,5 @@ export { checkReviewSchema, pushReview, type PushOptions, type PushResult } from
 export { pullReview, type ReviewPullOptions, type ReviewPullResult } from './review-pull'
 export { SHARED_KINDS, type SharedKind } from './review-kinds'
 export { isAnalystLogin, syncReview } from './review-sync'
+export { backfillSearch } from './pg-migration-6'
+export { searchTeamCache, teamCall, type TeamSearchOptions, type TeamSearchRequest, type TeamSearchResult } from './team-search'

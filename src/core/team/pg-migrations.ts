@@ -3,6 +3,7 @@ import { CallsightError } from '../errors'
 import { mapPgError, q } from './connection'
 import { membershipsCheckedPerStatement } from './pg-migration-3'
 import { reviewTablesV5 } from './pg-migration-5'
+import { searchColumnsV6 } from './pg-migration-6'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -138,7 +139,8 @@ export const pgMigrations: readonly PgMigration[] = [
       `
     }
   },
-  { version: 5, sql: reviewTablesV5 }
+  { version: 5, sql: reviewTablesV5 },
+  { version: 6, sql: searchColumnsV6 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

@@ -1,6 +1,8 @@
 import type pg from 'pg'
 import type { CallRecord } from '../../shared/domain'
 import { q } from './connection'
+import { searchFacts, searchVector } from './search-columns'
+import { NUMERIC_VALUE_SQL } from './pg-migration-6'
 
 /** Calls per upsert statement: small enough that preparing the next overlaps storing one. */
 export const UPSERT_CHUNK = 250
@@ -41,6 +43,8 @@ export function upsertChunk(
   const summaries: string[] = []
   const extras: unknown[] = []
   const analyses: Array<Array<[string, string, string]>> = []
+  const vectors: string[] = []
+  const facts: unknown[] = []
   for (const { r } of chunk) {
     // Records arrive masked: the service client guards every record it parses
     // (client/service-client.ts), for this store as for the SQLite cache.
@@ -51,14 +55,23 @@ export function upsertChunk(
     summaries.push(r.summary)
     extras.push(r.extra)
     if (withAnalysis) analyses.push(r.analysis.map((a) => [a.key, a.friendlyName, a.value]))
+    vectors.push(searchVector(r, withAnalysis))
+    if (withAnalysis) facts.push(searchFacts(r))
   }
   const col = (n: number): string => `json_array_elements_text($${n}::json)`
   // Without analysis $9 is NULL: no elements, and ROWS FROM pads the column with NULLs.
   const value = (n: number): string => `json_array_elements($${n}::json)`
+  // The search columns (schema 6): without analysis the stored analysis words are kept, moved
+  // after the new title and summary (tsvector || shifts the right side's positions past the
+  // left's), and the facts stay. Every analysis written counts its keys in search_keys, the
+  // catalog a team cache search resolves field names against.
   return c.query<UpsertedRow>(
-    `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
-     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')
-     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}) AS e(id, at, date, title, summary, extra, analysis)
+    `WITH up AS (
+     INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq, search, facts)
+     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes'),
+            e.search::tsvector, e.facts::jsonb
+     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}, ${col(10)}, ${value(11)})
+       AS e(id, at, date, title, summary, extra, analysis, search, facts)
      WHERE NOT EXISTS (
        SELECT 1 FROM ${s}.calls o WHERE o.call_id = e.id
           AND (o.call_at, o.call_date, o.title, o.summary, o.extra) IS NOT DISTINCT FROM (e.at::bigint, e.date, e.title, e.summary, e.extra::text)
@@ -67,11 +80,21 @@ export function upsertChunk(
        call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
        summary = excluded.summary, extra = excluded.extra,
        analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,
+       search = CASE WHEN $3 THEN excluded.search ELSE excluded.search || ts_filter(c.search, '{c}') END,
+       facts = CASE WHEN $3 THEN excluded.facts ELSE c.facts END,
        last_changed_at = excluded.last_changed_at, seq = excluded.seq
      WHERE (c.call_at, c.call_date, c.title, c.summary, c.extra) IS DISTINCT FROM
            (excluded.call_at, excluded.call_date, excluded.title, excluded.summary, excluded.extra)
         OR ($3 AND c.analysis IS DISTINCT FROM excluded.analysis)
-     RETURNING c.call_id, (c.xmax = 0) AS inserted`,
+     RETURNING c.call_id, (c.xmax = 0) AS inserted, CASE WHEN $3 THEN c.analysis END AS analysis
+     ), counted AS (
+       INSERT INTO ${s}.search_keys AS k (key, friendly_name, items, numeric_items)
+       SELECT i->>0, i->>1, count(*), count(*) FILTER (WHERE ${NUMERIC_VALUE_SQL('i->>2')})
+       FROM up CROSS JOIN LATERAL json_array_elements(up.analysis::json) i
+       GROUP BY 1, 2
+       ON CONFLICT (key, friendly_name) DO UPDATE SET items = k.items + excluded.items, numeric_items = k.numeric_items + excluded.numeric_items
+     )
+     SELECT call_id, inserted FROM up`,
     [
       JSON.stringify(ids),
       now,
@@ -81,7 +104,9 @@ export function upsertChunk(
       JSON.stringify(titles),
       JSON.stringify(summaries),
       JSON.stringify(extras),
-      withAnalysis ? JSON.stringify(analyses) : null
+      withAnalysis ? JSON.stringify(analyses) : null,
+      JSON.stringify(vectors),
+      withAnalysis ? JSON.stringify(facts) : null
     ]
   )
 }

@@ -4,6 +4,7 @@ import { mapPgError, q, RoleName } from './connection'
 import { stampSchemaOid } from './generation'
 import { migratePg } from './pg-migrations'
 import { reviewGrantsSql } from './pg-migration-5'
+import { backfillSearch } from './pg-migration-6'
 
 /**
  * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
@@ -37,6 +38,8 @@ export interface TeamInitResult {
   warnings: string[]
   /** The schema was restored (or created anew) since the last init: workstations will pull everything again. */
   restored: boolean
+  /** Calls whose search columns this run filled (written before schema 6). */
+  searchFilled: number
 }
 
 /**
@@ -91,6 +94,8 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   } finally {
     c.release()
   }
+  // Rows written before schema 6 get their search columns (a no-op once every row has them).
+  const searchFilled = await backfillSearch(opts.pool, opts.schema)
   const warnings: string[] = []
   // Any role may create temporary tables by default: space and catalog churn an analyst's
   // role has no use for. Only the database's owner (or a superuser) may take it away.
@@ -111,5 +116,5 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
       `Temporary tables could not be taken from the reader role (${mapPgError(e).message}); run as the database's owner: REVOKE TEMPORARY ON DATABASE <database> FROM PUBLIC;`
     )
   }
-  return { schemaVersion: version, created, updated, warnings, restored }
+  return { schemaVersion: version, created, updated, warnings, restored, searchFilled }
 }

@@ -43,7 +43,7 @@ export function typeNamesOf(catalog: readonly CallType[], scopes: readonly Scope
 }
 
 /** Keys with items, friendly name from the pair with most items, numeric by share of items. */
-function keyInfos(rows: readonly AnalysisKeyRow[]): AnalysisKeyInfo[] {
+export function keyInfos(rows: readonly AnalysisKeyRow[]): AnalysisKeyInfo[] {
   const out = new Map<string, { info: AnalysisKeyInfo; numeric: number }>()
   for (const r of rows) {
     if (r.items <= 0) continue

@@ -132,7 +132,7 @@ export function prefixesOf(text: string, keys: readonly KeyRef[] = []): string[]
 }
 
 /** A query whose text cannot run: InvalidInput saying what and where (the app underlines it first). */
-function invalidText(text: string, e: QueryError): CallsightError {
+export function invalidText(text: string, e: QueryError): CallsightError {
   return new CallsightError(
     'InvalidInput',
     `The search text is not valid: ${describeQueryError(e)} (at ${e.span.start + 1}: "${text.slice(e.span.start, e.span.end)}").`,

@@ -1,0 +1,160 @@
+import type pg from 'pg'
+import {
+  ScopeStatus,
+  SUMMARY_PREVIEW_CHARS,
+  type CallRecord,
+  type CallRow,
+  type CallType,
+  type SearchPage,
+  type SearchQuery
+} from '../../shared/domain'
+import { matchedIn, reachesAnalysis } from '../../shared/query'
+import { parseNumeric, type ScopeRef } from '../cache'
+import { CallsightError } from '../errors'
+import { keyInfos, typeNamesOf } from '../search/query/catalog'
+import { mapPgError, q } from './connection'
+import { pulledCall } from './pulled-rows'
+import { compileTeamQuery, type TeamCatalog, type TeamCompiled } from './team-query'
+
+/**
+ * Search of the team cache in place, for what a workstation does not hold: the query
+ * language compiled to SQL (team-query.ts), run in a read-only transaction with a statement
+ * timeout as the workstation's own team login (the reader role or an analyst's), the rows
+ * masked by the PII guard as pulled rows are, in the local search's order and paging.
+ */
+
+export interface TeamSearchOptions {
+  pool: pg.Pool
+  schema: string
+  /** Each statement's limit; a search over a large cache that takes longer is cancelled. */
+  statementTimeoutMs?: number
+}
+
+export interface TeamSearchRequest {
+  offset: number
+  limit: number
+  /** Also count the matches (a second statement). */
+  count?: boolean
+}
+
+export interface TeamSearchResult {
+  page: SearchPage
+  /** The number of matches; null when not asked for. */
+  total: number | null
+  /**
+   * Calls written before the search columns existed and not yet filled (`team init` fills
+   * them): no text or analysis term finds them until then.
+   */
+  unindexed: boolean
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000
+const MAX_LIMIT = 1000
+
+/** Runs `work` in a read-only transaction with the statement timeout set for it alone. */
+export async function readOnlyTransaction<T>(opts: TeamSearchOptions, work: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  let c: pg.PoolClient
+  try {
+    c = await opts.pool.connect()
+  } catch (e) {
+    throw mapPgError(e)
+  }
+  try {
+    await c.query('BEGIN')
+    await c.query('SET TRANSACTION READ ONLY')
+    await c.query("SELECT set_config('statement_timeout', $1, true)", [String(opts.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS)])
+    const out = await work(c)
+    await c.query('COMMIT')
+    return out
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => undefined)
+    if ((e as { code?: string }).code === '57014')
+      throw new CallsightError('Timeout', 'The team cache took too long to answer this search.', {
+        cause: e,
+        hint: 'Narrow it: a date range, a filter, or longer words.'
+      })
+    throw mapPgError(e)
+  } finally {
+    c.release()
+  }
+}
+
+/** The scopes, the call type catalog and the analysis keys: what a query is compiled against. */
+async function readCatalog(c: pg.ClientBase, schema: string): Promise<TeamCatalog> {
+  const s = q(schema)
+  const scopeRows = await c.query<{ id: number; filters: string }>(`SELECT id, filters FROM ${s}.scopes ORDER BY id`)
+  const scopes: ScopeRef[] = scopeRows.rows.map((r) => ({ id: r.id, filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)) }))
+  const types = await c.query<CallType>(`SELECT value, description FROM ${s}.call_types ORDER BY value`)
+  const keyRows = await c.query<{ key: string; friendly_name: string; items: string; numeric_items: string }>(
+    `SELECT key, friendly_name, items, numeric_items FROM ${s}.search_keys ORDER BY key, items DESC, friendly_name`
+  )
+  const keys = keyInfos(
+    keyRows.rows.map((r, i) => ({
+      id: i + 1,
+      key: r.key,
+      friendlyName: r.friendly_name,
+      items: Number(r.items),
+      numericItems: Number(r.numeric_items)
+    }))
+  )
+  return { scopes, keys, typeNames: typeNamesOf(types.rows, scopes) }
+}
+
+const ROW_COLUMNS = 'c.call_id, c.call_at, c.call_date, c.title, c.summary, c.extra, c.analysis, c.seq'
+
+function orderBy(order: TeamCompiled['order']): string {
+  const dir = order === 'date_asc' ? '' : ' DESC'
+  return `c.call_at${dir}, c.call_id COLLATE "C"${dir}`
+}
+
+/** A guarded record as the results list shows it; "matched in" as the local search computes it. */
+function toRow(r: CallRecord, node: TeamCompiled['node']): CallRow {
+  const row: CallRow = {
+    callId: r.callId,
+    callAt: r.callAt,
+    callDate: r.callDate,
+    title: r.title,
+    // Characters (code points), as SQLite's substr cuts the local preview.
+    summaryPreview: Array.from(r.summary).slice(0, SUMMARY_PREVIEW_CHARS).join(''),
+    analysisCount: r.analysis.length
+  }
+  if (reachesAnalysis(node)) {
+    const names = matchedIn(node, r.analysis, parseNumeric)
+    if (names.length > 0) row.matchedIn = names
+  }
+  return row
+}
+
+/** A page of the query's matches over the team cache, newest (or oldest) first, and its count. */
+export async function searchTeamCache(opts: TeamSearchOptions, query: SearchQuery, req: TeamSearchRequest): Promise<TeamSearchResult> {
+  const offset = Math.max(0, Math.trunc(req.offset))
+  const limit = Math.max(0, Math.min(MAX_LIMIT, Math.trunc(req.limit)))
+  const s = q(opts.schema)
+  return readOnlyTransaction(opts, async (c) => {
+    const compiled = compileTeamQuery(query, await readCatalog(c, opts.schema), opts.schema)
+    const missing = await c.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${s}.calls WHERE search IS NULL) AS any`)
+    const unindexed = missing.rows[0]?.any === true
+    if (compiled.empty) return { page: { offset, rows: [] }, total: req.count ? 0 : null, unindexed }
+    const where = compiled.where.length > 0 ? ` WHERE ${compiled.where.join(' AND ')}` : ''
+    const n = compiled.params.length
+    const rows = await c.query(
+      `SELECT ${ROW_COLUMNS} FROM ${s}.calls c${where} ORDER BY ${orderBy(compiled.order)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+      [...compiled.params, limit, offset]
+    )
+    const page: SearchPage = { offset, rows: rows.rows.map((r) => toRow(pulledCall(r).record, compiled.node)) }
+    let total: number | null = null
+    if (req.count) {
+      const counted = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.calls c${where}`, compiled.params)
+      total = Number(counted.rows[0]!.n)
+    }
+    return { page, total, unindexed }
+  })
+}
+
+/** One call of the team cache, masked, for the detail pane and exports; null when it has none. */
+export async function teamCall(opts: TeamSearchOptions, callId: string): Promise<CallRecord | null> {
+  return readOnlyTransaction(opts, async (c) => {
+    const r = await c.query(`SELECT ${ROW_COLUMNS} FROM ${q(opts.schema)}.calls c WHERE c.call_id = $1`, [callId])
+    return r.rows[0] ? pulledCall(r.rows[0]).record : null
+  })
+}
