@@ -5,7 +5,7 @@
  * same totals.
  */
 import { join } from 'node:path'
-import pg from 'pg'
+import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
