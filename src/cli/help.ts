@@ -83,13 +83,22 @@ Examples:
   callsight sync --server https://calls.example.com --user demo --db everything.db --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --results all --memberships-only --directions 1=in,2=out`
 
 export const SEARCH_HELP = `callsight search --db FILE [text] [options]
+callsight search --team postgres://LOGIN@HOST/DB [text] [--page N] [--count] [options]
 
-Searches the cache offline.
+Searches the cache offline; with --team, the team cache in place (read-only, as that login:
+the reader role or an analyst's), for calls this workstation does not hold. The password
+comes from PGPASSWORD or ~/.pgpass, never the command line. The team cache answers the same
+language and filters, newest or oldest first; relevance order, review filters and record-field
+filters are refused there.
 
 ${QUERY_HELP}
   --limit N             at most N calls (default 20)
   --offset N            skip the first N
   --strict              exit 12 when synced scopes do not cover the whole query
+  --team URL            ask the team cache (PostgreSQL) instead of a file;
+                        --schema NAME (default callsight), --ssl-mode, --ssl-ca as for pull
+  --page N              with --team: page N (1-based) of --limit calls
+  --count               with --team: count the matches too ("page 1: 20 of 5,123")
   --explain             say how the first page was served: the plan, the plans tried
                         before it, the facts it was chosen from, and the time it took
                         (on stderr; with --json, as "explain" in the JSON line)
@@ -103,7 +112,8 @@ naming what is not synced and the sync that fills it.
 Examples:
   callsight search --db calls.db --sort -date --limit 5
   callsight search --db calls.db --types complaint --from 2026-03-02 --to 2026-03-02 --zone Europe/Istanbul --json
-  callsight search --db calls.db iptal --results all --strict`
+  callsight search --db calls.db iptal --results all --strict
+  PGPASSWORD=… callsight search --team postgres://ayla@db.example.com/calls "iptal -itiraz" --from 2025-01-01 --page 2 --count`
 
 export const REMOTE_SEARCH_HELP = `callsight remote-search --server URL --user NAME --from ISO --to ISO [options]
 

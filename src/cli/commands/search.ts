@@ -9,6 +9,9 @@ import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
 import { buildQuery, checkQueryText, QUERY_OPTIONS } from './query-flags'
+import { teamSearchCommand } from './team-search'
+import { TEAM_DB_FLAGS } from '../team-db'
+import { CallsightError } from '../../core/errors'
 
 const PAGE_LIMIT = 500
 
@@ -22,12 +25,20 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       json: { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       explain: { type: 'boolean', default: false },
+      team: { type: 'string' },
+      page: { type: 'string' },
+      count: { type: 'boolean', default: false },
+      ...TEAM_DB_FLAGS,
       ...QUERY_OPTIONS
     },
     true
   )
   const zone = parseZone(values.zone, systemZone())
   const query = buildQuery(values, positionals, zone)
+  if (values.team !== undefined) {
+    if (values.db !== undefined) throw new CallsightError('InvalidInput', 'Give --db FILE or --team URL, not both.')
+    return teamSearchCommand(query, values.team, values, io)
+  }
   const limit = parseIntFlag(values.limit, '--limit', 1, 10_000) ?? 20
   const offset = parseIntFlag(values.offset, '--offset', 0, 100_000_000) ?? 0
   const db = required(values.db, '--db')

@@ -1,0 +1,86 @@
+/**
+ * `callsight search --team`: the built CLI asks a real PostgreSQL as the reader role, and its
+ * page equals core's searchTeamCache on the same query.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPool, PgSyncStore, searchTeamCache } from '../../../src/core/team'
+import { SearchQuery } from '../../../src/shared/domain'
+import { buildCli, removeBuild } from '../cli/build-cli'
+import { runCli } from '../cli/helpers'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { freshDatabase } from './helpers'
+import { SCHEMA, setUpTenant } from './review-support'
+import { makeCalls, pagesOf, SCOPES } from './team-search-data'
+
+let cli = ''
+let cluster: PgCluster
+let database = ''
+
+beforeAll(async () => {
+  ;[cli, cluster] = await Promise.all([buildCli(), startPgCluster({ settings: FAST_TEST_SETTINGS })])
+  database = await freshDatabase(cluster)
+  await setUpTenant(cluster, database, [])
+  const store = await PgSyncStore.open({ url: cluster.urlFor({ database }), schema: SCHEMA })
+  try {
+    for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) await store.ensureScope(key, SCOPES[key])
+    await store.writePages(pagesOf(makeCalls(400)))
+  } finally {
+    await store.close()
+  }
+}, 180_000)
+
+afterAll(async () => {
+  await cluster?.stop()
+  removeBuild(cli)
+})
+
+describe('callsight search --team', () => {
+  it('prints the page and the count the team cache gives, as the reader role', async () => {
+    const reader = cluster.credentialsFor({ database, user: `${SCHEMA}_reader`, password: 'reader-pw-1' })
+    const args = [
+      'search',
+      '--team',
+      reader.url,
+      '--schema',
+      SCHEMA,
+      '--results',
+      'all',
+      '--page',
+      '2',
+      '--limit',
+      '5',
+      '--count',
+      '--json'
+    ]
+    const ran = await runCli(cli, [...args, 'iptal -ışık'], { PGPASSWORD: reader.password! })
+    expect(ran.stderr).toBe('')
+    expect(ran.code).toBe(0)
+    const out = JSON.parse(ran.stdout) as { total: number; page: number; items: Array<{ callId: string }> }
+    const pool = createPool({ url: cluster.urlFor({ database, user: `${SCHEMA}_reader`, password: 'reader-pw-1' }), schema: SCHEMA })
+    try {
+      const q = SearchQuery.parse({ text: 'iptal -ışık', results: 'all' })
+      const core = await searchTeamCache({ pool, schema: SCHEMA }, q, { offset: 5, limit: 5, count: true })
+      expect(out.total).toBe(core.total)
+      expect(out.total).toBeGreaterThan(10)
+      expect(out.page).toBe(2)
+      expect(out.items.map((i) => i.callId)).toEqual(core.page.rows.map((r) => r.callId))
+    } finally {
+      await pool.end()
+    }
+
+    const text = await runCli(cli, [...args.filter((a) => a !== '--json'), 'iptal -ışık'], { PGPASSWORD: reader.password! })
+    expect(text.stdout).toContain(`Page 2: 5 of ${out.total} call(s) in the team cache.`)
+  })
+
+  it('refuses what the team cache cannot answer, and a password on the command line', async () => {
+    const reader = cluster.credentialsFor({ database, user: `${SCHEMA}_reader`, password: 'reader-pw-1' })
+    const relevance = await runCli(cli, ['search', '--team', reader.url, '--schema', SCHEMA, '--sort', 'relevance', 'iptal'], {
+      PGPASSWORD: reader.password!
+    })
+    expect(relevance.code).not.toBe(0)
+    expect(relevance.stderr).toMatch(/team cache cannot answer the relevance order/)
+    const withPassword = await runCli(cli, ['search', '--team', cluster.urlFor({ database }), 'iptal'])
+    expect(withPassword.code).not.toBe(0)
+    expect(withPassword.stderr).toMatch(/holds a password/)
+  })
+})
