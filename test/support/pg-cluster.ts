@@ -6,7 +6,7 @@
  * Debian's package created it, else `nobody`) and the server runs as that user.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
@@ -103,6 +103,11 @@ export interface StartPgOptions {
   settings?: Record<string, string>
   /** Lines for postgresql.conf written before start (e.g. ssl files). */
   beforeStart?: (dataDir: string, owner: { uid: number; gid: number } | null) => Record<string, string> | void
+  /**
+   * A folder kept across runs (a benchmark's loaded database): created and initialised when
+   * missing, started as it is otherwise, and left in place by stop().
+   */
+  keepDir?: string
 }
 
 interface ServeOptions {
@@ -112,6 +117,7 @@ interface ServeOptions {
   sock: string
   spawnOpts: { uid?: number; gid?: number }
   settings: Record<string, string>
+  keep?: boolean
 }
 
 /** Starts `postgres` on a data folder, on a free port of 127.0.0.1, and waits until it takes connections. */
@@ -194,7 +200,7 @@ async function serve(o: ServeOptions): Promise<PgCluster> {
         clearTimeout(timer)
       }
       live.delete(entry)
-      rmSync(o.dir, { recursive: true, force: true })
+      if (!o.keep) rmSync(o.dir, { recursive: true, force: true })
     }
   }
   return cluster
@@ -204,7 +210,23 @@ export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgClust
   const bin = findPgBin()
   if (!bin) throw new Error("PostgreSQL server binaries were not found (install Debian's postgresql package)")
   const owner = serverUser()
-  const dir = mkdtempSync(join(tmpdir(), 'callsight-pg-'))
+  const data = opts.keepDir ? join(opts.keepDir, 'data') : ''
+  if (opts.keepDir && existsSync(join(data, 'PG_VERSION'))) {
+    const spawnOpts = owner ? { uid: owner.uid, gid: owner.gid } : {}
+    return serve({ bin, dir: opts.keepDir, data, sock: join(opts.keepDir, 'sock'), spawnOpts, settings: { ...opts.settings }, keep: true })
+  }
+  if (opts.keepDir) rmSync(opts.keepDir, { recursive: true, force: true })
+  const dir = opts.keepDir ?? mkdtempSync(join(tmpdir(), 'callsight-pg-'))
+  if (opts.keepDir) mkdirSync(dir, { recursive: true })
+  return initAndServe(bin, owner, dir, opts)
+}
+
+async function initAndServe(
+  bin: string,
+  owner: { uid: number; gid: number } | null,
+  dir: string,
+  opts: StartPgOptions
+): Promise<PgCluster> {
   const data = join(dir, 'data')
   const sock = join(dir, 'sock')
   const pwfile = join(dir, 'pw')
@@ -236,7 +258,7 @@ export async function startPgCluster(opts: StartPgOptions = {}): Promise<PgClust
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`)
     rmSync(pwfile, { force: true })
     const extra = opts.beforeStart?.(data, owner) ?? {}
-    return await serve({ bin, dir, data, sock, spawnOpts, settings: { ...opts.settings, ...extra } })
+    return await serve({ bin, dir, data, sock, spawnOpts, settings: { ...opts.settings, ...extra }, keep: opts.keepDir !== undefined })
   } catch (e) {
     for (const c of live) {
       if (c.dir !== dir) continue
