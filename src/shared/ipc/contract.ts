@@ -229,6 +229,24 @@ export const contract = {
   'team.status': { request: Empty, response: TeamStatus },
   /** Holds this window of the team cache from now on and pulls (drops what left it, fetches what it gained). */
   'team.window': { request: TeamWindow.strict(), response: z.object({ runId: z.string() }) },
+  /**
+   * The query answered by the team cache in place (read-only, as this account's team login),
+   * for calls this workstation does not hold: a page, newest or oldest first, and the count
+   * when asked. Relevance order, review and record-field filters are refused there.
+   */
+  'team.search': {
+    request: z
+      .object({
+        query: SearchQuery,
+        offset: z.number().int().min(0).max(100_000_000),
+        limit: z.number().int().min(1).max(500),
+        count: z.boolean().default(false)
+      })
+      .strict(),
+    response: z.object({ page: SearchPage, total: z.number().int().nonnegative().nullable(), unindexed: z.boolean() })
+  },
+  /** One call of the team cache, masked, for the detail pane; null when it has none. */
+  'team.call': { request: CallIdRequest, response: CallRecord.nullable() },
   // Review (docs/review.md): annotations, scorecards, review lists.
   'annotations.get': { request: CallIdRequest, response: Annotation.nullable() },
   'annotations.save': { request: AnnotationPatch, response: Annotation },

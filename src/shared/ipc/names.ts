@@ -44,6 +44,8 @@ export const CHANNELS = [
   'team.cancel',
   'team.status',
   'team.window',
+  'team.search',
+  'team.call',
   'annotations.get',
   'annotations.save',
   'annotations.undo',

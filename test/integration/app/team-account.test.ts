@@ -197,4 +197,25 @@ describe('a team cache account in the app', () => {
       await pool.end()
     }
   }, 90_000)
+
+  it('searches the team cache in place over IPC as the local search answers the pulled calls', async () => {
+    for (const text of ['', 'iptal', 'fatura -iade', '"kargo"']) {
+      for (const sort of ['date_desc', 'date_asc'] as const) {
+        const query = { text, results: 'all' as const, sort }
+        const local = await call('search.page', { query, offset: 20, limit: 20 })
+        const remote = await call('team.search', { query, offset: 20, limit: 20, count: true })
+        expect(
+          remote.page.rows.map((r) => r.callId),
+          text
+        ).toEqual(local.rows.map((r) => r.callId))
+        expect(remote.total, text).toBe((await call('search.count', { query })).total)
+        expect(remote.unindexed).toBe(false)
+      }
+    }
+    const first = (await call('team.search', { query: { text: 'iptal', results: 'all' }, offset: 0, limit: 1 })).page.rows[0]!
+    const { firstSeenAt: _f, lastChangedAt: _l, ...held } = (await call('calls.get', { callId: first.callId }))!
+    expect(await call('team.call', { callId: first.callId })).toEqual(held)
+    const refused = await failure(call('team.search', { query: { text: 'iptal', sort: 'relevance' }, offset: 0, limit: 5 }))
+    expect(refused.message).toMatch(/team cache cannot answer the relevance order/)
+  })
 })

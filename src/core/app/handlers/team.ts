@@ -8,7 +8,9 @@ import {
   pullTeamCache,
   readWorkerState,
   redactUrl,
+  searchTeamCache,
   syncReview,
+  teamCall,
   TeamPasswordVault,
   type TeamDbOptions
 } from '../../team'
@@ -17,7 +19,10 @@ import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
 import { TeamPullSchedule } from '../team-schedule'
 
-export type TeamHandlers = Pick<Handlers, 'team.connect' | 'team.pull' | 'team.cancel' | 'team.status' | 'team.window'>
+export type TeamHandlers = Pick<
+  Handlers,
+  'team.connect' | 'team.pull' | 'team.cancel' | 'team.status' | 'team.window' | 'team.search' | 'team.call'
+>
 
 function dbOptions(team: TeamCacheSource, password: string): TeamDbOptions {
   const opts: TeamDbOptions = {
@@ -223,6 +228,28 @@ export function teamHandlers(state: AppState): TeamHandlers {
     'team.cancel': async ({ runId }) => {
       state.pulls.cancel(runId)
       return { ok: true as const }
+    },
+
+    // A connection per request, ended after it: a search of the team cache is occasional,
+    // and an idle login held open would count against the server's connections.
+    'team.search': async ({ query, offset, limit, count }) => {
+      const { rt, team } = requireTeam()
+      const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
+      try {
+        return await searchTeamCache({ pool, schema: team.schema }, query, { offset, limit, count })
+      } finally {
+        await pool.end().catch(() => undefined)
+      }
+    },
+
+    'team.call': async ({ callId }) => {
+      const { rt, team } = requireTeam()
+      const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
+      try {
+        return await teamCall({ pool, schema: team.schema }, callId)
+      } finally {
+        await pool.end().catch(() => undefined)
+      }
     },
 
     'team.status': async (): Promise<TeamStatus> => {
