@@ -12,6 +12,7 @@ import { CallsightError } from '../errors'
 import { krippendorffAlpha, percentAgreement, spreadOf, type Metric, type Unit } from './agreement'
 import { resolveSource, type ReviewContext } from './review-service'
 import { checkAnswers, scoreOf, share } from './scoring'
+import { queueAnswers, queueCalibration, queueSubmission } from './team-share'
 
 /**
  * Calibration: a lead has several reviewers score the same calls blind, then compares them
@@ -30,11 +31,15 @@ export function createCalibration(ctx: ReviewContext, req: CalibrationCreate): C
     throw new CallsightError('InvalidInput', `A calibration session takes at most ${CALIBRATION_CALLS_MAX} calls.`)
   const reviewers = [...new Set(req.reviewers)]
   if (reviewers.length < 2) throw new CallsightError('InvalidInput', 'A calibration session needs at least two reviewers.')
-  return ctx.cache.review.calibration.create(
-    { name: req.name, scorecardId: card.id, scorecardVersion: card.version, callIds, reviewers },
-    ctx.author,
-    ctx.now()
-  )
+  return ctx.cache.review.share.atomically(() => {
+    const s = ctx.cache.review.calibration.create(
+      { name: req.name, scorecardId: card.id, scorecardVersion: card.version, callIds, reviewers },
+      ctx.author,
+      ctx.now()
+    )
+    queueCalibration(ctx.cache, s)
+    return s
+  })
 }
 
 function sessionCard(cache: CallCache, s: CalibrationInfo): Scorecard {
@@ -51,7 +56,11 @@ export function answerCalibration(ctx: ReviewContext, sessionId: string, callId:
   if (s.submitted.includes(ctx.author)) throw new CallsightError('InvalidInput', 'Your answers to this session are submitted already.')
   if (!s.callIds.includes(callId)) throw new CallsightError('InvalidInput', 'That call is not in this calibration session.')
   checkAnswers(sessionCard(ctx.cache, s).criteria, answers)
-  ctx.cache.review.calibration.saveAnswers(sessionId, ctx.author, callId, answers, ctx.now())
+  const at = ctx.now()
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.calibration.saveAnswers(sessionId, ctx.author, callId, answers, at)
+    queueAnswers(ctx.cache, sessionId, ctx.author, callId, at)
+  })
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 
@@ -59,7 +68,11 @@ export function submitCalibration(ctx: ReviewContext, sessionId: string): Calibr
   const s = ctx.cache.review.calibration.info(sessionId)
   if (!s.reviewers.includes(ctx.author))
     throw new CallsightError('InvalidInput', `${ctx.author} is not a reviewer of this calibration session.`)
-  ctx.cache.review.calibration.submit(sessionId, ctx.author, ctx.now())
+  const at = ctx.now()
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.calibration.submit(sessionId, ctx.author, at)
+    queueSubmission(ctx.cache, sessionId, at)
+  })
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 
@@ -70,7 +83,10 @@ export function setCalibrationReference(ctx: ReviewContext, sessionId: string, c
     throw new CallsightError('InvalidInput', 'A reviewer of the session cannot set its reference answers.')
   if (!s.callIds.includes(callId)) throw new CallsightError('InvalidInput', 'That call is not in this calibration session.')
   checkAnswers(sessionCard(ctx.cache, s).criteria, answers)
-  ctx.cache.review.calibration.setReference(sessionId, callId, answers)
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.calibration.setReference(sessionId, callId, answers)
+    queueAnswers(ctx.cache, sessionId, ctx.author, callId, ctx.now())
+  })
   return calibrationView(ctx.cache, sessionId, ctx.author)
 }
 

@@ -6,13 +6,28 @@ import { CallsightError } from '../errors'
 import { spreadEvenly } from './assign'
 import type { ReviewContext } from './review-service'
 import { failsCritical } from './scoring'
+import { queueAssignments } from './team-share'
 
 /** The most assigned calls "my assignments" returns at once. */
 export const MINE_MAX = 5_000
 
 /** Assigns calls of a list to one reviewer by hand. */
 export function assignCalls(ctx: ReviewContext, listId: string, callIds: readonly string[], reviewer: string): number {
-  return ctx.cache.review.assignments.assign(listId, new Map(callIds.map((c) => [c, reviewer])), ctx.author, ctx.now())
+  const at = ctx.now()
+  return ctx.cache.review.share.atomically(() => {
+    const n = ctx.cache.review.assignments.assign(listId, new Map(callIds.map((c) => [c, reviewer])), ctx.author, at)
+    queueAssignments(ctx.cache, listId, callIds, at)
+    return n
+  })
+}
+
+/** Takes calls of a list back from whoever holds them. */
+export function unassignCalls(ctx: Pick<ReviewContext, 'cache' | 'now'>, listId: string, callIds: readonly string[]): number {
+  return ctx.cache.review.share.atomically(() => {
+    const n = ctx.cache.review.assignments.unassign(listId, callIds)
+    queueAssignments(ctx.cache, listId, callIds, ctx.now())
+    return n
+  })
 }
 
 /**
@@ -28,7 +43,12 @@ export function spreadList(
   const rows = ctx.cache.review.assignments.ofList(listId)
   const calls = rows.filter((r) => !onlyUnassigned || r.reviewer === null).map((r) => r.callId)
   const already = onlyUnassigned ? ctx.cache.review.assignments.countsOf(listId) : new Map<string, number>()
-  ctx.cache.review.assignments.assign(listId, spreadEvenly(calls, reviewers, already), ctx.author, ctx.now())
+  const spread = spreadEvenly(calls, reviewers, already)
+  const at = ctx.now()
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.assignments.assign(listId, spread, ctx.author, at)
+    queueAssignments(ctx.cache, listId, spread.keys(), at)
+  })
   const counts = ctx.cache.review.assignments.countsOf(listId)
   return [...counts].map(([reviewer, count]) => ({ reviewer, count })).sort((a, b) => a.reviewer.localeCompare(b.reviewer))
 }

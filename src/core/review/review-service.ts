@@ -19,6 +19,7 @@ import { maskText } from '../pii'
 import type { LocalSearch } from '../search'
 import { sample, type Candidate } from './sampling'
 import { scoreOf } from './scoring'
+import { queueList, queueScorecard } from './team-share'
 
 /** Matches read from a search to sample from, at most (a sample is at most LIST_MAX). */
 const SAMPLE_POOL_MAX = 2_000_000
@@ -56,7 +57,11 @@ export function saveAnnotation(ctx: ReviewContext, patch: AnnotationPatch): Anno
 export function saveScorecard(ctx: Pick<ReviewContext, 'cache' | 'author' | 'now'>, def: ScorecardDefinition, id?: string): Scorecard {
   const ids = new Set(def.criteria.map((c) => c.id))
   if (ids.size !== def.criteria.length) throw new CallsightError('InvalidInput', 'Two criteria of the scorecard share an id.')
-  return ctx.cache.review.scorecards.save(def, id, ctx.author, ctx.now())
+  return ctx.cache.review.share.atomically(() => {
+    const card = ctx.cache.review.scorecards.save(def, id, ctx.author, ctx.now())
+    queueScorecard(ctx.cache, card)
+    return card
+  })
 }
 
 /** Every match of a query in its order, with its time (bounded). */
@@ -104,7 +109,21 @@ export function createList(ctx: ReviewContext, name: string, source: ListSource)
   const ids = resolveSource(ctx, source)
   // The source is kept as given, except a long id list (the items are the list already).
   const kept = source.kind === 'ids' ? { kind: 'ids' as const, count: ids.length } : source
-  return ctx.cache.review.reviewLists.create(name, ids, kept as ListSource, ctx.author, ctx.now())
+  const at = ctx.now()
+  return ctx.cache.review.share.atomically(() => {
+    const list = ctx.cache.review.reviewLists.create(name, ids, kept as ListSource, ctx.author, at)
+    queueList(ctx.cache, list.id, at)
+    return list
+  })
+}
+
+/** Appends calls to a list (and queues the list for the team, with the calls it holds now). */
+export function addToList(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string, callIds: readonly string[]): ReviewListInfo {
+  return ctx.cache.review.share.atomically(() => {
+    const list = ctx.cache.review.reviewLists.add(id, callIds)
+    queueList(ctx.cache, id, ctx.now())
+    return list
+  })
 }
 
 /** What an export reads for the `review` column: each call's annotation and every scorecard version. */

@@ -4,6 +4,7 @@ import { mapPgError, q } from './connection'
 import { membershipsCheckedPerStatement } from './pg-migration-3'
 import { reviewTablesV5 } from './pg-migration-5'
 import { searchColumnsV6 } from './pg-migration-6'
+import { reviewTablesV7 } from './pg-migration-7'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -140,7 +141,8 @@ export const pgMigrations: readonly PgMigration[] = [
     }
   },
   { version: 5, sql: reviewTablesV5 },
-  { version: 6, sql: searchColumnsV6 }
+  { version: 6, sql: searchColumnsV6 },
+  { version: 7, sql: reviewTablesV7 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

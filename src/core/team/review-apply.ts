@@ -53,13 +53,13 @@ export function refusedRow(row: PulledReviewRow, why: string): CallsightError {
   })
 }
 
-function need<T>(row: PulledReviewRow, schema: z.ZodType<T>, value: unknown, what: string): T {
+export function need<T>(row: PulledReviewRow, schema: z.ZodType<T>, value: unknown, what: string): T {
   const r = schema.safeParse(value)
   if (!r.success) throw refusedRow(row, `its ${what} ${reasonOf(r.error)}`)
   return r.data
 }
 
-function text(row: PulledReviewRow, col: 'call_id' | 'a' | 'b' | 'c' | 'author' | 'meta', nullable = false): string | null {
+export function text(row: PulledReviewRow, col: 'call_id' | 'a' | 'b' | 'c' | 'author' | 'meta', nullable = false): string | null {
   const v = row[col]
   if (v === null && row[`${col}_bytes`] > 0)
     throw refusedRow(
@@ -70,7 +70,7 @@ function text(row: PulledReviewRow, col: 'call_id' | 'a' | 'b' | 'c' | 'author' 
   return v
 }
 
-function parseJson(row: PulledReviewRow, raw: string): unknown {
+export function parseJson(row: PulledReviewRow, raw: string): unknown {
   try {
     return JSON.parse(raw) as unknown
   } catch {
@@ -79,7 +79,7 @@ function parseJson(row: PulledReviewRow, raw: string): unknown {
 }
 
 /** Checks the common parts of a row: its call id, author and time. */
-function basics(ctx: ApplyContext, row: PulledReviewRow): { callId: string; author: string; at: number } {
+export function basics(ctx: ApplyContext, row: PulledReviewRow): { callId: string; author: string; at: number } {
   const callId = need(row, CallId, text(row, 'call_id'), 'call id')
   const author = need(row, Name.min(1), text(row, 'author'), 'author')
   const at = need(row, timeUpTo(ctx.now), row.at, 'time')

@@ -1,64 +1,11 @@
 import type pg from 'pg'
 import type { OutboxEntry, PushOutcome } from '../cache/review/share-store'
 import { q } from './connection'
-import { applyConflict, applyEvaluation, applyField, type ApplyContext, type PulledReviewRow } from './review-apply'
+import { applyConflict, applyEvaluation, applyField } from './review-apply'
+import { pulledColumns, type SharedKind } from './review-kind-parts'
+import { TEAM_WORK_KINDS } from './review-kinds-team'
 
-/**
- * The record kinds shared through the team cache, one entry each: where a kind lives here
- * and there, its key and fields, how two copies merge, how a queued change is pushed and
- * how a pulled row is applied. The push and the pull loop over this list; another kind
- * (assignments, calibration) is one table in the tenant's schema and one entry here.
- *
- * Every kind's pulled rows share one shape (`PulledReviewRow`): the pull reads all kinds in
- * one query ordered by change number, each value capped in SQL (NULL past its cap, beside
- * its size) as the pull of calls does (pull-limits.ts).
- */
-export interface SharedKind {
-  /** The outbox's `kind` and the pulled rows'. */
-  kind: OutboxEntry['kind']
-  pgTable: string
-  localTable: string
-  key: readonly string[]
-  fields: readonly string[]
-  /**
-   * `field-with-base`: one value per key and field, any analyst writes it, a change based on
-   * a value that is no longer the team's is a conflict kept with both. `one-per-author`: a
-   * row per author, only its author writes it, never a conflict. `kept-until-resolved`:
-   * written once, then only resolved.
-   */
-  merge: 'field-with-base' | 'one-per-author' | 'kept-until-resolved'
-  /** Pushes one queued change inside the push's transaction (under the review write lock). */
-  push(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome>
-  /** This kind's rows numbered after $1, as PulledReviewRow's columns. */
-  pullSql(schema: string): string
-  apply(ctx: ApplyContext, row: PulledReviewRow): void
-}
-
-/** The most a pull takes of a review value (JSON, a note) in UTF-8 bytes: a local save's limits fit well under it. */
-export const REVIEW_VALUE_BYTES = 64 * 1024
-/** A call id or an author name, in bytes. */
-export const REVIEW_NAME_BYTES = 1024
-
-const capped = (expr: string, as: string, limit = REVIEW_VALUE_BYTES): string =>
-  `CASE WHEN octet_length(${expr}) <= ${limit} THEN ${expr} END AS ${as}, coalesce(octet_length(${expr}), 0) AS ${as}_bytes`
-
-/** The pulled columns, in order, from each kind's own expressions. */
-function pulledColumns(
-  kind: string,
-  cols: { callId: string; a: string; b: string; c: string; author: string; at: string; meta: string }
-): string {
-  return [
-    `'${kind}'::text AS kind`,
-    'seq',
-    capped(cols.callId, 'call_id', REVIEW_NAME_BYTES),
-    capped(cols.a, 'a'),
-    capped(cols.b, 'b'),
-    capped(cols.c, 'c'),
-    capped(cols.author, 'author', REVIEW_NAME_BYTES),
-    `${cols.at} AS at`,
-    capped(cols.meta, 'meta', REVIEW_NAME_BYTES * 4)
-  ].join(', ')
-}
+export { REVIEW_NAME_BYTES, REVIEW_VALUE_BYTES, type SharedKind } from './review-kind-parts'
 
 async function pushField(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const s = q(schema)
@@ -119,7 +66,7 @@ async function pushResolution(c: pg.ClientBase, schema: string, e: OutboxEntry):
   return { changeId: e.changeId, result: (r.rowCount ?? 0) > 0 ? 'applied' : 'stale' }
 }
 
-export const SHARED_KINDS: readonly SharedKind[] = [
+const REVIEW_KINDS: readonly SharedKind[] = [
   {
     kind: 'field',
     pgTable: 'review_fields',
@@ -165,5 +112,8 @@ export const SHARED_KINDS: readonly SharedKind[] = [
     apply: applyConflict
   }
 ]
+
+/** Every kind: the annotations' (above) and the lead's work (assignments, calibration rounds). */
+export const SHARED_KINDS: readonly SharedKind[] = [...REVIEW_KINDS, ...TEAM_WORK_KINDS]
 
 export const kindOf = (kind: string): SharedKind | undefined => SHARED_KINDS.find((k) => k.kind === kind)

@@ -7,6 +7,7 @@ import { mapPgError, q } from './connection'
 import { Int8 } from './pull-batch'
 import { refusedRow, type PulledReviewRow } from './review-apply'
 import { SHARED_KINDS, kindOf } from './review-kinds'
+import { schemaVersion } from './pg-migrations'
 import { checkReviewSchema } from './review-push'
 
 export interface ReviewPullOptions {
@@ -68,7 +69,9 @@ export async function pullReview(opts: ReviewPullOptions): Promise<ReviewPullRes
     if (share.getValue('cache_id') !== cacheId) share.setValue('cursor', '0')
     share.setValue('cache_id', cacheId)
     let cursor = Number(share.getValue('cursor') ?? '0')
-    const sql = `${SHARED_KINDS.map((k) => `(${k.pullSql(schema)} ORDER BY seq LIMIT $2)`).join(' UNION ALL ')} ORDER BY seq LIMIT $2`
+    const version = await schemaVersion(c, schema)
+    const kinds = SHARED_KINDS.filter((k) => (k.since ?? 5) <= version)
+    const sql = `${kinds.map((k) => `(${k.pullSql(schema)} ORDER BY seq LIMIT $2)`).join(' UNION ALL ')} ORDER BY seq LIMIT $2`
     for (;;) {
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       let rows: PulledReviewRow[]

@@ -87,6 +87,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
   }
   try {
     await checkReviewSchema(c, schema)
+    const version = await schemaVersion(c, schema)
     const who = await c.query<{ u: string; analyst: boolean }>(
       "SELECT current_user AS u, pg_has_role(current_user, $1, 'MEMBER') AS analyst",
       [analystGroup(schema)]
@@ -110,7 +111,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
       if (entries.length === 0) break
       let outcomes: PushOutcome[]
       try {
-        outcomes = await pushBatch(c, schema, entries)
+        outcomes = await pushBatch(c, schema, version, entries)
       } catch (e) {
         const err = mapPgError(e)
         if (err.code === 'Forbidden') {
@@ -137,7 +138,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
   return result
 }
 
-async function pushBatch(c: pg.ClientBase, schema: string, entries: readonly OutboxEntry[]): Promise<PushOutcome[]> {
+async function pushBatch(c: pg.ClientBase, schema: string, version: number, entries: readonly OutboxEntry[]): Promise<PushOutcome[]> {
   const outcomes: PushOutcome[] = []
   await c.query('BEGIN')
   try {
@@ -145,6 +146,11 @@ async function pushBatch(c: pg.ClientBase, schema: string, entries: readonly Out
     for (const e of entries) {
       const kind = kindOf(e.kind)
       if (!kind) throw new CallsightError('Storage', `A queued review change has an unknown kind (${e.kind}).`)
+      // A team cache set up before this kind's table: the change stays this workstation's own.
+      if ((kind.since ?? 5) > version) {
+        outcomes.push({ changeId: e.changeId, result: 'stale' })
+        continue
+      }
       const fresh = await c.query(`INSERT INTO ${q(schema)}.review_applied (change_id) VALUES ($1) ON CONFLICT DO NOTHING`, [e.changeId])
       if ((fresh.rowCount ?? 0) === 0) {
         outcomes.push({ changeId: e.changeId, result: 'duplicate' })

@@ -5,6 +5,7 @@ import { stampSchemaOid } from './generation'
 import { migratePg } from './pg-migrations'
 import { reviewGrantsSql } from './pg-migration-5'
 import { backfillSearch } from './pg-migration-6'
+import { reviewGrantsV7Sql } from './pg-migration-7'
 
 /**
  * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
@@ -87,6 +88,7 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
     await c.query(`REVOKE SELECT ON ${s}.checkpoints FROM "${reader}"`)
     await c.query(`ALTER ROLE "${reader}" SET default_transaction_read_only = on`)
     await c.query(reviewGrantsSql(opts.schema, writer, reader, db))
+    await c.query(reviewGrantsV7Sql(opts.schema, writer))
     await c.query('COMMIT')
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined)

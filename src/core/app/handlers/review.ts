@@ -1,7 +1,7 @@
 import type { Account } from '../../../shared/domain'
 import { ScorecardFile } from '../../../shared/review'
 import { CallsightError } from '../../errors'
-import { createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
+import { addToList, createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
 import { parseJson } from '../../review/transfer'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
@@ -114,7 +114,7 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
 
     'reviewLists.list': async () => (state.runtime ? state.runtime.cache.review.reviewLists.list() : []),
     'reviewLists.create': async ({ name, source }) => createList(ctx(), name, source),
-    'reviewLists.add': async ({ id, callIds }) => cache().review.reviewLists.add(id, callIds),
+    'reviewLists.add': async ({ id, callIds }) => addToList(ctx(), id, callIds),
     'reviewLists.removeCalls': async ({ id, callIds }) => cache().review.reviewLists.removeCalls(id, callIds),
     'reviewLists.delete': async ({ id }) => {
       cache().review.reviewLists.delete(id)

@@ -1,5 +1,5 @@
 import { answerCalibration, calibrationView, createCalibration, setCalibrationReference, submitCalibration } from '../../review/calibration'
-import { assignCalls, leadStats, myAssignments, spreadList } from '../../review/lead-view'
+import { assignCalls, leadStats, myAssignments, spreadList, unassignCalls } from '../../review/lead-view'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
 import { reviewContext, reviewerName } from './review'
@@ -37,7 +37,7 @@ export function teamReviewHandlers(state: AppState): TeamReviewHandlers {
 
     'assignments.assign': async ({ listId, callIds, reviewer }) => ({ changed: assignCalls(ctx(), listId, callIds, reviewer) }),
     'assignments.spread': async ({ listId, reviewers, onlyUnassigned }) => spreadList(ctx(), listId, reviewers, onlyUnassigned),
-    'assignments.unassign': async ({ listId, callIds }) => ({ changed: cache().review.assignments.unassign(listId, callIds) }),
+    'assignments.unassign': async ({ listId, callIds }) => ({ changed: unassignCalls(ctx(), listId, callIds) }),
     'assignments.ofList': async ({ listId }) => cache().review.assignments.ofList(listId),
     'assignments.mine': async () => myAssignments(cache(), reviewerName(state)),
     'assignments.progress': async () => cache().review.assignments.progress(),

@@ -56,6 +56,20 @@ export class AssignmentStore {
       .immediate()
   }
 
+  /** An assignment as the team cache has it (pulled): a reviewer, or none (unassigned). */
+  setShared(listId: string, callId: string, reviewer: string | null, by: string, at: number): void {
+    if (reviewer === null) {
+      this.db.prepare('DELETE FROM review_assignments WHERE list_id = ? AND call_id = ?').run(listId, callId)
+      return
+    }
+    this.db
+      .prepare(
+        `INSERT INTO review_assignments (list_id, call_id, reviewer, assigned_by, assigned_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (list_id, call_id) DO UPDATE SET reviewer = excluded.reviewer, assigned_by = excluded.assigned_by, assigned_at = excluded.assigned_at`
+      )
+      .run(listId, callId, reviewer, by, at)
+  }
+
   unassign(listId: string, callIds: readonly string[]): number {
     const del = this.db.prepare('DELETE FROM review_assignments WHERE list_id = ? AND call_id = ?')
     return this.db.transaction(() => callIds.reduce((n, c) => n + del.run(listId, c).changes, 0)).immediate()

@@ -44,6 +44,48 @@ export class CalibrationStore {
     return this.info(id)
   }
 
+  /** A round as the team cache has it (pulled): same id; nothing when it is here already. */
+  put(s: NewSession & { id: string }, by: string, at: number): void {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO calibration_sessions (id, name, scorecard_id, scorecard_version, call_ids, reviewers, created_at, created_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+      )
+      .run(s.id, s.name, s.scorecardId, s.scorecardVersion, JSON.stringify(s.callIds), JSON.stringify(s.reviewers), at, by)
+  }
+
+  exists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM calibration_sessions WHERE id = ?').get(id) !== undefined
+  }
+
+  /** One reviewer's answers of one call as they now stand (what a push sends). */
+  answersOf(id: string, reviewer: string, callId: string): Answers {
+    const rows = this.db
+      .prepare('SELECT criterion_id, answer FROM calibration_answers WHERE session_id = ? AND reviewer = ? AND call_id = ?')
+      .raw(true)
+      .all(id, reviewer, callId) as Array<[string, number]>
+    return Object.fromEntries(rows)
+  }
+
+  /** Replaces one reviewer's answers of one call with the pulled ones. */
+  replaceAnswers(id: string, reviewer: string, callId: string, answers: Answers, at: number): void {
+    this.db
+      .transaction(() => {
+        this.db.prepare('DELETE FROM calibration_answers WHERE session_id = ? AND reviewer = ? AND call_id = ?').run(id, reviewer, callId)
+        this.saveAnswers(id, reviewer, callId, answers, at)
+      })
+      .immediate()
+  }
+
+  /** Replaces the reference answers of one call with the pulled ones. */
+  replaceReference(id: string, callId: string, answers: Answers): void {
+    const ref = this.reference(id)
+    const call: Answers = {}
+    for (const [k, v] of Object.entries(answers)) if (v !== null) call[k] = v
+    ref[callId] = call
+    this.db.prepare('UPDATE calibration_sessions SET reference = ? WHERE id = ?').run(JSON.stringify(ref), id)
+  }
+
   private row(id: string): SessionRowDb {
     const row = this.db.prepare('SELECT * FROM calibration_sessions WHERE id = ?').get(id) as SessionRowDb | undefined
     if (!row) throw new CallsightError('NotFound', 'That calibration session no longer exists.')

@@ -64,6 +64,37 @@ export class ReviewListStore {
     for (const callId of callIds) if (put.run(id, next, callId).changes > 0) next++
   }
 
+  /** A list as the team cache has it (pulled): same id; nothing when it is here already. */
+  putShared(id: string, name: string, source: string, author: string, at: number): void {
+    this.db
+      .prepare('INSERT OR IGNORE INTO review_lists (id, name, created_at, author, source) VALUES (?, ?, ?, ?, ?)')
+      .run(id, name, at, author, source)
+    this.onWrite()
+  }
+
+  /** How the list was built, as stored (JSON). */
+  sourceOf(id: string): string {
+    return (this.db.prepare('SELECT source FROM review_lists WHERE id = ?').pluck().get(id) as string | undefined) ?? '{}'
+  }
+
+  exists(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM review_lists WHERE id = ?').get(id) !== undefined
+  }
+
+  /** A call of a pulled list at its position (kept when the list holds it already). */
+  putItem(id: string, position: number, callId: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO review_list_items (list_id, position, call_id) VALUES (?, ?, ?)').run(id, position, callId)
+    this.onWrite()
+  }
+
+  /** The list's calls with their stored positions (what a push of the list sends). */
+  positions(id: string): Array<[number, string]> {
+    return this.db
+      .prepare('SELECT position, call_id FROM review_list_items WHERE list_id = ? ORDER BY position')
+      .raw(true)
+      .all(id) as Array<[number, string]>
+  }
+
   removeCalls(id: string, callIds: readonly string[]): ReviewListInfo {
     const del = this.db.prepare('DELETE FROM review_list_items WHERE list_id = ? AND call_id = ?')
     const unassign = this.db.prepare('DELETE FROM review_assignments WHERE list_id = ? AND call_id = ?')

@@ -8,11 +8,19 @@ import { toAnnotation } from './annotation-rows'
 export const TEAM_FIELDS = ['status', 'tags'] as const
 export type TeamField = (typeof TEAM_FIELDS)[number]
 
+/**
+ * What a queued change is: a team field, an evaluation, a conflict's resolution, or the
+ * lead's and reviewers' shared work (a scorecard version, a list, an assignment, a
+ * calibration round, a round's answers of one call, a submission).
+ */
+export type OutboxKind =
+  'field' | 'evaluation' | 'conflict' | 'scorecard' | 'list' | 'assignment' | 'calibration' | 'calibration-answer' | 'calibration-submit'
+
 /** A change waiting for the team cache (review_outbox). */
 export interface OutboxEntry {
   seq: number
   changeId: string
-  kind: 'field' | 'evaluation' | 'conflict'
+  kind: OutboxKind
   callId: string
   /** The field of a `field` change; the conflict's id for a `resolve`. */
   field: string | null
@@ -60,6 +68,11 @@ export class ShareStore {
   /** Several writes in one transaction (a pulled batch with its cursor); annotation writes nest in it. */
   transact(fn: () => void): void {
     this.db.transaction(fn).immediate()
+  }
+
+  /** A write and the changes it queues, in one transaction (a savepoint inside another). */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate()
   }
 
   getValue(key: string): string | null {
@@ -126,6 +139,30 @@ export class ShareStore {
     const seen = this.stmt('SELECT value FROM review_team_seen WHERE call_id = ? AND field = ?').pluck().get(callId, field) as
       string | undefined
     return seen ?? 'null'
+  }
+
+  /**
+   * Queues a change of shared team work (not a field or an evaluation: those are queued by
+   * the save itself) when sharing is on; nothing otherwise. Call it inside the write's
+   * transaction. `key` is the outbox's call_id column: the record's own id or call.
+   */
+  enqueueRecord(
+    kind: Exclude<OutboxKind, 'field' | 'evaluation' | 'conflict'>,
+    key: string,
+    field: string | null,
+    value: unknown,
+    at: number
+  ): void {
+    if (!this.enabled) return
+    this.stmt('INSERT INTO review_outbox (change_id, kind, call_id, field, value, base, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      randomUUID(),
+      kind,
+      key,
+      field,
+      json(value),
+      null,
+      at
+    )
   }
 
   /** Changes waiting (not refused), oldest first. */

@@ -1,0 +1,198 @@
+import type pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  answerCalibration,
+  calibrationView,
+  createCalibration,
+  setCalibrationReference,
+  submitCalibration
+} from '../../../src/core/review/calibration'
+import { myAssignments, spreadList } from '../../../src/core/review/lead-view'
+import { createList, saveScorecard, type ReviewContext } from '../../../src/core/review/review-service'
+import { pullReview, pushReview } from '../../../src/core/team'
+import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { freshDatabase, tempDir } from './helpers'
+import { connectAs, SCHEMA, setUpTenant, workstation, type Workstation } from './review-support'
+
+let cluster: PgCluster
+const tmp = tempDir('callsight-review-team-work-')
+
+beforeAll(async () => {
+  cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
+}, 60_000)
+afterAll(async () => {
+  await cluster?.stop()
+  tmp.remove()
+})
+
+const sync = async (ws: Workstation): Promise<void> => {
+  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
+  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
+}
+
+let clock = Date.now() - 120_000
+/** A review context as the app builds it, writing as the workstation's analyst (no search: sources are ids). */
+const ctxOf = (ws: Workstation): ReviewContext => ({
+  cache: ws.cache,
+  search: undefined as never,
+  author: ws.name,
+  now: () => ++clock,
+  zone: 'UTC'
+})
+
+/** What a role reads of a table by hand (psql), row-level security applied. */
+async function readAs(c: pg.Client, sql: string): Promise<Array<Record<string, unknown>>> {
+  return (await c.query(sql)).rows as Array<Record<string, unknown>>
+}
+
+const CARD = {
+  name: 'Basics',
+  criteria: [
+    { id: 'greet', name: 'Greeting', weight: 1, scale: '1_5' as const, critical: false },
+    { id: 'solve', name: 'Solved', weight: 2, scale: 'yes_no' as const, critical: true }
+  ]
+}
+
+describe('assignments and calibration rounds shared through the team cache', () => {
+  it("a lead's assignments reach the reviewers, their progress reaches the lead, and a round is blind in the database until each submits", async () => {
+    const database = await freshDatabase(cluster)
+    await setUpTenant(cluster, database, [{ name: 'lena', lead: true }, { name: 'ayse' }, { name: 'mehmet' }])
+    const lena = workstation(cluster, database, tmp.dir, 'lena')
+    const ayse = workstation(cluster, database, tmp.dir, 'ayse')
+    const mehmet = workstation(cluster, database, tmp.dir, 'mehmet')
+    const as: Record<string, pg.Client> = {}
+    try {
+      // The lead samples a list and spreads it over two reviewers.
+      const card = saveScorecard(ctxOf(lena), CARD)
+      const list = createList(ctxOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
+      spreadList(ctxOf(lena), list.id, ['ayse', 'mehmet'], false)
+      await sync(lena)
+      expect(lena.cache.review.share.waiting()).toBe(0)
+
+      // Each reviewer's workstation gets the list and its own assignments, next unreviewed first.
+      await sync(ayse)
+      await sync(mehmet)
+      const aMine = myAssignments(ayse.cache, 'ayse')
+      expect(aMine.items.map((i) => i.callId)).toEqual(['c1', 'c3'])
+      expect(myAssignments(mehmet.cache, 'mehmet').items.map((i) => i.callId)).toEqual(['c2', 'c4'])
+      expect(ayse.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c3', 'c4'])
+      expect(ayse.cache.review.assignments.ofList(list.id).find((r) => r.callId === 'c1')?.reviewer).toBe('ayse')
+
+      // A reviewer's own list stays on the reviewer's workstation: only leads share lists.
+      createList(ctxOf(ayse), 'Mine only', { kind: 'ids', ids: ['c9'] })
+      // The reviewers review: the status is the progress the lead sees.
+      ayse.save('c1', { status: 'reviewed' })
+      mehmet.save('c2', { status: 'follow_up' })
+      mehmet.save('c4', { status: 'reviewed' })
+      await sync(ayse)
+      await sync(mehmet)
+      expect(ayse.cache.review.share.waiting()).toBe(0)
+      await sync(lena)
+      expect(lena.cache.review.reviewLists.list().map((l) => l.name)).toEqual(['Week 48'])
+      expect(lena.cache.review.assignments.progress().byReviewer).toEqual([
+        { reviewer: 'ayse', assigned: 2, reviewed: 1 },
+        { reviewer: 'mehmet', assigned: 2, reviewed: 2 }
+      ])
+
+      // A calibration round of two calls for both reviewers, with the lead's reference.
+      const round = createCalibration(ctxOf(lena), {
+        name: 'Round 1',
+        scorecardId: card.id,
+        calls: { kind: 'ids', ids: ['c1', 'c2'] },
+        reviewers: ['ayse', 'mehmet']
+      })
+      setCalibrationReference(ctxOf(lena), round.id, 'c1', { greet: 4, solve: 1 })
+      await sync(lena)
+      await sync(ayse)
+      await sync(mehmet)
+      // The round and its scorecard version reached the reviewers; the reference did not.
+      expect(ayse.cache.review.calibration.info(round.id).reviewers).toEqual(['ayse', 'mehmet'])
+      expect(ayse.cache.review.scorecards.get(card.id, card.version)?.criteria).toHaveLength(2)
+      expect(ayse.cache.review.calibration.reference(round.id)).toEqual({})
+
+      answerCalibration(ctxOf(ayse), round.id, 'c1', { greet: 4, solve: 1 })
+      answerCalibration(ctxOf(ayse), round.id, 'c2', { greet: 2, solve: 0 })
+      answerCalibration(ctxOf(mehmet), round.id, 'c1', { greet: 5, solve: 1 })
+      await sync(ayse)
+      await sync(mehmet)
+
+      // Blind in the database: each role reads as PostgreSQL lets it.
+      for (const who of ['lena', 'ayse', 'mehmet']) as[who] = await connectAs(cluster, database, who)
+      as['reader'] = await connectAs(cluster, database, `${SCHEMA}_reader`, 'reader-pw-1')
+      const authors = async (who: string): Promise<string[]> =>
+        (await readAs(as[who]!, `SELECT DISTINCT author FROM ${SCHEMA}.calibration_answers ORDER BY author`)).map((r) =>
+          String(r['author'])
+        )
+      expect(await authors('ayse')).toEqual(['ayse'])
+      expect(await authors('mehmet')).toEqual(['mehmet'])
+      expect(await authors('reader')).toEqual([])
+      expect(await authors('lena')).toEqual(['ayse', 'lena', 'mehmet'])
+      // …and so does the pull: mehmet's workstation holds no one else's answers.
+      expect([...mehmet.cache.review.calibration.answers(round.id).keys()]).toEqual(['mehmet'])
+      expect(calibrationView(mehmet.cache, round.id, 'mehmet').blind).toBe(true)
+
+      // Writes as each role: a reviewer creates no round, changes no assignment, writes no
+      // answer as another, and none after submitting.
+      const sid = round.id
+      await expect(
+        as['ayse']!.query(
+          `INSERT INTO ${SCHEMA}.team_calibrations (id, name, scorecard_id, scorecard_version, call_ids, reviewers, created_at)
+           VALUES (gen_random_uuid(), 'x', 'k', 1, '[]', '["ayse","mehmet"]', 1)`
+        )
+      ).rejects.toMatchObject({ code: '42501' })
+      await expect(
+        as['ayse']!.query(`UPDATE ${SCHEMA}.team_review_list_items SET assignee = 'ayse' WHERE call_id = 'c2'`)
+      ).rejects.toMatchObject({ code: '42501' })
+      await expect(
+        as['ayse']!.query(
+          `INSERT INTO ${SCHEMA}.calibration_answers (session_id, author, call_id, answers, changed_at) VALUES ('${sid}', 'mehmet', 'c2', '{}', 1)`
+        )
+      ).rejects.toMatchObject({ code: '42501' })
+      // A reader of nothing but the team's calls: no answer of its own.
+      await expect(
+        as['reader']!.query(
+          `INSERT INTO ${SCHEMA}.calibration_answers (session_id, call_id, answers, changed_at) VALUES ('${sid}', 'c2', '{}', 1)`
+        )
+      ).rejects.toMatchObject({})
+
+      // mehmet submits: the round opens to him — ayse's answers and the reference arrive.
+      answerCalibration(ctxOf(mehmet), round.id, 'c2', { greet: 2, solve: 0 })
+      submitCalibration(ctxOf(mehmet), round.id)
+      await sync(mehmet)
+      expect(await authors('mehmet')).toEqual(['ayse', 'lena', 'mehmet'])
+      expect(await authors('ayse')).toEqual(['ayse'])
+      await expect(
+        as['mehmet']!.query(
+          `UPDATE ${SCHEMA}.calibration_answers SET answers = '{"greet":1}' WHERE session_id = '${sid}' AND call_id = 'c2'`
+        )
+      ).rejects.toMatchObject({ code: '42501' })
+      const seen = calibrationView(mehmet.cache, round.id, 'mehmet')
+      expect(seen.blind).toBe(false)
+      expect(seen.others).toEqual([{ reviewer: 'ayse', answers: { c1: { greet: 4, solve: 1 }, c2: { greet: 2, solve: 0 } } }])
+      expect(seen.reference).toEqual({ c1: { greet: 4, solve: 1 } })
+
+      // ayse, still answering, has none of mehmet's answers on her workstation.
+      await sync(ayse)
+      expect(calibrationView(ayse.cache, round.id, 'ayse').others).toEqual([])
+      submitCalibration(ctxOf(ayse), round.id)
+      await sync(ayse)
+
+      // The lead sees both submissions and the agreement.
+      await sync(lena)
+      const result = calibrationView(lena.cache, round.id, 'lena')
+      expect(result.session.submitted.sort()).toEqual(['ayse', 'mehmet'])
+      expect(result.result?.reviewers.map((r) => [r.reviewer, r.answered])).toEqual([
+        ['ayse', 4],
+        ['mehmet', 4]
+      ])
+      expect(result.result?.percent).not.toBeNull()
+      expect(result.others.find((o) => o.reviewer === 'mehmet')?.answers).toEqual({
+        c1: { greet: 5, solve: 1 },
+        c2: { greet: 2, solve: 0 }
+      })
+    } finally {
+      for (const c of Object.values(as)) await c.end()
+      for (const ws of [lena, ayse, mehmet]) await ws.close()
+    }
+  }, 60_000)
+})
