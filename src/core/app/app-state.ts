@@ -26,6 +26,11 @@ export class AppState {
   readonly connectivity: Connectivity
   /** Loops the handler modules run for the app's lifetime, stopped by dispose (the team pull schedule). */
   readonly disposers: Array<() => Promise<void>> = []
+  /**
+   * Review work was saved here (an annotation, an assignment, a calibration answer): the
+   * team cache's live sync pushes it shortly (handlers/team.ts sets it; nothing elsewhere).
+   */
+  reviewSaved: () => void = () => undefined
   /** The active account: its session, client and cache. Null when none is open. */
   runtime: AccountRuntime | null = null
   /** Settles when a runtime rebuilt by a settings change has its session back. */

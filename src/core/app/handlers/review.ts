@@ -76,7 +76,10 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
   /** After a save: the team panel's "N changes waiting" follows the outbox. */
   const queued = <T>(value: T): T => {
     const share = state.runtime?.cache.review.share
-    if (share?.enabled) state.platform.events.emit('review.queue', { waiting: share.waiting(), refused: share.refusedCount() })
+    if (share?.enabled) {
+      state.platform.events.emit('review.queue', { waiting: share.waiting(), refused: share.refusedCount() })
+      state.reviewSaved()
+    }
     return value
   }
   return {

@@ -31,23 +31,28 @@ export type TeamReviewHandlers = Pick<
 export function teamReviewHandlers(state: AppState): TeamReviewHandlers {
   const ctx = () => reviewContext(state)
   const cache = () => state.requireRuntime().cache
+  /** A change of shared team work: the live sync pushes it shortly. */
+  const shared = <T>(value: T): T => {
+    state.reviewSaved()
+    return value
+  }
   return {
     'review.reviewer': async () => ({ reviewer: reviewerName(state) }),
     'review.leadStats': async ({ zone }) => leadStats(cache(), zone ?? state.displayZone(), state.settings().review.agentField),
 
-    'assignments.assign': async ({ listId, callIds, reviewer }) => ({ changed: assignCalls(ctx(), listId, callIds, reviewer) }),
-    'assignments.spread': async ({ listId, reviewers, onlyUnassigned }) => spreadList(ctx(), listId, reviewers, onlyUnassigned),
-    'assignments.unassign': async ({ listId, callIds }) => ({ changed: unassignCalls(ctx(), listId, callIds) }),
+    'assignments.assign': async ({ listId, callIds, reviewer }) => shared({ changed: assignCalls(ctx(), listId, callIds, reviewer) }),
+    'assignments.spread': async ({ listId, reviewers, onlyUnassigned }) => shared(spreadList(ctx(), listId, reviewers, onlyUnassigned)),
+    'assignments.unassign': async ({ listId, callIds }) => shared({ changed: unassignCalls(ctx(), listId, callIds) }),
     'assignments.ofList': async ({ listId }) => cache().review.assignments.ofList(listId),
     'assignments.mine': async () => myAssignments(cache(), reviewerName(state)),
     'assignments.progress': async () => cache().review.assignments.progress(),
 
     'calibration.list': async () => (state.runtime ? state.runtime.cache.review.calibration.list() : []),
-    'calibration.create': async (req) => createCalibration(ctx(), req),
+    'calibration.create': async (req) => shared(createCalibration(ctx(), req)),
     'calibration.get': async ({ id }) => calibrationView(cache(), id, reviewerName(state)),
-    'calibration.answer': async ({ id, callId, answers }) => answerCalibration(ctx(), id, callId, answers),
-    'calibration.submit': async ({ id }) => submitCalibration(ctx(), id),
-    'calibration.reference': async ({ id, callId, answers }) => setCalibrationReference(ctx(), id, callId, answers),
+    'calibration.answer': async ({ id, callId, answers }) => shared(answerCalibration(ctx(), id, callId, answers)),
+    'calibration.submit': async ({ id }) => shared(submitCalibration(ctx(), id)),
+    'calibration.reference': async ({ id, callId, answers }) => shared(setCalibrationReference(ctx(), id, callId, answers)),
     'calibration.delete': async ({ id }) => {
       cache().review.calibration.info(id)
       cache().review.calibration.delete(id)

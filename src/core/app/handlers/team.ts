@@ -9,6 +9,7 @@ import {
   readWorkerState,
   redactUrl,
   searchTeamCache,
+  ReviewLive,
   syncReview,
   teamCall,
   TeamPasswordVault,
@@ -173,6 +174,55 @@ export function teamHandlers(state: AppState): TeamHandlers {
   schedule.start()
   state.disposers.push(() => schedule.dispose())
 
+  /**
+   * The active team account's live review sync (core/team/review-live.ts): one listening
+   * connection and one for push and pull, opened once the account is active and its
+   * password known, closed when another account becomes active or the app ends.
+   */
+  let live: { accountId: string; live: ReviewLive; pools: Array<{ end(): Promise<void> }> } | null = null
+  let starting: Promise<void> | null = null
+  const stopLive = async (): Promise<void> => {
+    const l = live
+    live = null
+    if (!l) return
+    await l.live.stop()
+    for (const p of l.pools) await p.end().catch(() => undefined)
+  }
+  const ensureLive = (): Promise<void> =>
+    (starting ??= (async () => {
+      try {
+        const rt = state.runtime
+        const team = rt?.account.teamCache
+        if (live && (!rt || !team || live.accountId !== rt.account.id)) await stopLive()
+        if (!rt || !team || live) return
+        const password = await vault(rt.account.id).load()
+        if (password === null) return
+        const id = rt.account.id
+        const pool = createPool(dbOptions(team, password))
+        const listenPool = createPool(dbOptions(team, password))
+        const l = new ReviewLive({
+          pool,
+          listenPool,
+          schema: team.schema,
+          cache: () => (state.runtime?.account.id === id ? state.runtime.cache : null),
+          onSynced: (queue) => {
+            reviewState.set(id, queue)
+            platform.events.emit('review.queue', queue)
+          }
+        })
+        live = { accountId: id, live: l, pools: [pool, listenPool] }
+        l.start()
+      } finally {
+        starting = null
+      }
+    })())
+  state.reviewSaved = () => {
+    void ensureLive()
+      .then(() => live?.live.saved())
+      .catch(() => undefined)
+  }
+  state.disposers.push(stopLive)
+
   return {
     'team.connect': async (req) => {
       // Try it before saving anything: a wrong password or address loses nothing.
@@ -206,6 +256,9 @@ export function teamHandlers(state: AppState): TeamHandlers {
       if (analyst) rt.cache.review.share.enable(platform.clock.now())
       state.emitSession()
       schedule.changed()
+      // A new password (or login) for the same account: the live sync logs in again.
+      await stopLive()
+      await ensureLive().catch(() => undefined)
       return state.sessionState()
     },
 
@@ -253,6 +306,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
     },
 
     'team.status': async (): Promise<TeamStatus> => {
+      void ensureLive().catch(() => undefined)
       const rt = state.runtime
       const team = rt?.account.teamCache ?? null
       const active = state.pulls.entries()[0]?.[1].progress ?? null
