@@ -216,6 +216,15 @@ export const useReviewStore = defineStore('review', () => {
     return saved
   }
 
+  /** Keeps one side of a conflict of a team field; the annotation comes back without it. */
+  async function resolveConflict(conflictId: string, choice: 'mine' | 'theirs', callId?: string): Promise<Annotation | undefined> {
+    const id = callId ?? item.value?.callId ?? record.value?.callId
+    const resolved = await guarded(() => call('annotations.resolveConflict', { conflictId, choice }))
+    if (resolved && (callId === undefined || id === item.value?.callId)) annotation.value = resolved
+    if (resolved && list.value) await refreshProgress()
+    return resolved
+  }
+
   async function undo(callId?: string): Promise<void> {
     const id = callId ?? item.value?.callId
     if (!id) return
@@ -311,6 +320,7 @@ export const useReviewStore = defineStore('review', () => {
     prev,
     nextUnreviewed,
     save,
+    resolveConflict,
     undo,
     answer,
     saveScorecard,

@@ -73,6 +73,13 @@ export const reviewMessages = {
     colTags: 'Tags',
     colScore: 'Score',
     exportList: 'Export list…',
+    conflicts: 'Conflicting changes',
+    conflictAbout: '{field} was changed by two people at once. Keep one:',
+    conflictTheirs: 'In the team cache',
+    conflictMine: 'The conflicting change',
+    conflictBy: 'by {who}, {when}',
+    conflictKeep: 'Keep “{value}”',
+    conflictNoTags: 'no tags',
     serviceDropped: 'The service no longer returns this call (found by the sync of {when}); its review is kept.'
   },
   reviewFilters: {

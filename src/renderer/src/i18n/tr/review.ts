@@ -76,6 +76,13 @@ export const reviewMessages: Shape<typeof en> = {
     colTags: 'Etiketler',
     colScore: 'Puan',
     exportList: 'Listeyi dışa aktar…',
+    conflicts: 'Çakışan değişiklikler',
+    conflictAbout: '{field} aynı anda iki kişi tarafından değiştirildi. Birini seçin:',
+    conflictTheirs: 'Ekip önbelleğinde',
+    conflictMine: 'Çakışan değişiklik',
+    conflictBy: '{who}, {when}',
+    conflictKeep: '“{value}” kalsın',
+    conflictNoTags: 'etiket yok',
     serviceDropped: 'Servis bu çağrıyı artık döndürmüyor ({when} eşitlemesinde görüldü); incelemesi saklanıyor.'
   },
   reviewFilters: {
