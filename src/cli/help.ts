@@ -187,7 +187,9 @@ without a team cache. Notes and tags are masked for personal data on the way out
                         Score totals are computed again, never taken from the file
   --json                import: print the report as JSON ("refused" lists those entries)
 
-  push --team URL       send this cache's queued review changes to the team cache, logged
+  push --team URL       send this cache's queued review changes (annotations; a lead's
+                        lists, assignments, scorecards and calibration rounds; calibration
+                        answers and submissions) to the team cache, logged
                         in as the analyst's own role (the URL's user; the password in
                         PGPASSWORD or ~/.pgpass). Status and tags merge field by field; a
                         field someone else changed since this cache last saw it is kept
