@@ -19,5 +19,6 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   sizing: async () => (await import('./sizing')).run,
   'team-search': async () => (await import('./team-search')).run,
   review: async () => (await import('./review')).run,
-  scale: async () => (await import('./scale')).run
+  scale: async () => (await import('./scale')).run,
+  'review-team': async () => (await import('./review-team')).run
 }
