@@ -35,7 +35,8 @@ export function queueList(cache: CallCache, listId: string, at: number): void {
 /** The calls' assignments in a list as they now stand (a reviewer, or none). */
 export function queueAssignments(cache: CallCache, listId: string, callIds: Iterable<string>, at: number): void {
   const reviewers = new Map(cache.review.assignments.ofList(listId).map((r) => [r.callId, r.reviewer]))
-  for (const callId of callIds) cache.review.share.enqueueRecord('assignment', callId, listId, { reviewer: reviewers.get(callId) ?? null }, at)
+  for (const callId of callIds)
+    cache.review.share.enqueueRecord('assignment', callId, listId, { reviewer: reviewers.get(callId) ?? null }, at)
 }
 
 /** A new round, with the scorecard version it answers (reviewers need the form too). */
