@@ -5,7 +5,7 @@ import { runCli } from '../cli/helpers'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 import { createSearch } from '../../../src/core/search'
-import { createPool, DAY_MS, PgSyncStore, pullTeamCache, type PullProgress } from '../../../src/core/team'
+import { createPool, DAY_MS, PgSyncStore, pullTeamCache, searchTeamCache, type PullProgress } from '../../../src/core/team'
 import type { TeamWindow } from '../../../src/shared/team'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { engineFor, freshDatabase, pgContent, signedInSession, sqliteContent, useClusterAndService, type CacheContent } from './helpers'
@@ -140,6 +140,26 @@ describe('a window per workstation', () => {
       expect(before.notices).toEqual([{ kind: 'outside-window', windowStart: start90, days: 90 }])
       expect(before.missing[0]).toMatchObject({ from: NOW - 200 * DAY_MS, to: start90 })
     })
+
+    // Outside the window the team cache answers in place: the same ids, order and totals as
+    // a workstation holding everything.
+    const teamPool = createPool({ url, schema: 'acme', maxConnections: 2 })
+    try {
+      for (const q of [
+        query({ from: NOW - 300 * DAY_MS, to: start90 }),
+        query({ from: NOW - 200 * DAY_MS, to: NOW - DAY_MS, text: 'fatura' }),
+        query({ from: NOW - 365 * DAY_MS, to: NOW - 120 * DAY_MS, text: 'iade OR fatura', sort: 'date_asc' })
+      ]) {
+        const want = answer(everything, q)
+        expect(want.total).toBeGreaterThan(50)
+        const got = await searchTeamCache({ pool: teamPool, schema: 'acme' }, q, { offset: 0, limit: 50, count: true })
+        expect({ total: got.total, ids: got.page.rows.map((r) => r.callId) }).toEqual(want)
+        expect(got.unindexed).toBe(false)
+        expect(answer(file, q).total).toBeLessThan(want.total)
+      }
+    } finally {
+      await teamPool.end()
+    }
     // The CLI's offline search says it on stderr; its answer is still printed.
     const cliSearch = await runCli(cli, [
       'search',
