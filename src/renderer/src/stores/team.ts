@@ -24,9 +24,16 @@ export const useTeamStore = defineStore('team', () => {
   /** The schedule as the controller announces it; the status bar listens from start-up. */
   function watchSchedule(): void {
     unlistenSchedule ??= listen('team.schedule', (s) => {
+      scheduleEvents++
       schedule.value = s
     })
   }
+  /**
+   * Announcements seen so far: a status read that was answered after an announcement carries
+   * the schedule as it stood when the read began (a pull's end announces itself while the read
+   * is still on its way), so it must not replace the newer one.
+   */
+  let scheduleEvents = 0
   /** Review changes saved here and not yet in the team cache. */
   const queue = ref<ReviewQueue | null>(null)
   let unlistenQueue: (() => void) | null = null
@@ -54,8 +61,9 @@ export const useTeamStore = defineStore('team', () => {
 
   async function refresh(): Promise<void> {
     try {
+      const seen = scheduleEvents
       status.value = await call('team.status', {})
-      schedule.value = status.value.schedule
+      if (seen === scheduleEvents) schedule.value = status.value.schedule
       queue.value = status.value.review ?? null
       const active = status.value.active
       if (active && active.phase === 'pulling') {
