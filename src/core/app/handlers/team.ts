@@ -92,7 +92,10 @@ export function teamHandlers(state: AppState): TeamHandlers {
         last = withId
         const task = state.pulls.get(id)
         if (task) task.progress = withId
-        platform.events.emit('team.progress', withId)
+        // The end is announced when the pull's work is over (review sync included, the
+        // schedule told): a screen that refreshes on it, or a person who asks for the next
+        // pull, then never meets this one still running.
+        if (withId.phase === 'pulling') platform.events.emit('team.progress', withId)
       }
       const pool = createPool(dbOptions(team, password))
       try {
@@ -125,6 +128,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
           callsPerSecond: 0
         }
         schedule.pullEnded(final)
+        if (final.phase !== 'pulling') platform.events.emit('team.progress', final)
         ended(final)
       }
     })
