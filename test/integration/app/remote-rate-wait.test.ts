@@ -47,7 +47,12 @@ describe('the app\u2019s live search meeting the tenant\u2019s limit', () => {
       clearInterval(lift)
       service.admin.setFaults({})
     }
-    expect(waits()).toEqual(expect.arrayContaining([3, 2, 1]))
+    // The countdown starts at the window's 3 s and only goes down; a loaded machine may show a
+    // second twice or skip one, so the exact ticks are not asserted.
+    const shown = waits().filter((n): n is number => n !== null)
+    expect(shown[0]).toBe(3)
+    expect(shown).toEqual([...shown].sort((a, b) => b - a))
+    expect(new Set(shown).size).toBeGreaterThanOrEqual(2)
     expect(waits().at(-1)).toBeNull()
   }, 60_000)
 
