@@ -1,23 +1,12 @@
-import type pg from 'pg'
 import type { TeamWindow } from '../../shared/team'
-import type { CallCache } from '../cache'
 import type { CallsightError } from '../errors'
-import { runBackfill } from './pull-backfill'
+import { runBackfill, type BackfillRun } from './pull-backfill'
 import { backfillDone, planWindow, windowStart, type PullClock, type WindowState } from './window'
 
-export interface WindowStep {
-  pool: pg.Pool
-  schema: string
-  cache: CallCache
-  cacheId: string
-  generation: string
-  source: string
-  cursor: number
-  size: number
+export interface WindowStep extends Omit<BackfillRun, 'onBatch'> {
   clock: PullClock
   /** The window asked for; undefined: the one the cache holds already. */
   window?: TeamWindow
-  signal?: AbortSignal
   onDropped: (n: number) => void
   onBackfill: (calls: number, refused: CallsightError[]) => void
 }

@@ -4,10 +4,9 @@ import { callIdSpellings } from '../../shared/query/call-id'
 import { tokensOf } from '../../shared/query/parse'
 import { analyzeQuery, type KeyRef } from '../../shared/query/resolve'
 import { step } from '../../shared/query/work'
-import { foldText } from '../../shared/text/fold'
 import type { CallTypeNames, ScopeRef } from '../cache'
 import { CallsightError } from '../errors'
-import { invalidText, scopesFor } from '../search/query/compile'
+import { invalidText, scopesFor, withFilters } from '../search/query/compile'
 import { compileReview } from '../search/review/review-filter'
 import { q } from './connection'
 
@@ -126,24 +125,6 @@ class Compiler {
       }
     }
   }
-}
-
-/** The text's tree ANDed with the filter bar's analysis filters. */
-function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']): ResolvedNode | null {
-  const span = { start: 0, end: 0 }
-  const extra: ResolvedNode[] = filters.map((f) =>
-    f.kind === 'equals'
-      ? { kind: 'equals', key: f.key, value: f.value, folded: foldText(f.value), span }
-      : {
-          kind: 'range',
-          key: f.key,
-          min: f.min === null ? null : { value: f.min, strict: false },
-          max: f.max === null ? null : { value: f.max, strict: false },
-          span
-        }
-  )
-  const items = [...(node ? [node] : []), ...extra]
-  return items.length === 0 ? null : items.length === 1 ? items[0]! : { kind: 'and', items, span }
 }
 
 /** Pure: the same query and catalog give the same SQL and parameters. */

@@ -135,6 +135,20 @@ export function teamHandlers(state: AppState): TeamHandlers {
     return { runId, done }
   }
 
+  /** `work` over a pool of this account's team login, ended after it (one request's connection). */
+  const withTeamPool = async <T>(
+    rt: AccountRuntime,
+    team: TeamCacheSource,
+    work: (pool: ReturnType<typeof createPool>) => Promise<T>
+  ): Promise<T> => {
+    const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
+    try {
+      return await work(pool)
+    } finally {
+      await pool.end().catch(() => undefined)
+    }
+  }
+
   /** The window the account's cache holds, its calls and its size on disk. */
   const windowOf = (rt: AccountRuntime): TeamWindowInfo => {
     const w = rt.cache.teamWindow()
@@ -291,22 +305,12 @@ export function teamHandlers(state: AppState): TeamHandlers {
     // and an idle login held open would count against the server's connections.
     'team.search': async ({ query, offset, limit, count }) => {
       const { rt, team } = requireTeam()
-      const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
-      try {
-        return await searchTeamCache({ pool, schema: team.schema }, query, { offset, limit, count })
-      } finally {
-        await pool.end().catch(() => undefined)
-      }
+      return withTeamPool(rt, team, (pool) => searchTeamCache({ pool, schema: team.schema }, query, { offset, limit, count }))
     },
 
     'team.call': async ({ callId }) => {
       const { rt, team } = requireTeam()
-      const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
-      try {
-        return await teamCall({ pool, schema: team.schema }, callId)
-      } finally {
-        await pool.end().catch(() => undefined)
-      }
+      return withTeamPool(rt, team, (pool) => teamCall({ pool, schema: team.schema }, callId))
     },
 
     'team.status': async (): Promise<TeamStatus> => {
@@ -327,8 +331,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
         window: windowOf(rt)
       }
       try {
-        const pool = createPool(dbOptions(team, await passwordOf(rt.account.id)))
-        try {
+        return await withTeamPool(rt, team, async (pool) => {
           const workers = (await readWorkerState(pool, team.schema)).map((w) => ({
             name: w.name,
             worker: w.worker,
@@ -341,9 +344,7 @@ export function teamHandlers(state: AppState): TeamHandlers {
             updatedAt: w.updated_at
           }))
           return { ...base, workers, error: null }
-        } finally {
-          await pool.end().catch(() => undefined)
-        }
+        })
       } catch (e) {
         // The local cache works without the team cache; say why the state is missing.
         return { ...base, workers: [], error: toErrorInfo(e) }

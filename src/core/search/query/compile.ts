@@ -142,8 +142,8 @@ export function invalidText(text: string, e: QueryError): CallsightError {
   )
 }
 
-/** The text's tree ANDed with the analysis filters of the filter bar, for "matched in". */
-function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']): ResolvedNode | null {
+/** The text's tree ANDed with the analysis filters of the filter bar ("matched in"; the team cache's SQL too). */
+export function withFilters(node: ResolvedNode | null, filters: SearchQuery['analysis']): ResolvedNode | null {
   const span = { start: 0, end: 0 }
   const extra: ResolvedNode[] = filters.map((f) =>
     f.kind === 'equals'

@@ -75,12 +75,13 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
-  async function pull(): Promise<void> {
+  /** Starts a pull by `ask` (the pull itself, or a window that pulls to get there) and follows it. */
+  async function startPull(ask: () => Promise<{ runId: string }>): Promise<void> {
     error.value = null
     notice.value = null
     starting.value = true
     try {
-      const r = await call('team.pull', {})
+      const r = await ask()
       runId.value = r.runId
       progress.value = { runId: r.runId, phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
     } catch (e) {
@@ -90,21 +91,10 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
+  const pull = (): Promise<void> => startPull(() => call('team.pull', {}))
+
   /** Holds the last `days` days (null: everything) from now on, and pulls to get there. */
-  async function setWindow(days: number | null): Promise<void> {
-    error.value = null
-    notice.value = null
-    starting.value = true
-    try {
-      const r = await call('team.window', { days })
-      runId.value = r.runId
-      progress.value = { runId: r.runId, phase: 'pulling', calls: 0, members: 0, batches: 0, totalCalls: 0, cursor: 0, callsPerSecond: 0 }
-    } catch (e) {
-      error.value = toErrorInfo(e)
-    } finally {
-      starting.value = false
-    }
-  }
+  const setWindow = (days: number | null): Promise<void> => startPull(() => call('team.window', { days }))
 
   async function cancel(): Promise<void> {
     if (!runId.value) return
