@@ -106,7 +106,13 @@ function failed(name: string, e: unknown, io: Io): number {
 // The bundle is the program; importing it from tests does not run it.
 const invokedDirectly = process.argv[1] !== undefined && /cli\.(mjs|js|ts)$/.test(process.argv[1])
 if (invokedDirectly) {
-  void main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
+  void main(process.argv.slice(2)).then(async (code) => {
+    // Every command has closed what it opened when main returns (caches, pools, servers), but
+    // fetch keeps idle connections to the service open for seconds: a finished sync would sit
+    // there as long before the prompt came back. Output to a pipe is written asynchronously,
+    // so both streams are drained first: a piped --json is never cut short.
+    const drained = (s: NodeJS.WriteStream): Promise<void> => new Promise((r) => s.write('', () => r()))
+    await Promise.all([drained(process.stdout), drained(process.stderr)])
+    process.exit(code)
   })
 }

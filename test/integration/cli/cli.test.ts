@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { runCli, syncArgs, useCliAndService } from './helpers'
+import { runCli, spawnCli, syncArgs, useCliAndService } from './helpers'
 
 const FROM = '2026-03-02T06:00:00Z'
 const TO = '2026-03-02T18:00:00Z'
@@ -72,6 +72,21 @@ describe('callsight CLI', () => {
       summary: first.summary,
       analysis: first.analysis
     })
+  })
+
+  it('ends after a large --json has reached a slow reader whole', async () => {
+    // The CLI exits as soon as its work is done (not when idle connections time out): the
+    // output still in the pipe must get there first. The reader waits before reading, so the
+    // pipe is full when the command finishes.
+    const { child, done } = spawnCli(env.cli, ['search', '--db', db, '--results', 'all', '--limit', '1000', '--json'])
+    child.stdout!.pause()
+    await new Promise((r) => setTimeout(r, 1500))
+    child.stdout!.resume()
+    const r = await done
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.length).toBeGreaterThan(256 * 1024)
+    const out = JSON.parse(r.stdout) as { items: unknown[] }
+    expect(out.items).toHaveLength(1000)
   })
 
   it('search filters by text and analysis, with --where', async () => {
