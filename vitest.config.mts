@@ -9,6 +9,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    globalSetup: ['./test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts']
   }
 })
