@@ -3,7 +3,7 @@
  * service's window, and the service filters by dates, types, direction and result code only
  * (the spec has no free-text search), so nothing in a row was matched by the typed text.
  */
-export type ListMode = 'local' | 'service'
+export type ListMode = 'local' | 'service' | 'team'
 
 /** The number a row shows: its place in the whole result, so page 2 of the service starts at 101. */
 export function rowNumber(mode: ListMode, serviceSkip: number, offset: number): number {

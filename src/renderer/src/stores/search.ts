@@ -17,6 +17,7 @@ import { call, listen } from '../api'
 import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
+import { teamCount, teamPage } from '../lib/teamSource'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { rowNumber, termsToHighlight } from '../lib/serviceRows'
@@ -24,7 +25,8 @@ import { allSelection, clickRow, emptySelection, openRow, selectedCount, type Cl
 import { useAppStore } from './app'
 import { useColumnsStore } from './columns'
 
-export type SearchMode = 'local' | 'service'
+/** Where a search is answered: this computer's cache, the service live, or the team cache in place. */
+export type SearchMode = 'local' | 'service' | 'team'
 export const PAGE_SIZE = 100
 const SERVICE_DEFAULT_DAYS = 7
 /**
@@ -53,7 +55,7 @@ export const useSearchStore = defineStore('search', () => {
    * of a new query paint as soon as their page arrives instead of waiting for the count.
    */
   const provisionalTotal = ref(0)
-  /** Whether synced scopes answer the shown local query; null until counted, and in service mode. */
+  /** Whether synced scopes answer the shown local query; null until counted, and in the other modes. */
   const coverage = shallowRef<QueryCoverage | null>(null)
   /** The cache's last sync when the shown local results were read: a later sync makes them stale. */
   const readAtSync = ref<number | null>(null)
@@ -66,6 +68,9 @@ export const useSearchStore = defineStore('search', () => {
   const cursor = ref<number | null>(null)
   /** When the reply to the current query arrived, for the paint-latency budget. */
   const repliedAt = ref<number | null>(null)
+
+  /** The team cache holds calls it has not indexed yet: its answer may miss some of them. */
+  const teamUnindexed = ref(false)
 
   const remoteSkip = ref(0)
   const remotePage = shallowRef<RemotePage | null>(null)
@@ -95,7 +100,7 @@ export const useSearchStore = defineStore('search', () => {
    * known, an unknown field name is left for core to judge.
    */
   const textErrors = computed<QueryError[]>(() => {
-    if (mode.value !== 'local') return []
+    if (mode.value === 'service') return []
     const errors = analyzeQuery(filters.text, { keys: analysisKeys.value, recordFields: recordFields.value }).errors
     return keysLoaded.value ? errors : errors.filter((e) => e.code !== 'unknownField')
   })
@@ -117,7 +122,7 @@ export const useSearchStore = defineStore('search', () => {
   let requestToken = 0
 
   const shownTotal = computed(() =>
-    mode.value === 'local' ? (total.value ?? provisionalTotal.value) : (remotePage.value?.records.length ?? 0)
+    mode.value === 'service' ? (remotePage.value?.records.length ?? 0) : (total.value ?? provisionalTotal.value)
   )
   const selectedTotal = computed(() => selectedCount(selection.value, shownTotal.value))
 
@@ -140,7 +145,7 @@ export const useSearchStore = defineStore('search', () => {
   }
 
   async function ensureRows(from: number, to: number): Promise<void> {
-    if (mode.value === 'local') await cache.ensure(from, to)
+    if (mode.value !== 'service') await cache.ensure(from, to)
   }
 
   async function loadLookups(): Promise<void> {
@@ -156,8 +161,17 @@ export const useSearchStore = defineStore('search', () => {
     if (types.status === 'fulfilled') callTypes.value = types.value
   }
 
-  /** Pages of a query in the list's order (a chosen column's, else the query's), with the chosen columns' values. */
+  /**
+   * Pages of a query in the list's order (a chosen column's, else the query's), with the
+   * chosen columns' values; from the team cache, by date and without columns.
+   */
   function pageFetcher(q: SearchQuery): (offset: number, limit: number) => Promise<CallRow[]> {
+    if (mode.value === 'team')
+      return async (offset, limit) => {
+        const page = await teamPage(q, offset, limit)
+        teamUnindexed.value = page.unindexed
+        return page.rows
+      }
     const columns = useColumnsStore()
     const sortBy = columns.sortBy
     const chosen = [...columns.chosen]
@@ -180,6 +194,8 @@ export const useSearchStore = defineStore('search', () => {
 
   /** Runs the current filters: a fresh result set, a fresh selection. */
   async function run(): Promise<void> {
+    // An account without a team cache (another one switched to) has no team source.
+    if (mode.value === 'team' && useAppStore().account?.teamCache === undefined) mode.value = 'local'
     // A text that cannot run empties the list: rows under the error would belong to another query.
     if (textErrors.value.length > 0) {
       clearTo(query.value)
@@ -195,7 +211,7 @@ export const useSearchStore = defineStore('search', () => {
     const started = Date.now()
     try {
       coverage.value = null
-      if (mode.value === 'local') {
+      if (mode.value !== 'service') {
         readAtSync.value = useAppStore().cache?.lastSyncAt ?? null
         // The first page before the count, and the count only if no keystroke came since:
         // core answers one request at a time, so a count for text already typed over would
@@ -214,10 +230,16 @@ export const useSearchStore = defineStore('search', () => {
         // coming, none is sent.
         await new Promise((resolve) => setTimeout(resolve, COUNT_PAUSE_MS))
         if (token !== requestToken) return
-        const count = await call('search.count', { query: q })
-        if (token !== requestToken) return
-        total.value = count.total
-        coverage.value = count.coverage
+        if (mode.value === 'team') {
+          const n = await teamCount(q)
+          if (token !== requestToken) return
+          total.value = n
+        } else {
+          const count = await call('search.count', { query: q })
+          if (token !== requestToken) return
+          total.value = count.total
+          coverage.value = count.coverage
+        }
       } else {
         shownQuery.value = q
         remoteSkip.value = 0
@@ -229,7 +251,7 @@ export const useSearchStore = defineStore('search', () => {
       if (token !== requestToken) return
       error.value = toErrorInfo(e)
       // No rows of a query the bar no longer shows: the list empties under the error.
-      if (shownQuery.value !== q && mode.value === 'local') {
+      if (shownQuery.value !== q && mode.value !== 'service') {
         cache.reset(async () => [])
         total.value = null
         provisionalTotal.value = 0
@@ -298,6 +320,7 @@ export const useSearchStore = defineStore('search', () => {
     mode.value = m
     remotePage.value = null
     coverage.value = null
+    teamUnindexed.value = false
     // Local rows kept from before the service was searched are not the query shown now.
     cache.reset(async () => [])
     total.value = null
@@ -308,6 +331,11 @@ export const useSearchStore = defineStore('search', () => {
       filters.from = range.from
       filters.to = range.to
       filters.relativeDays = SERVICE_DEFAULT_DAYS
+    }
+    // The team cache sorts by date only; a column's order is the local index's.
+    if (m === 'team') {
+      if (filters.sort === 'relevance') filters.sort = 'date_desc'
+      useColumnsStore().clearSort()
     }
     void run()
   }
@@ -404,6 +432,7 @@ export const useSearchStore = defineStore('search', () => {
     lastLatencyMs,
     remoteSkip,
     remotePage,
+    teamUnindexed,
     rateWaitSeconds,
     analysisKeys,
     keysLoaded,

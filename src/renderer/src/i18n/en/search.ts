@@ -42,6 +42,12 @@ export const searchMessages = {
     modeLocalHint: 'Searches the cache on this computer. Works offline.',
     modeService: 'Service',
     modeServiceHint: 'Asks the service live, with its filters only; at most the first 10,000 results.',
+    modeTeam: 'Team cache',
+    modeTeamHint: 'Searches the team cache in PostgreSQL directly: everything your team holds, beyond this computer’s window.',
+    teamNoRelevance: 'The team cache sorts by date only: relevance is the local search’s.',
+    teamNoExport: 'Export works on this computer’s cache: search it locally, or widen the window to hold these calls.',
+    teamReviewIgnored: 'Review filters are left out: the team cache holds no annotations.',
+    teamUnindexed: 'The team cache has calls it has not indexed yet: words and analysis filters do not find them until its next “team init”.',
     mode: 'Search mode',
     total: '{count} result | {count} results',
     counting: 'Counting…',
@@ -88,6 +94,7 @@ export const searchMessages = {
       outsideWindowAll:
         'Outside this workstation’s window: it is being widened to everything. This computer holds the calls from {date} on.',
       widenWindow: 'Widen the window',
+      searchTeam: 'Search the team cache',
       teamLacks:
         'Not in the team cache: {what}, {range}. The team’s worker does not sync this scope: ask your administrator to add it to the worker’s config (callsight worker --config, “scopes”).'
     },

@@ -45,6 +45,12 @@ export const searchMessages: Shape<typeof en> = {
     modeLocalHint: 'Bu bilgisayardaki önbellekte arar. Çevrimdışı çalışır.',
     modeService: 'Servis',
     modeServiceHint: 'Servise canlı sorar, yalnızca servisin filtreleriyle; en fazla ilk 10.000 sonuç.',
+    modeTeam: 'Ekip önbelleği',
+    modeTeamHint: 'Doğrudan PostgreSQL’deki ekip önbelleğinde arar: bu bilgisayarın penceresinin ötesinde, ekibin tuttuğu her şey.',
+    teamNoRelevance: 'Ekip önbelleği yalnızca tarihe göre sıralar: ilgililik yerel aramanındır.',
+    teamNoExport: 'Dışa aktarma bu bilgisayarın önbelleğiyle çalışır: yerelde arayın ya da bu çağrıları tutmak için pencereyi genişletin.',
+    teamReviewIgnored: 'İnceleme filtreleri dışarıda bırakıldı: ekip önbelleğinde açıklama tutulmaz.',
+    teamUnindexed: 'Ekip önbelleğinde henüz dizinlenmemiş çağrılar var: bir sonraki “team init”e kadar sözcükler ve analiz filtreleri onları bulmaz.',
     mode: 'Arama kipi',
     rateWait: 'servisin sınırı için {seconds} sn bekleniyor',
     total: '{count} sonuç',
@@ -91,6 +97,7 @@ export const searchMessages: Shape<typeof en> = {
       outsideWindowAll:
         'Bu iş istasyonunun penceresi dışında: pencere tümüne genişletiliyor. Bu bilgisayar {date} tarihinden itibaren çağrıları tutuyor.',
       widenWindow: 'Pencereyi genişlet',
+      searchTeam: 'Ekip önbelleğinde ara',
       teamLacks:
         'Ekip önbelleğinde yok: {what}, {range}. Ekibin çalışanı (worker) bu kapsamı eşitlemiyor: yöneticinizden çalışanın yapılandırmasına (callsight worker --config, “scopes”) eklemesini isteyin.'
     },
