@@ -90,7 +90,13 @@ describe('search store: the team cache as a source', () => {
     await search.ensureRows(200, 210)
     expect(search.rowAt(205)?.callId).toBe('c205')
     const asked = b.of('team.search').map((s) => s.request as { query: SearchQuery; offset: number; count: boolean })
-    expect(asked.map((a) => [a.offset, a.count])).toEqual(expect.arrayContaining([[0, false], [0, true], [200, false]]))
+    expect(asked.map((a) => [a.offset, a.count])).toEqual(
+      expect.arrayContaining([
+        [0, false],
+        [0, true],
+        [200, false]
+      ])
+    )
     for (const a of asked) {
       expect(a.query).toMatchObject({ text: 'fatura', from: 1000, callTypes: ['Sales'], sort: 'date_desc' })
       expect(a.query.review).toBeUndefined()
