@@ -78,7 +78,7 @@ describe('search store: the team cache as a source', () => {
     search.filters.sort = 'relevance'
     search.filters.from = 1000
     search.filters.callTypes = ['Sales']
-    search.filters.review.statuses = ['done']
+    search.filters.review.statuses = ['reviewed']
     search.setMode('team')
     await settled(search)
 
