@@ -22,6 +22,8 @@ export const EXIT = {
   workerFailing: 14,
   /** team status: no worker runs a scope (its next run is overdue, or none owns it). */
   workerStopped: 15,
+  /** search --team: the team cache's search is off (its operator has not turned it on). */
+  teamSearchOff: 16,
   cancelled: 130
 } as const
 
@@ -33,6 +35,7 @@ const BY_CODE: Record<ErrorCode, number> = {
   NotSignedIn: EXIT.relogin,
   IpNotAllowed: EXIT.ipNotAllowed,
   Forbidden: EXIT.ipNotAllowed,
+  TeamSearchOff: EXIT.teamSearchOff,
   RateLimited: EXIT.rateLimited,
   Network: EXIT.network,
   Timeout: EXIT.network,
@@ -68,4 +71,6 @@ export const EXIT_HELP = `Exit codes:
   13   team status: a worker is stale (no heartbeat: hung or cut off)
   14   team status: the last run of a scope failed (failing since …)
   15   team status: no worker runs a scope (stopped, or its next run overdue)
+  16   search --team: the team cache does not search (its operator has not turned it on:
+       callsight team search enable)
   130  cancelled (Ctrl-C); a sync keeps its checkpoint and continues next time`

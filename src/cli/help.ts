@@ -219,6 +219,7 @@ Exports are saved by the browser as downloads.`
 export const TEAM_HELP = `callsight team init --db URL [--schema NAME] [--writer ROLE] [--reader ROLE]
 callsight team status --db URL [--schema NAME] [--json]
 callsight team reset --db URL [--schema NAME]
+callsight team search enable|disable|status --db URL [--schema NAME]
 callsight team add-analyst NAME [--lead] --db URL [--schema NAME]
 callsight team remove-analyst NAME --db URL [--schema NAME]
 callsight team list-analysts --db URL [--schema NAME] [--json]
@@ -242,6 +243,10 @@ add-analyst     a login role for one analyst (--lead: also creates lists, assign
 remove-analyst  a clean revoke: login disabled, sessions ended, grants dropped, role
                 dropped; the review rows it wrote stay with its name. Database owner.
 list-analysts   the tenant's analysts and leads.
+search  the team cache search (search --team, the app's "ask the team cache"), off
+        until enabled: enable adds its columns and indexes and indexes every stored
+        call (Ctrl-C stops; run again to resume), about doubling PostgreSQL's size per
+        call; disable drops them. Database owner.
 
   --db URL              postgres://USER@HOST:PORT/DATABASE
   --writer ROLE         default <schema>_writer

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   'DatabaseTooNew',
   'Storage',
   'Forbidden',
+  // The team cache was asked to search, and its search is off (an operator's choice).
+  'TeamSearchOff',
   'Internal'
 ] as const
 

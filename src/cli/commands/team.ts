@@ -6,6 +6,7 @@ import type { Io } from '../output'
 import { terminalLine } from '../terminal-text'
 import { teamStatus } from './team-status'
 import { analystCommand } from './team-analysts'
+import { teamSearchSwitch } from './team-search-switch'
 import { readSecret } from '../password'
 import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
 
@@ -14,10 +15,11 @@ export async function teamCommand(argv: string[], io: Io): Promise<number> {
   if (sub === 'init') return init(rest, io)
   if (sub === 'status') return teamStatus(rest, io)
   if (sub === 'reset') return reset(rest, io)
+  if (sub === 'search') return teamSearchSwitch(rest, io)
   if (sub === 'add-analyst' || sub === 'remove-analyst' || sub === 'list-analysts') return analystCommand(sub, rest, io)
   throw new CallsightError(
     'InvalidInput',
-    `callsight team: say init, status, reset, add-analyst, remove-analyst or list-analysts${sub ? ` (not "${sub}")` : ''}.`
+    `callsight team: say init, status, reset, search, add-analyst, remove-analyst or list-analysts${sub ? ` (not "${sub}")` : ''}.`
   )
 }
 

@@ -37,6 +37,7 @@ export { pullReview, type ReviewPullOptions, type ReviewPullResult } from './rev
 export { SHARED_KINDS, type SharedKind } from './review-kinds'
 export { isAnalystLogin, syncReview } from './review-sync'
 export { backfillSearch } from './pg-migration-6'
+export { disableTeamSearch, enableTeamSearch, teamSearchState, type TeamSearchState } from './pg-migration-8'
 export { searchTeamCache, teamCall, type TeamSearchOptions, type TeamSearchRequest, type TeamSearchResult } from './team-search'
 export { ReviewLive, type ReviewLiveOptions } from './review-live'
 export { REVIEW_CHANNEL } from './pg-migration-7'

@@ -48,7 +48,7 @@ export interface BackfillProgress {
 /**
  * Fills the search columns of rows written before schema 6, a batch per transaction, in call
  * id order through the partial index: stopped anywhere, it resumes where rows are still
- * empty. Run by `team init` (as the owner) after migrating; the writer may run it too.
+ * empty. Run by `team search enable` and `team init` (as the owner) while search is on.
  */
 export async function backfillSearch(
   pool: pg.Pool,
@@ -62,28 +62,34 @@ export async function backfillSearch(
   try {
     for (;;) {
       if (opts.signal?.aborted) break
-      const rows = await pool.query<{ call_id: string }>(
+      const rows = await pool.query<{ call_id: string; seq: string }>(
         `SELECT call_id, call_at, call_date, title, summary, extra, analysis, seq FROM ${s}.calls WHERE search IS NULL AND call_id > $1 ORDER BY call_id LIMIT $2`,
         [after, batch]
       )
       if (rows.rows.length === 0) break
       const ids: string[] = []
+      const seqs: string[] = []
       const vectors: string[] = []
       const facts: unknown[] = []
       for (const row of rows.rows) {
         // As stored: the writer indexed what it stored, masked by the client before it.
         const { record, hasAnalysis } = pulledCall(row)
         ids.push(row.call_id)
+        seqs.push(String(row.seq))
         vectors.push(searchVector(record, hasAnalysis))
         facts.push(hasAnalysis ? searchFacts(record) : null)
       }
-      await pool.query(
+      const updated = await pool.query(
+        // Only a row still as it was read (its change number): one the writer rewrote
+        // meanwhile without analysis is still empty, and is filled from what it holds now
+        // by the next pass (enableTeamSearch) or the next run.
         `UPDATE ${s}.calls c SET search = e.search::tsvector, facts = nullif(e.facts::jsonb, 'null'::jsonb)
-         FROM ROWS FROM (json_array_elements_text($1::json), json_array_elements_text($2::json), json_array_elements($3::json)) AS e(id, search, facts)
-         WHERE c.call_id = e.id AND c.search IS NULL`,
-        [JSON.stringify(ids), JSON.stringify(vectors), JSON.stringify(facts)]
+         FROM ROWS FROM (json_array_elements_text($1::json), json_array_elements_text($2::json), json_array_elements($3::json),
+                         json_array_elements_text($4::json)) AS e(id, search, facts, seq)
+         WHERE c.call_id = e.id AND c.search IS NULL AND c.seq = e.seq::bigint`,
+        [JSON.stringify(ids), JSON.stringify(vectors), JSON.stringify(facts), JSON.stringify(seqs)]
       )
-      filled += ids.length
+      filled += updated.rowCount ?? 0
       after = ids[ids.length - 1]!
       opts.onProgress?.({ filled })
     }

@@ -5,6 +5,7 @@ import { membershipsCheckedPerStatement } from './pg-migration-3'
 import { reviewTablesV5 } from './pg-migration-5'
 import { searchColumnsV6 } from './pg-migration-6'
 import { reviewTablesV7 } from './pg-migration-7'
+import { searchSwitchV8 } from './pg-migration-8'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -142,7 +143,8 @@ export const pgMigrations: readonly PgMigration[] = [
   },
   { version: 5, sql: reviewTablesV5 },
   { version: 6, sql: searchColumnsV6 },
-  { version: 7, sql: reviewTablesV7 }
+  { version: 7, sql: reviewTablesV7 },
+  { version: 8, sql: searchSwitchV8 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

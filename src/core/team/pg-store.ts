@@ -103,6 +103,12 @@ export class PgSyncStore implements SyncStore {
     }
   }
 
+  /** Whether the team cache search is on (pg-migration-8.ts): what the writer fills. */
+  private async searchOn(c: pg.ClientBase): Promise<boolean> {
+    const r = await c.query<{ value: string }>(`SELECT value FROM ${this.s}.meta WHERE key = 'search'`)
+    return r.rows[0]?.value !== 'off'
+  }
+
   private async read<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R[]> {
     try {
       return (await this.pool.query<R>(text, values)).rows
@@ -241,12 +247,14 @@ export class PgSyncStore implements SyncStore {
   async writePages(inputs: readonly WritePageInput[]): Promise<PgPageCounts[]> {
     if (inputs.length === 0) return []
     const now = this.clock.now()
-    return this.writeTx((c) =>
+    return this.writeTx(async (c) =>
       writeGroup(
         {
           c,
           schema: this.schema,
           now,
+          // Read under the write lock, which switching search on or off takes too.
+          search: await this.searchOn(c),
           scopeId: (cc, key) => Promise.resolve(this.scopeIds.get(key) ?? this.scopeId(cc, key))
         },
         inputs

@@ -26,9 +26,9 @@ export function upsertChunk(
   schema: string,
   chunk: ReadonlyArray<{ r: CallRecord }>,
   now: number,
-  withAnalysis: boolean
+  withAnalysis: boolean,
+  search: boolean
 ): Promise<pg.QueryResult<UpsertedRow>> {
-  const s = q(schema)
   // One JSON array per column, each unpacked by PostgreSQL: it parses every document once.
   // One array of rows picked apart with `e->>k` re-parsed each row up to the k-th field for
   // every field, and cost the server 2.5× the CPU of this (measured: 35–40 against 12–17 µs a
@@ -55,18 +55,59 @@ export function upsertChunk(
     summaries.push(r.summary)
     extras.push(r.extra)
     if (withAnalysis) analyses.push(r.analysis.map((a) => [a.key, a.friendlyName, a.value]))
-    vectors.push(searchVector(r, withAnalysis))
-    if (withAnalysis) facts.push(searchFacts(r))
+    if (search) vectors.push(searchVector(r, withAnalysis))
+    if (search && withAnalysis) facts.push(searchFacts(r))
   }
-  const col = (n: number): string => `json_array_elements_text($${n}::json)`
-  // Without analysis $9 is NULL: no elements, and ROWS FROM pads the column with NULLs.
-  const value = (n: number): string => `json_array_elements($${n}::json)`
-  // The search columns (schema 6): without analysis the stored analysis words are kept, moved
-  // after the new title and summary (tsvector || shifts the right side's positions past the
-  // left's), and the facts stay. Every analysis written counts its keys in search_keys, the
-  // catalog a team cache search resolves field names against.
-  return c.query<UpsertedRow>(
-    `WITH up AS (
+  const params = [
+    JSON.stringify(ids),
+    now,
+    withAnalysis,
+    JSON.stringify(ats),
+    JSON.stringify(dates),
+    JSON.stringify(titles),
+    JSON.stringify(summaries),
+    JSON.stringify(extras),
+    withAnalysis ? JSON.stringify(analyses) : null
+  ]
+  if (!search) return c.query<UpsertedRow>(upsertSql(schema), params)
+  return c.query<UpsertedRow>(searchUpsertSql(schema), [...params, JSON.stringify(vectors), withAnalysis ? JSON.stringify(facts) : null])
+}
+
+const col = (n: number): string => `json_array_elements_text($${n}::json)`
+// Without analysis $9 is NULL: no elements, and ROWS FROM pads the column with NULLs.
+const value = (n: number): string => `json_array_elements($${n}::json)`
+
+/** The upsert with the team cache search off: the calls table's own columns only. */
+function upsertSql(schema: string): string {
+  const s = q(schema)
+  return `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
+     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')
+     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)})
+       AS e(id, at, date, title, summary, extra, analysis)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM ${s}.calls o WHERE o.call_id = e.id
+          AND (o.call_at, o.call_date, o.title, o.summary, o.extra) IS NOT DISTINCT FROM (e.at::bigint, e.date, e.title, e.summary, e.extra::text)
+          AND NOT ($3 AND o.analysis IS DISTINCT FROM e.analysis::text))
+     ON CONFLICT (call_id) DO UPDATE SET
+       call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
+       summary = excluded.summary, extra = excluded.extra,
+       analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,
+       last_changed_at = excluded.last_changed_at, seq = excluded.seq
+     WHERE (c.call_at, c.call_date, c.title, c.summary, c.extra) IS DISTINCT FROM
+           (excluded.call_at, excluded.call_date, excluded.title, excluded.summary, excluded.extra)
+        OR ($3 AND c.analysis IS DISTINCT FROM excluded.analysis)
+     RETURNING c.call_id, (c.xmax = 0) AS inserted`
+}
+
+/**
+ * The upsert with the team cache search on (schema 6): without analysis the stored analysis
+ * words are kept, moved after the new title and summary (tsvector || shifts the right side's
+ * positions past the left's), and the facts stay. Every analysis written counts its keys in
+ * search_keys, the catalog a team cache search resolves field names against.
+ */
+function searchUpsertSql(schema: string): string {
+  const s = q(schema)
+  return `WITH up AS (
      INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq, search, facts)
      SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes'),
             e.search::tsvector, e.facts::jsonb
@@ -94,19 +135,5 @@ export function upsertChunk(
        GROUP BY 1, 2
        ON CONFLICT (key, friendly_name) DO UPDATE SET items = k.items + excluded.items, numeric_items = k.numeric_items + excluded.numeric_items
      )
-     SELECT call_id, inserted FROM up`,
-    [
-      JSON.stringify(ids),
-      now,
-      withAnalysis,
-      JSON.stringify(ats),
-      JSON.stringify(dates),
-      JSON.stringify(titles),
-      JSON.stringify(summaries),
-      JSON.stringify(extras),
-      withAnalysis ? JSON.stringify(analyses) : null,
-      JSON.stringify(vectors),
-      withAnalysis ? JSON.stringify(facts) : null
-    ]
-  )
+     SELECT call_id, inserted FROM up`
 }

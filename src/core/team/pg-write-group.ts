@@ -93,6 +93,8 @@ export interface GroupWrite {
   /** The scope's row id (cached by the store). */
   scopeId: (c: pg.ClientBase, scopeKey: string) => Promise<number>
   now: number
+  /** The team cache search is on: the upserts fill its columns (pg-migration-8.ts). */
+  search: boolean
 }
 
 /**
@@ -190,7 +192,7 @@ async function upsertCalls(
   })
   for (let i = 0; i < send.length; i += UPSERT_CHUNK) {
     const chunk = send.slice(i, i + UPSERT_CHUNK)
-    await tx.send(upsertChunk(w.c, w.schema, chunk, w.now, withAnalysis), (res) => {
+    await tx.send(upsertChunk(w.c, w.schema, chunk, w.now, withAnalysis, w.search), (res) => {
       const changed = new Set<string>()
       for (const row of res.rows) {
         changed.add(row.call_id)

@@ -6,6 +6,7 @@ import { migratePg } from './pg-migrations'
 import { reviewGrantsSql } from './pg-migration-5'
 import { backfillSearch } from './pg-migration-6'
 import { reviewGrantsV7Sql } from './pg-migration-7'
+import { teamSearchState } from './pg-migration-8'
 
 /**
  * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
@@ -96,8 +97,8 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   } finally {
     c.release()
   }
-  // Rows written before schema 6 get their search columns (a no-op once every row has them).
-  const searchFilled = await backfillSearch(opts.pool, opts.schema)
+  // With search on, rows still without their search columns get them (a no-op once all have).
+  const searchFilled = (await teamSearchState(opts.pool, opts.schema)) === 'on' ? await backfillSearch(opts.pool, opts.schema) : 0
   const warnings: string[] = []
   // Any role may create temporary tables by default: space and catalog churn an analyst's
   // role has no use for. Only the database's owner (or a superuser) may take it away.

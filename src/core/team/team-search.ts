@@ -13,6 +13,7 @@ import { parseNumeric, type ScopeRef } from '../cache'
 import { CallsightError } from '../errors'
 import { keyInfos, typeNamesOf } from '../search/query/catalog'
 import { mapPgError, q } from './connection'
+import { searchOffError, teamSearchState } from './pg-migration-8'
 import { pulledCall } from './pulled-rows'
 import { compileTeamQuery, type TeamCatalog, type TeamCompiled } from './team-query'
 
@@ -131,6 +132,7 @@ export async function searchTeamCache(opts: TeamSearchOptions, query: SearchQuer
   const limit = Math.max(0, Math.min(MAX_LIMIT, Math.trunc(req.limit)))
   const s = q(opts.schema)
   return readOnlyTransaction(opts, async (c) => {
+    if ((await teamSearchState(c, opts.schema)) === 'off') throw searchOffError(opts.schema)
     const compiled = compileTeamQuery(query, await readCatalog(c, opts.schema), opts.schema)
     const missing = await c.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${s}.calls WHERE search IS NULL) AS any`)
     const unindexed = missing.rows[0]?.any === true

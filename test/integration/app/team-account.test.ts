@@ -5,7 +5,7 @@ import type { ChannelName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
 import type { ReviewQueue, TeamPullProgress } from '../../../src/shared/team'
 import { CallsightError } from '../../../src/core/errors'
-import { addAnalyst, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
+import { addAnalyst, enableTeamSearch, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
 import type { RunningService } from '../../../src/reference-service'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
@@ -31,6 +31,7 @@ beforeAll(async () => {
     readerPassword: 'reader-pw-1'
   })
   await addAnalyst(pool, 'acme', 'ayse', 'ayse-pw-123', false)
+  await enableTeamSearch(pool, 'acme')
   await pool.end()
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
   const { session } = await signedInSession(service)

@@ -5,7 +5,7 @@ import { runCli } from '../cli/helpers'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 import { createSearch } from '../../../src/core/search'
-import { createPool, DAY_MS, PgSyncStore, pullTeamCache, searchTeamCache, type PullProgress } from '../../../src/core/team'
+import { createPool, DAY_MS, enableTeamSearch, PgSyncStore, pullTeamCache, searchTeamCache, type PullProgress } from '../../../src/core/team'
 import type { TeamWindow } from '../../../src/shared/team'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { engineFor, freshDatabase, pgContent, signedInSession, sqliteContent, useClusterAndService, type CacheContent } from './helpers'
@@ -96,6 +96,7 @@ describe('a window per workstation', () => {
     const { session } = await signedInSession(team.service)
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     try {
+      await enableTeamSearch(store.pool, 'acme')
       await engineFor(session, store).run(YEAR, { mode: 'full' })
     } finally {
       await store.close()

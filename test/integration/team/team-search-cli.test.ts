@@ -3,7 +3,7 @@
  * page equals core's searchTeamCache on the same query.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPool, PgSyncStore, searchTeamCache } from '../../../src/core/team'
+import { createPool, enableTeamSearch, PgSyncStore, searchTeamCache } from '../../../src/core/team'
 import { SearchQuery } from '../../../src/shared/domain'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli } from '../cli/helpers'
@@ -20,6 +20,8 @@ beforeAll(async () => {
   ;[cli, cluster] = await Promise.all([buildCli(), startPgCluster({ settings: FAST_TEST_SETTINGS })])
   database = await freshDatabase(cluster)
   await setUpTenant(cluster, database, [])
+  const owner = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 1 })
+  await enableTeamSearch(owner, SCHEMA).finally(() => owner.end())
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database }), schema: SCHEMA })
   try {
     for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) await store.ensureScope(key, SCOPES[key])

@@ -9,7 +9,7 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
-import { backfillSearch, createPool, PgSyncStore, searchTeamCache, teamCall, type TeamSearchOptions } from '../../../src/core/team'
+import { backfillSearch, createPool, enableTeamSearch, PgSyncStore, searchTeamCache, teamCall, type TeamSearchOptions } from '../../../src/core/team'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
@@ -31,6 +31,8 @@ beforeAll(async () => {
   cluster = await startPgCluster({ settings: FAST_TEST_SETTINGS })
   database = await freshDatabase(cluster)
   await setUpTenant(cluster, database, [{ name: 'ayla' }])
+  const owner = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 1 })
+  await enableTeamSearch(owner, SCHEMA).finally(() => owner.end())
   const calls = makeCalls(N)
   const pages = pagesOf(calls)
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database }), schema: SCHEMA })

@@ -35,6 +35,7 @@ const SELF_EXPLANATORY: Record<ErrorCode, boolean> = {
   DatabaseTooNew: true,
   Storage: false,
   Forbidden: false,
+  TeamSearchOff: true,
   Internal: false
 }
 

@@ -99,6 +99,8 @@ export const shellMessages = {
     DatabaseTooNew: 'The local cache was written by a newer version of Callsight. Update the app, or clear the cache in Settings.',
     Storage: 'The local cache could not be read or written.',
     Forbidden: 'That action is not allowed.',
+    TeamSearchOff:
+      'The team cache does not search: its operator has not turned search on. Search the calls this computer holds, or ask the operator to turn the team cache search on.',
     Internal: 'Something went wrong inside the app.'
   },
   // The same codes where the team cache (PostgreSQL) answered, not the service or the local cache.

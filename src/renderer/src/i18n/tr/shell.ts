@@ -102,6 +102,8 @@ export const shellMessages: Shape<typeof en> = {
       'Yerel önbellek Callsight’ın daha yeni bir sürümüyle yazılmış. Uygulamayı güncelleyin veya Ayarlar’dan önbelleği temizleyin.',
     Storage: 'Yerel önbellek okunamadı veya yazılamadı.',
     Forbidden: 'Bu işleme izin verilmiyor.',
+    TeamSearchOff:
+      'Ekip önbelleğinde arama kapalı: yöneticisi aramayı açmamış. Bu bilgisayardaki çağrılarda arayın ya da yöneticiden ekip önbelleği aramasını açmasını isteyin.',
     Internal: 'Uygulamanın içinde bir sorun oluştu.'
   },
   // The same codes where the team cache (PostgreSQL) answered, not the service or the local cache.
