@@ -13,33 +13,22 @@
  *
  * CALLSIGHT_BENCH_SIZING_CALLS sets the calls (default 250,000; 50,000 with --quick);
  * CALLSIGHT_BENCH_SIZING_KEEP=FILE keeps a copy of the pulled file there;
- * CALLSIGHT_BENCH_SIZING_LOCAL=1 runs only the local part (no PostgreSQL).
+ * CALLSIGHT_BENCH_SIZING_LOCAL=1 runs only the local part (no PostgreSQL);
+ * CALLSIGHT_BENCH_SIZING_PG_ONLY=1 only the PostgreSQL part (the writes, search off and on).
  * The PostgreSQL part is skipped, with one line, when no server binaries are installed.
  */
 import { copyFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { openCache } from '../src/core/cache'
-import { createPool, PgSyncStore, pullTeamCache } from '../src/core/team'
+import { createPool, pullTeamCache } from '../src/core/team'
 import { findPgBin, startPgCluster } from '../test/support/pg-cluster'
 import { localSizing } from './sizing-local'
 import { sqliteSizes } from './sizing-sizes'
-import { ALL, groups, PG_BENCH_TUNING } from './team-support'
+import { PG_BENCH_TUNING } from './team-support'
+import { writeBoth } from './sizing-team'
 import type { BenchFn, BenchRow } from './types'
 
 const PER_MILLION = 1e6
-
-/** Bytes of each table (heap + TOAST + its indexes) and of each index alone, in one schema. */
-async function pgSizes(pool: PgSyncStore['pool'], schema: string): Promise<{ name: string; bytes: number; index: boolean }[]> {
-  const r = await pool.query<{ name: string; bytes: string; kind: string }>(
-    `SELECT c.relname AS name, c.relkind AS kind,
-            CASE WHEN c.relkind = 'r' THEN pg_total_relation_size(c.oid) ELSE pg_relation_size(c.oid) END AS bytes
-       FROM pg_class c JOIN pg_namespace ns ON ns.oid = c.relnamespace
-      WHERE ns.nspname = $1 AND c.relkind IN ('r', 'i')
-      ORDER BY bytes DESC`,
-    [schema]
-  )
-  return r.rows.map((x) => ({ name: x.name, bytes: Number(x.bytes), index: x.kind === 'i' }))
-}
 
 export const run: BenchFn = async (ctx) => {
   const env = Number(process.env['CALLSIGHT_BENCH_SIZING_CALLS'] ?? 0)
@@ -56,38 +45,9 @@ export const run: BenchFn = async (ctx) => {
   try {
     await cluster.sql('CREATE DATABASE bench')
     const url = cluster.urlFor({ database: 'bench' })
-    const store = await PgSyncStore.open({ url, schema: 'bench', migrate: true })
-    try {
-      await store.ensureScope('all', ALL)
-      for (const group of groups(n, 11)) {
-        const one = group.filter((p) => p.scopeKey === 'all')
-        if (one.length) await store.writePages(one)
-      }
-      await store.pool.query('VACUUM ANALYZE')
-      const members = Number((await store.pool.query<{ n: string }>('SELECT count(*) AS n FROM bench.scope_members')).rows[0]!.n)
-      const sizes = await pgSizes(store.pool, 'bench')
-      const tables = sizes.filter((s) => !s.index)
-      const total = tables.reduce((s, t) => s + t.bytes, 0)
-      ctx.log(`PostgreSQL, ${n.toLocaleString('en')} calls, ${members.toLocaleString('en')} memberships (one scope):`)
-      for (const s of sizes.filter((x) => x.bytes >= 65536)) {
-        ctx.log(`  ${s.index ? 'index' : 'table'} ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
-      }
-      const memberBytes = tables.find((t) => t.name === 'scope_members')?.bytes ?? 0
-      ctx.log(`  all: ${(total / n).toFixed(1)} B/call; memberships ${(memberBytes / Math.max(1, members)).toFixed(1)} B each`)
-      rows.push(
-        {
-          metric: `PostgreSQL per 1,000,000 calls with 10 items, one scope (${n.toLocaleString('en')} calls)`,
-          value: ((total / n) * PER_MILLION) / 1e6,
-          unit: 'MB',
-          target: 900,
-          targetKind: 'max',
-          note: `${(total / n).toFixed(0)} B/call; a membership ${(memberBytes / Math.max(1, members)).toFixed(0)} B`
-        },
-        { metric: 'PostgreSQL bytes per membership', value: memberBytes / Math.max(1, members), unit: 'B' }
-      )
-    } finally {
-      await store.close()
-    }
+    const written = await writeBoth(ctx, url, n)
+    rows.push(...written.rows)
+    if (process.env['CALLSIGHT_BENCH_SIZING_PG_ONLY'] === '1') return { name: 'sizing', rows }
 
     const pulled = async (name: string, schemaVersion?: number): Promise<number> => {
       const file = join(ctx.workDir, name)

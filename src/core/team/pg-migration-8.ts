@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { CallsightError } from '../errors'
 import { mapPgError, q } from './connection'
+import { callsTableSql } from './pg-calls-table'
 import { backfillSearch, NUMERIC_VALUE_SQL, type BackfillProgress } from './pg-migration-6'
 
 /**
@@ -12,7 +13,7 @@ import { backfillSearch, NUMERIC_VALUE_SQL, type BackfillProgress } from './pg-m
  *
  * Schema 8 records the state. A cache that already holds calls keeps its search (an upgrade
  * never drops what analysts may be using; the operator disables it if unused); a new, empty
- * one starts with search off.
+ * one starts with search off, its calls table made anew without the columns.
  */
 export function searchSwitchV8(schema: string): string {
   const s = q(schema)
@@ -22,7 +23,11 @@ export function searchSwitchV8(schema: string): string {
       IF EXISTS (SELECT 1 FROM ${s}.calls) THEN
         INSERT INTO ${s}.meta (key, value) VALUES ('search', 'on') ON CONFLICT (key) DO NOTHING;
       ELSE
-        ${dropSearchSql(schema)}
+        -- Made again rather than altered: no dropped columns (pg-calls-table.ts).
+        DROP TABLE ${s}.calls;
+        ${callsTableSql(schema)}
+        TRUNCATE ${s}.search_keys;
+        INSERT INTO ${s}.meta (key, value) VALUES ('search', 'off') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
       END IF;
     END
     $switch$;
@@ -45,6 +50,19 @@ function dropSearchSql(schema: string): string {
 }
 
 /**
+ * The search indexes, built once the backfill is done: a GIN index built in one go is about
+ * half the size of one grown row by row (docs/perf-log.md), and a build is faster than
+ * the updates of every row keeping two indexes up to date.
+ */
+function searchIndexesSql(schema: string): string {
+  const s = q(schema)
+  return `
+    CREATE INDEX IF NOT EXISTS calls_search ON ${s}.calls USING gin (search);
+    CREATE INDEX IF NOT EXISTS calls_by_date ON ${s}.calls (call_at, call_id COLLATE "C");
+  `
+}
+
+/**
  * The search columns added back, empty (the backfill fills them), the key catalog counted
  * again from the stored analysis (the writer kept none while search was off), and the
  * state set to on: from the commit on, the writer fills the columns of what it writes.
@@ -59,8 +77,6 @@ function addSearchSql(schema: string): string {
       FROM ${s}.calls c CROSS JOIN LATERAL json_array_elements(c.analysis::json) i
       WHERE c.analysis IS NOT NULL
       GROUP BY 1, 2;
-    CREATE INDEX IF NOT EXISTS calls_search ON ${s}.calls USING gin (search);
-    CREATE INDEX IF NOT EXISTS calls_by_date ON ${s}.calls (call_at, call_id COLLATE "C");
     CREATE INDEX IF NOT EXISTS calls_search_missing ON ${s}.calls (call_id) WHERE search IS NULL;
     INSERT INTO ${s}.meta (key, value) VALUES ('search', 'on') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
   `
@@ -119,10 +135,11 @@ export interface SearchSwitchOptions {
 }
 
 /**
- * Turns the team cache search on (owner): the columns and indexes, then the backfill of
- * every call already stored. Stopped anywhere, running it again resumes the backfill (the
- * columns stay; the rows still empty are found by their partial index). Returns the calls
- * filled by this run.
+ * Turns the team cache search on (owner): the columns, then the backfill of every call
+ * already stored, then the search indexes. Stopped anywhere, running it again resumes the
+ * backfill (the columns stay; the rows still empty are found by their partial index) and
+ * builds the indexes. Searches run meanwhile, without the indexes and saying some calls are
+ * not indexed yet. Returns the calls filled by this run.
  */
 export async function enableTeamSearch(pool: pg.Pool, schema: string, opts: SearchSwitchOptions = {}): Promise<number> {
   if ((await teamSearchState(pool, schema)) === 'off') await switchTx(pool, schema, addSearchSql(schema))
@@ -135,6 +152,14 @@ export async function enableTeamSearch(pool: pg.Pool, schema: string, opts: Sear
     })
     filled += n
     if (n === 0 || opts.signal?.aborted) break
+  }
+  if (!opts.signal?.aborted) {
+    // The writer waits meanwhile (SHARE lock), as it waits for any other write.
+    try {
+      await pool.query(searchIndexesSql(schema))
+    } catch (e) {
+      throw mapPgError(e)
+    }
   }
   return filled
 }

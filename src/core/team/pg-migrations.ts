@@ -6,6 +6,7 @@ import { reviewTablesV5 } from './pg-migration-5'
 import { searchColumnsV6 } from './pg-migration-6'
 import { reviewTablesV7 } from './pg-migration-7'
 import { searchSwitchV8 } from './pg-migration-8'
+import { callsTableSql } from './pg-calls-table'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -28,24 +29,7 @@ export const pgMigrations: readonly PgMigration[] = [
         -- applied everything up to N needs exactly the rows with seq > N.
         CREATE SEQUENCE ${s}.changes AS bigint;
 
-        CREATE TABLE ${s}.calls (
-          call_id text PRIMARY KEY,
-          call_at bigint NOT NULL,
-          call_date text NOT NULL,
-          title text NOT NULL,
-          summary text NOT NULL,
-          -- JSON of the record's unknown fields ('{}' when none).
-          extra text NOT NULL,
-          -- JSON [[key, friendlyName, value], ...] in the service's order; NULL until a page
-          -- fetched with analysis carried the call. Stored whole: workstations search
-          -- locally, so the team cache is read by change number only (and one row per call
-          -- writes and reads ten times faster than ten item rows).
-          analysis text,
-          first_seen_at bigint NOT NULL,
-          last_changed_at bigint NOT NULL,
-          seq bigint NOT NULL
-        );
-        CREATE INDEX calls_by_seq ON ${s}.calls (seq);
+        ${callsTableSql(schema)}
 
         CREATE TABLE ${s}.scopes (
           id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -5,7 +5,7 @@ import type { ChannelName } from '../../../src/shared/ipc/names'
 import { contract, type Request, type Response } from '../../../src/shared/ipc/contract'
 import type { ReviewQueue, TeamPullProgress } from '../../../src/shared/team'
 import { CallsightError } from '../../../src/core/errors'
-import { addAnalyst, enableTeamSearch, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
+import { addAnalyst, disableTeamSearch, enableTeamSearch, PgSyncStore, teamInit, createPool } from '../../../src/core/team'
 import type { RunningService } from '../../../src/reference-service'
 import { createTestApp, type TestApp } from '../../support/app-fixture'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
@@ -218,5 +218,22 @@ describe('a team cache account in the app', () => {
     expect(await call('team.call', { callId: first.callId })).toEqual(held)
     const refused = await failure(call('team.search', { query: { text: 'iptal', sort: 'relevance' }, offset: 0, limit: 5 }))
     expect(refused.message).toMatch(/team cache cannot answer the relevance order/)
+  })
+
+  it('a team cache search where the operator turned search off fails with TeamSearchOff, and works once on again', async () => {
+    const owner = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme', maxConnections: 1 })
+    const query = { text: 'iptal', results: 'all' as const }
+    try {
+      await disableTeamSearch(owner, 'acme')
+      const off = await failure(call('team.search', { query, offset: 0, limit: 5 }))
+      expect(off.code).toBe('TeamSearchOff')
+      expect(off.hint).toMatch(/callsight team search enable/)
+      await enableTeamSearch(owner, 'acme')
+      expect((await call('team.search', { query, offset: 0, limit: 5, count: true })).total).toBe(
+        (await call('search.count', { query })).total
+      )
+    } finally {
+      await owner.end()
+    }
   })
 })

@@ -5,7 +5,15 @@ import { runCli } from '../cli/helpers'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 import { createSearch } from '../../../src/core/search'
-import { createPool, DAY_MS, enableTeamSearch, PgSyncStore, pullTeamCache, searchTeamCache, type PullProgress } from '../../../src/core/team'
+import {
+  createPool,
+  DAY_MS,
+  enableTeamSearch,
+  PgSyncStore,
+  pullTeamCache,
+  searchTeamCache,
+  type PullProgress
+} from '../../../src/core/team'
 import type { TeamWindow } from '../../../src/shared/team'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { engineFor, freshDatabase, pgContent, signedInSession, sqliteContent, useClusterAndService, type CacheContent } from './helpers'

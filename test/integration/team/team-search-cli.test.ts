@@ -74,6 +74,41 @@ describe('callsight search --team', () => {
     expect(text.stdout).toContain(`Page 2: 5 of ${out.total} call(s) in the team cache.`)
   })
 
+  it('tells a workstation the team cache search is off (exit 16), and the owner turns it on and off', async () => {
+    const db = await freshDatabase(cluster)
+    const owner = cluster.credentialsFor({ database: db })
+    const ownerEnv = { PGPASSWORD: owner.password! }
+    const init = await runCli(cli, ['team', 'init', '--db', owner.url, '--schema', 'off1'], {
+      ...ownerEnv,
+      CALLSIGHT_WRITER_PASSWORD: 'w-pw-off1',
+      CALLSIGHT_READER_PASSWORD: 'r-pw-off1'
+    })
+    expect(init.code, init.stderr).toBe(0)
+    const reader = cluster.credentialsFor({ database: db, user: 'off1_reader', password: 'r-pw-off1' })
+    const search = (): ReturnType<typeof runCli> =>
+      runCli(cli, ['search', '--team', reader.url, '--schema', 'off1', '--count', 'iptal'], { PGPASSWORD: reader.password! })
+    const switchTo = (action: string): ReturnType<typeof runCli> =>
+      runCli(cli, ['team', 'search', action, '--db', owner.url, '--schema', 'off1'], ownerEnv)
+
+    expect((await switchTo('status')).stdout).toBe('Team cache search in "off1": off.\n')
+    const off = await search()
+    expect(off.code).toBe(16)
+    expect(off.stderr).toMatch(/does not search: its operator has not turned search on/)
+    expect(off.stderr).toMatch(/callsight team search enable --schema off1/)
+
+    const on = await switchTo('enable')
+    expect(on.code, on.stderr).toBe(0)
+    expect(on.stdout).toMatch(/search in "off1" is on/)
+    const found = await search()
+    expect(found.code, found.stderr).toBe(0)
+    expect(found.stdout).toMatch(/Page 1: 0 of 0 call\(s\) in the team cache/)
+
+    const disabled = await switchTo('disable')
+    expect(disabled.code, disabled.stderr).toBe(0)
+    expect((await switchTo('status')).stdout).toBe('Team cache search in "off1": off.\n')
+    expect((await search()).code).toBe(16)
+  }, 180_000)
+
   it('refuses what the team cache cannot answer, and a password on the command line', async () => {
     const reader = cluster.credentialsFor({ database, user: `${SCHEMA}_reader`, password: 'reader-pw-1' })
     const relevance = await runCli(cli, ['search', '--team', reader.url, '--schema', SCHEMA, '--sort', 'relevance', 'iptal'], {
@@ -84,5 +119,5 @@ describe('callsight search --team', () => {
     const withPassword = await runCli(cli, ['search', '--team', cluster.urlFor({ database }), 'iptal'])
     expect(withPassword.code).not.toBe(0)
     expect(withPassword.stderr).toMatch(/holds a password/)
-  })
+  }, 120_000)
 })

@@ -9,7 +9,15 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
-import { backfillSearch, createPool, enableTeamSearch, PgSyncStore, searchTeamCache, teamCall, type TeamSearchOptions } from '../../../src/core/team'
+import {
+  backfillSearch,
+  createPool,
+  enableTeamSearch,
+  PgSyncStore,
+  searchTeamCache,
+  teamCall,
+  type TeamSearchOptions
+} from '../../../src/core/team'
 import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
