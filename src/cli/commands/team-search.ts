@@ -35,7 +35,7 @@ export async function teamSearchCommand(query: SearchQuery, url: string, values:
       if (r) records.push(r)
     }
     const notice = found.unindexed
-      ? 'Some calls of the team cache are not indexed for search yet: run callsight team init as its owner to finish.'
+      ? 'Some calls of the team cache are not indexed for search yet: its owner finishes with callsight team search enable.'
       : null
     if (values.json) {
       const items = records.map((r) => ({
