@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPool, DAY_MS, PgSyncStore, teamInit } from '../../src/core/team'
+import { createPool, DAY_MS, enableTeamSearch, PgSyncStore, teamInit } from '../../src/core/team'
 import type { RunningService } from '../../src/reference-service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../support/pg-cluster'
 import { engineFor, signedInSession, startTestService } from '../integration/team/helpers'
@@ -88,6 +88,8 @@ describe('team cache in the app', () => {
       writerPassword: 'w-pw',
       readerPassword: 'reader-pw-1'
     })
+    // The operator turns the team cache search on (off by default): the window test asks it.
+    await enableTeamSearch(pool, 'acme')
     await pool.end()
     const store = await PgSyncStore.open({
       url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }),
