@@ -81,6 +81,13 @@ function candidatesOf(search: LocalSearch, query: SearchQuery, max: number): Can
 export function resolveSource(ctx: ReviewContext, source: ListSource): string[] {
   if (source.kind === 'ids') return source.ids
   const count = ctx.search.count(source.query)
+  // An empty list would open nothing to review and say nothing about why: refused with the reason.
+  if (count === 0) {
+    throw new CallsightError(
+      'InvalidInput',
+      'The search finds no calls, so the list would be empty. Change the search (its filters, dates or "answered only") first.'
+    )
+  }
   if (source.sample === null) {
     if (count > LIST_MAX) {
       throw new CallsightError(

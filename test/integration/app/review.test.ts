@@ -161,6 +161,12 @@ describe('review through the router', () => {
     })
     expect(perDay.size).toBeGreaterThan(10)
     expect(perDay.size).toBeLessThanOrEqual(2 * 22)
+    // A search that finds nothing makes no list (review mode would open on nothing), and says why.
+    const before = (await call('reviewLists.list', {})).length
+    const nothing = { kind: 'query' as const, query: { text: 'zzqqxxnotaword', results: 'all' as const }, sample: null }
+    const empty = await failure(call('reviewLists.create', { name: 'Boş', source: nothing }))
+    expect([empty.code, empty.message]).toEqual(['InvalidInput', expect.stringMatching(/finds no calls/)])
+    expect((await call('reviewLists.list', {})).length).toBe(before)
     expect((await failure(call('reviewLists.items', { id: 'nope', offset: 0, limit: 10 }))).code).toBe('NotFound')
 
     const stats = await call('review.stats', { zone: 'Europe/Istanbul' })
