@@ -41,7 +41,11 @@ export class LeadReads {
     )
   }
 
-  /** Every scored annotation, with its call's time and agent. */
+  /**
+   * Every score, with its call's time and agent: this workstation's own (the annotations) and,
+   * on a team account, the other reviewers' evaluations pulled from the team cache
+   * (`team_evaluations`, their score as the pull checked it), each under its author.
+   */
   scored(agent: AgentField | null): ScoredRow[] {
     const a = agentSql(agent)
     return this.db
@@ -49,8 +53,13 @@ export class LeadReads {
         `SELECT a.updated_by AS reviewer, a.total, a.failed, a.scorecard_id AS scorecardId, a.scorecard_version AS version,
                 a.answers, c.call_at AS callAt, ${a.sql} AS agent
          FROM annotations a LEFT JOIN calls c ON c.call_id = a.call_id
-         WHERE a.total IS NOT NULL`
+         WHERE a.total IS NOT NULL
+         UNION ALL
+         SELECT e.author, json_extract(e.score, '$.total'), json_extract(e.score, '$.failed'), json_extract(e.score, '$.scorecardId'),
+                json_extract(e.score, '$.version'), json_extract(e.score, '$.answers'), c.call_at, ${a.sql}
+         FROM team_evaluations e LEFT JOIN calls c ON c.call_id = e.call_id
+         WHERE e.score IS NOT NULL AND json_valid(e.score) AND json_type(e.score, '$.total') IN ('integer', 'real')`
       )
-      .all(...a.params) as ScoredRow[]
+      .all(...a.params, ...a.params) as ScoredRow[]
   }
 }

@@ -216,3 +216,26 @@ describe('calibration', () => {
     expect(r.calls[0]!.spread).toEqual({ min: 100, max: 100, sd: 0, count: 2 })
   })
 })
+
+describe("the lead's view", () => {
+  it("counts the other reviewers' evaluations pulled from the team cache, beside this workstation's own scores", () => {
+    const card = cache.review.scorecards.save(CARD, undefined, 'lead', NOW)
+    saveAnnotation(as('lead'), { callId: 'c1', score: { scorecardId: card.id, answers: { greet: 1, solve: 5 } } })
+    // What a pull keeps of others' evaluations (review-apply.ts): their score as JSON, by author.
+    const evaluation = (answers: Record<string, number>, total: number, failed: boolean): string =>
+      JSON.stringify({ scorecardId: card.id, version: card.version, answers, total, failed })
+    cache.review.share.putTeamEvaluation('c1', 'ayse', evaluation({ greet: 1, solve: 3 }, 66.7, false), '', NOW)
+    cache.review.share.putTeamEvaluation('c2', 'ayse', evaluation({ greet: 0, solve: 5 }, 0, true), 'not greeted', NOW)
+    cache.review.share.putTeamEvaluation('c2', 'mehmet', evaluation({ greet: 1, solve: 5 }, 100, false), '', NOW)
+    // A note alone is no score.
+    cache.review.share.putTeamEvaluation('c3', 'mehmet', null, 'listen again', NOW)
+
+    const stats = leadStats(cache, 'UTC', null)
+    expect(stats.perReviewer.map((r) => [r.name, r.count, r.mean])).toEqual([
+      ['ayse', 2, 33.4],
+      ['lead', 1, 100],
+      ['mehmet', 1, 100]
+    ])
+    expect(stats.failedCritical.map((f) => [f.name, f.count])).toEqual([['Selamlama', 1]])
+  })
+})
