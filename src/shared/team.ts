@@ -143,7 +143,12 @@ export const ReviewQueue = z.object({
   /** Changes the team cache refused (a removed role): kept here, exportable. */
   refused: z.number().int().nonnegative(),
   /** Why the last push or pull of review data failed, when it did. */
-  error: AppErrorInfo.nullable().optional()
+  error: AppErrorInfo.nullable().optional(),
+  /**
+   * After a sync with the team cache: how many review rows its pull brought (its own echoed included). The
+   * screens showing lists, assignments, progress or calibration rounds read again when > 0.
+   */
+  arrived: z.number().int().nonnegative().optional()
 })
 export type ReviewQueue = z.infer<typeof ReviewQueue>
 

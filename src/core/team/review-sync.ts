@@ -22,13 +22,14 @@ export async function isAnalystLogin(pool: pg.Pool, schema: string): Promise<boo
  */
 export async function syncReview(pool: pg.Pool, schema: string, cache: CallCache): Promise<ReviewQueue> {
   let error: ReviewQueue['error'] = null
+  let arrived = 0
   try {
     if ((await schemaVersion(pool, schema)) >= 5) {
       if (await isAnalystLogin(pool, schema)) await pushReview({ pool, schema, cache })
-      await pullReview({ pool, schema, cache })
+      arrived = (await pullReview({ pool, schema, cache })).applied
     }
   } catch (e) {
     error = toErrorInfo(e)
   }
-  return { waiting: cache.review.share.waiting(), refused: cache.review.share.refusedCount(), error }
+  return { waiting: cache.review.share.waiting(), refused: cache.review.share.refusedCount(), error, arrived }
 }

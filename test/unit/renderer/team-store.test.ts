@@ -30,6 +30,9 @@ function bridge() {
     announce(s: TeamSchedule): void {
       for (const l of listeners.get('team.schedule') ?? []) l(s)
     },
+    emit(event: string, payload: unknown): void {
+      for (const l of listeners.get(event) ?? []) l(payload)
+    },
     answerStatus(schedule: TeamSchedule): void {
       const answer = pending.shift()
       if (!answer) throw new Error('team.status was not called')
@@ -74,5 +77,22 @@ describe('team store: the schedule the status bar shows', () => {
     b.answerStatus(AFTER)
     await reading
     expect(team.schedule).toEqual(AFTER)
+  })
+})
+
+describe("team store: the team's review work arriving", () => {
+  it('counts the syncs that brought review rows, not the local saves nor the empty syncs', () => {
+    const team = useTeamStore()
+    team.subscribe()
+    expect(team.reviewArrivals).toBe(0)
+    // A local save: the queue grows, nothing arrived.
+    b.emit('review.queue', { waiting: 1, refused: 0 })
+    // A live sync that pushed it and brought nothing new.
+    b.emit('review.queue', { waiting: 0, refused: 0, error: null, arrived: 0 })
+    expect(team.reviewArrivals).toBe(0)
+    // A lead's assignments (or a reviewer's statuses) pulled: the screens read again.
+    b.emit('review.queue', { waiting: 0, refused: 0, error: null, arrived: 3 })
+    expect(team.reviewArrivals).toBe(1)
+    expect(team.queue).toEqual({ waiting: 0, refused: 0, error: null, arrived: 3 })
   })
 })

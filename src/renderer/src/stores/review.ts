@@ -310,6 +310,7 @@ export const useReviewStore = defineStore('review', () => {
     mineAt,
     mineProgress,
     openMine,
+    refreshMine,
     loadLookups,
     createFromSearch,
     createFromIds,

@@ -36,12 +36,18 @@ export const useTeamStore = defineStore('team', () => {
   let scheduleEvents = 0
   /** Review changes saved here and not yet in the team cache. */
   const queue = ref<ReviewQueue | null>(null)
+  /**
+   * Bumped when a sync with the team cache brought review rows (a live notification, or a
+   * pull): screens showing lists, assignments, progress or calibration rounds read again.
+   */
+  const reviewArrivals = ref(0)
   let unlistenQueue: (() => void) | null = null
 
   function subscribe(): void {
     unlistenQueue?.()
     unlistenQueue = listen('review.queue', (q) => {
       queue.value = q
+      if ((q.arrived ?? 0) > 0) reviewArrivals.value++
     })
     unlisten?.()
     unlisten = listen('team.progress', (p) => {
@@ -105,5 +111,21 @@ export const useTeamStore = defineStore('team', () => {
     }
   }
 
-  return { status, progress, runId, error, starting, schedule, notice, queue, subscribe, watchSchedule, refresh, pull, setWindow, cancel }
+  return {
+    status,
+    progress,
+    runId,
+    error,
+    starting,
+    schedule,
+    notice,
+    queue,
+    reviewArrivals,
+    subscribe,
+    watchSchedule,
+    refresh,
+    pull,
+    setWindow,
+    cancel
+  }
 })
