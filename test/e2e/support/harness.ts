@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { startServeProcess, type ServeOptions, type ServeProcess } from './serve-process'
 
 /**
@@ -33,6 +33,11 @@ export interface LaunchOptions {
   timezoneId?: string
   colorScheme?: 'light' | 'dark'
   viewport?: { width: number; height: number }
+  /**
+   * A browser shared with other apps of the test (launchBrowser): this app gets a context of
+   * its own in it (its own cookies and storage), instead of a Chromium of its own.
+   */
+  browser?: Browser
 }
 
 export interface LaunchedApp {
@@ -78,6 +83,29 @@ export async function openBrowser(
   }
 }
 
+/**
+ * One Chromium for several apps of a test (several workstations): each launchApp given it
+ * opens an isolated context, which costs far less than a browser process each.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`)
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 })
+}
+
+/** A context of a shared browser, with the same defaults as openBrowser. */
+async function contextIn(
+  browser: Browser,
+  opts: Pick<LaunchOptions, 'locale' | 'timezoneId' | 'colorScheme' | 'viewport'>
+): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const context = await browser.newContext({
+    locale: opts.locale ?? 'en-US',
+    timezoneId: opts.timezoneId ?? 'Europe/Istanbul',
+    colorScheme: opts.colorScheme ?? 'light',
+    viewport: opts.viewport ?? { width: 1280, height: 800 }
+  })
+  return { context, close: () => context.close().catch(() => undefined) }
+}
+
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true })
   const file = join(SCREENSHOT_DIR, `${name.replace(/[^\w.-]+/g, '-')}.png`)
@@ -108,13 +136,13 @@ export function watchErrors(page: Page): string[] {
 
 export async function launchApp(opts: LaunchOptions = {}): Promise<LaunchedApp> {
   const serve = await startServeProcess(opts.serve)
-  let browser: Awaited<ReturnType<typeof openBrowser>> | null = null
+  let browser: { context: BrowserContext; close(): Promise<void> } | null = null
   const cleanUp = async (): Promise<void> => {
     await browser?.close()
     await serve.stop()
   }
   try {
-    browser = await openBrowser(opts)
+    browser = opts.browser ? await contextIn(opts.browser, opts) : await openBrowser(opts)
     const { context } = browser
     const page = context.pages()[0] ?? (await context.newPage())
     const pageErrors = watchErrors(page)
