@@ -32,6 +32,7 @@ beforeAll(async () => {
   })
   await addAnalyst(pool, 'acme', 'ayse', 'ayse-pw-123', false)
   await enableTeamSearch(pool, 'acme')
+  await addAnalyst(pool, 'acme', 'leyla', 'leyla-pw-123', true)
   await pool.end()
   const store = await PgSyncStore.open({ url: cluster.urlFor({ database: 'team', user: 'acme_writer', password: 'w-pw' }), schema: 'acme' })
   const { session } = await signedInSession(service)
@@ -236,4 +237,40 @@ describe('a team cache account in the app', () => {
       await owner.end()
     }
   })
+  it("sends a lead's new list and scorecard to the team at once, as it sends a save", async () => {
+    // A workstation of its own: the lead's only account, connected once.
+    const lead = createTestApp()
+    const on = async <C extends ChannelName>(channel: C, request: Request<C>): Promise<Response<C>> => {
+      const handler = lead.controller.handlers[channel] as (r: unknown, ctx: { senderId: number }) => Promise<unknown>
+      return contract[channel].response.parse(await handler(contract[channel].request.parse(request), { senderId: 1 })) as Response<C>
+    }
+    const pool = createPool({ url: cluster.urlFor({ database: 'team' }), schema: 'acme' })
+    try {
+      const leyla = { ...team(), url: `postgres://leyla@127.0.0.1:${cluster.port}/team` }
+      await on('team.connect', { team: leyla, password: 'leyla-pw-123', baseUrl: service.url, username: 'leyla' })
+      // The live sync's first run after connecting: from then on only a save or a notification runs one.
+      const end = Date.now() + 30_000
+      while (Date.now() < end && !lead.events.some((e) => e.event === 'review.queue')) await new Promise((r) => setTimeout(r, 25))
+      const card = await on('scorecards.save', {
+        definition: { name: 'Ekip formu', criteria: [{ id: 'greet', name: 'Selamlama', weight: 1, scale: '1_5', critical: false }] }
+      })
+      const list = await on('reviewLists.create', { name: 'Ekip listesi', source: { kind: 'ids', ids: ['shared-call-1'] } })
+      const shared = async (): Promise<number> =>
+        Number(
+          (
+            await pool.query<{ n: string }>(
+              `SELECT (SELECT count(*) FROM acme.team_scorecards WHERE id = $1) + (SELECT count(*) FROM acme.team_review_lists WHERE id = $2) AS n`,
+              [card.id, list.id]
+            )
+          ).rows[0]!.n
+        )
+      // No pull, no other save: within seconds, or never (the next scheduled pull is minutes away).
+      const until = Date.now() + 15_000
+      while (Date.now() < until && (await shared()) < 2) await new Promise((r) => setTimeout(r, 100))
+      expect(await shared()).toBe(2)
+    } finally {
+      await pool.end()
+      await lead.close()
+    }
+  }, 90_000)
 })

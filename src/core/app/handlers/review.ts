@@ -73,7 +73,10 @@ export function reviewContext(state: AppState): ReviewContext {
 export function reviewHandlers(state: AppState): ReviewHandlers {
   const ctx = (): ReviewContext => reviewContext(state)
   const cache = () => state.requireRuntime().cache
-  /** After a save: the team panel's "N changes waiting" follows the outbox. */
+  /**
+   * After a save (and after a lead's list or scorecard, queued for the team the same way): the
+   * team panel's "N changes waiting" follows the outbox, and the live sync pushes it shortly.
+   */
   const queued = <T>(value: T): T => {
     const share = state.runtime?.cache.review.share
     if (share?.enabled) {
@@ -96,12 +99,12 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     'annotations.tags': async () => (state.runtime ? state.runtime.cache.review.annotations.tagCounts() : []),
 
     'scorecards.list': async () => (state.runtime ? state.runtime.cache.review.scorecards.latest() : []),
-    'scorecards.save': async ({ id, definition }) => saveScorecard(ctx(), definition, id),
+    'scorecards.save': async ({ id, definition }) => queued(saveScorecard(ctx(), definition, id)),
     'scorecards.import': async ({ json }) => {
       const parsed = ScorecardFile.safeParse(parseJson(json))
       if (!parsed.success) throw new CallsightError('InvalidInput', 'The file is not a scorecard export.', { cause: parsed.error })
       const c = ctx()
-      return parsed.data.scorecards.map(({ id, ...def }) => saveScorecard(c, def, id))
+      return queued(parsed.data.scorecards.map(({ id, ...def }) => saveScorecard(c, def, id)))
     },
     'scorecards.export': async ({ ids }) => {
       const cards = cache()
@@ -116,8 +119,8 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     },
 
     'reviewLists.list': async () => (state.runtime ? state.runtime.cache.review.reviewLists.list() : []),
-    'reviewLists.create': async ({ name, source }) => createList(ctx(), name, source),
-    'reviewLists.add': async ({ id, callIds }) => addToList(ctx(), id, callIds),
+    'reviewLists.create': async ({ name, source }) => queued(createList(ctx(), name, source)),
+    'reviewLists.add': async ({ id, callIds }) => queued(addToList(ctx(), id, callIds)),
     'reviewLists.removeCalls': async ({ id, callIds }) => cache().review.reviewLists.removeCalls(id, callIds),
     'reviewLists.delete': async ({ id }) => {
       cache().review.reviewLists.delete(id)
