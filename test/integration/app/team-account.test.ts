@@ -273,4 +273,16 @@ describe('a team cache account in the app', () => {
       await lead.close()
     }
   }, 90_000)
+
+  it('starts the live sync again for the next account connected, after the previous one was live', async () => {
+    // The analyst's account above has been live (a save pushed, a status read): now the lead connects here.
+    const leyla = { ...team(), url: `postgres://leyla@127.0.0.1:${cluster.port}/team` }
+    const before = app.events.length
+    await call('team.connect', { team: leyla, password: 'leyla-pw-123', baseUrl: service.url, username: 'leyla' })
+    // The live sync's first run for the new login says so (a pull, no pull asked for).
+    const synced = (): boolean => app.events.slice(before).some((e) => e.event === 'review.queue')
+    const end = Date.now() + 20_000
+    while (Date.now() < end && !synced()) await new Promise((r) => setTimeout(r, 25))
+    expect(synced()).toBe(true)
+  }, 60_000)
 })

@@ -206,34 +206,41 @@ export function teamHandlers(state: AppState): TeamHandlers {
     await l.live.stop()
     for (const p of l.pools) await p.end().catch(() => undefined)
   }
-  const ensureLive = (): Promise<void> =>
-    (starting ??= (async () => {
-      try {
-        const rt = state.runtime
-        const team = rt?.account.teamCache
-        if (live && (!rt || !team || live.accountId !== rt.account.id)) await stopLive()
-        if (!rt || !team || live) return
-        const password = await vault(rt.account.id).load()
-        if (password === null) return
-        const id = rt.account.id
-        const pool = createPool(dbOptions(team, password))
-        const listenPool = createPool(dbOptions(team, password))
-        const l = new ReviewLive({
-          pool,
-          listenPool,
-          schema: team.schema,
-          cache: () => (state.runtime?.account.id === id ? state.runtime.cache : null),
-          onSynced: (queue) => {
-            reviewState.set(id, queue)
-            platform.events.emit('review.queue', queue)
-          }
-        })
-        live = { accountId: id, live: l, pools: [pool, listenPool] }
-        l.start()
-      } finally {
-        starting = null
+  const startLive = async (): Promise<void> => {
+    const rt = state.runtime
+    const team = rt?.account.teamCache
+    if (live && (!rt || !team || live.accountId !== rt.account.id)) await stopLive()
+    if (!rt || !team || live) return
+    const password = await vault(rt.account.id).load()
+    if (password === null) return
+    const id = rt.account.id
+    const pool = createPool(dbOptions(team, password))
+    const listenPool = createPool(dbOptions(team, password))
+    const l = new ReviewLive({
+      pool,
+      listenPool,
+      schema: team.schema,
+      cache: () => (state.runtime?.account.id === id ? state.runtime.cache : null),
+      onSynced: (queue) => {
+        reviewState.set(id, queue)
+        platform.events.emit('review.queue', queue)
       }
-    })())
+    })
+    live = { accountId: id, live: l, pools: [pool, listenPool] }
+    l.start()
+  }
+  // One start at a time. The run is cleared in a `.finally` (always a later microtask), never
+  // inside it: a start with nothing to await (live already running) ends before an assignment
+  // around it would, and would leave a settled run in place for good — after which no account
+  // switch or new password ever started the live sync again.
+  const ensureLive = (): Promise<void> => {
+    if (starting) return starting
+    const run: Promise<void> = startLive().finally(() => {
+      if (starting === run) starting = null
+    })
+    starting = run
+    return run
+  }
   state.reviewSaved = () => {
     void ensureLive()
       .then(() => live?.live.saved())
