@@ -8,7 +8,13 @@ export { planRun, passStart, newPass, rememberCallTypes, type RunPlan } from './
 export { FetchPipeline, PIPELINE_DEPTH, following, pageRequest, type Slice } from './fetch-pipeline'
 export { StoreGroup, MAX_GROUP } from './store-group'
 export { RunReport, denseError } from './run-report'
-export { runMembershipPasses, type MembershipRunOptions, type MembershipResult, type PassOutcome } from './membership-pass'
+export {
+  PASS_CONCURRENCY,
+  runMembershipPasses,
+  type MembershipRunOptions,
+  type MembershipResult,
+  type PassOutcome
+} from './membership-pass'
 export { membershipPasses, passScope, holdsEveryCall, type MembershipRange } from './membership-scopes'
 export {
   estimateMemberships,
