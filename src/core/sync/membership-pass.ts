@@ -139,8 +139,9 @@ export async function runMembershipPasses(
 
 /**
  * The progress of the whole set: counts of the passes done plus those of the passes running.
- * `pass` counts the passes started; `current` and `sync` are the longest-running pass's, so
- * the line that names it stays put while the passes beside it report.
+ * `pass` counts the passes started. A start names the pass started (the CLI prints a line for
+ * it); after that `current` and `sync` are the longest-running pass's, so the line that names
+ * it stays put while the passes beside it report.
  */
 class SetProgress {
   private doneRequests = 0
@@ -170,8 +171,7 @@ class SetProgress {
   start(i: number): void {
     this.started++
     this.running.set(i, null)
-    const [first, firstProgress] = this.running.entries().next().value ?? [i, null]
-    this.emit({ ...this.last, pass: this.started, current: this.passes[first]!, sync: firstProgress, etaSeconds: this.eta() })
+    this.emit({ ...this.last, pass: this.started, current: this.passes[i]!, sync: null, etaSeconds: this.eta() })
   }
 
   update(i: number, p: SyncProgress): void {

@@ -126,14 +126,18 @@ const members = (cache: CallCache): string[] =>
 
 let env: SyncEnv
 let second: CallCache
+let third: CallCache
+let uninterrupted = 0
 
 beforeAll(async () => {
   env = await startEnv({ calls: 15_000, seed: 23 })
   second = openCache(`${env.file}.second.db`)
+  third = openCache(`${env.file}.third.db`)
 }, 60_000)
 
 afterAll(async () => {
   second?.close()
+  third?.close()
   await env?.close()
 })
 
@@ -141,6 +145,7 @@ describe('membership passes keep the limiter fed', () => {
   it('never leave one request waiting while a pass is yet to start, across window moves and pass ends', async () => {
     const { result, drains } = await gatedRun(env, env.cache)
     expect(result.phase).toBe('done')
+    uninterrupted = result.requests
     expect(result.passes.map((p) => describePass(p.pass)).sort()).toEqual(PASSES.map(describePass).sort())
     // The set does cross window moves: two passes read more than one window.
     expect(result.passes.filter((p) => p.progress.stored > 10_000)).toHaveLength(2)
@@ -155,5 +160,29 @@ describe('membership passes keep the limiter fed', () => {
     expect(members(second)).toEqual(together)
     const calls = (c: CallCache): number => connectionOf(c).prepare('SELECT count(*) FROM calls').pluck().get() as number
     expect(calls(second)).toBe(calls(env.cache))
+  }, 120_000)
+
+  it('stopped with three passes under way, resume each where it stopped: no call lost, none read twice', async () => {
+    let pages = 0
+    const ac = new AbortController()
+    const source: SyncSource = {
+      getCalls: async (p, signal) => {
+        const page = await env.session.getCalls(p, signal)
+        // Well into the set: the first three passes are running, none is done.
+        if (++pages === 12) ac.abort()
+        return page
+      }
+    }
+    // No look-back: a pass done before the stop reads nothing again, so the requests add up.
+    const deps: SyncEngineDeps = { source, cache: third, clock: systemClock, logger: silentLogger, rateLimit: LIMIT, lookbackHours: 0 }
+    const range = { from: FROM_MS, to: TO_MS }
+    const stopped = await runMembershipPasses(deps, range, { passes: PASSES, signal: ac.signal })
+    expect(stopped.phase).toBe('cancelled')
+    expect(stopped.passes.filter((p) => p.progress.phase === 'cancelled').length).toBe(3)
+    const resumed = await runMembershipPasses(deps, range, { passes: PASSES })
+    expect(resumed.phase).toBe('done')
+    expect(members(third)).toEqual(members(second))
+    // Only the pages in flight at the stop (at most three per pass) are asked for again.
+    expect(stopped.requests + resumed.requests).toBeLessThanOrEqual(uninterrupted + 9)
   }, 120_000)
 })
