@@ -49,8 +49,13 @@ export function coverageWarning(
   context?: CoverageContext
 ): string | null {
   const notice = c.notices?.find((n) => n.kind === 'outside-window')
-  // Gaps before the window's start are the window's, said by its notice.
-  const missing = notice ? c.missing.filter((g) => g.to === null || g.to > notice.windowStart) : c.missing
+  // Gaps before the window's start are the window's, said by its notice; in a window of
+  // chosen scopes, every gap is (the scopes not chosen are not on this computer).
+  const missing = !notice
+    ? c.missing
+    : notice.scopes !== undefined
+      ? []
+      : c.missing.filter((g) => g.to === null || notice.windowStart === null || g.to > notice.windowStart)
   const gap = gapWarning(command, { ...c, missing, complete: c.complete || missing.length === 0 }, db, zone, describeType, context)
   if (!notice) return gap
   const line = terminalLine(`callsight ${command}: ${outsideWindowText(notice, db, zone)}`)
@@ -59,11 +64,17 @@ export function coverageWarning(
 
 /** "Outside this workstation's window: last 90 days (calls dated from …). Widen it: …" */
 export function outsideWindowText(n: CoverageNotice, db: string, zone: string): string {
-  const span = n.days === null ? 'being widened to everything' : `last ${n.days} day${n.days === 1 ? '' : 's'}`
-  return (
-    `Outside this workstation's window: ${span} (it holds the calls dated from ${iso(n.windowStart, zone)} on). ` +
-    `Widen it: callsight pull --from URL --db ${shellWord(db)} --days N (or --all for everything).`
-  )
+  const held: string[] = []
+  if (n.windowStart !== null) {
+    const span = n.days === null ? 'being widened to everything' : `last ${n.days} day${n.days === 1 ? '' : 's'}`
+    held.push(`${span} (it holds the calls dated from ${iso(n.windowStart, zone)} on)`)
+  }
+  if (n.scopes !== undefined) held.push(`the scopes ${n.scopes.map((s) => `"${s}"`).join(', ')} only`)
+  const widen = [
+    ...(n.windowStart !== null ? ['--days N (or --all for every date)'] : []),
+    ...(n.scopes !== undefined ? ['--scope NAME for each scope (or --all-scopes)'] : [])
+  ]
+  return `Outside this workstation's window: ${held.join('; ')}. Widen it: callsight pull --from URL --db ${shellWord(db)} ${widen.join(', ')}.`
 }
 
 function gapWarning(

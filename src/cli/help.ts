@@ -302,6 +302,12 @@ pull says so, empties what it pulled before (annotations stay) and pulls everyth
                         keeps the window for the next pulls. A wider window fetches the
                         missing days (resumable like any pull)
   --all                 drop the window: hold everything again (fetches what is missing)
+  --scope NAME          hold only the calls that are members of this worker scope (its
+                        name in the worker config; repeat for several), with --days if
+                        given; the file keeps the choice. A changed choice empties what
+                        was pulled (annotations stay) and pulls anew. An unknown name is
+                        refused with the list of known ones
+  --all-scopes          drop the choice of scopes: hold every scope again (pulls anew)
   --index-each-batch    a first pull indexes each batch as it writes it (slower), so the
                         file can be searched while it fills; by default a first pull of
                         20,000 calls or more builds the search index beside it on another

@@ -157,7 +157,13 @@ export type ReviewQueue = z.infer<typeof ReviewQueue>
  * last `days` days, counted back from the moment of each pull; null: everything.
  */
 export const TeamWindow = z.object({
-  days: z.number().int().min(1).max(36_500).nullable()
+  days: z.number().int().min(1).max(36_500).nullable(),
+  /**
+   * The worker scopes held, by their names in the worker config: only calls that are members
+   * of one of them. Null: every scope; absent: the scopes held already. A changed choice
+   * empties what was pulled and pulls anew.
+   */
+  scopes: z.array(z.string().trim().min(1).max(200)).min(1).max(100).nullable().optional()
 })
 export type TeamWindow = z.infer<typeof TeamWindow>
 

@@ -17,13 +17,19 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     'index-each-batch': { type: 'boolean', default: false },
     days: { type: 'string' },
     all: { type: 'boolean', default: false },
+    scope: { type: 'string', multiple: true },
+    'all-scopes': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     ...TEAM_DB_FLAGS
   })
   const days = parseIntFlag(values.days, '--days', 1, 36_500)
   if (days !== undefined && values.all) throw new CallsightError('InvalidInput', '--days and --all ask for different windows: give one.')
-  // Unset: the window the file holds already (the cutoff still moves with the date).
-  const window = values.all ? { days: null } : days !== undefined ? { days } : undefined
+  const named = values.scope ?? []
+  if (named.length > 0 && values['all-scopes'])
+    throw new CallsightError('InvalidInput', '--scope and --all-scopes ask for different windows: give one.')
+  if (named.some((n) => n.trim() === '')) throw new CallsightError('InvalidInput', '--scope takes a scope name.')
+  // Unset: the scopes the file holds already; null: every scope.
+  const scopes = values['all-scopes'] ? null : named.length > 0 ? named.map((n) => n.trim()) : undefined
   const url = required(values.from, '--from')
   const opts = teamDbOptions(url, values)
   const file = required(values.db, '--db')
@@ -31,6 +37,12 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
   cache.readsForBulkPull()
+  // Unset: the window the file holds already (the cutoff still moves with the date).
+  const asked = values.all ? null : days
+  const window =
+    asked === undefined && scopes === undefined
+      ? undefined
+      : { days: asked === undefined ? cache.teamWindow().days : asked, ...(scopes === undefined ? {} : { scopes }) }
   let lastDraw = 0
   const onProgress = (p: PullProgress): void => {
     const now = Date.now()
@@ -61,6 +73,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
     else {
       if (io.tty) io.err('\n')
       if (final.notice) io.out(`${final.notice}\n`)
+      if (final.rescoped) io.out('The chosen scopes changed: what was pulled was emptied (annotations stay) and pulled anew.\n')
       const what = final.phase === 'done' ? 'Pull done' : final.phase === 'cancelled' ? 'Pull cancelled' : 'Pull failed'
       // Where the cache stands is read back from it: a pull that failed before its first
       // batch has no cursor of its own to tell.
@@ -68,9 +81,11 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
       const where = at ? `; ${final.phase === 'done' ? 'at' : 'this cache stays at'} change ${at.cursor}` : ''
       io.out(`${what}: ${final.calls} calls new or changed and ${final.members} memberships in ${final.batches} batches${where}.\n`)
       const held = cache.teamWindow()
-      if (final.dropped > 0 || final.backfilled > 0 || held.days !== null) {
-        const span = held.days === null ? 'everything' : `the last ${held.days} day(s)`
-        io.out(`Window: ${span}; ${final.dropped} call(s) dropped for leaving it, ${final.backfilled} brought in by widening it.\n`)
+      const heldScopes = cache.teamScopes()
+      if (final.dropped > 0 || final.backfilled > 0 || held.days !== null || heldScopes !== null) {
+        const span = held.days === null ? 'every date' : `the last ${held.days} day(s)`
+        const of = heldScopes === null ? '' : ` of the scopes ${[...new Set(heldScopes.map((s) => `"${s.name}"`))].join(', ')}`
+        io.out(`Window: ${span}${of}; ${final.dropped} call(s) dropped for leaving it, ${final.backfilled} brought in by widening it.\n`)
       }
       for (const r of final.refusals) io.err(`${terminalLine(r.message)}\n`)
       if (final.refused > 0) io.err(`${final.refused} row(s) refused for values larger than a pull takes; the rest was pulled.\n`)

@@ -18,7 +18,15 @@ import type { ReviewChanges } from './review/review-journal'
 import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
 import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
-import { deleteCallsBefore, readWindow, writeWindow, type WindowState } from './sync-state/team-window'
+import {
+  deleteCallsBefore,
+  readWindow,
+  readWindowScopes,
+  writeWindow,
+  writeWindowScopes,
+  type WindowScope,
+  type WindowState
+} from './sync-state/team-window'
 import { WalCheckpointer, type CheckpointerOptions } from './ingest/wal-checkpointer'
 
 export type { ScopeFilters } from './sync-state/sync-scopes'
@@ -272,6 +280,29 @@ export class CallCache {
       this.journal.restart(this.writes)
     } else this.wrote(null, []) // Search reads the window once per data version.
     return n
+  }
+
+  /** The worker scopes the window of the team cache holds; null: every scope. */
+  teamScopes(): WindowScope[] | null {
+    return readWindowScopes(this.db)
+  }
+
+  /**
+   * Chooses the worker scopes the window holds and empties the cache of what was pulled, in
+   * one transaction, so the next pull starts from nothing (the review tables stay, as in
+   * clear()). A pull killed after it finds the choice made and an empty cache.
+   */
+  chooseTeamScopes(scopes: readonly WindowScope[] | null): void {
+    this.requireWriter().reset()
+    this.db
+      .transaction(() => {
+        deleteCachedCalls(this.db)
+        writeWindowScopes(this.db, scopes)
+      })
+      .immediate()
+    this.scopeRows.forget()
+    this.writes++
+    this.journal.restart(this.writes)
   }
 
   /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */

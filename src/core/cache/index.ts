@@ -9,7 +9,7 @@ export { createReviewReads, type AnnotationFacts, type ReviewReads } from './rev
 export type { ReviewChanges } from './review/review-journal'
 export * from './read'
 export type { PulledBatch, TeamSource } from './ingest/pulled'
-export type { Backfill, WindowState } from './sync-state/team-window'
+export type { Backfill, WindowScope, WindowState } from './sync-state/team-window'
 export { CallTypeNames, foldTypeName, unknownCallType } from './call-types/call-type-names'
 export { CallTypeSource, type CallTypeEntry, type CatalogImport } from './call-types/call-type-catalog'
 export { parseCallTypeFile } from './call-types/call-type-file'

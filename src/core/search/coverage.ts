@@ -127,14 +127,28 @@ export function readsAnalysis(query: SearchQuery, keys: readonly KeyRef[]): bool
  * worker synced, but a window holds only the calls dated from its start on.
  */
 function heldPart(coverage: ReadonlyArray<Interval>, window: HeldWindow | null): ReadonlyArray<Interval> {
-  if (window === null) return coverage
+  if (window === null || window.start === null) return coverage
   return intersectIntervals(coverage, [[window.start, Number.MAX_SAFE_INTEGER]])
 }
 
-/** The notice for a query reaching before the window's start (an open start reaches back to the first call). */
-function windowNotices(query: SearchQuery, window: HeldWindow | null): CoverageNotice[] {
-  if (window === null || (query.from !== null && query.from >= window.start)) return []
-  return [{ kind: 'outside-window', windowStart: window.start, days: window.days }]
+/**
+ * The notice for a query reaching before the window's start (an open start reaches back to
+ * the first call), or, in a window of chosen scopes, one they do not answer whole: the
+ * scopes not chosen are not on this computer, so the gap is the window's.
+ */
+function windowNotices(query: SearchQuery, window: HeldWindow | null, complete: boolean): CoverageNotice[] {
+  if (window === null) return []
+  const before = window.start !== null && (query.from === null || query.from < window.start)
+  const unscoped = window.scopes !== null && !complete
+  if (!before && !unscoped) return []
+  return [
+    {
+      kind: 'outside-window',
+      windowStart: window.start,
+      days: window.days,
+      ...(window.scopes === null ? {} : { scopes: window.scopes })
+    }
+  ]
 }
 
 /**
@@ -193,7 +207,7 @@ export function queryCoverage(
     for (const [a, b] of uncovered([from, end], covered)) gaps.push({ cell, from: a, to: b })
   }
   const missing = grouped(gaps, analysis).slice(0, 200)
-  const notices = windowNotices(query, window)
+  const notices = windowNotices(query, window, missing.length === 0)
   return {
     complete: missing.length === 0,
     from,

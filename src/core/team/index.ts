@@ -24,6 +24,7 @@ export {
   type PgMigration
 } from './pg-migrations'
 export { analysisJson, PgSyncStore, type PgPageCounts } from './pg-store'
+export { knownScopes, resolveScopes, sameScopes } from './pull-scopes'
 export { lastChange, OPTIMIZE_AFTER, pullTeamCache, type PullOptions, type PullPhase, type PullProgress, type PullTimings } from './pull'
 export { DAY_MS, planWindow, backfillDone, windowStart, systemPullClock, type PullClock, type WindowState } from './window'
 export { readWorkerState, type WorkerScopeState } from './worker-state'

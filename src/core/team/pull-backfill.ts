@@ -4,7 +4,7 @@ import type { CallCache } from '../cache'
 import { CallsightError } from '../errors'
 import { q } from './connection'
 import { membersOf, oversizedField, scopeOf } from './pull-batch'
-import { CALL_COLUMNS, CALL_OVERSIZED, cappedText, SCOPE_KEY_BYTES } from './pull-sql'
+import { CALL_COLUMNS, CALL_OVERSIZED, cappedText, chosenScopeIds, memberOf, SCOPE_KEY_BYTES } from './pull-sql'
 import { PULL_LIMITS } from './pull-limits'
 import { pulledCall, type PulledCall } from './pulled-rows'
 import type { Backfill, WindowState } from './window'
@@ -18,14 +18,19 @@ import type { Backfill, WindowState } from './window'
  * once the backfill is done. Killed at any moment, the next pull continues past the last
  * number applied.
  */
-function backfillSql(schema: string, b: Backfill, size: number): string {
+function backfillSql(schema: string, b: Backfill, size: number, scopes: readonly string[] | null): string {
   for (const n of [b.to, b.upTo, b.after, size, b.from ?? 0]) {
     if (!Number.isSafeInteger(n)) throw new Error('backfill bounds must be whole numbers')
   }
   const s = q(schema)
-  const dated = `c.call_at < ${b.to}${b.from === null ? '' : ` AND c.call_at >= ${b.from}`}`
+  // A window of chosen scopes: their members by the cursor; a call joining one later comes
+  // with that membership in the forward pull.
+  const chosen = chosenScopeIds(schema, scopes)
+  const dated = `c.call_at < ${b.to}${b.from === null ? '' : ` AND c.call_at >= ${b.from}`}${memberOf(schema, chosen, b.upTo)}`
   const pick = `SELECT c.call_id FROM ${s}.calls c WHERE c.seq > ${b.after} AND c.seq <= ${b.upTo} AND ${dated} ORDER BY c.seq LIMIT ${size}`
-  const members = `SELECT m.scope_id, m.call_id FROM ${s}.scope_members m WHERE m.seq <= ${b.upTo} AND m.call_id IN (${pick})`
+  const members = `SELECT m.scope_id, m.call_id FROM ${s}.scope_members m WHERE m.seq <= ${b.upTo} AND m.call_id IN (${pick})${
+    chosen === null ? '' : ` AND m.scope_id IN ${chosen}`
+  }`
   return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${b.after} AND c.seq <= ${b.upTo} AND ${dated} ORDER BY c.seq LIMIT ${size};
 SELECT s.scope_key, m.call_id, coalesce(${CALL_OVERSIZED}, false) AS refused FROM (${members}) m JOIN ${s}.scopes s ON s.id = m.scope_id
@@ -44,6 +49,8 @@ export interface BackfillRun {
   source: string
   cursor: number
   size: number
+  /** The keys of the worker scopes the window holds; null: every scope. */
+  scopes: readonly string[] | null
   signal?: AbortSignal
   /** After each batch applied: the calls it brought and the refusals (oversized calls, skipped). */
   onBatch: (calls: number, refused: CallsightError[]) => void
@@ -58,7 +65,7 @@ export async function runBackfill(run: BackfillRun, state: WindowState): Promise
     const b = current.backfill
     if (!b) return current
     if (run.signal?.aborted) throw new CallsightError('Cancelled', 'The pull was cancelled.')
-    const results = (await run.pool.query(backfillSql(run.schema, b, run.size))) as unknown as pg.QueryResult[]
+    const results = (await run.pool.query(backfillSql(run.schema, b, run.size, run.scopes))) as unknown as pg.QueryResult[]
     const [, callRows, memberRows, scopeRows] = results
     const rows = callRows!.rows as Array<Record<string, unknown>>
     if (rows.length === 0) return current

@@ -63,8 +63,15 @@ export type BatchRead =
  * Sends the batch's request at once (the client is idle: node-postgres writes it to the
  * socket before this returns) and parses the answer when it comes.
  */
-export function readBatch(c: pg.ClientBase, schema: string, lo: number, size: number, since: number | null = null): Promise<BatchRead> {
-  const sent = c.query(batchSql(schema, lo, size, since)) as unknown as Promise<pg.QueryResult[]>
+export function readBatch(
+  c: pg.ClientBase,
+  schema: string,
+  lo: number,
+  size: number,
+  since: number | null = null,
+  scopes: readonly string[] | null = null
+): Promise<BatchRead> {
+  const sent = c.query(batchSql(schema, lo, size, since, scopes)) as unknown as Promise<pg.QueryResult[]>
   return sent.then((results) => {
     const [, top, calls, members, ahead, scopes, types] = results
     const hi = Number(z.string().parse(top!.rows[0]!.hi))

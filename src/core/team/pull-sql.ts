@@ -59,11 +59,16 @@ function budgetEnd(rows: string): string {
  * written: the server reads it while this process is busy in SQLite. `lo` and `size` are
  * whole numbers we computed, written into the text (no user input reaches it).
  */
-export function batchSql(schema: string, lo: number, size: number, since: number | null = null): string {
+export function batchSql(schema: string, lo: number, size: number, since: number | null = null, scopes: readonly string[] | null = null): string {
   if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
   const s = q(schema)
   // A window (window.ts) takes only calls dated from `since` on, and their memberships.
   const dated = windowCondition(since)
+  // A window of chosen scopes (pull-scopes.ts) takes only their memberships, and the calls
+  // that are members of them by the batch's end. A call that joins a chosen scope after its
+  // own last change (numbered at or below lo) is carried by that membership's batch.
+  const chosen = chosenScopeIds(schema, scopes)
+  const ofChosen = chosen === null ? '' : ` AND m.scope_id IN ${chosen}`
   const kth = (table: string): string => `(SELECT seq FROM ${s}.${table} WHERE seq > ${lo} ORDER BY seq OFFSET ${size - 1} LIMIT 1)`
   const last = lastChangeSql(schema)
   // The batch also ends before its calls' bytes pass the budget: those numbered in it, and
@@ -75,15 +80,15 @@ export function batchSql(schema: string, lo: number, size: number, since: number
   const hi = `current_setting('callsight.hi')::bigint`
   return `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
 SELECT set_config('callsight.hi', coalesce(least(${kth('calls')}, ${kth('scope_members')}, ${callBudget}, ${memberBudget}), ${last}, ${lo})::text, true) AS hi;
-SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi}${dated} ORDER BY c.seq;
+SELECT ${CALL_COLUMNS} FROM ${s}.calls c WHERE c.seq > ${lo} AND c.seq <= ${hi}${dated}${memberOf(schema, chosen, hi)} ORDER BY c.seq;
 SELECT s.scope_key, m.call_id, coalesce(${CALL_OVERSIZED}, false) AS refused FROM ${s}.scope_members m JOIN ${s}.scopes s ON s.id = m.scope_id
-  LEFT JOIN ${s}.calls c ON c.call_id = m.call_id WHERE m.seq > ${lo} AND m.seq <= ${hi}${dated};
+  LEFT JOIN ${s}.calls c ON c.call_id = m.call_id WHERE m.seq > ${lo} AND m.seq <= ${hi}${dated}${ofChosen};
 SELECT DISTINCT ON (c.call_id) ${CALL_COLUMNS} FROM ${s}.scope_members m
-  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND c.seq > ${hi}${dated}) c
-  WHERE m.seq > ${lo} AND m.seq <= ${hi};
+  CROSS JOIN LATERAL (SELECT * FROM ${s}.calls c WHERE c.call_id = m.call_id AND ${chosen === null ? `c.seq > ${hi}` : `(c.seq > ${hi} OR c.seq <= ${lo})`}${dated}) c
+  WHERE m.seq > ${lo} AND m.seq <= ${hi}${ofChosen};
 SELECT ${cappedText('scope_key', SCOPE_KEY_BYTES)}, ${cappedText('filters', PULL_LIMITS.scopeJson)}, ${cappedText('coverage', PULL_LIMITS.scopeJson)},
   last_success_at, seq, seq <= ${hi} AS whole FROM ${s}.scopes
-  WHERE (seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi}));
+  WHERE ((seq > ${lo} AND seq <= ${hi}) OR (seq > ${hi} AND id IN (SELECT scope_id FROM ${s}.scope_members WHERE seq > ${lo} AND seq <= ${hi})))${chosen === null ? '' : ` AND id IN ${chosen}`};
 SELECT ${cappedText('value', CALL_ID_BYTES)}, ${cappedText('description', PULL_LIMITS.callTypeDescription)} FROM ${s}.call_types WHERE seq > ${lo} AND seq <= ${hi};
 COMMIT;`
 }
@@ -99,4 +104,23 @@ export function windowCondition(since: number | null): string {
   if (since === null) return ''
   if (!Number.isSafeInteger(since)) throw new Error('a window starts at a whole number')
   return ` AND c.call_at >= ${since}`
+}
+
+/** A string as an SQL literal (standard_conforming_strings, PostgreSQL's default since 9.1: a backslash is itself). */
+export function sqlText(v: string): string {
+  if (v.includes('\0')) throw new Error('a scope key cannot hold a NUL character')
+  return `'${v.replace(/'/g, "''")}'`
+}
+
+/** The ids of the chosen scopes as an SQL subquery; null for every scope. */
+export function chosenScopeIds(schema: string, keys: readonly string[] | null): string | null {
+  if (keys === null) return null
+  if (keys.length === 0) throw new Error('a window of scopes holds at least one')
+  return `(SELECT id FROM ${q(schema)}.scopes WHERE scope_key IN (${keys.map(sqlText).join(', ')}))`
+}
+
+/** ` AND call c is a member of a chosen scope by change number upTo`; nothing for every scope. */
+export function memberOf(schema: string, chosen: string | null, upTo: string | number): string {
+  if (chosen === null) return ''
+  return ` AND EXISTS (SELECT 1 FROM ${q(schema)}.scope_members cm WHERE cm.call_id = c.call_id AND cm.scope_id IN ${chosen} AND cm.seq <= ${upTo})`
 }

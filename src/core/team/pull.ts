@@ -9,7 +9,9 @@ import { checkPgSchema } from './pg-migrations'
 import { boundHeapGrowth } from './heap-growth'
 import { lastChange, readBatch, type BatchRead } from './pull-batch'
 import { distinctApplied } from './pulled-rows'
+import { chosenScopeIds, memberOf } from './pull-sql'
 import { settleWindow } from './pull-window'
+import { settleScopes } from './pull-scopes'
 import { systemPullClock, type PullClock } from './window'
 import type { TeamWindow } from '../../shared/team'
 
@@ -98,6 +100,8 @@ export interface PullProgress {
   notice?: string
   /** The notice's reason as a code, for the app to say in its language. */
   noticeCode?: 'generation' | 'behind'
+  /** The chosen worker scopes changed: what was pulled was emptied and the pull began anew. */
+  rescoped?: boolean
   error?: AppErrorInfo
 }
 
@@ -119,6 +123,8 @@ interface PullStart {
   cursor: number
   /** The window's start: calls dated before it are not pulled (null: all). */
   since: number | null
+  /** The keys of the worker scopes the window holds (null: every scope). */
+  scopes: string[] | null
 }
 
 /**
@@ -216,6 +222,8 @@ async function findStart(opts: PullOptions, report: PullReport): Promise<PullSta
   await checkPgSchema(pool, schema, 'reader')
   const meta = MetaRow.parse((await pool.query(`SELECT value AS cache_id FROM ${q(schema)}.meta WHERE key = 'cache_id'`)).rows[0])
   const generation = await readGeneration(pool, schema)
+  // An unknown scope name is refused here, before anything local changes.
+  const scopes = await settleScopes(pool, schema, cache, opts.window?.scopes)
   const local = cache.teamSource()
   if (local && local.cacheId !== meta.cache_id) {
     if (!opts.startOver) {
@@ -235,6 +243,11 @@ async function findStart(opts: PullOptions, report: PullReport): Promise<PullSta
     progress.notice = notice.message
     progress.noticeCode = notice.code
   }
+  const choice = scopes.resolve()
+  if (choice.restarted) {
+    cursor = 0
+    progress.rescoped = true
+  }
   progress.cursor = cursor
   const since = await settleWindow({
     pool,
@@ -245,6 +258,7 @@ async function findStart(opts: PullOptions, report: PullReport): Promise<PullSta
     source: redactUrl(opts.sourceLabel),
     cursor,
     size: Math.max(100, opts.batchSize ?? 2000),
+    scopes: choice.keys,
     clock: opts.clock ?? systemPullClock,
     ...(opts.window === undefined ? {} : { window: opts.window }),
     ...(opts.signal === undefined ? {} : { signal: opts.signal }),
@@ -258,11 +272,15 @@ async function findStart(opts: PullOptions, report: PullReport): Promise<PullSta
     }
   })
   const count = await pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM ${q(schema)}.calls WHERE seq > $1 AND ($2::bigint IS NULL OR call_at >= $2)`,
+    `SELECT count(*) AS n FROM ${q(schema)}.calls c WHERE c.seq > $1 AND ($2::bigint IS NULL OR c.call_at >= $2)${memberOf(
+      schema,
+      chosenScopeIds(schema, choice.keys),
+      Number.MAX_SAFE_INTEGER
+    )}`,
     [cursor, since]
   )
   progress.totalCalls = Number(count.rows[0]?.n ?? 0)
-  return { cacheId: meta.cache_id, generation, cursor, since }
+  return { cacheId: meta.cache_id, generation, cursor, since, scopes: choice.keys }
 }
 
 /** Counts refused rows and keeps the first few for the report. */
@@ -306,7 +324,7 @@ async function pullBatches(
   // backlog): marked as heard at once, so that the failure is not an unhandled rejection
   // (which ends the process) before the loop's await takes it.
   const readAhead = (lo: number): Promise<BatchRead> => {
-    const p = readBatch(client, schema, lo, size, start.since)
+    const p = readBatch(client, schema, lo, size, start.since, start.scopes)
     p.catch(() => undefined)
     return p
   }

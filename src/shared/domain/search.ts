@@ -145,9 +145,15 @@ export type CoverageGap = z.infer<typeof CoverageGap>
  */
 export const CoverageNotice = z.object({
   kind: z.literal('outside-window'),
-  windowStart: EpochMs,
+  /** Null for a window of chosen scopes over every date. */
+  windowStart: EpochMs.nullable(),
   /** The window's length in days ("last 90 days"); null when it is being widened to everything. */
-  days: z.number().int().positive().nullable()
+  days: z.number().int().positive().nullable(),
+  /**
+   * The worker scopes the window holds, when it holds chosen ones: a query whose filters no
+   * held scope answers is outside it.
+   */
+  scopes: z.array(z.string()).optional()
 })
 export type CoverageNotice = z.infer<typeof CoverageNotice>
 

@@ -8,6 +8,8 @@ import {
   pullTeamCache,
   readWorkerState,
   redactUrl,
+  resolveScopes,
+  sameScopes,
   searchTeamCache,
   ReviewLive,
   syncReview,
@@ -153,7 +155,14 @@ export function teamHandlers(state: AppState): TeamHandlers {
   const windowOf = (rt: AccountRuntime): TeamWindowInfo => {
     const w = rt.cache.teamWindow()
     const info = rt.cache.info()
-    return { days: w.days, start: w.heldFrom, calls: info.calls, bytes: info.sizeBytes }
+    const scopes = rt.cache.teamScopes()
+    return {
+      days: w.days,
+      ...(scopes === null ? {} : { scopes: [...new Set(scopes.map((s) => s.name))] }),
+      start: w.heldFrom,
+      calls: info.calls,
+      bytes: info.sizeBytes
+    }
   }
 
   const failedPull = (e: unknown): TeamPullProgress => ({
@@ -294,10 +303,17 @@ export function teamHandlers(state: AppState): TeamHandlers {
       return { runId: startPull(rt, team, password).runId }
     },
 
-    'team.window': async ({ days }) => {
+    'team.window': async ({ days, scopes }) => {
       const { rt, team } = requireTeam()
       if (state.pulls.size > 0) throw new CallsightError('InvalidInput', 'A pull is already running.')
       const password = await passwordOf(rt.account.id)
+      // Scope names are checked against the team cache first: an unknown one is refused with
+      // the known ones, nothing changed. A changed choice empties what was pulled (the pull
+      // then takes everything of the chosen scopes anew).
+      if (scopes !== undefined) {
+        const chosen = scopes === null ? null : await withTeamPool(rt, team, (pool) => resolveScopes(pool, team.schema, scopes))
+        if (!sameScopes(rt.cache.teamScopes(), chosen)) rt.cache.chooseTeamScopes(chosen)
+      }
       // Recorded first: the pull (and every later one) holds it; the drop or backfill is the pull's.
       rt.cache.setTeamWindow({ ...rt.cache.teamWindow(), days }, null)
       return { runId: startPull(rt, team, password).runId }

@@ -65,7 +65,9 @@ export class SqliteDataReads implements DataReads, CatalogReads {
 
   heldWindow(): HeldWindow | null {
     const w = this.cache.teamWindow()
-    return w.heldFrom === null ? null : { start: w.heldFrom, days: w.days }
+    const scopes = this.cache.teamScopes()
+    if (w.heldFrom === null && scopes === null) return null
+    return { start: w.heldFrom, days: w.days, scopes: scopes === null ? null : [...new Set(scopes.map((s) => s.name))] }
   }
 
   prefixIndexLengths(): number[] {

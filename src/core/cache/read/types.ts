@@ -90,10 +90,15 @@ export interface CatalogReads {
   heldWindow(): HeldWindow | null
 }
 
-/** A team cache's window as search sees it: every call dated from `start` on is held. */
+/**
+ * A team cache's window as search sees it: every call dated from `start` on (null: every
+ * date) that is a member of one of `scopes` (null: every scope) is held.
+ */
 export interface HeldWindow {
-  start: number
+  start: number | null
   days: number | null
+  /** The names of the worker scopes held. */
+  scopes: string[] | null
 }
 
 export interface MatchReads {

@@ -44,6 +44,30 @@ export function readWindow(db: Database.Database): WindowState {
   return { days: r.days, heldFrom: r.held_from, backfill: r.backfill === null ? null : BackfillJson.parse(JSON.parse(r.backfill)) }
 }
 
+/** A worker scope a window holds: the name the user chose it by and the scope key it stands for. */
+export interface WindowScope {
+  name: string
+  key: string
+}
+
+const ScopesJson = z.array(z.object({ name: z.string(), key: z.string() }))
+
+/** The worker scopes the window holds; null: every scope (also for a cache never windowed). */
+export function readWindowScopes(db: Database.Database): WindowScope[] | null {
+  const column = db.prepare("SELECT 1 FROM pragma_table_info('team_window') WHERE name = 'scopes'").get()
+  if (column === undefined) return null
+  const raw = db.prepare('SELECT scopes FROM team_window WHERE id = 1').pluck().get() as string | null | undefined
+  return raw === null || raw === undefined ? null : ScopesJson.parse(JSON.parse(raw))
+}
+
+/** Inside the caller's transaction: the other fields of the window are kept (a new row holds everything by date). */
+export function writeWindowScopes(db: Database.Database, scopes: readonly WindowScope[] | null): void {
+  db.prepare(
+    `INSERT INTO team_window (id, days, held_from, backfill, scopes) VALUES (1, NULL, NULL, NULL, ?)
+     ON CONFLICT (id) DO UPDATE SET scopes = excluded.scopes`
+  ).run(scopes === null ? null : JSON.stringify(scopes))
+}
+
 /** Inside the caller's transaction. */
 export function writeWindow(db: Database.Database, w: WindowState): void {
   db.prepare(
