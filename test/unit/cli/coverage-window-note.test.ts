@@ -54,3 +54,21 @@ describe('the CLI notice for a range outside the window', () => {
     expect(coverageWarning('export', c, 'w.sqlite', 'UTC')).toContain("callsight export: Outside this workstation's window: last 7 days")
   })
 })
+
+describe('the CLI notice for a query outside a window of chosen scopes', () => {
+  it('names the scopes held and how to choose others, instead of a sync of the gap', () => {
+    const c: QueryCoverage = {
+      complete: false,
+      from: START,
+      to: START + 86_400_000,
+      missing: [gap(START, START + 86_400_000)],
+      notices: [{ kind: 'outside-window', windowStart: null, days: null, scopes: ['inbound', 'vip'] }]
+    }
+    const line = coverageWarning('search', c, 'w.sqlite', 'UTC', undefined, { team: true, everyCall: [] })!
+    expect(line).toContain(`Outside this workstation's window: the scopes "inbound", "vip" only`)
+    expect(line).toContain('callsight pull --from URL --db w.sqlite --scope NAME')
+    expect(line).not.toContain('--days')
+    expect(line).not.toContain('not synced')
+    expect(line.split('\n')).toHaveLength(1)
+  })
+})

@@ -420,11 +420,13 @@ export const migrations: readonly Migration[] = [
   {
     // Version 20: the worker scopes a team cache's window holds (src/core/team/pull-scopes.ts):
     // a JSON list of {name, key}, NULL for every scope. A cache held at an older schema on
-    // purpose may lack the table: it holds everything.
+    // purpose may lack the table (it holds everything), and one whose version was set back
+    // may have the column already.
     version: 20,
     up(db) {
       const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'team_window'").get()
-      if (table !== undefined) db.exec('ALTER TABLE team_window ADD COLUMN scopes TEXT')
+      const column = db.prepare("SELECT 1 FROM pragma_table_info('team_window') WHERE name = 'scopes'").get()
+      if (table !== undefined && column === undefined) db.exec('ALTER TABLE team_window ADD COLUMN scopes TEXT')
     }
   }
 ]

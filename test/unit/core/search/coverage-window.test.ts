@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { CallTypeNames, type ScopeRef } from '../../../../src/core/cache'
+import { CallTypeNames, type HeldWindow, type ScopeRef } from '../../../../src/core/cache'
 import { queryCoverage } from '../../../../src/core/search/coverage'
 import { SearchQuery, type SearchQueryInput } from '../../../../src/shared/domain'
 
@@ -12,8 +12,8 @@ const SCOPES: ScopeRef[] = [
     coverage: [[0, 1000]]
   }
 ]
-const WINDOW = { start: 600, days: 90 }
-const cov = (q: SearchQueryInput, window: { start: number; days: number | null } | null = WINDOW) =>
+const WINDOW: HeldWindow = { start: 600, days: 90, scopes: null }
+const cov = (q: SearchQueryInput, window: HeldWindow | null = WINDOW) =>
   queryCoverage(SearchQuery.parse({ results: 'all', ...q }), SCOPES, NAMES, [], window)
 
 describe('coverage of a cache holding a window of the team cache', () => {
@@ -48,5 +48,32 @@ describe('coverage of a cache holding a window of the team cache', () => {
     const c = cov({ from: 100, to: 900 }, null)
     expect(c.complete).toBe(true)
     expect(c.notices).toBeUndefined()
+  })
+})
+
+describe('coverage of a cache holding chosen worker scopes', () => {
+  // The inbound scope only, over every date the worker synced.
+  const INBOUND: ScopeRef[] = [
+    {
+      id: 1,
+      filters: { callTypes: [], direction: 1, results: 'all', hasNewRequest: null, includeAnalysis: false },
+      coverage: [[0, 1000]]
+    }
+  ]
+  const HELD: HeldWindow = { start: null, days: null, scopes: ['inbound'] }
+  const scoped = (q: SearchQueryInput) => queryCoverage(SearchQuery.parse({ results: 'all', ...q }), INBOUND, NAMES, [], HELD)
+
+  it('a query the chosen scope answers is complete, without a notice', () => {
+    const c = scoped({ direction: 1, from: 100, to: 900 })
+    expect(c.complete).toBe(true)
+    expect(c.notices).toBeUndefined()
+  })
+
+  it('a query another scope would answer is outside the window, naming the scopes held', () => {
+    for (const q of [{ direction: 2, from: 100, to: 900 }, { from: 100, to: 900 }]) {
+      const c = scoped(q)
+      expect(c.complete).toBe(false)
+      expect(c.notices).toEqual([{ kind: 'outside-window', windowStart: null, days: null, scopes: ['inbound'] }])
+    }
   })
 })
