@@ -31,9 +31,13 @@ export async function resolveScopes(pool: pg.Pool, schema: string, names: readon
   const unknown = names.filter((n) => !known.has(n))
   if (unknown.length > 0) {
     const list = [...known.keys()]
-    throw new CallsightError('InvalidInput', `Unknown scope ${unknown.map((n) => `"${n}"`).join(', ')}: the worker keeps no scope of that name.`, {
-      hint: list.length === 0 ? 'The team cache has no worker scopes yet.' : `Known scopes: ${list.map((n) => `"${n}"`).join(', ')}.`
-    })
+    throw new CallsightError(
+      'InvalidInput',
+      `Unknown scope ${unknown.map((n) => `"${n}"`).join(', ')}: the worker keeps no scope of that name.`,
+      {
+        hint: list.length === 0 ? 'The team cache has no worker scopes yet.' : `Known scopes: ${list.map((n) => `"${n}"`).join(', ')}.`
+      }
+    )
   }
   return [...new Set(names)].flatMap((name) => known.get(name)!.map((key) => ({ name, key })))
 }

@@ -59,7 +59,13 @@ function budgetEnd(rows: string): string {
  * written: the server reads it while this process is busy in SQLite. `lo` and `size` are
  * whole numbers we computed, written into the text (no user input reaches it).
  */
-export function batchSql(schema: string, lo: number, size: number, since: number | null = null, scopes: readonly string[] | null = null): string {
+export function batchSql(
+  schema: string,
+  lo: number,
+  size: number,
+  since: number | null = null,
+  scopes: readonly string[] | null = null
+): string {
   if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(size)) throw new Error('batch bounds must be whole numbers')
   const s = q(schema)
   // A window (window.ts) takes only calls dated from `since` on, and their memberships.

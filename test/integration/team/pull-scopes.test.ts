@@ -180,7 +180,11 @@ describe('a window of chosen scopes', () => {
     const creds = team.cluster.credentialsFor({ database })
     const cliUrl = creds.url
     const cliEnv = { PGPASSWORD: creds.password ?? '' }
-    const unknown = await runCli(cli, ['pull', '--from', cliUrl, '--db', file, '--schema', 'acme', '--scope', 'inbound', '--scope', 'nope'], cliEnv)
+    const unknown = await runCli(
+      cli,
+      ['pull', '--from', cliUrl, '--db', file, '--schema', 'acme', '--scope', 'inbound', '--scope', 'nope'],
+      cliEnv
+    )
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('"nope"')
     expect(unknown.stderr).toContain('Known scopes: "inbound", "outbound"')

@@ -70,7 +70,10 @@ describe('coverage of a cache holding chosen worker scopes', () => {
   })
 
   it('a query another scope would answer is outside the window, naming the scopes held', () => {
-    for (const q of [{ direction: 2, from: 100, to: 900 }, { from: 100, to: 900 }]) {
+    for (const q of [
+      { direction: 2, from: 100, to: 900 },
+      { from: 100, to: 900 }
+    ]) {
       const c = scoped(q)
       expect(c.complete).toBe(false)
       expect(c.notices).toEqual([{ kind: 'outside-window', windowStart: null, days: null, scopes: ['inbound'] }])

@@ -94,6 +94,7 @@ export const searchMessages = {
       outsideWindow: 'Outside this workstation’s window: last {days} days. This computer holds the calls from {date} on.',
       outsideWindowAll:
         'Outside this workstation’s window: it is being widened to everything. This computer holds the calls from {date} on.',
+      outsideScopes: 'Outside this workstation’s window: it holds the scopes {scopes} only.',
       widenWindow: 'Widen the window',
       searchTeam: 'Search the team cache',
       teamLacks:

@@ -97,6 +97,7 @@ export const searchMessages: Shape<typeof en> = {
       outsideWindow: 'Bu iş istasyonunun penceresi dışında: son {days} gün. Bu bilgisayar {date} tarihinden itibaren çağrıları tutuyor.',
       outsideWindowAll:
         'Bu iş istasyonunun penceresi dışında: pencere tümüne genişletiliyor. Bu bilgisayar {date} tarihinden itibaren çağrıları tutuyor.',
+      outsideScopes: 'Bu iş istasyonunun penceresi dışında: yalnızca {scopes} kapsamlarını tutuyor.',
       widenWindow: 'Pencereyi genişlet',
       searchTeam: 'Ekip önbelleğinde ara',
       teamLacks:
