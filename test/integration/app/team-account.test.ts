@@ -38,7 +38,9 @@ beforeAll(async () => {
   const { session } = await signedInSession(service)
   await engineFor(session, store).run({ from: FROM_MS, to: TO_MS, results: 'all', includeAnalysis: true }, { mode: 'full' })
   await store.pool.query(
-    `INSERT INTO acme.worker_scopes (scope_key, name, worker, running, last_success_at, last_outcome, updated_at) VALUES ('k', 'everything', 'host:1', false, 1, 'done', 1)`
+    // The worker's row for the one scope synced, so a window can choose it by name.
+    `INSERT INTO acme.worker_scopes (scope_key, name, worker, running, last_success_at, last_outcome, updated_at)
+     SELECT scope_key, 'everything', 'host:1', false, 1, 'done', 1 FROM acme.scopes`
   )
   await store.close()
   app = createTestApp()
@@ -165,6 +167,22 @@ describe('a team cache account in the app', () => {
     expect(await waitPull((await call('team.window', { days: null })).runId)).toMatchObject({ phase: 'done', backfilled: 2500 })
     expect(await count()).toBe(2500)
     expect((await call('search.count', { query: { text: '', results: 'all', from: FROM_MS, to: TO_MS } })).coverage.notices).toBeUndefined()
+
+    // Chosen scopes: an unknown name is refused with the known ones, nothing changed; a known
+    // one pulls anew and is shown with the window; every scope again.
+    const unknown = await failure(call('team.window', { days: null, scopes: ['nope'] }))
+    expect(unknown.code).toBe('InvalidInput')
+    expect(unknown.hint).toContain('"everything"')
+    expect((await call('team.status', {})).window).toMatchObject({ days: null, calls: 2500 })
+    expect((await call('team.status', {})).window?.scopes).toBeUndefined()
+    expect(await waitPull((await call('team.window', { days: null, scopes: ['everything'] })).runId)).toMatchObject({
+      phase: 'done',
+      calls: 2500
+    })
+    expect((await call('team.status', {})).window).toMatchObject({ days: null, scopes: ['everything'], calls: 2500 })
+    expect(await waitPull((await call('team.window', { days: null, scopes: null })).runId)).toMatchObject({ phase: 'done', calls: 2500 })
+    expect((await call('team.status', {})).window?.scopes).toBeUndefined()
+    expect(await count()).toBe(2500)
   }, 90_000)
 
   it('an analyst\'s own login: saves queue ("N changes waiting"), written as the role, and reach the team cache with the next pull', async () => {

@@ -99,8 +99,12 @@ export const useTeamStore = defineStore('team', () => {
 
   const pull = (): Promise<void> => startPull(() => call('team.pull', {}))
 
-  /** Holds the last `days` days (null: everything) from now on, and pulls to get there. */
-  const setWindow = (days: number | null): Promise<void> => startPull(() => call('team.window', { days }))
+  /**
+   * Holds the last `days` days (null: everything) from now on, and pulls to get there; with
+   * `scopes`, only those worker scopes (null: every scope; a changed choice pulls anew).
+   */
+  const setWindow = (days: number | null, scopes?: string[] | null): Promise<void> =>
+    startPull(() => call('team.window', { days, ...(scopes === undefined ? {} : { scopes }) }))
 
   async function cancel(): Promise<void> {
     if (!runId.value) return

@@ -86,6 +86,11 @@ export const syncMessages = {
     windowDaysLabel: 'Days',
     windowApply: 'Apply and pull',
     windowEverything: 'Hold everything',
+    windowScopes: 'Scopes held',
+    windowScopesHeld: 'scopes {scopes}',
+    windowScopesApply: 'Hold the ticked scopes',
+    windowScopesHelp:
+      'Only calls in the ticked worker scopes are pulled. Changing them empties what was pulled (annotations stay) and pulls anew.',
     dropped: '{count} calls left the window | {count} call left the window | {count} calls left the window',
     backfilled: '{count} calls brought in by widening | {count} call brought in by widening | {count} calls brought in by widening'
   },

@@ -88,6 +88,11 @@ export const syncMessages: Shape<typeof en> = {
     windowDaysLabel: 'Gün',
     windowApply: 'Uygula ve çek',
     windowEverything: 'Tümünü tut',
+    windowScopes: 'Tutulan kapsamlar',
+    windowScopesHeld: '{scopes} kapsamları',
+    windowScopesApply: 'İşaretli kapsamları tut',
+    windowScopesHelp:
+      'Yalnızca işaretli çalışan kapsamlarındaki çağrılar çekilir. Değiştirmek, çekilenleri boşaltır (notlar kalır) ve baştan çeker.',
     dropped: '{count} çağrı pencereden çıktı',
     backfilled: 'Pencere genişletilerek {count} çağrı getirildi',
     staleHint: 'Eşitliyor görünüyor, ama çalışan bir süredir haber vermedi: takılmış ya da bilgisayarına ulaşılamıyor olabilir.'
