@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs'
 import type Database from 'better-sqlite3'
 import type { CacheInfo, CallRecord } from '../../shared/domain'
-import { toRecord, type AnalysisRowDb, type CallRowDb } from './records'
+import { namedItems } from './analysis-lists'
+import { toRecord, type CallRowDb } from './records'
 import { clearIndex } from './ingest/reindex'
 
 /** The cache's size on disk (database and WAL), its calls, and when it was last synced or stopped. */
@@ -30,7 +31,7 @@ export function readCacheInfo(db: Database.Database, file: string): CacheInfo {
 export function deleteCachedCalls(db: Database.Database): void {
   db.transaction(() => {
     db.exec(`
-        DELETE FROM scope_members; DELETE FROM analysis; DELETE FROM calls; DELETE FROM analysis_keys;
+        DELETE FROM scope_members; DELETE FROM analysis_lists; DELETE FROM analysis_values; DELETE FROM calls; DELETE FROM analysis_keys;
         DELETE FROM sync_scopes; DELETE FROM sync_runs; DELETE FROM call_types;
         DELETE FROM agg_hours; DELETE FROM agg_scope_hours; DELETE FROM agg_values; DELETE FROM team_source;
         -- The row ids of the calls are gone; the next sync writes them again (migration 11).
@@ -42,12 +43,9 @@ export function deleteCachedCalls(db: Database.Database): void {
 
 /** A stored row as its record, analysis in the order the service sent it. */
 export function hydrateRow(db: Database.Database, row: CallRowDb): CallRecord {
-  const items = db
-    .prepare(
-      'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
-    )
-    .all(row.id) as AnalysisRowDb[]
-  return toRecord(row, items)
+  const list = db.prepare('SELECT items FROM analysis_lists WHERE call = ?').pluck().get(row.id) as string | undefined
+  const items = list === undefined ? [] : (namedItems(db, [[row.id, list]]).get(row.id) ?? [])
+  return toRecord(row, items.map((i) => ({ key: i.key, friendly_name: i.friendlyName, value: i.value })))
 }
 
 export function readCall(db: Database.Database, callId: string): CallRecord | null {

@@ -6,6 +6,7 @@ import { CallsightError } from '../../errors'
 import { PRIVATE_FILE_MODE } from '../../platform/private-files'
 import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } from './deferred-btrees'
 import { FOLD_FOR_INDEX_SOURCE } from '../fold'
+import { FOR_EACH_JOINED_ID_SOURCE, hasAnalysisLists } from '../analysis-lists'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
 import { clearIndex, reindexAll } from './reindex'
 import { hasShortIndex, SHORT_INDEX_TABLE, SHORT_PREFIXES_SOURCE } from './short-prefixes'
@@ -46,12 +47,14 @@ const fold = ${FOLD_FOR_INDEX_SOURCE}
 // The short-prefix index's tokens, from the same folded text (short-prefixes.ts); null on a
 // schema without it.
 const shortPrefixes = o.shortSql ? ${SHORT_PREFIXES_SOURCE} : null
+// A call's analysis list (schema 19: analysis-lists.ts) read as its value ids.
+const forEachJoinedId = ${FOR_EACH_JOINED_ID_SOURCE}
 ${WORKER_CONNECTION_SOURCE}
 // Its connections are tracked in a word shared with the cache (worker-connection.ts): the
 // cache's close() returns only once they are closed, and if the cache closed before this
 // thread got here it opens nothing.
 function run() {
-let db, cache, del, ins, delShort, insShort, rows
+let db, cache, del, ins, delShort, insShort, rows, valuesAbove
 try {
 // The side file holds the calls' text too: 0600, never SQLite's 0644 less the umask.
 require('node:fs').closeSync(require('node:fs').openSync(o.side, 'a', o.fileMode))
@@ -77,7 +80,10 @@ cache = new Database(o.file, { readonly: true, fileMustExist: true, ...native })
 cache.pragma('busy_timeout = 5000')
 // Each page it reads was just written and is read once: SQLite's 16 MB default would only add to memory.
 cache.pragma('cache_size = -2048')
-rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id), '') FROM calls c WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw()
+rows = o.lists
+  ? cache.prepare('SELECT c.id, c.title, c.summary, l.items FROM calls c LEFT JOIN analysis_lists l ON l.call = c.id WHERE c.id BETWEEN ? AND ? ORDER BY c.id').raw()
+  : cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id), '') FROM calls c WHERE c.id BETWEEN ? AND ? ORDER BY c.id").raw()
+valuesAbove = o.lists ? cache.prepare('SELECT id, value FROM analysis_values WHERE id > ?').raw() : null
 } catch (e) {
   // Whatever it opened is closed before the cache hears of the failure.
   cache?.close()
@@ -85,8 +91,27 @@ rows = cache.prepare("SELECT c.id, c.title, c.summary, coalesce((SELECT group_co
   closedNow()
   throw e
 }
+// The dictionary's values by id, read as far as the calls need (ids only grow).
+const values = []
+let valuesTop = 0
+const valuesOf = (list) => {
+  if (list === null) return ''
+  const out = []
+  forEachJoinedId(list, (_, id) => {
+    if (values[id] === undefined) {
+      for (const [v, text] of valuesAbove.all(valuesTop)) {
+        values[v] = text
+        valuesTop = v
+      }
+    }
+    if (values[id] === undefined) throw new Error('analysis value ' + id + ' is not in the dictionary')
+    out.push(values[id])
+  })
+  return out.join(' ')
+}
 const index = (lo, hi) => {
-  for (const r of rows.iterate(lo, hi)) {
+  for (const r of o.lists ? rows.all(lo, hi) : rows.iterate(lo, hi)) {
+    if (o.lists) r[3] = valuesOf(r[3])
     const t = fold(r[1]), s = fold(r[2]), a = fold(r[3])
     ins.run(r[0], t, s, a)
     if (insShort) insShort.run(r[0], shortPrefixes([t, s, a]))
@@ -310,6 +335,7 @@ export class IndexBuild {
         nativeBinding,
         createSql,
         shortSql,
+        lists: hasAnalysisLists(db),
         buildBuffer: BUILD_BUFFER,
         defaultBuffer: FTS_DEFAULT_BUFFER,
         connection: this.conn.workerData

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { CallRecord } from '../../../shared/domain'
+import { encodeList, valueDictionary, type ValueDictionary } from '../analysis-lists'
 import { BulkInsert } from './bulk'
 import { foldedAnalysis, foldForIndex } from '../fold'
 import { parseNumeric } from '../numeric'
@@ -7,6 +8,9 @@ import { extraJson } from '../records'
 import { IndexRows } from './index-rows'
 import { KnownCalls, sameItems, type KnownCall } from './known-calls'
 import { FacetTotals, hourOf } from '../totals'
+
+/** Value ids remembered by the writer before it starts over. */
+const VALUE_CACHE = 200_000
 
 export interface PageCounts {
   inserted: number
@@ -27,14 +31,19 @@ export class RecordWriter {
   private readonly updateBase: Database.Statement
   private readonly updateAnalysisMeta: Database.Statement
   private readonly deleteAnalysis: Database.Statement
-  private readonly analysisValues: Database.Statement<[number], string>
+  private readonly oldList: Database.Statement<[number], string>
+  private readonly valueInsert: Database.Statement<[number, string, number | null]>
+  private readonly valueFind: Database.Statement<[number, string], number>
+  /** key id → value → value id (analysis-lists.ts); cleared when it grows past VALUE_CACHE. */
+  private readonly valueIds = new Map<number, Map<string, number>>()
+  private cachedValues = 0
+  private readonly dictionary: ValueDictionary
   private readonly keyInsert: Database.Statement
   private readonly keyFind: Database.Statement<[string, string], number>
   /** key → friendly name → id: nested, so no string is built per item. */
   private readonly keyIds = new Map<string, Map<string, number>>()
   /** Per key id: [items, numeric items] added (or removed, negative) by the current page. */
   private readonly keyStats = new Map<number, [number, number]>()
-  private readonly oldItems: Database.Statement<[number], { key_id: number; value: string; value_num: number | null }>
   private readonly scopesOfCall: Database.Statement<[number], number>
   /** Calls written without a scope in this transaction (a pull), for addMembers. */
   private readonly unscoped = new Map<string, { id: number; call_at: number; fresh: boolean }>()
@@ -56,14 +65,14 @@ export class RecordWriter {
       'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, last_changed_at = ? WHERE id = ?'
     )
     this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_known = 1, last_changed_at = ? WHERE id = ?')
-    this.deleteAnalysis = db.prepare('DELETE FROM analysis WHERE call = ?')
-    this.oldItems = db.prepare<[number], { key_id: number; value: string; value_num: number | null }>(
-      'SELECT key_id, value, value_num FROM analysis WHERE call = ?'
-    )
+    this.deleteAnalysis = db.prepare('DELETE FROM analysis_lists WHERE call = ?')
+    this.oldList = db.prepare<[number], string>('SELECT items FROM analysis_lists WHERE call = ?').pluck()
+    this.valueInsert = db.prepare<[number, string, number | null]>('INSERT INTO analysis_values (key_id, value, value_num) VALUES (?, ?, ?)')
+    this.valueFind = db.prepare<[number, string], number>('SELECT id FROM analysis_values WHERE key_id = ? AND value = ?').pluck()
+    this.dictionary = valueDictionary(db)
     this.scopesOfCall = db.prepare<[number], number>('SELECT scope FROM scope_members WHERE call = ?').pluck()
     this.totals = new FacetTotals(db)
     this.bumpKey = db.prepare('UPDATE analysis_keys SET items = items + ?, numeric_items = numeric_items + ? WHERE id = ?')
-    this.analysisValues = db.prepare<[number], string>('SELECT value FROM analysis WHERE call = ? ORDER BY ord').pluck()
     this.keyInsert = db.prepare('INSERT OR IGNORE INTO analysis_keys (key, friendly_name) VALUES (?, ?)')
     this.keyFind = db.prepare<[string, string], number>('SELECT id FROM analysis_keys WHERE key = ? AND friendly_name = ?').pluck()
     this.calls = new BulkInsert(
@@ -72,7 +81,7 @@ export class RecordWriter {
       11,
       100
     )
-    this.analysis = new BulkInsert(db, 'INSERT INTO analysis (key_id, call, ord, value, value_num)', 5, 500)
+    this.analysis = new BulkInsert(db, 'INSERT INTO analysis_lists (call, items)', 2, 500)
     this.members = new BulkInsert(db, 'INSERT OR IGNORE INTO scope_members (call, scope)', 2, 500)
   }
 
@@ -84,6 +93,7 @@ export class RecordWriter {
   /** Forget cached key ids (after the tables were emptied). */
   reset(): void {
     this.keyIds.clear()
+    this.forgetValues()
     this.keyStats.clear()
     this.totals.reset()
   }
@@ -94,6 +104,13 @@ export class RecordWriter {
    */
   rolledBack(): void {
     this.keyIds.clear()
+    this.forgetValues()
+  }
+
+  private forgetValues(): void {
+    this.valueIds.clear()
+    this.cachedValues = 0
+    this.dictionary.forget()
   }
 
   /** Starts a transaction's worth of pages: forgets what a failed one left (it rolled back). */
@@ -268,7 +285,9 @@ export class RecordWriter {
       old.extra = extra
     }
     if (anaChanged) {
-      for (const old of this.oldItems.all(id)) this.countItem(old.key_id, old.value, old.value_num, -1)
+      const d = this.dictionary
+      const list = this.oldList.get(id)
+      if (list !== undefined) for (const v of d.ids(list)) this.countItem(d.keyOf[v]!, d.valueOf[v]!, d.numOf[v] ?? null, -1)
       this.deleteAnalysis.run(id)
       this.putAnalysis(id, r)
       this.analysis.flush()
@@ -277,7 +296,7 @@ export class RecordWriter {
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
     if (!this.index.wantsRows) this.index.replace(id, null)
     else {
-      const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.analysisValues.all(id).join(' '))
+      const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.storedValues(id))
       this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
     }
     if (anaChanged) {
@@ -311,18 +330,46 @@ export class RecordWriter {
 
   /** A call's items into the analysis insert (in the table after its flush), counted in the totals. */
   private putAnalysis(id: number, r: CallRecord): void {
-    const out = this.analysis
-    let ord = 0
+    if (r.analysis.length === 0) return
+    const ids: number[] = []
     for (const a of r.analysis) {
       const keyId = this.keyId(a.key, a.friendlyName)
       const num = parseNumeric(a.value)
       this.countItem(keyId, a.value, num, 1)
-      out.put(keyId)
-      out.put(id)
-      out.put(ord++)
-      out.put(a.value)
-      out.put(num)
+      ids.push(this.valueId(keyId, a.value, num))
     }
+    this.analysis.put(id)
+    this.analysis.put(encodeList(ids))
+  }
+
+  /** The stored analysis values of a call, in order, joined by spaces (its index text). */
+  private storedValues(id: number): string {
+    const list = this.oldList.get(id)
+    if (list === undefined) return ''
+    const d = this.dictionary
+    return d
+      .ids(list)
+      .map((v) => d.valueOf[v]!)
+      .join(' ')
+  }
+
+  /** The dictionary id of a (key, value) pair, added on first sight. */
+  private valueId(keyId: number, value: string, num: number | null): number {
+    let byValue = this.valueIds.get(keyId)
+    if (!byValue) this.valueIds.set(keyId, (byValue = new Map()))
+    let id = byValue.get(value)
+    if (id === undefined) {
+      id = this.valueFind.get(keyId, value)
+      if (id === undefined) id = Number(this.valueInsert.run(keyId, value, num).lastInsertRowid)
+      // Values that differ per call (free text) would grow the map without end.
+      if (++this.cachedValues > VALUE_CACHE) {
+        this.valueIds.clear()
+        this.cachedValues = 0
+        this.valueIds.set(keyId, (byValue = new Map()))
+      }
+      byValue.set(value, id)
+    }
+    return id
   }
 
   private countItem(keyId: number, value: string, num: number | null, delta: number): void {

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { AnalysisItem, CallRecord } from '../../../shared/domain'
+import { namedItems } from '../analysis-lists'
 
 /** A call as stored, with what a page's copy is compared against. */
 export interface KnownCall {
@@ -16,13 +17,6 @@ export interface KnownCall {
   items: readonly AnalysisItem[]
 }
 
-interface StoredItemDb {
-  call: number
-  key: string
-  friendly_name: string
-  value: string
-}
-
 /** Whether a page's items are the stored ones, in order. */
 export const sameItems = (a: readonly AnalysisItem[], b: readonly AnalysisItem[]): boolean =>
   a.length === b.length && a.every((x, i) => x.key === b[i]!.key && x.friendlyName === b[i]!.friendlyName && x.value === b[i]!.value)
@@ -34,7 +28,7 @@ const placeholders = (n: number): string => new Array<string>(n).fill('?').join(
 /** The lookups ingest makes for a page's calls that are already stored, in chunks with statements kept per size. */
 export class KnownCalls {
   private readonly lookups = new Map<number, Database.Statement<unknown[], Omit<KnownCall, 'items'>>>()
-  private readonly itemLookups = new Map<number, Database.Statement<unknown[], StoredItemDb>>()
+  private readonly itemLookups = new Map<number, Database.Statement<unknown[], [number, string]>>()
   private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
   private readonly idLookups = new Map<number, Database.Statement<unknown[], { id: number; call_id: string; call_at: number }>>()
 
@@ -65,18 +59,12 @@ export class KnownCalls {
         const chunk = ids.slice(i, i + LOOKUP_CHUNK)
         let stmt = this.itemLookups.get(chunk.length)
         if (!stmt) {
-          stmt = this.db.prepare<unknown[], StoredItemDb>(
-            `SELECT a.call AS call, k.key AS key, k.friendly_name AS friendly_name, a.value AS value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
-             WHERE a.call IN (${placeholders(chunk.length)}) ORDER BY a.call, a.ord`
-          )
+          stmt = this.db
+            .prepare<unknown[], [number, string]>(`SELECT call, items FROM analysis_lists WHERE call IN (${placeholders(chunk.length)})`)
+            .raw()
           this.itemLookups.set(chunk.length, stmt)
         }
-        const items = new Map<number, AnalysisItem[]>()
-        for (const row of stmt.all(chunk)) {
-          let list = items.get(row.call)
-          if (!list) items.set(row.call, (list = []))
-          list.push({ key: row.key, friendlyName: row.friendly_name, value: row.value })
-        }
+        const items: Map<number, AnalysisItem[]> = namedItems(this.db, stmt.all(chunk))
         for (const [id, list] of items) byId.get(id)!.items = list
       }
     }

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { hasAnalysisLists, valueDictionary } from '../analysis-lists'
 import { foldForIndex } from '../fold'
 import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
 
@@ -15,9 +16,14 @@ const BATCH = 5000
 export function reindexAll(db: Database.Database, progress: (done: number, total: number) => void = () => {}): void {
   const total = (db.prepare('SELECT count(*) FROM calls').pluck().get() as number) + 1
   const short = hasShortIndex(db)
+  // Migrations 7 and 17 run before the lists exist (version 19): they read the item rows.
+  const lists = hasAnalysisLists(db)
+  const dictionary = lists ? valueDictionary(db) : null
   const read = db
     .prepare<[number, number]>(
-      `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
+      lists
+        ? `SELECT c.id, c.title, c.summary, l.items FROM calls c LEFT JOIN analysis_lists l ON l.call = c.id WHERE c.id > ? ORDER BY c.id LIMIT ?`
+        : `SELECT c.id, c.title, c.summary, (SELECT group_concat(a.value, ' ' ORDER BY a.ord) FROM analysis a WHERE a.call = c.id) AS analysis
      FROM calls c WHERE c.id > ? ORDER BY c.id LIMIT ?`
     )
     .raw()
@@ -33,7 +39,8 @@ export function reindexAll(db: Database.Database, progress: (done: number, total
     if (rows.length === 0) break
     const json = JSON.stringify(
       rows.map(([id, title, summary, analysis]) => {
-        const texts = [foldForIndex(title), foldForIndex(summary), foldForIndex(analysis ?? '')]
+        const values = analysis === null ? '' : dictionary ? dictionary.ids(analysis).map((v) => dictionary.valueOf[v]!).join(' ') : analysis
+        const texts = [foldForIndex(title), foldForIndex(summary), foldForIndex(values)]
         return short ? [id, ...texts, shortPrefixesOf(texts)] : [id, ...texts]
       })
     )

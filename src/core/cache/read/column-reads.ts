@@ -1,3 +1,4 @@
+import { itemsOfKeys, valueDictionary } from '../analysis-lists'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
 import type { CallSpan, ColumnReads, Since } from './types'
@@ -96,44 +97,43 @@ export class SqliteColumnReads implements ColumnReads {
   }
 
   textItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; values: string[] } {
-    const where = this.itemsWhere(keyIds, since)
-    // Joined by the unit separator; a value holding one splits into more parts than there
-    // are items, and then the rows are read one by one.
-    const row = this.statements
-      .get(`SELECT group_concat(call), group_concat(value, char(31)) FROM analysis WHERE ${where.sql}`, 'raw')
-      .get(...where.params) as [string | null, string | null]
-    const calls = parseIntList(row[0])
-    const values = row[1] === null ? [] : row[1].split('\u001f')
-    if (values.length === calls.length) return { calls, values }
-    const rows = this.statements.get(`SELECT call, value FROM analysis WHERE ${where.sql}`, 'raw').all(...where.params) as Array<
-      [number, string]
-    >
-    return { calls: Int32Array.from(rows, (r) => r[0]), values: rows.map((r) => r[1]) }
+    const d = valueDictionary(this.statements.db)
+    const calls: number[] = []
+    const values: string[] = []
+    this.eachItem(keyIds, since, (call, id) => {
+      calls.push(call)
+      values.push(d.valueOf[id]!)
+    })
+    return { calls: Int32Array.from(calls), values }
   }
 
   numericItems(keyIds: readonly number[], since: Since | CallSpan | null): { calls: Int32Array; nums: Float64Array } {
-    const where = this.itemsWhere(keyIds, since)
-    // NULLs would be skipped by group_concat and shift the list: '' stands for them; 17
-    // digits give back the stored double exactly (SQLite's own text form keeps 15).
-    const row = this.statements
-      .get(
-        `SELECT group_concat(call), group_concat(CASE WHEN value_num IS NULL THEN '' ELSE printf('%.17g', value_num) END, ',') FROM analysis WHERE ${where.sql}`,
-        'raw'
-      )
-      .get(...where.params) as [string | null, string | null]
-    const calls = parseIntList(row[0])
-    const parts = row[1] === null ? [] : row[1].split(',')
-    const nums = new Float64Array(calls.length)
-    for (let i = 0; i < calls.length; i++) nums[i] = parts[i] === '' || parts[i] === undefined ? Number.NaN : Number(parts[i])
-    return { calls, nums }
+    const d = valueDictionary(this.statements.db)
+    const calls: number[] = []
+    const nums: number[] = []
+    this.eachItem(keyIds, since, (call, id) => {
+      calls.push(call)
+      nums.push(d.numOf[id] ?? Number.NaN)
+    })
+    return { calls: Int32Array.from(calls), nums: Float64Array.from(nums) }
   }
 
-  private itemsWhere(keyIds: readonly number[], since: Since | CallSpan | null): { sql: string; params: unknown[] } {
-    const keys = `key_id IN (${idList(keyIds)})`
-    if (since === null) return { sql: keys, params: [] }
-    // Items are clustered by call: a span is a range of the table, not a pass over all of it.
-    if ('lo' in since) return { sql: `call >= ? AND call <= ? AND ${keys}`, params: [since.lo, since.hi] }
-    const s = sinceWhere('call', since)
-    return { sql: `${keys} AND ${s.sql}`, params: s.params }
+  /**
+   * The items of the keys, in call and item order, from one read of the calls' lists (the
+   * codes never hold ',', so one `group_concat` string carries them all, parsed in JS).
+   */
+  private eachItem(keyIds: readonly number[], since: Since | CallSpan | null, each: (call: number, id: number) => void): void {
+    const where = this.itemsWhere(since)
+    const row = this.statements
+      .get(`SELECT group_concat(call), group_concat(items, ',') FROM analysis_lists WHERE ${where.sql}`, 'raw')
+      .get(...where.params) as [string | null, string | null]
+    itemsOfKeys(valueDictionary(this.statements.db), parseIntList(row[0]), row[1], keyIds, each)
+  }
+
+  private itemsWhere(since: Since | CallSpan | null): { sql: string; params: unknown[] } {
+    if (since === null) return { sql: '1', params: [] }
+    // Lists are keyed by call: a span is a range of the table, not a pass over all of it.
+    if ('lo' in since) return { sql: 'call >= ? AND call <= ?', params: [since.lo, since.hi] }
+    return sinceWhere('call', since)
   }
 }

@@ -1,3 +1,4 @@
+import { itemsOfKeys, valueDictionary } from '../analysis-lists'
 import type { StatementCache } from './statements'
 import type { FacetSqlReads, SqlPiece, TotalsReads } from './types'
 
@@ -98,19 +99,32 @@ export class SqliteFacetSqlReads implements FacetSqlReads {
   // sum() per bucket compares every item against every bucket (measured 4× slower).
 
   textValues(keyIds: readonly number[], matches: SqlPiece | null): string[] {
-    const from = this.itemsOf(keyIds, matches)
-    return this.statements.get(`SELECT a.value ${from.sql}`, 'pluck').all(...from.params) as string[]
+    const d = valueDictionary(this.statements.db)
+    const out: string[] = []
+    this.eachItem(keyIds, matches, (id) => out.push(d.valueOf[id]!))
+    return out
   }
 
   numericValues(keyIds: readonly number[], matches: SqlPiece | null): number[] {
-    const from = this.itemsOf(keyIds, matches)
-    return this.statements.get(`SELECT a.value_num ${from.sql} AND a.value_num IS NOT NULL`, 'pluck').all(...from.params) as number[]
+    const d = valueDictionary(this.statements.db)
+    const out: number[] = []
+    this.eachItem(keyIds, matches, (id) => {
+      const n = d.numOf[id]
+      if (n !== null && n !== undefined) out.push(n)
+    })
+    return out
   }
 
-  /** Seek form: from each match to its items by call (every item of the keys when all calls match). */
-  private itemsOf(keyIds: readonly number[], matches: SqlPiece | null): SqlPiece {
-    const keys = `a.key_id IN (${idList(keyIds)})`
-    if (matches === null) return { sql: `FROM analysis a WHERE ${keys}`, params: [] }
-    return { sql: `FROM (${matches.sql}) x CROSS JOIN analysis a ON a.call = x.id AND ${keys} WHERE 1`, params: matches.params }
+  /**
+   * The value ids of the keys' items of each match (of every call when all match), from one
+   * `group_concat` of their lists, each found by call.
+   */
+  private eachItem(keyIds: readonly number[], matches: SqlPiece | null, each: (id: number) => void): void {
+    const from =
+      matches === null
+        ? { sql: 'FROM analysis_lists l', params: [] as unknown[] }
+        : { sql: `FROM (${matches.sql}) x CROSS JOIN analysis_lists l ON l.call = x.id`, params: matches.params }
+    const joined = this.statements.get(`SELECT group_concat(l.items, ',') ${from.sql}`, 'pluck').get(...from.params) as string | null
+    itemsOfKeys(valueDictionary(this.statements.db), new Int32Array(0), joined, keyIds, (_, id) => each(id))
   }
 }

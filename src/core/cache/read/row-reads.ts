@@ -1,4 +1,5 @@
 import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
+import { forEachId, namedItems } from '../analysis-lists'
 import { connectionOf, type CallCache } from '../call-cache'
 import type { NamedItem } from '../../../shared/query'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from '../records'
@@ -99,42 +100,55 @@ export class SqliteRowReads implements RowReads {
     const ids = rows.map((r) => r.id)
     const items = new Map<number, AnalysisRowDb[]>()
     if (ids.length > 0) {
-      const found = this.statements
-        .get(
-          `SELECT a.call, k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
-           WHERE a.call IN (SELECT value FROM json_each(?)) ORDER BY a.call, a.ord`,
-          'raw'
+      const lists = this.statements
+        .get('SELECT call, items FROM analysis_lists WHERE call IN (SELECT value FROM json_each(?))', 'raw')
+        .all(JSON.stringify(ids)) as Array<[number, string]>
+      for (const [call, named] of namedItems(connectionOf(this.cache), lists))
+        items.set(
+          call,
+          named.map((n) => ({ key: n.key, friendly_name: n.friendlyName, value: n.value }))
         )
-        .all(JSON.stringify(ids)) as Array<[number, string, string, string]>
-      for (const [call, key, friendly_name, value] of found) {
-        let list = items.get(call)
-        if (!list) items.set(call, (list = []))
-        list.push({ key, friendly_name, value })
-      }
     }
     return rows.map((r) => toRecord(r, items.get(r.id) ?? []))
   }
 
   keysIn(calls: SqlPiece): string[] {
     return connectionOf(this.cache)
-      .prepare(`SELECT DISTINCT k.key FROM (${calls.sql}) x JOIN analysis a ON a.call = x.id JOIN analysis_keys k ON k.id = a.key_id`)
+      .prepare(
+        `SELECT DISTINCT k.key FROM analysis_keys k JOIN analysis_values v ON v.key_id = k.id
+         WHERE v.id IN (SELECT value FROM json_each(?))`
+      )
       .pluck()
-      .all(...calls.params) as string[]
+      .all(JSON.stringify(this.valueIdsIn(calls))) as string[]
+  }
+
+  /** The distinct value ids of the calls' lists. */
+  private valueIdsIn(calls: SqlPiece): number[] {
+    const ids = new Set<number>()
+    const lists = connectionOf(this.cache)
+      .prepare(`SELECT l.items FROM (${calls.sql}) x JOIN analysis_lists l ON l.call = x.id`)
+      .pluck()
+      .iterate(...calls.params) as Iterable<string>
+    for (const list of lists) forEachId(list, (id) => ids.add(id))
+    return [...ids]
   }
 
   items(callIds: readonly string[]): Map<string, NamedItem[]> {
     const rows = this.statements
       .get(
-        `SELECT c.call_id, k.key, k.friendly_name, a.value FROM calls c JOIN analysis a ON a.call = c.id JOIN analysis_keys k ON k.id = a.key_id
-         WHERE c.call_id IN (SELECT value FROM json_each(?)) ORDER BY a.call, a.ord`,
+        `SELECT c.id, c.call_id, l.items FROM calls c JOIN analysis_lists l ON l.call = c.id
+         WHERE c.call_id IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
         'raw'
       )
-      .all(JSON.stringify(callIds)) as Array<[string, string, string, string]>
+      .all(JSON.stringify(callIds)) as Array<[number, string, string]>
+    const named = namedItems(
+      connectionOf(this.cache),
+      rows.map((r) => [r[0], r[2]] as const)
+    )
     const out = new Map<string, NamedItem[]>()
-    for (const [callId, key, friendlyName, value] of rows) {
-      let list = out.get(callId)
-      if (!list) out.set(callId, (list = []))
-      list.push({ key, friendlyName, value })
+    for (const [id, callId] of rows) {
+      const list = named.get(id)
+      if (list && list.length > 0) out.set(callId, list)
     }
     return out
   }

@@ -11,7 +11,7 @@ export class StatementCache {
   private readonly map = new Map<string, Database.Statement>()
 
   constructor(
-    private readonly db: Database.Database,
+    readonly db: Database.Database,
     private readonly size = 200
   ) {}
 

@@ -1,9 +1,8 @@
+import { itemsOfKeys, valueDictionary } from '../analysis-lists'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
 import type { ViewReads } from './types'
 import type { CallCache } from '../call-cache'
-
-const idList = (ids: readonly number[]): string => ids.map((n) => String(Math.trunc(n))).join(',')
 
 /** A JSON path to a top-level member: the name is quoted, so any field name the column allows is taken literally. */
 const memberPath = (field: string): string => `$."${field.replace(/["\\]/g, '')}"`
@@ -77,15 +76,17 @@ export class SqliteViewReads implements ViewReads {
         .all(...extraFields.map(memberPath), json) as unknown[][]
     ).map((r) => ({ id: r[0] as number, callId: r[1] as string, extra: r.slice(2) }))
     const ids = JSON.stringify(calls.map((c) => c.id))
-    const items =
-      keyIds.length === 0
-        ? []
-        : (this.statements
-            .get(
-              `SELECT call, key_id, value, value_num FROM analysis WHERE call IN (SELECT value FROM json_each(?)) AND key_id IN (${idList(keyIds)}) ORDER BY call, ord`,
-              'raw'
-            )
-            .all(ids) as Array<[number, number, string, number | null]>)
+    const items: Array<[number, number, string, number | null]> = []
+    if (keyIds.length > 0) {
+      const row = this.statements
+        .get(
+          `SELECT group_concat(call), group_concat(items, ',') FROM (SELECT call, items FROM analysis_lists WHERE call IN (SELECT value FROM json_each(?)) ORDER BY call)`,
+          'raw'
+        )
+        .get(ids) as [string | null, string | null]
+      const d = valueDictionary(this.statements.db)
+      itemsOfKeys(d, parseIntList(row[0]), row[1], keyIds, (call, id) => items.push([call, d.keyOf[id]!, d.valueOf[id]!, d.numOf[id] ?? null]))
+    }
     const members = this.statements
       .get('SELECT call, scope FROM scope_members WHERE call IN (SELECT value FROM json_each(?))', 'raw')
       .all(ids) as Array<[number, number]>

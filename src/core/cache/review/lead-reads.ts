@@ -20,7 +20,10 @@ function agentSql(field: AgentField | null): { sql: string; params: unknown[] } 
   // The name is checked by AgentField's pattern and quoted in the path, as search's field filter does.
   if (field.kind === 'field') return { sql: 'CAST(json_extract(c.extra, ?) AS TEXT)', params: [`$."${field.name}"`] }
   return {
-    sql: '(SELECT x.value FROM analysis x JOIN analysis_keys k ON k.id = x.key_id WHERE x.call = c.id AND k.key = ? ORDER BY x.ord LIMIT 1)',
+    // The first item of the key in the call's list (analysis_first: cache-db registers it).
+    sql: `(SELECT v.value FROM analysis_values v WHERE v.id = analysis_first(
+      (SELECT l.items FROM analysis_lists l WHERE l.call = c.id),
+      (SELECT group_concat(x.id) FROM analysis_values x JOIN analysis_keys k ON k.id = x.key_id WHERE k.key = ?)))`,
     params: [field.key]
   }
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { CallsightError } from '../../errors'
 import { makePrivateFile, SQLITE_SIDECARS, tightenFile } from '../../platform/private-files'
+import { registerListFunctions } from '../analysis-lists'
 import { settleIndexBuild } from '../ingest/deferred-index'
 import { migrate, type MigrationProgress } from './migrate'
 import { migrations, SCHEMA_VERSION } from './migrations'
@@ -61,6 +62,8 @@ function configure(db: Database.Database, opts: CacheDbOptions, now: number): vo
   db.pragma('temp_store = MEMORY')
   // Reads straight from the page cache of the OS; 2 GB is SQLite's default ceiling.
   db.pragma(`mmap_size = ${SEARCH_MMAP_BYTES}`)
+  // Analysis filters test a call's list of value ids (analysis-lists.ts) in SQL.
+  registerListFunctions(db)
   if (opts.readonly) {
     const v = db.pragma('user_version', { simple: true }) as number
     if (v > SCHEMA_VERSION) migrate(db) // throws DatabaseTooNew without writing

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { z } from 'zod'
+import { forEachId } from '../analysis-lists'
 import { SQL_HOUR_OF } from '../totals'
 
 /**
@@ -103,7 +104,19 @@ export function deleteCallsBefore(db: Database.Database, before: number): number
     DELETE FROM agg_scope_hours WHERE n <= 0;
     CREATE TEMP TABLE IF NOT EXISTS window_values (key_id INTEGER, value TEXT, n INTEGER, numeric INTEGER, PRIMARY KEY (key_id, value));
     DELETE FROM temp.window_values;
-    INSERT INTO temp.window_values SELECT a.key_id, a.value, count(*), count(a.value_num) FROM temp.window_dropped d JOIN analysis a ON a.call = d.id GROUP BY a.key_id, a.value;
+  `)
+  // The dropped calls' items, counted per value id from their lists (analysis-lists.ts).
+  const perValue = new Map<number, number>()
+  const lists = db
+    .prepare('SELECT l.items FROM temp.window_dropped d JOIN analysis_lists l ON l.call = d.id')
+    .pluck()
+    .iterate() as Iterable<string>
+  for (const list of lists) forEachId(list, (id) => perValue.set(id, (perValue.get(id) ?? 0) + 1))
+  db.prepare(
+    `INSERT INTO temp.window_values SELECT v.key_id, v.value, j.value ->> 1, CASE WHEN v.value_num IS NULL THEN 0 ELSE j.value ->> 1 END
+     FROM json_each(?) j JOIN analysis_values v ON v.id = j.value ->> 0`
+  ).run(JSON.stringify([...perValue]))
+  db.exec(`
     UPDATE agg_values SET n = n - (SELECT w.n FROM temp.window_values w WHERE w.key_id = agg_values.key_id AND w.value = agg_values.value)
       WHERE (key_id, value) IN (SELECT key_id, value FROM temp.window_values);
     DELETE FROM agg_values WHERE n <= 0;
@@ -112,7 +125,7 @@ export function deleteCallsBefore(db: Database.Database, before: number): number
       numeric_items = numeric_items - (SELECT coalesce(sum(w.numeric), 0) FROM temp.window_values w WHERE w.key_id = analysis_keys.id)
       WHERE id IN (SELECT key_id FROM temp.window_values);
     DELETE FROM calls_fts WHERE rowid IN (SELECT id FROM temp.window_dropped);
-    DELETE FROM analysis WHERE call IN (SELECT id FROM temp.window_dropped);
+    DELETE FROM analysis_lists WHERE call IN (SELECT id FROM temp.window_dropped);
     DELETE FROM scope_members WHERE call IN (SELECT id FROM temp.window_dropped);
     UPDATE annotations SET call_row = NULL WHERE call_row IN (SELECT id FROM temp.window_dropped);
     DELETE FROM calls WHERE id IN (SELECT id FROM temp.window_dropped);

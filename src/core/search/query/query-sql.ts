@@ -72,7 +72,10 @@ export function phraseFts(
 /** An analysis item of the key passes `cond` (its parameters after the key's). */
 export function analysisExists(keyIds: readonly number[] | undefined, cond: string, params: unknown[]): { sql: string; params: unknown[] } {
   if (!keyIds || keyIds.length === 0) return { sql: '0', params: [] }
-  return { sql: `EXISTS (SELECT 1 FROM analysis a WHERE a.call = c.id AND a.key_id IN (${ids(keyIds)}) AND ${cond})`, params }
+  // The dictionary's matching ids are read once per statement (an uncorrelated subquery),
+  // then each call's list is tested for them (analysis_has: cache-db registers it).
+  const matching = `SELECT group_concat(a.id) FROM analysis_values a WHERE a.key_id IN (${ids(keyIds)}) AND ${cond}`
+  return { sql: `analysis_has((SELECT l.items FROM analysis_lists l WHERE l.call = c.id), (${matching}))`, params }
 }
 
 /** Folded equality: `fold_text` is shared foldText, registered on the reader's connection. */
