@@ -1,16 +1,13 @@
 import type Database from 'better-sqlite3'
 import type { CallRecord } from '../../../shared/domain'
-import { encodeList, valueDictionary, type ValueDictionary } from '../analysis-lists'
 import { BulkInsert } from './bulk'
+import { itemStoreFor, type ItemStore, type StoredItem } from './item-store'
 import { foldedAnalysis, foldForIndex } from '../fold'
 import { parseNumeric } from '../numeric'
 import { extraJson } from '../records'
 import { IndexRows } from './index-rows'
 import { KnownCalls, sameItems, type KnownCall } from './known-calls'
 import { FacetTotals, hourOf } from '../totals'
-
-/** Value ids remembered by the writer before it starts over. */
-const VALUE_CACHE = 200_000
 
 export interface PageCounts {
   inserted: number
@@ -30,14 +27,6 @@ export class RecordWriter {
   private readonly nextId: Database.Statement<[], number>
   private readonly updateBase: Database.Statement
   private readonly updateAnalysisMeta: Database.Statement
-  private readonly deleteAnalysis: Database.Statement
-  private readonly oldList: Database.Statement<[number], string>
-  private readonly valueInsert: Database.Statement<[number, string, number | null]>
-  private readonly valueFind: Database.Statement<[number, string], number>
-  /** key id → value → value id (analysis-lists.ts); cleared when it grows past VALUE_CACHE. */
-  private readonly valueIds = new Map<number, Map<string, number>>()
-  private cachedValues = 0
-  private readonly dictionary: ValueDictionary
   private readonly keyInsert: Database.Statement
   private readonly keyFind: Database.Statement<[string, string], number>
   /** key → friendly name → id: nested, so no string is built per item. */
@@ -50,7 +39,7 @@ export class RecordWriter {
   private readonly totals: FacetTotals
   private readonly bumpKey: Database.Statement
   private readonly calls: BulkInsert
-  private readonly analysis: BulkInsert
+  private readonly analysis: ItemStore
   /** The first id given to a new call in this transaction, if any. */
   newFrom: number | null = null
   /** Calls stored before this transaction that it changed or added to a scope. */
@@ -65,11 +54,6 @@ export class RecordWriter {
       'UPDATE calls SET call_at = ?, call_date = ?, title = ?, summary = ?, extra = ?, last_changed_at = ? WHERE id = ?'
     )
     this.updateAnalysisMeta = db.prepare('UPDATE calls SET analysis_count = ?, analysis_known = 1, last_changed_at = ? WHERE id = ?')
-    this.deleteAnalysis = db.prepare('DELETE FROM analysis_lists WHERE call = ?')
-    this.oldList = db.prepare<[number], string>('SELECT items FROM analysis_lists WHERE call = ?').pluck()
-    this.valueInsert = db.prepare<[number, string, number | null]>('INSERT INTO analysis_values (key_id, value, value_num) VALUES (?, ?, ?)')
-    this.valueFind = db.prepare<[number, string], number>('SELECT id FROM analysis_values WHERE key_id = ? AND value = ?').pluck()
-    this.dictionary = valueDictionary(db)
     this.scopesOfCall = db.prepare<[number], number>('SELECT scope FROM scope_members WHERE call = ?').pluck()
     this.totals = new FacetTotals(db)
     this.bumpKey = db.prepare('UPDATE analysis_keys SET items = items + ?, numeric_items = numeric_items + ? WHERE id = ?')
@@ -81,7 +65,7 @@ export class RecordWriter {
       11,
       100
     )
-    this.analysis = new BulkInsert(db, 'INSERT INTO analysis_lists (call, items)', 2, 500)
+    this.analysis = itemStoreFor(db)
     this.members = new BulkInsert(db, 'INSERT OR IGNORE INTO scope_members (call, scope)', 2, 500)
   }
 
@@ -93,7 +77,7 @@ export class RecordWriter {
   /** Forget cached key ids (after the tables were emptied). */
   reset(): void {
     this.keyIds.clear()
-    this.forgetValues()
+    this.analysis.forget()
     this.keyStats.clear()
     this.totals.reset()
   }
@@ -104,13 +88,7 @@ export class RecordWriter {
    */
   rolledBack(): void {
     this.keyIds.clear()
-    this.forgetValues()
-  }
-
-  private forgetValues(): void {
-    this.valueIds.clear()
-    this.cachedValues = 0
-    this.dictionary.forget()
+    this.analysis.forget()
   }
 
   /** Starts a transaction's worth of pages: forgets what a failed one left (it rolled back). */
@@ -285,10 +263,8 @@ export class RecordWriter {
       old.extra = extra
     }
     if (anaChanged) {
-      const d = this.dictionary
-      const list = this.oldList.get(id)
-      if (list !== undefined) for (const v of d.ids(list)) this.countItem(d.keyOf[v]!, d.valueOf[v]!, d.numOf[v] ?? null, -1)
-      this.deleteAnalysis.run(id)
+      for (const old of this.analysis.stored(id)) this.countItem(old.keyId, old.value, old.num, -1)
+      this.analysis.delete(id)
       this.putAnalysis(id, r)
       this.analysis.flush()
       this.updateAnalysisMeta.run(r.analysis.length, now, id)
@@ -296,7 +272,14 @@ export class RecordWriter {
     // A page without analysis keeps the analysis an earlier page stored, in the index too.
     if (!this.index.wantsRows) this.index.replace(id, null)
     else {
-      const analysisText = anaChanged ? foldedAnalysis(r) : foldForIndex(this.storedValues(id))
+      const analysisText = anaChanged
+        ? foldedAnalysis(r)
+        : foldForIndex(
+            this.analysis
+              .stored(id)
+              .map((i) => i.value)
+              .join(' ')
+          )
       this.index.replace(id, [foldForIndex(r.title), foldForIndex(r.summary), analysisText])
     }
     if (anaChanged) {
@@ -330,46 +313,14 @@ export class RecordWriter {
 
   /** A call's items into the analysis insert (in the table after its flush), counted in the totals. */
   private putAnalysis(id: number, r: CallRecord): void {
-    if (r.analysis.length === 0) return
-    const ids: number[] = []
+    const items: StoredItem[] = []
     for (const a of r.analysis) {
       const keyId = this.keyId(a.key, a.friendlyName)
       const num = parseNumeric(a.value)
       this.countItem(keyId, a.value, num, 1)
-      ids.push(this.valueId(keyId, a.value, num))
+      items.push({ keyId, value: a.value, num })
     }
-    this.analysis.put(id)
-    this.analysis.put(encodeList(ids))
-  }
-
-  /** The stored analysis values of a call, in order, joined by spaces (its index text). */
-  private storedValues(id: number): string {
-    const list = this.oldList.get(id)
-    if (list === undefined) return ''
-    const d = this.dictionary
-    return d
-      .ids(list)
-      .map((v) => d.valueOf[v]!)
-      .join(' ')
-  }
-
-  /** The dictionary id of a (key, value) pair, added on first sight. */
-  private valueId(keyId: number, value: string, num: number | null): number {
-    let byValue = this.valueIds.get(keyId)
-    if (!byValue) this.valueIds.set(keyId, (byValue = new Map()))
-    let id = byValue.get(value)
-    if (id === undefined) {
-      id = this.valueFind.get(keyId, value)
-      if (id === undefined) id = Number(this.valueInsert.run(keyId, value, num).lastInsertRowid)
-      // Values that differ per call (free text) would grow the map without end.
-      if (++this.cachedValues > VALUE_CACHE) {
-        this.valueIds.clear()
-        this.cachedValues = 0
-        this.valueIds.set(keyId, (byValue = new Map()))
-      }
-      byValue.set(value, id)
-    }
-    return id
+    this.analysis.put(id, items)
   }
 
   private countItem(keyId: number, value: string, num: number | null, delta: number): void {

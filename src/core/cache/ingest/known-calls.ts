@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import type { AnalysisItem, CallRecord } from '../../../shared/domain'
-import { namedItems } from '../analysis-lists'
+import { hasAnalysisLists, namedItems } from '../analysis-lists'
 
 /** A call as stored, with what a page's copy is compared against. */
 export interface KnownCall {
@@ -32,7 +32,12 @@ export class KnownCalls {
   private readonly memberChecks = new Map<number, Database.Statement<unknown[], number>>()
   private readonly idLookups = new Map<number, Database.Statement<unknown[], { id: number; call_id: string; call_at: number }>>()
 
-  constructor(private readonly db: Database.Database) {}
+  /** Schema 19 on (analysis-lists.ts); before it, items are rows (a cache opened at an older version). */
+  private readonly lists: boolean
+
+  constructor(private readonly db: Database.Database) {
+    this.lists = hasAnalysisLists(db)
+  }
 
   /**
    * The page's calls already stored, by callId. A copy is compared with the stored fields
@@ -60,14 +65,41 @@ export class KnownCalls {
         let stmt = this.itemLookups.get(chunk.length)
         if (!stmt) {
           stmt = this.db
-            .prepare<unknown[], [number, string]>(`SELECT call, items FROM analysis_lists WHERE call IN (${placeholders(chunk.length)})`)
+            .prepare<unknown[], [number, string]>(
+              this.lists
+                ? `SELECT call, items FROM analysis_lists WHERE call IN (${placeholders(chunk.length)})`
+                : `SELECT call, json_group_array(json_array(key_id, value)) FROM (SELECT call, key_id, value FROM analysis
+                   WHERE call IN (${placeholders(chunk.length)}) ORDER BY call, ord) GROUP BY call`
+            )
             .raw()
           this.itemLookups.set(chunk.length, stmt)
         }
-        const items: Map<number, AnalysisItem[]> = namedItems(this.db, stmt.all(chunk))
+        const rows = stmt.all(chunk)
+        const items: Map<number, AnalysisItem[]> = this.lists ? namedItems(this.db, rows) : this.namedRows(rows)
         for (const [id, list] of items) byId.get(id)!.items = list
       }
     }
+    return out
+  }
+
+  /** Items of the row layout ([call, JSON array of [key id, value]]), named. */
+  private namedRows(rows: ReadonlyArray<readonly [number, string]>): Map<number, AnalysisItem[]> {
+    const keys = new Map(
+      (this.db.prepare('SELECT id, key, friendly_name FROM analysis_keys').raw().all() as Array<[number, string, string]>).map((k) => [
+        k[0],
+        k
+      ])
+    )
+    const out = new Map<number, AnalysisItem[]>()
+    for (const [call, json] of rows)
+      out.set(
+        call,
+        (JSON.parse(json) as Array<[number, string]>).map(([keyId, value]) => ({
+          key: keys.get(keyId)![1],
+          friendlyName: keys.get(keyId)![2],
+          value
+        }))
+      )
     return out
   }
 

@@ -1,5 +1,5 @@
 import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
-import { forEachId, namedItems } from '../analysis-lists'
+import { forEachId, hasAnalysisLists, namedItems } from '../analysis-lists'
 import { connectionOf, type CallCache } from '../call-cache'
 import type { NamedItem } from '../../../shared/query'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from '../records'
@@ -44,6 +44,27 @@ export class SqliteRowReads implements RowReads {
     private readonly cache: CallCache,
     private readonly statements: StatementCache
   ) {}
+
+  /** Each call's [call, key, friendly name, value] rows in item order, in the layout the schema has. */
+  private namedRows(ids: readonly number[]): Array<[number, string, string, string]> {
+    const db = connectionOf(this.cache)
+    if (!hasAnalysisLists(db)) {
+      // Schema 3–18 (a cache opened at an older version: benchmarks, migration tests).
+      return this.statements
+        .get(
+          `SELECT a.call, k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id
+           WHERE a.call IN (SELECT value FROM json_each(?)) ORDER BY a.call, a.ord`,
+          'raw'
+        )
+        .all(JSON.stringify(ids)) as Array<[number, string, string, string]>
+    }
+    const lists = this.statements
+      .get('SELECT call, items FROM analysis_lists WHERE call IN (SELECT value FROM json_each(?)) ORDER BY call', 'raw')
+      .all(JSON.stringify(ids)) as Array<[number, string]>
+    const out: Array<[number, string, string, string]> = []
+    for (const [call, named] of namedItems(db, lists)) for (const n of named) out.push([call, n.key, n.friendlyName, n.value])
+    return out
+  }
 
   firstKey(keys: SqlPiece): SortKey | null {
     const row = this.statements.get(keys.sql, 'raw').get(...keys.params) as SortKey | undefined
@@ -100,14 +121,11 @@ export class SqliteRowReads implements RowReads {
     const ids = rows.map((r) => r.id)
     const items = new Map<number, AnalysisRowDb[]>()
     if (ids.length > 0) {
-      const lists = this.statements
-        .get('SELECT call, items FROM analysis_lists WHERE call IN (SELECT value FROM json_each(?))', 'raw')
-        .all(JSON.stringify(ids)) as Array<[number, string]>
-      for (const [call, named] of namedItems(connectionOf(this.cache), lists))
-        items.set(
-          call,
-          named.map((n) => ({ key: n.key, friendly_name: n.friendlyName, value: n.value }))
-        )
+      for (const [call, key, friendly_name, value] of this.namedRows(ids)) {
+        let list = items.get(call)
+        if (!list) items.set(call, (list = []))
+        list.push({ key, friendly_name, value })
+      }
     }
     return rows.map((r) => toRecord(r, items.get(r.id) ?? []))
   }
@@ -134,21 +152,16 @@ export class SqliteRowReads implements RowReads {
   }
 
   items(callIds: readonly string[]): Map<string, NamedItem[]> {
-    const rows = this.statements
-      .get(
-        `SELECT c.id, c.call_id, l.items FROM calls c JOIN analysis_lists l ON l.call = c.id
-         WHERE c.call_id IN (SELECT value FROM json_each(?)) ORDER BY c.id`,
-        'raw'
-      )
-      .all(JSON.stringify(callIds)) as Array<[number, string, string]>
-    const named = namedItems(
-      connectionOf(this.cache),
-      rows.map((r) => [r[0], r[2]] as const)
-    )
+    const calls = this.statements
+      .get('SELECT id, call_id FROM calls WHERE call_id IN (SELECT value FROM json_each(?))', 'raw')
+      .all(JSON.stringify(callIds)) as Array<[number, string]>
+    const callIdOf = new Map(calls)
     const out = new Map<string, NamedItem[]>()
-    for (const [id, callId] of rows) {
-      const list = named.get(id)
-      if (list && list.length > 0) out.set(callId, list)
+    for (const [call, key, friendlyName, value] of this.namedRows(calls.map((c) => c[0]))) {
+      const callId = callIdOf.get(call)!
+      let list = out.get(callId)
+      if (!list) out.set(callId, (list = []))
+      list.push({ key, friendlyName, value })
     }
     return out
   }

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3'
-import { ANALYSIS_LISTS_SQL, SINGLE_MAX } from '../analysis-lists'
+import { ANALYSIS_LISTS_SQL, hasAnalysisLists, SINGLE_MAX } from '../analysis-lists'
 
 /** Calls converted per statement, so a large cache reports its progress. */
 const BATCH = 20_000
@@ -19,6 +19,12 @@ const CODE_SQL = `CASE WHEN v.id <= ${SINGLE_MAX}
  * rows dropped. The migration's transaction makes a killed run start over from version 18.
  */
 export function migrateToAnalysisLists(db: Database.Database, progress: (done: number, total: number) => void): void {
+  // As the migrations before it, safe to run again on a cache that has it already (tests
+  // lower user_version on a file of today's layout).
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'analysis'").get() === undefined) {
+    if (!hasAnalysisLists(db)) db.exec(ANALYSIS_LISTS_SQL)
+    return
+  }
   db.exec(`
     DROP TABLE IF EXISTS analysis_lists;
     DROP TABLE IF EXISTS analysis_values;

@@ -48,8 +48,13 @@ describe('migration progress', () => {
     const seen: MigrationProgress[] = []
     const cache = openCache(file, { onMigrationProgress: (p) => seen.push(p) })
     try {
-      // Migrations 7 and 17 each rebuild the index, each counted from its start to its end.
-      expect(seen.map((p) => p.version).filter((v, k, all) => all.indexOf(v) === k)).toEqual([7, 17])
+      // Migrations 7 and 17 each rebuild the index, each counted from its start to its end;
+      // 19 converts the analysis items, counted by call.
+      expect(seen.map((p) => p.version).filter((v, k, all) => all.indexOf(v) === k)).toEqual([7, 17, 19])
+      const lists = seen.filter((p) => p.version === 19)
+      for (let k = 1; k < lists.length; k++) expect(lists[k]!.done).toBeGreaterThan(lists[k - 1]!.done)
+      expect(lists.at(-1)!.done).toBe(lists[0]!.total)
+      expect(lists[0]!.total).toBeGreaterThan(n)
       for (const version of [7, 17]) {
         const mine = seen.filter((p) => p.version === version)
         expect(mine.length).toBeGreaterThan(2)

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openCache, SCHEMA_VERSION, type CallCache } from '../../../../src/core/cache'
 import type { CallRecord } from '../../../../src/shared/domain'
-import { callsBeforeVersion5 } from './old-layouts'
+import { analysisBeforeVersion19, callsBeforeVersion5, itemRowsTable } from './old-layouts'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 
 const HOUR = 3_600_000
@@ -52,6 +52,7 @@ function recomputed(cache: CallCache): unknown {
     cur[2]++
     scopes.set(`${scope}:${h}`, cur)
   }
+  itemRowsTable(connectionOf(cache))
   return {
     hours: [...hours].sort((a, b) => a[0] - b[0]),
     scopes: [...scopes.values()].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
@@ -128,6 +129,7 @@ describe('facet running totals', () => {
     cache.close()
     const raw = new Database(file)
     callsBeforeVersion5(raw)
+    analysisBeforeVersion19(raw)
     raw.exec('DROP TABLE agg_hours; DROP TABLE agg_scope_hours; DROP TABLE agg_values')
     raw.pragma('user_version = 1')
     raw.close()

@@ -7,6 +7,7 @@ import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord, type ColumnSort, type SearchQueryInput } from '../../../../src/shared/domain'
 import { prng } from '../../../support/prng'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
+import { itemRowsTable } from '../cache/old-layouts'
 
 // Sorted pages against SQL brute force on the same file: the rows of
 // `ORDER BY value, call_at, call_id` (descending: `value DESC, call_at DESC, call_id DESC`),
@@ -61,6 +62,8 @@ beforeAll(() => {
   for (let i = 0; i < calls.length; i += 200)
     cache.writePage({ scopeKey: 'all', records: calls.slice(i, i + 200), includeAnalysis: true, checkpoint: null })
   cache.optimizeIndex()
+  // The brute force reads the items as rows (temp.analysis).
+  itemRowsTable(connectionOf(cache))
   search = createSearch(cache)
 })
 afterAll(() => {
