@@ -8,7 +8,7 @@ const BATCH = 20_000
  * An id's code points in SQL, as analysis-lists.ts's idCode writes them (a test holds the two
  * equal): one code point from ',' + 1 on, skipping the surrogates, or a lead and a tail.
  */
-const CODE_SQL = `CASE WHEN v.id <= ${SINGLE_MAX}
+export const CODE_SQL = `CASE WHEN v.id <= ${SINGLE_MAX}
   THEN char(v.id + 44 + CASE WHEN v.id + 44 >= 55296 THEN 2048 ELSE 0 END)
   ELSE char(983040 + (v.id - ${SINGLE_MAX} - 1) / 65536, 1048576 + (v.id - ${SINGLE_MAX} - 1) % 65536) END`
 
