@@ -17,6 +17,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   renderer: async () => (await import('./renderer')).run,
   team: async () => (await import('./team')).run,
   sizing: async () => (await import('./sizing')).run,
+  'analysis-layout': async () => (await import('./analysis-layout')).run,
   'team-search': async () => (await import('./team-search')).run,
   review: async () => (await import('./review')).run,
   scale: async () => (await import('./scale')).run,

@@ -1,8 +1,8 @@
 /**
  * The local part of the sizing bench: the same generated calls ingested through the cache
  * (writePages, 20 pages a transaction, then the index merged, as a sync ends) into a file of
- * today's schema and into one of schema 16 (FTS5's own prefix indexes, prefix='1 2': the
- * previous layout, kept reachable by openCache's schemaVersion), alternately, twice each.
+ * today's schema and into one of schema 18 (one row per analysis item: the previous layout,
+ * kept reachable by openCache's schemaVersion), alternately, twice each.
  * Reports calls per second end to end (wall clock and this process's CPU, the index
  * included), the bytes per call of each B-tree of both files, and the short-prefix shapes
  * ("i", "ka", a phrase ending in a short prefix) on both files, alternately: first page of
@@ -17,8 +17,8 @@ import { sqliteSizes } from './sizing-sizes'
 import { ALL, callsIn, groups, TYPE } from './team-support'
 import { median, percentile, type BenchContext, type BenchRow } from './types'
 
-/** The layout before the short-prefix index (schema 17). */
-const OLD_SCHEMA = 16
+/** The layout before the analysis lists (schema 19). */
+const OLD_SCHEMA = 18
 
 interface Ingested {
   wallPerSec: number
@@ -93,14 +93,14 @@ function prefixShapes(ctx: BenchContext, files: Record<'new' | 'old', string>): 
   return SHAPES.map(([name]) => {
     const value = percentile(times[name]!.new, 95)
     const baseline = percentile(times[name]!.old, 95)
-    ctx.log(`  ${name}: p95 ${value.toFixed(1)} ms (schema 16: ${baseline.toFixed(1)} ms)`)
+    ctx.log(`  ${name}: p95 ${value.toFixed(1)} ms (schema 18: ${baseline.toFixed(1)} ms)`)
     return {
       metric: `short prefix: ${name}, p95 of ${SAMPLES}, reset before each`,
       value,
       unit: 'ms',
       baseline,
       ratio: baseline / value,
-      note: 'baseline: schema 16 (FTS5 prefix=1 2), same calls, alternately; ratio = old / new'
+      note: 'baseline: schema 18 (analysis item rows), same calls, alternately; ratio = old / new'
     }
   })
 }
@@ -112,7 +112,7 @@ export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
       const r = ingest(join(ctx.workDir, `ingest-${which}.sqlite`), n, which === 'old' ? OLD_SCHEMA : undefined)
       runs[which].push(r)
       ctx.log(
-        `ingest ${n.toLocaleString('en')} calls, ${which === 'new' ? 'short-prefix index' : 'schema 16 (prefix=1 2)'}: ` +
+        `ingest ${n.toLocaleString('en')} calls, ${which === 'new' ? 'schema 19 (analysis lists)' : 'schema 18 (item rows)'}: ` +
           `${r.wallPerSec.toFixed(0)} calls/s wall, ${r.cpuPerSec.toFixed(0)} calls per CPU-second`
       )
     }
@@ -129,13 +129,13 @@ export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
       baseline,
       ratio: value / baseline,
       ...(k === 'wallPerSec' ? { target: 20_000, targetKind: 'min' as const } : {}),
-      note: 'baseline: schema 16 (FTS5 prefix=1 2), alternately in this run; ratio = new / old'
+      note: 'baseline: schema 18 (analysis item rows), alternately in this run; ratio = new / old'
     })
   }
   for (const which of ['old', 'new'] as const) {
     const file = runs[which][0]!.file
     const bytes = statSync(file).size
-    ctx.log(`ingested file, ${which === 'new' ? 'short-prefix index' : 'schema 16'}: ${(bytes / n).toFixed(1)} B/call`)
+    ctx.log(`ingested file, ${which === 'new' ? 'schema 19' : 'schema 18'}: ${(bytes / n).toFixed(1)} B/call`)
     for (const s of sqliteSizes(file).filter((x) => x.bytes >= 65536)) ctx.log(`  ${s.name}: ${(s.bytes / n).toFixed(1)} B/call`)
   }
   rows.push(...prefixShapes(ctx, { old: runs.old[0]!.file, new: runs.new[0]!.file }))
@@ -146,7 +146,7 @@ export function localSizing(ctx: BenchContext, n: number): BenchRow[] {
     unit: 'B',
     baseline: sizeOf('old'),
     ratio: sizeOf('old') / sizeOf('new'),
-    note: 'baseline: schema 16; ratio = old / new'
+    note: 'baseline: schema 18; ratio = old / new'
   })
   return rows
 }

@@ -6,8 +6,8 @@
  * `pg_total_relation_size` (heap, TOAST and indexes of each table), SQLite's from the `dbstat`
  * virtual table (every B-tree, the full-text index's shadow tables included).
  *
- * The pull is made twice, into today's schema and into schema 16 (FTS5's own prefix indexes,
- * the layout before the short-prefix index), so both sizes come from the same run; the same
+ * The pull is made twice, into today's schema and into schema 18 (one row per analysis item,
+ * the layout before migration 19's lists), so both sizes come from the same run; the same
  * calls are then ingested locally into both layouts, alternately (sizing-local.ts), for
  * ingest speed end to end with the index.
  *
@@ -68,7 +68,7 @@ export const run: BenchFn = async (ctx) => {
       if (keep && schemaVersion === undefined) copyFileSync(file, keep)
       return fileBytes
     }
-    const before = await pulled('pulled-schema16.sqlite', 16)
+    const before = await pulled('pulled-schema18.sqlite', 18)
     const fileBytes = await pulled('pulled.sqlite')
     rows.push({
       metric: `pulled SQLite file per 1,000,000 calls with 10 items (${n.toLocaleString('en')} calls)`,
@@ -78,7 +78,7 @@ export const run: BenchFn = async (ctx) => {
       targetKind: 'max',
       baseline: ((before / n) * PER_MILLION) / 1e6,
       ratio: before / fileBytes,
-      note: `${(fileBytes / n).toFixed(0)} B/call; baseline: schema 16 (FTS5 prefix=1 2) pulled in this run; ratio = old / new`
+      note: `${(fileBytes / n).toFixed(0)} B/call; baseline: schema 18 (one row per analysis item) pulled in this run; ratio = old / new`
     })
     rows.push(...localSizing(ctx, n))
   } finally {

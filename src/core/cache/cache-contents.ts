@@ -45,7 +45,10 @@ export function deleteCachedCalls(db: Database.Database): void {
 export function hydrateRow(db: Database.Database, row: CallRowDb): CallRecord {
   const list = db.prepare('SELECT items FROM analysis_lists WHERE call = ?').pluck().get(row.id) as string | undefined
   const items = list === undefined ? [] : (namedItems(db, [[row.id, list]]).get(row.id) ?? [])
-  return toRecord(row, items.map((i) => ({ key: i.key, friendly_name: i.friendlyName, value: i.value })))
+  return toRecord(
+    row,
+    items.map((i) => ({ key: i.key, friendly_name: i.friendlyName, value: i.value }))
+  )
 }
 
 export function readCall(db: Database.Database, callId: string): CallRecord | null {

@@ -39,7 +39,15 @@ export function reindexAll(db: Database.Database, progress: (done: number, total
     if (rows.length === 0) break
     const json = JSON.stringify(
       rows.map(([id, title, summary, analysis]) => {
-        const values = analysis === null ? '' : dictionary ? dictionary.ids(analysis).map((v) => dictionary.valueOf[v]!).join(' ') : analysis
+        const values =
+          analysis === null
+            ? ''
+            : dictionary
+              ? dictionary
+                  .ids(analysis)
+                  .map((v) => dictionary.valueOf[v]!)
+                  .join(' ')
+              : analysis
         const texts = [foldForIndex(title), foldForIndex(summary), foldForIndex(values)]
         return short ? [id, ...texts, shortPrefixesOf(texts)] : [id, ...texts]
       })

@@ -85,7 +85,9 @@ export class SqliteViewReads implements ViewReads {
         )
         .get(ids) as [string | null, string | null]
       const d = valueDictionary(this.statements.db)
-      itemsOfKeys(d, parseIntList(row[0]), row[1], keyIds, (call, id) => items.push([call, d.keyOf[id]!, d.valueOf[id]!, d.numOf[id] ?? null]))
+      itemsOfKeys(d, parseIntList(row[0]), row[1], keyIds, (call, id) =>
+        items.push([call, d.keyOf[id]!, d.valueOf[id]!, d.numOf[id] ?? null])
+      )
     }
     const members = this.statements
       .get('SELECT call, scope FROM scope_members WHERE call IN (SELECT value FROM json_each(?))', 'raw')
