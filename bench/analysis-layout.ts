@@ -20,7 +20,7 @@ import { StatementCache } from '../src/core/cache/read/statements'
 import { analysisExists, FOLDED_EQUALS } from '../src/core/search/query/query-sql'
 import { rowsExists, rowsNamedItems, rowsTextItems, rowsTextValues } from './baselines/analysis-rows'
 import { foldText } from '../src/shared/text/fold'
-import { ALL, groups } from './team-support'
+import { ALL, groups, TYPE } from './team-support'
 import { median, type BenchFn, type BenchRow } from './types'
 
 const ROUNDS = 5
@@ -39,6 +39,7 @@ export const run: BenchFn = async (ctx) => {
     const cache = openCache(file, which === 'old' ? { schemaVersion: 18 } : {})
     try {
       cache.ensureScope('all', ALL)
+      cache.ensureScope('type', TYPE)
       for (const g of groups(n, 11)) cache.writePages(g)
       cache.optimizeIndex()
     } finally {

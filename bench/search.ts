@@ -4,6 +4,7 @@
  * LIKE (text) and plain EXISTS (analysis) on the same database, measured in the same run.
  */
 import { join } from 'node:path'
+import { itemRowsAsTemp } from './baselines/analysis-rows'
 import type Database from 'better-sqlite3'
 import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
@@ -94,7 +95,10 @@ export function ingest(
 
 /** The same questions in naive SQL: LIKE on raw text (which cannot even fold Turkish), OFFSET paging. */
 class LikeBaseline {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    // The naive SQL reads one row per item, as schema 18 stored them.
+    itemRowsAsTemp(db)
+  }
 
   private where(q: SearchQuery): { sql: string; params: unknown[] } {
     const conds: string[] = []

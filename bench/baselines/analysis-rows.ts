@@ -3,6 +3,7 @@
  * SQL so the bench compares them with today's reads on the same calls in the same run.
  */
 import type Database from 'better-sqlite3'
+import { valueDictionary } from '../../src/core/cache/analysis-lists'
 
 const idList = (ids: readonly number[]): string => ids.map((n) => String(Math.trunc(n))).join(',')
 
@@ -37,4 +38,21 @@ export function rowsNamedItems(db: Database.Database, ids: readonly number[]): n
     )
     .raw()
     .all(JSON.stringify(ids)).length
+}
+
+/**
+ * The items of a schema 19 file as rows again, in a temporary table `analysis` of this
+ * connection (what naive SQL baselines, bench/search.ts, query), made from the lists.
+ */
+export function itemRowsAsTemp(db: Database.Database): void {
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'analysis_lists'").get() === undefined) return
+  db.exec(`DROP TABLE IF EXISTS temp.analysis;
+    CREATE TEMP TABLE analysis (key_id INTEGER, call INTEGER, ord INTEGER, value TEXT, value_num REAL, PRIMARY KEY (call, ord)) WITHOUT ROWID`)
+  const d = valueDictionary(db)
+  const put = db.prepare('INSERT INTO temp.analysis (key_id, call, ord, value, value_num) VALUES (?, ?, ?, ?, ?)')
+  const lists = db.prepare('SELECT call, items FROM analysis_lists ORDER BY call').raw().all() as Array<[number, string]>
+  db.transaction(() => {
+    for (const [call, items] of lists)
+      d.ids(items).forEach((id, ord) => put.run(d.keyOf[id], call, ord, d.valueOf[id], d.numOf[id] ?? null))
+  })()
 }
