@@ -185,31 +185,38 @@ export function hasAnalysisLists(db: Database.Database): boolean {
 }
 
 /**
- * The set of ids a `group_concat(id)` names, parsed once per distinct text: a statement with
- * two analysis filters alternates between two texts on every row.
- */
-function idSetOf(): (text: string) => Set<number> {
-  const sets = new Map<string, Set<number>>()
-  return (text) => {
-    let set = sets.get(text)
-    if (set === undefined) {
-      if (sets.size >= 64) sets.clear()
-      sets.set(text, (set = new Set(text === '' ? [] : text.split(',').map(Number))))
-    }
-    return set
-  }
-}
-
-/**
- * SQL functions over lists: `analysis_has(items, ids)` is 1 when the list holds one of the
- * ids (`ids` a `group_concat` of them, read once per statement as an uncorrelated
- * subquery), `analysis_first(items, ids)` the first such id or NULL.
+ * SQL functions over lists. `analysis_ids(id)` (an aggregate) gathers dictionary ids into a
+ * set kept in JS and returns a short token naming it; `analysis_has(items, token)` is 1 when
+ * the list holds one of the set's ids, `analysis_first(items, token)` the first such id or
+ * NULL. The aggregate runs in an uncorrelated subquery, once per statement, so each row
+ * passes only the token: passing the ids themselves cost a string of every id per row (4×
+ * slower for a range over a key of a few hundred values, measured).
  */
 export function registerListFunctions(db: Database.Database): void {
-  const hasSet = idSetOf()
-  db.function('analysis_has', { deterministic: true }, (items: unknown, ids: unknown) => {
-    if (typeof items !== 'string' || ids === null) return 0
-    const set = hasSet(String(ids))
+  /** Sets by token, the newest 256 (a statement uses its set while it runs, then never again). */
+  const sets = new Map<string, Set<number>>()
+  let made = 0
+  const setOf = (token: unknown): Set<number> => {
+    const set = sets.get(String(token))
+    if (set === undefined) throw new Error(`analysis id set ${String(token)} is no longer kept`)
+    return set
+  }
+  db.aggregate('analysis_ids', {
+    start: () => [] as number[],
+    step: (ids: number[], id: unknown) => {
+      if (typeof id === 'number' || typeof id === 'bigint') ids.push(Number(id))
+      return ids
+    },
+    result: (ids: number[]) => {
+      const token = `ids:${++made}`
+      sets.set(token, new Set(ids))
+      if (sets.size > 256) sets.delete(sets.keys().next().value!)
+      return token
+    }
+  })
+  db.function('analysis_has', { deterministic: true }, (items: unknown, token: unknown) => {
+    if (typeof items !== 'string' || token === null) return 0
+    const set = setOf(token)
     if (set.size === 0) return 0
     let found = 0
     forEachId(items, (id) => {
@@ -217,10 +224,9 @@ export function registerListFunctions(db: Database.Database): void {
     })
     return found
   })
-  const firstSet = idSetOf()
-  db.function('analysis_first', { deterministic: true }, (items: unknown, ids: unknown) => {
-    if (typeof items !== 'string' || ids === null) return null
-    const set = firstSet(String(ids))
+  db.function('analysis_first', { deterministic: true }, (items: unknown, token: unknown) => {
+    if (typeof items !== 'string' || token === null) return null
+    const set = setOf(token)
     let found: number | null = null
     forEachId(items, (id) => {
       if (found === null && set.has(id)) found = id

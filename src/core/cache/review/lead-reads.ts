@@ -23,7 +23,7 @@ function agentSql(field: AgentField | null): { sql: string; params: unknown[] } 
     // The first item of the key in the call's list (analysis_first: cache-db registers it).
     sql: `(SELECT v.value FROM analysis_values v WHERE v.id = analysis_first(
       (SELECT l.items FROM analysis_lists l WHERE l.call = c.id),
-      (SELECT group_concat(x.id) FROM analysis_values x JOIN analysis_keys k ON k.id = x.key_id WHERE k.key = ?)))`,
+      (SELECT analysis_ids(x.id) FROM analysis_values x JOIN analysis_keys k ON k.id = x.key_id WHERE k.key = ?)))`,
     params: [field.key]
   }
 }

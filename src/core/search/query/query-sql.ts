@@ -74,7 +74,7 @@ export function analysisExists(keyIds: readonly number[] | undefined, cond: stri
   if (!keyIds || keyIds.length === 0) return { sql: '0', params: [] }
   // The dictionary's matching ids are read once per statement (an uncorrelated subquery),
   // then each call's list is tested for them (analysis_has: cache-db registers it).
-  const matching = `SELECT group_concat(a.id) FROM analysis_values a WHERE a.key_id IN (${ids(keyIds)}) AND ${cond}`
+  const matching = `SELECT analysis_ids(a.id) FROM analysis_values a WHERE a.key_id IN (${ids(keyIds)}) AND ${cond}`
   return { sql: `analysis_has((SELECT l.items FROM analysis_lists l WHERE l.call = c.id), (${matching}))`, params }
 }
 

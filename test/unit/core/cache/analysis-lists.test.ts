@@ -7,6 +7,7 @@ import { openCache, type CallCache } from '../../../../src/core/cache'
 import { decodeList, encodeList, forEachJoinedId, idCode, SINGLE_MAX } from '../../../../src/core/cache/analysis-lists'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 import { parseNumeric } from '../../../../src/core/cache/numeric'
+import { LeadReads } from '../../../../src/core/cache/review/lead-reads'
 import { CODE_SQL } from '../../../../src/core/cache/schema/migration-19'
 import { createSearch } from '../../../../src/core/search'
 import { SearchQuery, type AnalysisItem, type CallRecord, type SearchQueryInput } from '../../../../src/shared/domain'
@@ -284,6 +285,26 @@ describe('migration 19', () => {
       expect(answers(other)).toEqual(before)
     } finally {
       other.close()
+    }
+  })
+})
+
+describe("the lead view's agent from an analysis key", () => {
+  it('is the first item of the key in the call, in the order the service sent', () => {
+    const cache = openCache(file, { checkpointer: false })
+    try {
+      fill(cache)
+      const db = connectionOf(cache)
+      const put = db.prepare(
+        `INSERT INTO annotations (call_id, id, author, created_at, status_at, tags_at, note_at, total, score_at, updated_at, updated_by)
+         VALUES (?, ?, 'a', 0, 0, 0, 0, 5, 0, 0, 'a')`
+      )
+      for (const i of [1, 4, 5, 7]) put.run(`c-${i}`, `ann-${i}`)
+      const rows = new LeadReads(db).scored({ kind: 'analysis', key: 'tag' })
+      const firstTag = (i: number): string | null => expected(i).find((a) => a.key === 'tag')?.value ?? null
+      expect(rows.map((r) => r.agent).sort()).toEqual([1, 4, 5, 7].map(firstTag).sort())
+    } finally {
+      cache.close()
     }
   })
 })

@@ -56,7 +56,7 @@ describe('compileQuery (pure)', () => {
   it('narrows key = value through the analysis column of the index, with every id of the key', () => {
     const c = compileQuery(Q({ analysis: [{ kind: 'equals', key: 'sentiment', value: 'Çok İyi' }] }), catalog())
     expect(c.where).toEqual([
-      'analysis_has((SELECT l.items FROM analysis_lists l WHERE l.call = c.id), (SELECT group_concat(a.id) FROM analysis_values a WHERE a.key_id IN (3,9) AND fold_text(a.value) = ?))'
+      'analysis_has((SELECT l.items FROM analysis_lists l WHERE l.call = c.id), (SELECT analysis_ids(a.id) FROM analysis_values a WHERE a.key_id IN (3,9) AND fold_text(a.value) = ?))'
     ])
     expect(c.params).toEqual(['cok iyi'])
     expect(c.match).toBe('analysis : "cok iyi"')
