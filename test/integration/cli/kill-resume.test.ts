@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
+import { decodeList } from '../../../src/core/cache/analysis-lists'
 import { budget } from '../../support/budget'
 import { prng } from '../../support/prng'
 import { runCli, spawnCli, syncArgs, useCliAndService } from './helpers'
@@ -106,7 +107,8 @@ describe('callsight sync killed with SIGKILL at 20 random moments', () => {
       expect(members).toBe(want.size)
       const interrupted = conn.prepare("SELECT count(*) FROM sync_runs WHERE outcome = 'interrupted'").pluck().get() as number
       expect(interrupted).toBeGreaterThanOrEqual(15)
-      const items = conn.prepare('SELECT count(*) FROM analysis').pluck().get() as number
+      const lists = conn.prepare('SELECT items FROM analysis_lists').pluck().all() as string[]
+      const items = lists.reduce((n, l) => n + decodeList(l).length, 0)
       expect(items).toBe(dump.reduce((n, d) => n + d.analysis.length, 0))
     } finally {
       conn.close()

@@ -139,15 +139,9 @@ export function sqliteContent(cache: CallCache): CacheContent {
     extra: string
     analysis_known: 0 | 1
   }>
-  const items = connectionOf(cache).prepare(
-    'SELECT k.key, k.friendly_name, a.value FROM analysis a JOIN analysis_keys k ON k.id = a.key_id WHERE a.call = ? ORDER BY a.ord'
-  )
   for (const r of rows) {
-    const list = (items.all(r.id) as Array<{ key: string; friendly_name: string; value: string }>).map((i) => [
-      i.key,
-      i.friendly_name,
-      i.value
-    ])
+    // The stored items in order, read as the cache reads them (analysis lists, schema 19).
+    const list = cache.getCall(r.call_id)!.analysis.map((i) => [i.key, i.friendlyName, i.value])
     calls.set(r.call_id, {
       callAt: r.call_at,
       callDate: r.call_date,
