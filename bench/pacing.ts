@@ -35,6 +35,15 @@ interface Case {
   stations: number
   /** Calls the service holds; every station syncs all of them. */
   calls: number
+  /** The calls' time span, when not the bench's month (a dense case packs them tighter). */
+  range?: { from: string; to: string }
+  /**
+   * Share counted from the processes' start, not from the first window's end: what a user
+   * waits for, start-up and the first window's burst included.
+   */
+  fromStart?: boolean
+  /** A run's time limit, when the case needs longer than the bench's default. */
+  limitMs?: number
   targets: { share: number; ratio429: number; finishRatio?: number }
 }
 
@@ -107,6 +116,34 @@ function cases(quick: boolean): Case[] {
       // weigh twice as much as a sync of any size.
       calls: 9_000 * scale,
       targets: { share: 0.85, ratio429: 0.03, finishRatio: 1.5 }
+    },
+    {
+      // A short run at a short window: the first windows, where the two stations have not yet
+      // found each other, weigh most (the 0.82–0.87 measured by hand).
+      key: 'two-short',
+      title: 'two workstations, a short run: service and each client 20 per 2 s',
+      service: { requests: 20, perSeconds: 2 },
+      window: sliding,
+      client: { requests: 20, perSeconds: 2 },
+      stations: 2,
+      calls: 12_000 * scale,
+      targets: { share: 0.85, ratio429: 0.03 }
+    },
+    {
+      // Many calls in every second of a short span: the planner must split past the service's
+      // 10,000 skip + take cap; counted from the process start.
+      key: 'dense',
+      title: 'a dense sync: 60,000 calls within one hour, one workstation, 60 per 12 s',
+      service: tenant,
+      window: sliding,
+      client: tenant,
+      stations: 1,
+      calls: 60_000 * scale,
+      range: { from: '2026-01-05T09:00:00Z', to: '2026-01-05T10:00:00Z' },
+      fromStart: true,
+      // 600 pages at 5 a second: 120 s at the ceiling, and the process start on top.
+      limitMs: 240_000 * scale,
+      targets: { share: 0.85, ratio429: 0 }
     }
   ]
 }
@@ -177,13 +214,15 @@ function runStation(cli: string, args: string[], start: number, deadline: number
   )
 }
 
-function shareOf(stamps: Stamp[], limit: RateLimit): number {
+/** `start`: count from then (the processes' start) instead of from the first window's end. */
+function shareOf(stamps: Stamp[], limit: RateLimit, start?: number): number {
   const ok = stamps
     .filter((s) => s.status === 200)
     .map((s) => s.at)
     .sort((a, b) => a - b)
   const windowMs = limit.perSeconds * 1000
   if (ok.length < 2) return 0
+  if (start !== undefined) return ok.length / ((ok[ok.length - 1]! - start) / 1000) / (limit.requests / limit.perSeconds)
   const from = ok[0]! + windowMs
   const last = ok[ok.length - 1]!
   if (last <= from) return NaN
@@ -208,7 +247,7 @@ interface Clis {
 }
 
 async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: Clis, limitMs: number): Promise<Outcome> {
-  const svc = await startBenchService(c.calls, c.service, c.window)
+  const svc = await startBenchService(c.calls, c.service, c.window, c.range)
   const stamps: Stamp[] = []
   const proxies = await Promise.all(Array.from({ length: c.stations }, (_, i) => stampingProxy(svc.url, stamps, i)))
   try {
@@ -228,9 +267,9 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: Clis, l
             '--db',
             db,
             '--from',
-            FROM,
+            c.range?.from ?? FROM,
             '--to',
-            TO,
+            c.range?.to ?? TO,
             '--zone',
             ZONE,
             '--results',
@@ -260,7 +299,7 @@ async function runCase(c: Case, legacy: boolean, ctx: BenchContext, cli: Clis, l
       writeFileSync(join(trace, `${c.key}-${legacy ? 'old' : 'new'}.txt`), rows.join('\n') + '\n')
     }
     return {
-      share: shareOf(stamps, c.service),
+      share: shareOf(stamps, c.service, c.fromStart ? start : undefined),
       ratio429: status429 / Math.max(1, status429 + admitted),
       status429,
       admitted,
@@ -302,10 +341,10 @@ async function runCases(ctx: BenchContext, cli: Clis): Promise<BenchSection> {
   const limitMs = ctx.quick ? 60_000 : 120_000
   const rows: BenchRow[] = []
   for (const c of cases(ctx.quick).filter((x) => !only || only.includes(x.key))) {
-    ctx.log(`${c.title}: ${c.stations} station(s), ${c.calls} calls each, at most ${limitMs / 1000} s a run`)
-    const ours = await runCase(c, false, ctx, cli, limitMs)
+    ctx.log(`${c.title}: ${c.stations} station(s), ${c.calls} calls each, at most ${(c.limitMs ?? limitMs) / 1000} s a run`)
+    const ours = await runCase(c, false, ctx, cli, c.limitMs ?? limitMs)
     // CALLSIGHT_PACING_NO_BASELINE=1 skips the old limiter: for looking at traces, not for figures.
-    const old = process.env.CALLSIGHT_PACING_NO_BASELINE === '1' ? ours : await runCase(c, true, ctx, cli, limitMs)
+    const old = process.env.CALLSIGHT_PACING_NO_BASELINE === '1' ? ours : await runCase(c, true, ctx, cli, c.limitMs ?? limitMs)
     for (const [who, o] of [
       ['new', ours],
       ['old', old]

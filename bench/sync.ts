@@ -55,7 +55,12 @@ export interface Service {
  * a real service is remote, and in-process it would take the engine's CPU on this 2-core
  * machine. Without the bundle it runs in-process, and the row says so.
  */
-export async function startBenchService(calls: number, LIMIT: RateLimit, window?: BenchWindow): Promise<Service> {
+export async function startBenchService(
+  calls: number,
+  LIMIT: RateLimit,
+  window?: BenchWindow,
+  range: { from: string; to: string } = { from: FROM, to: TO }
+): Promise<Service> {
   const bundle = process.env.CALLSIGHT_SERVICE_BUNDLE ?? join(process.cwd(), 'out', 'node', 'service.mjs')
   const args = [
     '--calls',
@@ -63,9 +68,9 @@ export async function startBenchService(calls: number, LIMIT: RateLimit, window?
     '--seed',
     '9',
     '--from',
-    FROM,
+    range.from,
     '--to',
-    TO,
+    range.to,
     '--tz',
     ZONE,
     '--rate-limit',
@@ -78,8 +83,8 @@ export async function startBenchService(calls: number, LIMIT: RateLimit, window?
       port: 0,
       calls,
       seed: 9,
-      from: FROM,
-      to: TO,
+      from: range.from,
+      to: range.to,
       tz: ZONE,
       rateLimit: LIMIT,
       rateWindow: window?.kind,
