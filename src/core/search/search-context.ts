@@ -169,6 +169,11 @@ export class SearchContext {
     if (q.match === null && this.reviewsAnswer(query)) return { n: Number.NaN, ids: null }
     if (q.match === null) return this.reader.matches.boundedIds(q.candidates!, reviewCap(q, total, this.reviewFew))
     const cap = estimateCap(total)
+    if (q.split) {
+      const sets = q.split.short.map((s) => this.bitmaps?.keptPrefix(s) ?? null)
+      const kept = sets.every((k) => k !== null) ? sets.map((k) => k!.bits) : undefined
+      return this.reader.matches.boundedSplit(q.split, cap, kept)
+    }
     const kept = this.bitmaps?.keptPrefix(q.match)
     return kept ? boundedFromSet(kept, cap) : this.reader.matches.boundedMatches(q.match, cap)
   }

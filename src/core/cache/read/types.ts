@@ -107,6 +107,15 @@ export interface MatchReads {
    * rowids) when the count stayed under the cap, i.e. when the list is every match.
    */
   boundedMatches(match: string, cap: number): { n: number; ids: string | null }
+  /**
+   * boundedMatches of `long` AND every short prefix of `short` (ShortSplit), each read from its
+   * own index, or tested against `kept`: the short prefixes' sets (a byte per id), when in memory.
+   */
+  boundedSplit(
+    split: { long: string; short: readonly string[] },
+    cap: number,
+    kept?: readonly Uint8Array[]
+  ): { n: number; ids: string | null }
   /** The same for the ids an SqlPiece selects (review candidates). */
   boundedIds(ids: SqlPiece, cap: number): { n: number; ids: string | null }
   /** The ids a SELECT of one `id` column returns, read as one list. */

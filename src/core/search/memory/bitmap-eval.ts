@@ -8,7 +8,7 @@ import type { CompiledQuery, QueryCatalog } from '../query/compile'
 import { scopesFor } from '../query/compile'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { PrefixSets, type PrefixSet } from './prefix-sets'
-import { ftsAnd, ftsOr, splitAnd, textPart, type QuerySqlContext } from '../query/query-sql'
+import { ftsAnd, ftsOr, shortSplit, splitAnd, textPart, type QuerySqlContext, type ShortSplit } from '../query/query-sql'
 import { step } from '../../../shared/query/work'
 
 /**
@@ -118,7 +118,9 @@ export class BitmapEvaluator {
       shortPrefixIndex: catalog.shortPrefixIndex === true
     }
     const part = textPart(q.node, ctx)
-    if (!('fts' in part)) return null
+    // Counted by FTS5 as one expression, a short prefix beside other words would merge every
+    // word under it (ShortSplit): the evaluator reads it in parts.
+    if (!('fts' in part) || q.split) return null
     const size = this.columns.quarters().length
     for (const scopeIds of scopesFor(query, catalog.scopes, catalog.typeNames)) {
       if (this.membersOf(scopeIds, size).n !== calls) return null
@@ -299,6 +301,11 @@ class Run {
     return out
   }
 
+  private split(items: readonly ResolvedNode[]): ShortSplit | null {
+    const { pos, neg } = splitAnd(items, this.ctx)
+    return shortSplit(pos, neg, this.ctx)
+  }
+
   private not(m: Uint8Array): Uint8Array {
     const u = this.universe
     for (let i = 0; i < m.length; i++) m[i] = u[i]! & (m[i]! ^ 1)
@@ -310,7 +317,8 @@ class Run {
     step()
     // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
     const text = textPart(n, this.ctx)
-    if ('fts' in text) return this.fts(text.fts)
+    // An AND with short prefixes beside other words is read in parts (ShortSplit).
+    if ('fts' in text && (n.kind !== 'and' || this.split(n.items) === null)) return this.fts(text.fts)
     switch (n.kind) {
       case 'text':
         // A field outside the index (`note`) matches nothing yet, as in SQL.
@@ -330,8 +338,15 @@ class Run {
       }
       case 'and': {
         const { pos, neg, other } = splitAnd(n.items, this.ctx)
+        const split = shortSplit(pos, neg, this.ctx)
         let out: Uint8Array | null = null
-        if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
+        if (split !== null) {
+          out = this.fts(split.long)
+          for (const short of split.short) {
+            const m = this.fts(short)
+            for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+          }
+        } else if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
         else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
         for (const { node } of other) {
           const m = this.node(node)

@@ -5,7 +5,7 @@ import { CallTypeNames } from '../../cache'
 import type { QueryError, ResolvedNode } from '../../../shared/query/ast'
 import { analyzeQuery, type KeyRef } from '../../../shared/query/resolve'
 import { CallsightError } from '../../errors'
-import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander } from './query-sql'
+import { analysisExists, compileText, FOLDED_EQUALS, phraseFts, prefixesIn, type PrefixExpander, type ShortSplit } from './query-sql'
 import { tokensOf } from '../../../shared/query/parse'
 import { callIdSpellings } from '../../../shared/query/call-id'
 import { describeQueryError } from '../../../shared/query/messages'
@@ -31,6 +31,11 @@ export interface CompiledQuery {
    * there (calls_fts has no prefix index and would merge every word's doclist under it).
    */
   shortMatch?: string | null
+  /**
+   * `match` as a part for calls_fts and short prefixes for the short-prefix index (ShortSplit
+   * in query-sql.ts), when it has short prefixes beside other terms: what the estimate reads.
+   */
+  split?: ShortSplit | null
   order: ResultOrder
   /** A prefix covers too many terms to expand: probing FTS5 row by row would be slow. */
   costlyProbe: boolean
@@ -242,6 +247,13 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     params,
     match,
     shortMatch: match !== null && catalog.shortPrefixIndex === true ? shortPrefixToken(match) : null,
+    split:
+      text.split === null
+        ? null
+        : {
+            long: matchParts.length > 1 ? [text.split.long, ...matchParts.slice(1)].map((m) => `(${m})`).join(' AND ') : text.split.long,
+            short: text.split.short
+          },
     order,
     costlyProbe,
     empty,
