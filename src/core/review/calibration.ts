@@ -12,7 +12,7 @@ import { CallsightError } from '../errors'
 import { krippendorffAlpha, percentAgreement, spreadOf, type Metric, type Unit } from './agreement'
 import { resolveSource, type ReviewContext } from './review-service'
 import { checkAnswers, scoreOf, share } from './scoring'
-import { queueAnswers, queueCalibration, queueSubmission } from './team-share'
+import { queueAnswers, queueCalibration, queueDeletion, queueSubmission } from './team-share'
 
 /**
  * Calibration: a lead has several reviewers score the same calls blind, then compares them
@@ -39,6 +39,15 @@ export function createCalibration(ctx: ReviewContext, req: CalibrationCreate): C
     )
     queueCalibration(ctx.cache, s)
     return s
+  })
+}
+
+/** Deletes a round with its answers and submissions here, and queues the deletion for the team. */
+export function deleteCalibration(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string): void {
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.calibration.info(id)
+    ctx.cache.review.calibration.delete(id)
+    queueDeletion(ctx.cache, 'calibration', id, ctx.now())
   })
 }
 

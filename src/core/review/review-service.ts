@@ -19,7 +19,7 @@ import { maskText } from '../pii'
 import type { LocalSearch } from '../search'
 import { sample, type Candidate } from './sampling'
 import { scoreOf } from './scoring'
-import { queueList, queueScorecard } from './team-share'
+import { queueDeletion, queueList, queueScorecard } from './team-share'
 
 /** Matches read from a search to sample from, at most (a sample is at most LIST_MAX). */
 const SAMPLE_POOL_MAX = 2_000_000
@@ -130,6 +130,15 @@ export function addToList(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string,
     const list = ctx.cache.review.reviewLists.add(id, callIds)
     queueList(ctx.cache, id, ctx.now())
     return list
+  })
+}
+
+/** Deletes a list with its calls and assignments here, and queues the deletion for the team. */
+export function deleteList(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string): void {
+  ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.reviewLists.info(id)
+    ctx.cache.review.reviewLists.delete(id)
+    queueDeletion(ctx.cache, 'list', id, ctx.now())
   })
 }
 

@@ -71,3 +71,12 @@ export function queueAnswers(cache: CallCache, sessionId: string, author: string
 export function queueSubmission(cache: CallCache, sessionId: string, at: number): void {
   cache.review.share.enqueueRecord('calibration-submit', sessionId, null, {}, at)
 }
+
+/**
+ * The deletion of a list (with its calls and assignments) or a calibration round (with its
+ * answers and submissions), shared as a tombstone: the team cache refuses it from anyone
+ * but a lead, and the other workstations delete it with their next pull.
+ */
+export function queueDeletion(cache: CallCache, kind: 'list' | 'calibration', id: string, at: number): void {
+  cache.review.share.enqueueRecord('tombstone', id, kind, { deletedAt: at }, at)
+}

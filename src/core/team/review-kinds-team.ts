@@ -155,6 +155,7 @@ function applyList(ctx: ApplyContext, row: PulledReviewRow): void {
   const name = need(row, z.string().min(1).max(200), text(row, 'a'), 'name')
   const source = need(row, z.string().max(60_000), text(row, 'b'), 'source')
   parseJson(row, source)
+  if (ctx.cache.review.share.deletionPending(id)) return
   ctx.cache.review.reviewLists.putShared(id, name, source, author, at)
 }
 
@@ -163,6 +164,7 @@ function applyAssignment(ctx: ApplyContext, row: PulledReviewRow): void {
   const listId = need(row, Uuid, text(row, 'b'), 'list')
   const position = need(row, z.coerce.number().int().min(0).max(10_000_000), text(row, 'c'), 'position')
   const reviewer = need(row, Name.min(1).nullable(), text(row, 'a', true), 'reviewer')
+  if (ctx.cache.review.share.deletionPending(listId)) return
   if (!ctx.cache.review.reviewLists.exists(listId)) throw refusedRow(row, 'its list is not known here')
   ctx.cache.review.reviewLists.putItem(listId, position, callId)
   ctx.cache.review.assignments.setShared(listId, callId, reviewer, author, at)
@@ -176,6 +178,7 @@ function applyCalibration(ctx: ApplyContext, row: PulledReviewRow): void {
   const callIds = need(row, z.array(CallId).min(1).max(200), parseJson(row, text(row, 'a')!), 'calls')
   const reviewers = need(row, z.array(Name.min(1)).min(2).max(100), parseJson(row, text(row, 'b')!), 'reviewers')
   const meta = need(row, SessionMeta, parseJson(row, text(row, 'c')!), 'description')
+  if (ctx.cache.review.share.deletionPending(id)) return
   ctx.cache.review.calibration.put(
     { id, name: meta.name, scorecardId: meta.scorecardId, scorecardVersion: meta.version, callIds, reviewers },
     author,
@@ -188,6 +191,7 @@ function applyAnswers(ctx: ApplyContext, row: PulledReviewRow): void {
   const { callId, author, at } = basics(ctx, row)
   const sessionId = need(row, Uuid, text(row, 'b'), 'round')
   const answers = need(row, Answers, parseJson(row, text(row, 'a')!), 'answers')
+  if (ctx.cache.review.share.deletionPending(sessionId)) return
   if (!ctx.cache.review.calibration.exists(sessionId)) throw refusedRow(row, 'its calibration round is not known here')
   const session = ctx.cache.review.calibration.info(sessionId)
   if (!session.callIds.includes(callId)) throw refusedRow(row, 'its call is not in the round')
@@ -198,6 +202,7 @@ function applyAnswers(ctx: ApplyContext, row: PulledReviewRow): void {
 function applySubmission(ctx: ApplyContext, row: PulledReviewRow): void {
   const { callId: sessionId, author, at } = basics(ctx, row)
   need(row, Uuid, sessionId, 'round')
+  if (ctx.cache.review.share.deletionPending(sessionId)) return
   if (!ctx.cache.review.calibration.exists(sessionId)) throw refusedRow(row, 'its calibration round is not known here')
   ctx.cache.review.calibration.submit(sessionId, author, at)
 }

@@ -4,6 +4,7 @@ import { q } from './connection'
 import { applyConflict, applyEvaluation, applyField } from './review-apply'
 import { pulledColumns, type SharedKind } from './review-kind-parts'
 import { TEAM_WORK_KINDS } from './review-kinds-team'
+import { TOMBSTONE_KIND } from './review-tombstones'
 
 export { REVIEW_NAME_BYTES, REVIEW_VALUE_BYTES, type SharedKind } from './review-kind-parts'
 
@@ -113,7 +114,7 @@ const REVIEW_KINDS: readonly SharedKind[] = [
   }
 ]
 
-/** Every kind: the annotations' (above) and the lead's work (assignments, calibration rounds). */
-export const SHARED_KINDS: readonly SharedKind[] = [...REVIEW_KINDS, ...TEAM_WORK_KINDS]
+/** Every kind: the annotations' (above), the lead's work (assignments, calibration rounds) and deletions of it. */
+export const SHARED_KINDS: readonly SharedKind[] = [...REVIEW_KINDS, ...TEAM_WORK_KINDS, TOMBSTONE_KIND]
 
 export const kindOf = (kind: string): SharedKind | undefined => SHARED_KINDS.find((k) => k.kind === kind)

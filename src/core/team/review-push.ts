@@ -6,6 +6,7 @@ import { mapPgError, q } from './connection'
 import { schemaVersion } from './pg-migrations'
 import { kindOf } from './review-kinds'
 import { analystGroup } from './pg-migration-5'
+import { restoreRefused } from './review-tombstones'
 
 export interface PushOptions {
   pool: pg.Pool
@@ -124,10 +125,19 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
         throw err
       }
       cache.review.share.pushed(entries, outcomes, role)
+      const refused = new Set(outcomes.filter((o) => o.result === 'refused').map((o) => o.changeId))
+      if (refused.size > 0)
+        await restoreRefused(
+          c,
+          schema,
+          cache,
+          role,
+          entries.filter((e) => refused.has(e.changeId))
+        )
       for (const o of outcomes) {
         if (o.result === 'conflict') result.conflicts++
         else if (o.result === 'duplicate') result.duplicates++
-        else if (o.result === 'stale') result.stale++
+        else if (o.result === 'stale' || o.result === 'refused') result.stale++
         else result.pushed++
       }
     }

@@ -6,6 +6,7 @@ import { migratePg } from './pg-migrations'
 import { reviewGrantsSql } from './pg-migration-5'
 import { backfillSearch } from './pg-migration-6'
 import { reviewGrantsV7Sql } from './pg-migration-7'
+import { reviewGrantsV9Sql } from './pg-migration-9'
 import { teamSearchState } from './pg-migration-8'
 
 /**
@@ -90,6 +91,7 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
     await c.query(`ALTER ROLE "${reader}" SET default_transaction_read_only = on`)
     await c.query(reviewGrantsSql(opts.schema, writer, reader, db))
     await c.query(reviewGrantsV7Sql(opts.schema, writer))
+    await c.query(reviewGrantsV9Sql(opts.schema, writer))
     await c.query('COMMIT')
   } catch (e) {
     await c.query('ROLLBACK').catch(() => undefined)

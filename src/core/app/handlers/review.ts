@@ -1,7 +1,15 @@
 import type { Account } from '../../../shared/domain'
 import { ScorecardFile } from '../../../shared/review'
 import { CallsightError } from '../../errors'
-import { addToList, createList, reviewStats, saveAnnotation, saveScorecard, type ReviewContext } from '../../review/review-service'
+import {
+  addToList,
+  createList,
+  deleteList,
+  reviewStats,
+  saveAnnotation,
+  saveScorecard,
+  type ReviewContext
+} from '../../review/review-service'
 import { parseJson } from '../../review/transfer'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
@@ -123,8 +131,8 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     'reviewLists.add': async ({ id, callIds }) => queued(addToList(ctx(), id, callIds)),
     'reviewLists.removeCalls': async ({ id, callIds }) => cache().review.reviewLists.removeCalls(id, callIds),
     'reviewLists.delete': async ({ id }) => {
-      cache().review.reviewLists.delete(id)
-      return { ok: true as const }
+      deleteList(ctx(), id)
+      return queued({ ok: true as const })
     },
     'reviewLists.items': async ({ id, offset, limit }) => {
       const lists = cache().review.reviewLists

@@ -1,4 +1,11 @@
-import { answerCalibration, calibrationView, createCalibration, setCalibrationReference, submitCalibration } from '../../review/calibration'
+import {
+  answerCalibration,
+  calibrationView,
+  createCalibration,
+  deleteCalibration,
+  setCalibrationReference,
+  submitCalibration
+} from '../../review/calibration'
 import { assignCalls, leadStats, myAssignments, spreadList, unassignCalls } from '../../review/lead-view'
 import type { AppState } from '../app-state'
 import type { Handlers } from '../host-ports'
@@ -54,9 +61,8 @@ export function teamReviewHandlers(state: AppState): TeamReviewHandlers {
     'calibration.submit': async ({ id }) => shared(submitCalibration(ctx(), id)),
     'calibration.reference': async ({ id, callId, answers }) => shared(setCalibrationReference(ctx(), id, callId, answers)),
     'calibration.delete': async ({ id }) => {
-      cache().review.calibration.info(id)
-      cache().review.calibration.delete(id)
-      return { ok: true as const }
+      deleteCalibration(ctx(), id)
+      return shared({ ok: true as const })
     }
   }
 }

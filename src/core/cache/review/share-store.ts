@@ -11,10 +11,20 @@ export type TeamField = (typeof TEAM_FIELDS)[number]
 /**
  * What a queued change is: a team field, an evaluation, a conflict's resolution, or the
  * lead's and reviewers' shared work (a scorecard version, a list, an assignment, a
- * calibration round, a round's answers of one call, a submission).
+ * calibration round, a round's answers of one call, a submission, the deletion of a list
+ * or a round: a `tombstone`, its kind in `field`).
  */
 export type OutboxKind =
-  'field' | 'evaluation' | 'conflict' | 'scorecard' | 'list' | 'assignment' | 'calibration' | 'calibration-answer' | 'calibration-submit'
+  | 'field'
+  | 'evaluation'
+  | 'conflict'
+  | 'scorecard'
+  | 'list'
+  | 'assignment'
+  | 'calibration'
+  | 'calibration-answer'
+  | 'calibration-submit'
+  | 'tombstone'
 
 /** A change waiting for the team cache (review_outbox). */
 export interface OutboxEntry {
@@ -34,6 +44,8 @@ export interface OutboxEntry {
 /** What a push did with one entry, as the local side records it. */
 export type PushOutcome =
   | { changeId: string; result: 'applied' | 'same' | 'stale' | 'duplicate' }
+  /** The team cache's roles said no (an analyst's deletion of a lead's list): undone here. */
+  | { changeId: string; result: 'refused' }
   | { changeId: string; result: 'conflict'; theirs: string; theirAuthor: string; theirAt: number }
 
 /** The evaluation a change carries (JSON in the outbox and the team cache's row). */
@@ -249,6 +261,16 @@ export class ShareStore {
       `INSERT INTO review_team_seen (call_id, field, value, author, at) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (call_id, field) DO UPDATE SET value = excluded.value, author = excluded.author, at = excluded.at`
     ).run(callId, field, value, author, at)
+  }
+
+  /**
+   * The deletion of this list or round waits to be pushed: a pull (run before the push
+   * reached the team cache) must not bring it back here meanwhile.
+   */
+  deletionPending(id: string): boolean {
+    return (
+      this.stmt("SELECT 1 FROM review_outbox WHERE call_id = ? AND kind = 'tombstone' AND refused IS NULL LIMIT 1").get(id) !== undefined
+    )
   }
 
   /** A change of this field is waiting to be pushed: a pulled value must not overwrite it. */
