@@ -142,7 +142,11 @@ export class SearchContext {
     if (!r.success) throw invalid(r.error)
     // Record-field terms (`agent:…`) become field filters: every plan then treats them as it
     // treats an Insight drill-down's.
-    const data = withRecordTerms(r.data, this.view.extraFieldNames(), this.catalog.analysisKeys())
+    // On an account that shares review work, a review filter's evaluation conditions count
+    // every pulled evaluation, not only this workstation's.
+    const parsed =
+      r.data.review !== undefined && this.reader.data.reviewShared() ? { ...r.data, review: { ...r.data.review, team: true } } : r.data
+    const data = withRecordTerms(parsed, this.view.extraFieldNames(), this.catalog.analysisKeys())
     const catalog = this.catalog.forText(data.text)
     const q = compileQuery(data, catalog)
     const state = this.queries.get().get(q.key)

@@ -72,7 +72,14 @@ export const ReviewFilter = z
     reviewer: z.string().min(1).max(320).nullable().default(null),
     noteText: z.string().max(200).default(''),
     /** true: calls the service no longer returns (docs/review.md); false: none of those. */
-    serviceDropped: z.boolean().nullable().default(null)
+    serviceDropped: z.boolean().nullable().default(null),
+    /**
+     * The score range, scorecard and reviewer are met by any one evaluation of the call: this
+     * workstation's or one pulled from the team cache (each with its author). Set by the
+     * search itself on an account that shares review work; absent or false: this
+     * workstation's annotations only.
+     */
+    team: z.boolean().optional()
   })
   .refine((f) => f.scoreMin === null || f.scoreMax === null || f.scoreMin <= f.scoreMax, {
     message: 'min must not exceed max',

@@ -33,6 +33,10 @@ export class SqliteDataReads implements DataReads, CatalogReads {
     return this.cache.reviewVersion
   }
 
+  reviewShared(): boolean {
+    return this.cache.review.share.enabled
+  }
+
   maxCallId(): number {
     // A cache that holds a window of a team cache drops its oldest calls one by one, leaving
     // gaps in the ids: the calls per hour (kept with every write) add up to the count then.

@@ -56,6 +56,8 @@ export interface DataReads {
   maxCallId(): number
   /** Moves with this connection's writes to annotations and review lists. */
   reviewVersion(): number
+  /** The account shares review work: others' evaluations are pulled here (team_evaluations). */
+  reviewShared(): boolean
 }
 
 export interface ScopeRef {

@@ -29,7 +29,7 @@ export class ReviewStores {
   readonly leadReads: LeadReads
 
   constructor(db: Database.Database) {
-    this.share = new ShareStore(db)
+    this.share = new ShareStore(db, (calls) => this.journal.record(calls))
     this.annotations = new AnnotationStore(db, (calls) => this.journal.record(calls), this.share)
     this.scorecards = new ScorecardStore(db)
     this.reviewLists = new ReviewListStore(db, () => this.journal.record([], true))

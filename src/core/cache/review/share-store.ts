@@ -66,7 +66,11 @@ const json = (v: unknown): string => JSON.stringify(v)
 export class ShareStore {
   private readonly statements = new Map<string, Database.Statement>()
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    /** A pulled evaluation was written: queries whose review filters read the team's evaluations follow it. */
+    private readonly onEvaluation: (calls: readonly string[]) => void = () => undefined
+  ) {}
 
   private stmt(sql: string): Database.Statement {
     let st = this.statements.get(sql)
@@ -347,6 +351,7 @@ export class ShareStore {
        ON CONFLICT (call_id, author) DO UPDATE SET score = excluded.score, note = excluded.note, changed_at = excluded.changed_at
        WHERE excluded.changed_at >= team_evaluations.changed_at`
     ).run(callId, author, score, note, changedAt)
+    this.onEvaluation([callId])
   }
 
   /** Other reviewers' evaluations of a call (the lead's view shows them side by side). */

@@ -47,6 +47,40 @@ export const noteWords = (text: string): string[] =>
     .split(/\s+/)
     .filter((w) => w !== '')
 
+type EvaluationRow = 'annotation' | 'team'
+
+/**
+ * The conditions one evaluation must meet together: this workstation's annotation (its
+ * total, scorecard and last writer) or a pulled one of team_evaluations (its score as JSON,
+ * its author).
+ */
+function evaluationConds(f: ReviewFilter): { on: Array<(a: string, of: EvaluationRow) => string>; params: unknown[] } {
+  const on: Array<(a: string, of: EvaluationRow) => string> = []
+  const params: unknown[] = []
+  const total = (a: string, of: EvaluationRow): string => (of === 'annotation' ? `${a}.total` : `json_extract(${a}.score, '$.total')`)
+  if (f.scoreMin !== null) {
+    on.push((a, of) => `${total(a, of)} >= ?`)
+    params.push(f.scoreMin)
+  }
+  if (f.scoreMax !== null) {
+    on.push((a, of) => `${total(a, of)} <= ?`)
+    params.push(f.scoreMax)
+  }
+  if (f.scorecardId !== null) {
+    on.push((a, of) => (of === 'annotation' ? `${a}.scorecard_id = ?` : `json_extract(${a}.score, '$.scorecardId') = ?`))
+    params.push(f.scorecardId)
+  }
+  if (f.reviewer !== null) {
+    on.push((a, of) => (of === 'annotation' ? `${a}.updated_by = ?` : `${a}.author = ?`))
+    params.push(f.reviewer)
+  }
+  return { on, params }
+}
+
+/** Whether the filter's evaluation conditions take the team's pulled evaluations too (SQL answers it then). */
+export const usesTeamEvaluations = (f: ReviewFilter | undefined): boolean =>
+  f?.team === true && (f.scoreMin !== null || f.scoreMax !== null || f.scorecardId !== null || f.reviewer !== null)
+
 /** Pure. Null when the filter sets nothing. */
 export function compileReview(f: ReviewFilter | undefined): CompiledReview | null {
   if (!f) return null
@@ -68,22 +102,14 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
     }
   }
   if (f.hasNote === true) conds.push((a) => `${a}.note <> ''`)
-  if (f.scoreMin !== null) {
-    conds.push((a) => `${a}.total >= ?`)
-    condParams.push(f.scoreMin)
+  // The evaluation's conditions: on the annotation alone, or (team) met by any one evaluation.
+  const evals = evaluationConds(f)
+  if (!f.team) {
+    conds.push(...evals.on.map((e) => (a: string) => e(a, 'annotation')))
+    condParams.push(...evals.params)
   }
-  if (f.scoreMax !== null) {
-    conds.push((a) => `${a}.total <= ?`)
-    condParams.push(f.scoreMax)
-  }
-  if (f.scorecardId !== null) {
-    conds.push((a) => `${a}.scorecard_id = ?`)
-    condParams.push(f.scorecardId)
-  }
-  if (f.reviewer !== null) {
-    conds.push((a) => `${a}.updated_by = ?`)
-    condParams.push(f.reviewer)
-  }
+  const team = f.team === true && evals.on.length > 0
+  const evalsOn = (a: string, of: EvaluationRow): string => evals.on.map((e) => e(a, of)).join(' AND ')
   if (f.serviceDropped === true) conds.push((a) => `${a}.service_dropped_at IS NOT NULL`)
   for (const w of noteWords(f.noteText)) {
     conds.push((a) => `instr(${a}.note_folded, ?) > 0`)
@@ -106,6 +132,13 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
     where.push('EXISTS (SELECT 1 FROM review_list_items li WHERE li.call_id = c.call_id AND li.list_id = ?)')
     params.push(f.listId)
   }
+  if (team) {
+    where.push(
+      `(EXISTS (SELECT 1 FROM annotations r WHERE r.call_id = c.call_id AND ${evalsOn('r', 'annotation')})` +
+        ` OR EXISTS (SELECT 1 FROM team_evaluations e WHERE e.call_id = c.call_id AND ${evalsOn('e', 'team')}))`
+    )
+    params.push(...evals.params, ...evals.params)
+  }
   if (where.length === 0) return null
 
   // The narrowest driver there is: a list, a tag, or the annotations row's conditions.
@@ -125,6 +158,14 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
       sql: `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${condsOn('r')}`,
       params: condParams
     }
+  } else if (team) {
+    // A call another reviewer scored may have no annotation here: both tables drive.
+    candidates = {
+      sql:
+        `SELECT c.id AS id FROM annotations r CROSS JOIN calls c ON c.call_id = r.call_id WHERE ${evalsOn('r', 'annotation')}` +
+        ` UNION SELECT c.id AS id FROM team_evaluations e CROSS JOIN calls c ON c.call_id = e.call_id WHERE ${evalsOn('e', 'team')}`,
+      params: [...evals.params, ...evals.params]
+    }
   }
   // The narrowest index in date order: a tag's rows (tags are rarer than a status), one
   // status's rows, or every annotated call. An annotations driver tests the row's conditions
@@ -142,7 +183,7 @@ export function compileReview(f: ReviewFilter | undefined): CompiledReview | nul
       params: [statuses[0], ...own.params]
     }
   else if (conds.length > 0) driver = { from: 'annotations d INDEXED BY annotations_by_time', ...own }
-  const statusOnly = conds.length === 1 && statuses.length > 0 && !statuses.includes('new')
+  const statusOnly = conds.length === 1 && statuses.length > 0 && !statuses.includes('new') && !team
   const selective = driver !== null && tags.length === 0 && conds.length > 0 && !statusOnly
   return { where, params, candidates, driver, selective }
 }

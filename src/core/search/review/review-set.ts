@@ -3,6 +3,7 @@ import type { ReviewReads } from '../../cache'
 import type { DataVersion } from '../../cache'
 import type { DataWatch } from '../data-watch'
 import { Annotations, type ListCalls } from './review-annotations'
+import { usesTeamEvaluations } from './review-filter'
 
 /** Review lists whose calls are kept (a list is one filter of the filter bar: few). */
 const LISTS_KEPT = 8
@@ -129,9 +130,13 @@ export class ReviewSet {
   }
 }
 
-/** Whether the bitmap evaluator with a ReviewSet answers the query: a review filter, no extra-field filter. */
+/**
+ * Whether the bitmap evaluator with a ReviewSet answers the query: a review filter, no
+ * extra-field filter, and no condition on the team's evaluations (the set holds this
+ * workstation's annotations only; the SQL plans read team_evaluations).
+ */
 export function reviewEvaluable(query: SearchQuery): boolean {
-  return query.review !== undefined && (query.fields ?? []).length === 0
+  return query.review !== undefined && (query.fields ?? []).length === 0 && !usesTeamEvaluations(query.review)
 }
 
 /** The bitmap evaluator's matches of the rest of the query, ANDed with the review filter's. */
