@@ -54,7 +54,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
     shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
-    rangeCountable: rangeCountable(ctx, p, total),
+    rangeCountable: lazy(() => rangeCountable(ctx, p, total)),
     countSkip: ctx.countSkip,
     declined: []
   }

@@ -67,9 +67,11 @@ export interface DateFacts {
   orderKept: boolean
   /**
    * The query is text alone, counted by FTS5 (no kept prefix set, no costly probe): its
-   * matches in an id range can be counted without listing them (count-skip).
+   * matches in an id range can be counted without listing them (count-skip). Lazy: telling
+   * reads every call's quarter hour and the scopes' members (whole columns), which only a
+   * deep page after a count may need; a first page on a search just opened must not pay it.
    */
-  rangeCountable: boolean
+  rangeCountable: Lazy<boolean>
   /** Deep pages after a count may skip by counting (count-skip); off: main's bitmap path (the bench's baseline). */
   countSkip: boolean
   /** Paths tried for this page that could not serve it. */
@@ -179,9 +181,9 @@ export function choosePage(f: PageFacts): PagePath {
     f.count !== null &&
     !f.matchesRead &&
     f.offset >= WINDOW_MAX_OFFSET &&
-    f.rangeCountable &&
     f.orderKept &&
-    !tried('count-skip')
+    !tried('count-skip') &&
+    f.rangeCountable.get()
   )
     return { kind: 'count-skip' }
   if (f.matchesRead || f.offset >= WINDOW_MAX_OFFSET) return BITMAP
@@ -210,7 +212,7 @@ export function recordFacts(f: PageFacts): PageTrace['inputs'] {
     if (key === 'sql') out.sql = (value as PagePlan).kind
     else if (typeof value === 'object' && value !== null && 'known' in value) {
       const v = (value as Lazy<unknown>).known()
-      if (v !== undefined) out[key] = Array.isArray(v) ? v.length : (v as number | null)
+      if (v !== undefined) out[key] = Array.isArray(v) ? v.length : (v as number | boolean | null)
     } else if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string' || value === null) {
       out[key] = typeof value === 'number' && !Number.isFinite(value) ? String(value) : value
     }

@@ -1,0 +1,95 @@
+/**
+ * One shape or a few of the scale section, timed in wall and CPU time (the machine is
+ * shared: CPU time moves less with the load), main and ours alternately, with the plan that
+ * served each: for iterating on a slow shape with `--cpu-prof`.
+ *
+ * node [--cpu-prof] out/node/bench-scale-profile.mjs <cache file> <part of a step name> [samples]
+ */
+import { openCache } from '../src/core/cache'
+import { createSearch, type LocalSearch } from '../src/core/search'
+import { SearchQuery } from '../src/shared/domain'
+import { MAIN_SCALE } from './baselines/search-strategies'
+import { shapeWords, timedSteps } from './scale-shapes'
+import { percentile } from './types'
+
+const [file, only, samplesArg] = process.argv.slice(2)
+if (!file || !only) {
+  process.stderr.write('usage: bench-scale-profile <cache file> <part of a step name> [samples]\n')
+  process.exit(2)
+}
+const samples = Number(samplesArg ?? 12)
+const f = (xs: number[]): string => `p50 ${percentile(xs, 50).toFixed(1)} p95 ${percentile(xs, 95).toFixed(1)}`
+const impls = (process.env.CALLSIGHT_BENCH_IMPLS ?? 'main,ours').split(',') as Array<'main' | 'ours'>
+
+/** "opened": the first page of a 50 % word on a cache opened fresh for each sample (the scale section's timeOpened). */
+function opened(): void {
+  const n = Number(/calls-(\d+)-/.exec(file!)?.[1] ?? 1_000_000)
+  const q = SearchQuery.parse({ text: shapeWords(n).half })
+  const wall: Record<string, number[]> = { main: [], ours: [] }
+  const cpu: Record<string, number[]> = { main: [], ours: [] }
+  const plans: Record<string, string> = {}
+  for (let i = 0; i < samples; i++) {
+    for (const impl of i % 2 === 0 ? impls : [...impls].reverse()) {
+      const cache = openCache(file!, { readonly: true })
+      try {
+        const s = createSearch(cache, {}, impl === 'main' ? MAIN_SCALE : {})
+        const c = process.cpuUsage()
+        const t = performance.now()
+        s.page(q, 0, 100)
+        wall[impl]!.push(performance.now() - t)
+        const d = process.cpuUsage(c)
+        cpu[impl]!.push((d.user + d.system) / 1000)
+        if (i === 0) {
+          const again = openCache(file!, { readonly: true })
+          plans[impl] = createSearch(again, {}, impl === 'main' ? MAIN_SCALE : {}).explain(q, 100).served.plan
+          again.close()
+        }
+      } finally {
+        cache.close()
+      }
+    }
+  }
+  process.stdout.write(`opened: first page of "${q.text}"\n`)
+  for (const impl of impls) process.stdout.write(`  ${impl}: wall ${f(wall[impl]!)} cpu ${f(cpu[impl]!)} [${plans[impl]}]\n`)
+}
+
+if (only === 'opened') {
+  opened()
+  process.exit(0)
+}
+const cache = openCache(file, { readonly: true })
+try {
+  // The generated files are named by their size (scale-data.ts).
+  const n = Number(/calls-(\d+)-/.exec(file)?.[1] ?? 1_000_000)
+  const w = shapeWords(n)
+  const searches: Record<'main' | 'ours', LocalSearch> = { main: createSearch(cache, {}, MAIN_SCALE), ours: createSearch(cache) }
+  for (const step of timedSteps(w).filter((s) => s.metric.includes(only))) {
+    const wall: Record<string, number[]> = { main: [], ours: [] }
+    const cpu: Record<string, number[]> = { main: [], ours: [] }
+    for (const impl of impls) {
+      searches[impl].resetCaches()
+      step.prime?.(searches[impl])
+      step.run(searches[impl])
+    }
+    for (let i = 0; i < samples; i++) {
+      for (const impl of i % 2 === 0 ? impls : [...impls].reverse()) {
+        const s = searches[impl]
+        s.resetCaches()
+        step.prime?.(s)
+        const c = process.cpuUsage()
+        const t = performance.now()
+        step.run(s)
+        wall[impl]!.push(performance.now() - t)
+        const d = process.cpuUsage(c)
+        cpu[impl]!.push((d.user + d.system) / 1000)
+      }
+    }
+    process.stdout.write(`${step.metric}\n`)
+    for (const impl of impls) {
+      const plan = step.plan ? (searches[impl].resetCaches(), step.plan(searches[impl])) : ''
+      process.stdout.write(`  ${impl}: wall ${f(wall[impl]!)} cpu ${f(cpu[impl]!)} [${plan}]\n`)
+    }
+  }
+} finally {
+  cache.close()
+}
