@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs'
 import { openCache } from '../src/core/cache'
 import { createSearch } from '../src/core/search'
-import { MAIN_SCALE } from './baselines/search-strategies'
+import { MAIN_SCALE, MAIN_SCALE_OPEN } from './baselines/search-strategies'
 import { keystrokes, timedSteps, type ShapeWords } from './scale-shapes'
 
 const [file, impl, words] = process.argv.slice(2)
@@ -37,7 +37,7 @@ function rssSplit(): { anonMb: number | null; fileMb: number | null } {
   }
 }
 const startRss = process.memoryUsage().rss
-const cache = openCache(file, { readonly: true })
+const cache = openCache(file, { readonly: true, ...(impl === 'main' ? MAIN_SCALE_OPEN : {}) })
 try {
   const search = createSearch(cache, {}, impl === 'main' ? MAIN_SCALE : {})
   const opened = process.memoryUsage().rss

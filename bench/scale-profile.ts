@@ -8,7 +8,7 @@
 import { openCache } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
 import { SearchQuery } from '../src/shared/domain'
-import { MAIN_SCALE } from './baselines/search-strategies'
+import { MAIN_SCALE, MAIN_SCALE_OPEN } from './baselines/search-strategies'
 import { shapeWords, timedSteps } from './scale-shapes'
 import { percentile } from './types'
 
@@ -30,7 +30,7 @@ function opened(): void {
   const plans: Record<string, string> = {}
   for (let i = 0; i < samples; i++) {
     for (const impl of i % 2 === 0 ? impls : [...impls].reverse()) {
-      const cache = openCache(file!, { readonly: true })
+      const cache = openCache(file!, { readonly: true, ...(impl === 'main' ? MAIN_SCALE_OPEN : {}) })
       try {
         const s = createSearch(cache, {}, impl === 'main' ? MAIN_SCALE : {})
         const c = process.cpuUsage()
@@ -40,7 +40,7 @@ function opened(): void {
         const d = process.cpuUsage(c)
         cpu[impl]!.push((d.user + d.system) / 1000)
         if (i === 0) {
-          const again = openCache(file!, { readonly: true })
+          const again = openCache(file!, { readonly: true, ...(impl === 'main' ? MAIN_SCALE_OPEN : {}) })
           plans[impl] = createSearch(again, {}, impl === 'main' ? MAIN_SCALE : {}).explain(q, 100).served.plan
           again.close()
         }
@@ -53,16 +53,22 @@ function opened(): void {
   for (const impl of impls) process.stdout.write(`  ${impl}: wall ${f(wall[impl]!)} cpu ${f(cpu[impl]!)} [${plans[impl]}]\n`)
 }
 
+if (only === 'words') {
+  // The words of the shapes at this size, as the memory child takes them.
+  process.stdout.write(`${JSON.stringify(shapeWords(Number(/calls-(\d+)-/.exec(file)?.[1] ?? 1_000_000)))}\n`)
+  process.exit(0)
+}
 if (only === 'opened') {
   opened()
   process.exit(0)
 }
 const cache = openCache(file, { readonly: true })
+const mainCache = openCache(file, { readonly: true, ...MAIN_SCALE_OPEN })
 try {
   // The generated files are named by their size (scale-data.ts).
   const n = Number(/calls-(\d+)-/.exec(file)?.[1] ?? 1_000_000)
   const w = shapeWords(n)
-  const searches: Record<'main' | 'ours', LocalSearch> = { main: createSearch(cache, {}, MAIN_SCALE), ours: createSearch(cache) }
+  const searches: Record<'main' | 'ours', LocalSearch> = { main: createSearch(mainCache, {}, MAIN_SCALE), ours: createSearch(cache) }
   for (const step of timedSteps(w).filter((s) => s.metric.includes(only))) {
     const wall: Record<string, number[]> = { main: [], ours: [] }
     const cpu: Record<string, number[]> = { main: [], ours: [] }
@@ -91,5 +97,6 @@ try {
     }
   }
 } finally {
+  mainCache.close()
   cache.close()
 }

@@ -3,6 +3,8 @@
  * same-run baselines and the tests' reference answers. The product's defaults are its own.
  */
 import type { SearchParts } from '../../src/core/search'
+import type { CacheOpenOptions } from '../../src/core/cache/call-cache'
+import { WHOLE_FILE_MMAP_BYTES } from '../../src/core/cache/schema/cache-db'
 import { legacySortedPager } from './sorted-probe'
 
 /** The first way sorted pages were served: fixed probe batches, the rare word's order walked whole, the date order read again after every write. */
@@ -22,6 +24,9 @@ export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }
  * scale work added, switched off.
  */
 export const MAIN_SCALE: SearchParts = { countSkip: false, keptSizes: false }
+
+/** The cache as main opens it for search, for the same comparison: the whole file memory-mapped (up to 2 GB). */
+export const MAIN_SCALE_OPEN: CacheOpenOptions = { mmapBytes: WHOLE_FILE_MMAP_BYTES }
 
 /** A deep page after a count reads the whole match list (the bitmap plan), as before count-skip. */
 export const LIST_DEEP_PAGE: SearchParts = { countSkip: false }

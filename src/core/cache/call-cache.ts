@@ -78,12 +78,15 @@ export class CallCache {
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
   private readonly indexing = new DeferredIndexing()
   private readonly nativeBinding: string | undefined
+  /** The memory map search reads through (what bulkWriting(false) restores). */
+  private readonly mmapBytes: number
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
     this.nativeBinding = opts.nativeBinding
     this.clock = opts.clock ?? systemClock
     this.db = openCacheDb(file, opts, this.clock.now())
+    this.mmapBytes = Math.trunc(opts.mmapBytes ?? SEARCH_MMAP_BYTES)
     if (!opts.readonly && opts.checkpointer !== false && file !== ':memory:' && file !== '') {
       const cp = opts.checkpointer ?? {}
       this.checkpointer = new WalCheckpointer(file, (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`), {
@@ -243,7 +246,7 @@ export class CallCache {
   bulkWriting(on: boolean): void {
     this.requireWriter()
     setFtsBuffer(this.db, on ? FTS_BULK_BUFFER : FTS_DEFAULT_BUFFER)
-    this.db.pragma(`mmap_size = ${on ? 0 : SEARCH_MMAP_BYTES}`)
+    this.db.pragma(`mmap_size = ${on ? 0 : this.mmapBytes}`)
   }
 
   /**
