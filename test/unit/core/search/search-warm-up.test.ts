@@ -51,6 +51,9 @@ describe('a column read in pieces', () => {
       const kept = columns.values(idsOf(key), numeric)
       expect(itemsOf(kept)).toEqual(itemsOf(whole))
       expect(kept.length).toBeGreaterThan(0)
+      // Kept without the room its pieces grew it by.
+      expect(kept.calls.length).toBe(kept.length)
+      expect((kept.codes ?? kept.nums)!.length).toBe(kept.length)
     }
   })
 
