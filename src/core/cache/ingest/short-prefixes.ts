@@ -60,7 +60,8 @@ export function makeFtsCharProbe(Db: new (file: string) => Database.Database): (
 
 /**
  * The short-prefix tokens of a call's indexed texts, space-separated: each distinct one- and
- * two-letter beginning of their words. A closure with no free variables (see makeFtsCharProbe).
+ * two-letter beginning of their words, in the order first met. A closure with no free
+ * variables (see makeFtsCharProbe).
  */
 export function makeShortPrefixes(probe: (ch: string) => string | null): (texts: readonly string[]) => string {
   // Each character's letter number, asked once: -1 a separator, -2 not asked yet; letters
@@ -81,19 +82,32 @@ export function makeShortPrefixes(probe: (ch: string) => string | null): (texts:
     }
     return k
   }
-  /** A prefix's text by its number: one letter k is k, two letters a, b are (a + 1) * 65536 + b. */
-  const words = new Map<number, string>()
+  // The first NARROW letters (a language's alphabet and then some) key their prefixes in a
+  // flat table: two letters a, b are a * NARROW + b, one letter a is NARROW * NARROW + a. A
+  // call marks the keys it met with its own number, so "seen already?" is one array read
+  // instead of a hash set's insert (this function ran once per character of every call
+  // ingested: measured in docs/perf-log.md). Prefixes of rarer letters go by text.
+  const NARROW = 256
+  const ONE = NARROW * NARROW
+  const marks = new Int32Array(ONE + NARROW)
+  const words: Array<string | undefined> = new Array<string | undefined>(ONE + NARROW)
+  let call = 0
+  const keys: number[] = []
   const wordOf = (key: number): string => {
-    let w = words.get(key)
+    let w = words[key]
     if (w === undefined) {
-      w = key < 65536 ? letters[key]! : letters[Math.floor(key / 65536) - 1]! + letters[key % 65536]!
-      words.set(key, w)
+      w = key >= ONE ? letters[key - ONE]! : letters[Math.floor(key / NARROW)]! + letters[key % NARROW]!
+      words[key] = w
     }
     return w
   }
   return function shortPrefixes(texts: readonly string[]): string {
-    const seen = new Set<number>()
-    // Prefixes of letters numbered past 65,535 (a text of that many distinct letters), by text.
+    // A new mark per call; after 2^31 calls the marks start over from a cleared table.
+    if (++call === 0x7fffffff) {
+      marks.fill(0)
+      call = 1
+    }
+    keys.length = 0
     let wide: Set<string> | null = null
     for (const text of texts) {
       let first = 0
@@ -121,18 +135,29 @@ export function makeShortPrefixes(probe: (ch: string) => string | null): (texts:
           count = 0
         } else if (count === 0) {
           first = k
-          if (k < 65536) seen.add(k)
-          else (wide ??= new Set()).add(letters[k]!)
+          if (k < NARROW) {
+            const key = ONE + k
+            if (marks[key] !== call) {
+              marks[key] = call
+              keys.push(key)
+            }
+          } else (wide ??= new Set()).add(letters[k]!)
           count = 1
         } else if (count === 1) {
-          if (first < 65536 && k < 65536) seen.add((first + 1) * 65536 + k)
-          else (wide ??= new Set()).add(letters[first]! + letters[k]!)
+          if (first < NARROW && k < NARROW) {
+            const key = first * NARROW + k
+            if (marks[key] !== call) {
+              marks[key] = call
+              keys.push(key)
+            }
+          } else (wide ??= new Set()).add(letters[first]! + letters[k]!)
           count = 2
         }
       }
     }
-    const out: string[] = []
-    for (const key of seen) out.push(wordOf(key))
+    // Joined, not concatenated: a flat string, not a rope that each reader flattens again.
+    const out: string[] = new Array<string>(keys.length)
+    for (let i = 0; i < keys.length; i++) out[i] = wordOf(keys[i]!)
     if (wide !== null) out.push(...wide)
     return out.join(' ')
   }
