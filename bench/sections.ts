@@ -9,6 +9,7 @@ export const sections: Record<string, () => Promise<BenchFn>> = {
   sync: async () => (await import('./sync')).run,
   memberships: async () => (await import('./memberships')).run,
   search: async () => (await import('./search')).run,
+  ingest: async () => (await import('./ingest')).run,
   'cli-startup': async () => (await import('./cli-startup')).run,
   'column-sort': async () => (await import('./column-sort')).run,
   query: async () => (await import('./query')).run,
