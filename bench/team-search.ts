@@ -6,10 +6,18 @@
  * loaded cluster is kept under /var/tmp/callsight-bench/team-search-N (CALLSIGHT_BENCH_KEEP_DIR
  * for another folder), so later runs only measure. N: CALLSIGHT_BENCH_TEAM_SEARCH_CALLS, or
  * 1,000,000 (100,000 with --quick).
+ *
+ * Per shape: the first page; the count in two steps (the estimate's time and its error
+ * against the exact figure, then the exact count's time); the planner's row estimate's error
+ * (the estimate not chosen); and the count as it was before (one `count(*)`, JIT as the
+ * server has it) as the baseline, the three counts alternating in each round.
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import type pg from 'pg'
 import { createPool, migratePg, searchTeamCache } from '../src/core/team'
+import { readCatalog, readOnlyTransaction, type TeamSearchOptions } from '../src/core/team/team-search'
+import { compileTeamQuery } from '../src/core/team/team-query'
 import { searchFacts, searchVector } from '../src/core/team/search-columns'
 import { parseNumeric } from '../src/core/cache'
 import { SearchQuery } from '../src/shared/domain'
@@ -18,13 +26,38 @@ import { queryShapes } from '../test/support/query-shapes'
 import { wordsNear } from './query'
 import { COMMON_TERM, makeCall, prng, START_MS } from './search-data'
 import { PG_BENCH_TUNING } from './team-support'
-import { percentile, type BenchFn, type BenchRow } from './types'
+import { median, percentile, type BenchFn, type BenchRow } from './types'
 
 const DAY = 24 * 3600 * 1000
 const SCHEMA = 'bench'
 const BATCH = 5000
 
 type Pool = ReturnType<typeof createPool>
+
+/** The count as the team cache search ran it before the two steps: one `count(*)`, JIT as configured. */
+async function countBefore(team: TeamSearchOptions, query: SearchQuery): Promise<number> {
+  return readOnlyTransaction(team, async (c) => {
+    const compiled = compileTeamQuery(query, await readCatalog(c, team.schema), team.schema)
+    const where = compiled.where.length > 0 ? ` WHERE ${compiled.where.join(' AND ')}` : ''
+    const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${team.schema}.calls c${where}`, compiled.params)
+    return Number(r.rows[0]!.n)
+  })
+}
+
+/** The planner's row estimate for the query's rows (the alternative to sampling). */
+async function plannerRows(team: TeamSearchOptions, query: SearchQuery): Promise<number> {
+  return readOnlyTransaction(team, async (c: pg.PoolClient) => {
+    const compiled = compileTeamQuery(query, await readCatalog(c, team.schema), team.schema)
+    const where = compiled.where.length > 0 ? ` WHERE ${compiled.where.join(' AND ')}` : ''
+    const r = await c.query<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(
+      `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${team.schema}.calls c${where}`,
+      compiled.params
+    )
+    return r.rows[0]!['QUERY PLAN'][0]!.Plan['Plan Rows']
+  })
+}
+
+const errorPct = (about: number, exact: number): number => (exact === 0 ? (about === 0 ? 0 : 100) : (100 * Math.abs(about - exact)) / exact)
 
 async function load(pool: Pool, n: number, log: (l: string) => void): Promise<void> {
   await migratePg(pool, SCHEMA)
@@ -123,25 +156,56 @@ export const run: BenchFn = async (ctx) => {
       const [w1, w2] = wordsNear(0.05, 2, n)
       const [half] = wordsNear(0.5, 1, n)
       const shapes = queryShapes({ w1: w1!, w2: w2!, half: half!, common: COMMON_TERM, end: START_MS + 365 * DAY })
-      const team = { pool, schema: SCHEMA, statementTimeoutMs: 120_000 }
+      const team: TeamSearchOptions = { pool, schema: SCHEMA, statementTimeoutMs: 120_000, exactBudgetMs: 120_000 }
       for (const [label, shape] of shapes) {
         // One scope holds every call: no membership filter (results 'all'); relevance is
         // refused by the team cache, so that shape is measured newest first.
         const q = SearchQuery.parse({ ...shape, results: 'all', sort: shape.sort === 'relevance' ? 'date_desc' : shape.sort })
         const page: number[] = []
-        const count: number[] = []
+        const estimate: number[] = []
+        const exact: number[] = []
+        const before: number[] = []
         let total = 0
+        let about = 0
+        let estimateKind = ''
         for (let k = 0; k < iters; k++) {
           const t0 = performance.now()
           await searchTeamCache(team, q, { offset: 0, limit: 100 })
           page.push(performance.now() - t0)
-          const t1 = performance.now()
-          total = (await searchTeamCache(team, q, { offset: 0, limit: 0, count: true })).total ?? 0
-          count.push(performance.now() - t1)
+          // The three counts in turn, the first of them rotating: none always runs on a cache the others warmed.
+          const steps: Array<() => Promise<void>> = [
+            async () => {
+              const t = performance.now()
+              const r = (await searchTeamCache(team, q, { offset: 0, limit: 0, count: 'estimate' })).total!
+              estimate.push(performance.now() - t)
+              estimateKind = r.kind
+              about = r.kind === 'estimate' ? r.about : r.n
+            },
+            async () => {
+              const t = performance.now()
+              const r = (await searchTeamCache(team, q, { offset: 0, limit: 0, count: 'exact' })).total!
+              exact.push(performance.now() - t)
+              if (r.kind !== 'exact') throw new Error(`team-search: the exact count of ${label} ran out of its budget`)
+              total = r.n
+            },
+            async () => {
+              const t = performance.now()
+              await countBefore(team, q)
+              before.push(performance.now() - t)
+            }
+          ]
+          for (let j = 0; j < steps.length; j++) await steps[(j + k) % steps.length]!()
         }
+        const planned = await plannerRows(team, q)
+        const err = errorPct(about, total)
+        const plannerErr = errorPct(planned, total)
         const note = `${total.toLocaleString('en')} matches${shape.sort === 'relevance' ? '; newest first (relevance refused)' : ''}`
+        const ratio = median(before) / median(exact)
         ctx.log(
-          `  ${label}: first page p95 ${percentile(page, 95).toFixed(0)} ms, count p95 ${percentile(count, 95).toFixed(0)} ms (${note})`
+          `  ${label}: page p95 ${percentile(page, 95).toFixed(0)} ms; estimate p95 ${percentile(estimate, 95).toFixed(0)} ms ` +
+            `(${estimateKind === 'exact' ? 'exact at once' : `about ${about.toLocaleString('en')}, off ${err.toFixed(1)} %`}; ` +
+            `planner ${Math.round(planned).toLocaleString('en')}, off ${plannerErr.toFixed(1)} %); exact p95 ${percentile(exact, 95).toFixed(0)} ms; ` +
+            `count before p95 ${percentile(before, 95).toFixed(0)} ms (before/exact medians ${ratio.toFixed(2)}) (${note})`
         )
         rows.push(
           {
@@ -152,7 +216,30 @@ export const run: BenchFn = async (ctx) => {
             targetKind: 'max',
             note
           },
-          { metric: `team cache, count: ${label}`, value: percentile(count, 95), unit: 'ms p95', target: 1000, targetKind: 'max', note }
+          {
+            metric: `team cache, count estimate: ${label}`,
+            value: percentile(estimate, 95),
+            unit: 'ms p95',
+            target: 100,
+            targetKind: 'max',
+            note: `${note}; ${estimateKind === 'exact' ? 'exact at once' : `about ${about}, off ${err.toFixed(1)} %`}`
+          },
+          {
+            metric: `team cache, estimate error: ${label}`,
+            value: err,
+            unit: '%',
+            note: `planner's row estimate off ${plannerErr.toFixed(1)} %`
+          },
+          {
+            metric: `team cache, exact count: ${label}`,
+            value: percentile(exact, 95),
+            unit: 'ms p95',
+            baseline: percentile(before, 95),
+            ratio,
+            target: 1000,
+            targetKind: 'max',
+            note: `${note}; baseline: count(*) as before; ratio: before / exact, medians`
+          }
         )
       }
     } finally {

@@ -98,7 +98,13 @@ ${QUERY_HELP}
   --team URL            ask the team cache (PostgreSQL) instead of a file;
                         --schema NAME (default callsight), --ssl-mode, --ssl-ca as for pull
   --page N              with --team: page N (1-based) of --limit calls
-  --count               with --team: count the matches too ("page 1: 20 of 5,123")
+  --count               with --team: count the matches too: an estimate with the page
+                        ("Page 1: 20 of about 5120 … (an estimate)"), then the exact count
+                        ("In all: 5123 call(s).")
+  --count-budget S      with --count: seconds the exact count may take (default 10); past
+                        them the estimate stays, said as one
+  --count-sample N      with --count: rows the estimate samples (default 10000; a team
+                        cache of up to twice as many is counted exactly at once)
   --explain             say how the first page was served: the plan, the plans tried
                         before it, the facts it was chosen from, and the time it took
                         (on stderr; with --json, as "explain" in the JSON line)

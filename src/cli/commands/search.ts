@@ -28,6 +28,8 @@ export async function searchCommand(argv: string[], io: Io): Promise<number> {
       team: { type: 'string' },
       page: { type: 'string' },
       count: { type: 'boolean', default: false },
+      'count-budget': { type: 'string' },
+      'count-sample': { type: 'string' },
       ...TEAM_DB_FLAGS,
       ...QUERY_OPTIONS
     },

@@ -6,7 +6,9 @@ import {
   type CallRow,
   type CallType,
   type SearchPage,
-  type SearchQuery
+  type SearchQuery,
+  type TeamCount,
+  type TeamCountMode
 } from '../../shared/domain'
 import { matchedIn, reachesAnalysis } from '../../shared/query'
 import { parseNumeric, type ScopeRef } from '../cache'
@@ -15,6 +17,7 @@ import { keyInfos, typeNamesOf } from '../search/query/catalog'
 import { mapPgError, q } from './connection'
 import { searchOffError, teamSearchState } from './pg-migration-8'
 import { pulledCall } from './pulled-rows'
+import { estimateCount, exactCount } from './team-count'
 import { compileTeamQuery, type TeamCatalog, type TeamCompiled } from './team-query'
 
 /**
@@ -29,19 +32,26 @@ export interface TeamSearchOptions {
   schema: string
   /** Each statement's limit; a search over a large cache that takes longer is cancelled. */
   statementTimeoutMs?: number
+  /** The exact count's own budget (team-count.ts); past it the count stays an estimate. */
+  exactBudgetMs?: number
+  /** Rows the estimate's sample reads. */
+  sampleRows?: number
 }
 
 export interface TeamSearchRequest {
   offset: number
   limit: number
-  /** Also count the matches (a second statement). */
-  count?: boolean
+  /**
+   * Also count the matches (a second statement): `estimate` from a sample, quick at any size;
+   * `exact` within its budget, an estimate again when it runs out.
+   */
+  count?: TeamCountMode | null
 }
 
 export interface TeamSearchResult {
   page: SearchPage
-  /** The number of matches; null when not asked for. */
-  total: number | null
+  /** The number of matches, an estimate or exact as its kind says; null when not asked for. */
+  total: TeamCount | null
   /**
    * Calls written before the search columns existed and not yet filled (`team init` fills
    * them): no text or analysis term finds them until then.
@@ -81,7 +91,7 @@ export async function readOnlyTransaction<T>(opts: TeamSearchOptions, work: (c: 
 }
 
 /** The scopes, the call type catalog and the analysis keys: what a query is compiled against. */
-async function readCatalog(c: pg.ClientBase, schema: string): Promise<TeamCatalog> {
+export async function readCatalog(c: pg.ClientBase, schema: string): Promise<TeamCatalog> {
   const s = q(schema)
   const scopeRows = await c.query<{ id: number; filters: string }>(`SELECT id, filters FROM ${s}.scopes ORDER BY id`)
   const scopes: ScopeRef[] = scopeRows.rows.map((r) => ({ id: r.id, filters: ScopeStatus.shape.filters.parse(JSON.parse(r.filters)) }))
@@ -136,19 +146,22 @@ export async function searchTeamCache(opts: TeamSearchOptions, query: SearchQuer
     const compiled = compileTeamQuery(query, await readCatalog(c, opts.schema), opts.schema)
     const missing = await c.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${s}.calls WHERE search IS NULL) AS any`)
     const unindexed = missing.rows[0]?.any === true
-    if (compiled.empty) return { page: { offset, rows: [] }, total: req.count ? 0 : null, unindexed }
+    if (compiled.empty) return { page: { offset, rows: [] }, total: req.count ? { kind: 'exact', n: 0 } : null, unindexed }
     const where = compiled.where.length > 0 ? ` WHERE ${compiled.where.join(' AND ')}` : ''
     const n = compiled.params.length
-    const rows = await c.query(
-      `SELECT ${ROW_COLUMNS} FROM ${s}.calls c${where} ORDER BY ${orderBy(compiled.order)} LIMIT $${n + 1} OFFSET $${n + 2}`,
-      [...compiled.params, limit, offset]
-    )
+    // A count alone (limit 0) reads no page.
+    const rows =
+      limit === 0
+        ? { rows: [] }
+        : await c.query(
+            `SELECT ${ROW_COLUMNS} FROM ${s}.calls c${where} ORDER BY ${orderBy(compiled.order)} LIMIT $${n + 1} OFFSET $${n + 2}`,
+            [...compiled.params, limit, offset]
+          )
     const page: SearchPage = { offset, rows: rows.rows.map((r) => toRow(pulledCall(r).record, compiled.node)) }
-    let total: number | null = null
-    if (req.count) {
-      const counted = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.calls c${where}`, compiled.params)
-      total = Number(counted.rows[0]!.n)
-    }
+    let total: TeamCount | null = null
+    if (req.count === 'estimate') total = await estimateCount(c, opts.schema, compiled, opts.sampleRows)
+    else if (req.count === 'exact')
+      total = await exactCount(c, opts.schema, compiled, { budgetMs: opts.exactBudgetMs, sampleRows: opts.sampleRows })
     return { page, total, unindexed }
   })
 }

@@ -24,6 +24,8 @@ import {
   SavedSearch,
   ScopeStatus,
   SearchPage,
+  TeamCount,
+  TeamCountMode,
   SearchQuery,
   SessionState,
   Settings,
@@ -232,7 +234,8 @@ export const contract = {
   /**
    * The query answered by the team cache in place (read-only, as this account's team login),
    * for calls this workstation does not hold: a page, newest or oldest first, and the count
-   * when asked. Relevance order, review and record-field filters are refused there.
+   * when asked: `estimate` (a sample, quick) then `exact` (within its budget, else still an
+   * estimate). Relevance order, review and record-field filters are refused there.
    */
   'team.search': {
     request: z
@@ -240,10 +243,10 @@ export const contract = {
         query: SearchQuery,
         offset: z.number().int().min(0).max(100_000_000),
         limit: z.number().int().min(1).max(500),
-        count: z.boolean().default(false)
+        count: TeamCountMode.nullable().default(null)
       })
       .strict(),
-    response: z.object({ page: SearchPage, total: z.number().int().nonnegative().nullable(), unindexed: z.boolean() })
+    response: z.object({ page: SearchPage, total: TeamCount.nullable(), unindexed: z.boolean() })
   },
   /** One call of the team cache, masked, for the detail pane; null when it has none. */
   'team.call': { request: CallIdRequest, response: CallRecord.nullable() },

@@ -100,10 +100,10 @@ async function answers(): Promise<Array<{ text: string; local: unknown; team: un
   const out: Array<{ text: string; local: unknown; team: unknown }> = []
   for (const text of QUERIES) {
     const q = SearchQuery.parse({ text, results: 'all' })
-    const t = await searchTeamCache({ pool: reader, schema: SCHEMA }, q, { offset: 0, limit: 20, count: true })
+    const t = await searchTeamCache({ pool: reader, schema: SCHEMA }, q, { offset: 0, limit: 20, count: 'exact' })
     out.push({
       text,
-      local: { total: local.count(q), rows: local.page(q, 0, 20).rows.map((r) => [r.callId, r.matchedIn ?? []]) },
+      local: { total: { kind: 'exact', n: local.count(q) }, rows: local.page(q, 0, 20).rows.map((r) => [r.callId, r.matchedIn ?? []]) },
       team: { total: t.total, rows: t.page.rows.map((r) => [r.callId, r.matchedIn ?? []]) }
     })
   }

@@ -18,7 +18,7 @@ import {
   teamCall,
   type TeamSearchOptions
 } from '../../../src/core/team'
-import { SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
+import { exactOf, SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import { passwordOf, SCHEMA, setUpTenant } from './review-support'
@@ -84,13 +84,13 @@ async function both(input: SearchQueryInput, pageNo = 1): Promise<{ local: unkno
   let localAnswer: unknown
   try {
     const lp = local.page(q, offset, 20)
-    localAnswer = { total: local.count(q), rows: lp.rows.map((r) => [r.callId, r.matchedIn ?? []]) }
+    localAnswer = { total: { kind: 'exact', n: local.count(q) }, rows: lp.rows.map((r) => [r.callId, r.matchedIn ?? []]) }
   } catch (e) {
     localAnswer = refused(e)
   }
   let teamAnswer: unknown
   try {
-    const tp = await searchTeamCache(team(), q, { offset, limit: 20, count: true })
+    const tp = await searchTeamCache(team(), q, { offset, limit: 20, count: 'exact' })
     teamAnswer = { total: tp.total, rows: tp.page.rows.map((r) => [r.callId, r.matchedIn ?? []]) }
   } catch (e) {
     teamAnswer = refused(e)
@@ -216,9 +216,9 @@ describe('the team cache search answers as the local search does', () => {
 describe('who may search, and what a search may do', () => {
   it('an analyst role searches as the reader role does', async () => {
     const q = query({ text: 'fatura -itiraz' })
-    const a = await searchTeamCache({ pool: analyst, schema: SCHEMA }, q, { offset: 20, limit: 20, count: true })
-    const r = await searchTeamCache(team(), q, { offset: 20, limit: 20, count: true })
-    expect(a.total).toBe(local.count(q))
+    const a = await searchTeamCache({ pool: analyst, schema: SCHEMA }, q, { offset: 20, limit: 20, count: 'exact' })
+    const r = await searchTeamCache(team(), q, { offset: 20, limit: 20, count: 'exact' })
+    expect(a.total).toEqual({ kind: 'exact', n: local.count(q) })
     expect(a).toEqual(r)
   })
 
@@ -259,13 +259,13 @@ describe('who may search, and what a search may do', () => {
     try {
       await admin.query(`UPDATE ${SCHEMA}.calls SET search = NULL, facts = NULL WHERE call_id < 'c-00100'`)
       const q = query({ text: 'sentiment:olumsuz fatura' })
-      const partial = await searchTeamCache(team(), q, { offset: 0, limit: 20, count: true })
+      const partial = await searchTeamCache(team(), q, { offset: 0, limit: 20, count: 'exact' })
       expect(partial.unindexed).toBe(true)
-      expect(partial.total).toBeLessThan(local.count(q))
+      expect(exactOf(partial.total)).toBeLessThan(local.count(q))
       expect(await backfillSearch(admin, SCHEMA, { batch: 37 })).toBe(100)
-      const full = await searchTeamCache(team(), q, { offset: 0, limit: 20, count: true })
+      const full = await searchTeamCache(team(), q, { offset: 0, limit: 20, count: 'exact' })
       expect(full.unindexed).toBe(false)
-      expect(full.total).toBe(local.count(q))
+      expect(full.total).toEqual({ kind: 'exact', n: local.count(q) })
     } finally {
       await admin.end()
     }

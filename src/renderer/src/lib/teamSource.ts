@@ -1,11 +1,12 @@
-import type { CallRow, SearchQuery } from '../../../shared/domain'
+import type { CallRow, SearchQuery, TeamCount, TeamCountMode } from '../../../shared/domain'
 import { call } from '../api'
 
 /**
  * The team cache as a search source: the query answered by PostgreSQL in place (IPC
  * `team.search`), for calls this workstation's window does not hold. It sorts by date only
  * and knows nothing of annotations (they live on workstations), so a query is sent without
- * them; the count is a second request, asked once the first page is up, as locally.
+ * them; the count is asked once the first page is up, as locally, in two requests: an
+ * estimate (quick), then the exact count (teamResults.ts).
  */
 
 /** The team cache's largest page over IPC. */
@@ -25,11 +26,11 @@ export function teamQuery(q: SearchQuery): SearchQuery {
 }
 
 export async function teamPage(q: SearchQuery, offset: number, limit: number): Promise<TeamPage> {
-  const r = await call('team.search', { query: teamQuery(q), offset, limit: Math.min(TEAM_PAGE_MAX, Math.max(1, limit)), count: false })
+  const r = await call('team.search', { query: teamQuery(q), offset, limit: Math.min(TEAM_PAGE_MAX, Math.max(1, limit)), count: null })
   return { rows: r.page.rows, unindexed: r.unindexed }
 }
 
-export async function teamCount(q: SearchQuery): Promise<number> {
-  const r = await call('team.search', { query: teamQuery(q), offset: 0, limit: 1, count: true })
-  return r.total ?? 0
+export async function teamCount(q: SearchQuery, mode: TeamCountMode): Promise<TeamCount> {
+  const r = await call('team.search', { query: teamQuery(q), offset: 0, limit: 1, count: mode })
+  return r.total ?? { kind: 'exact', n: 0 }
 }

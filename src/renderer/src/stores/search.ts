@@ -17,7 +17,7 @@ import { call, listen } from '../api'
 import { presetRange } from '../lib/dateRange'
 import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
-import { teamCount, teamPage } from '../lib/teamSource'
+import { useTeamResults } from '../lib/teamResults'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
 import { rowNumber, termsToHighlight } from '../lib/serviceRows'
@@ -69,8 +69,8 @@ export const useSearchStore = defineStore('search', () => {
   /** When the reply to the current query arrived, for the paint-latency budget. */
   const repliedAt = ref<number | null>(null)
 
-  /** The team cache holds calls it has not indexed yet: its answer may miss some of them. */
-  const teamUnindexed = ref(false)
+  /** The team cache source's pages and its two-step count. */
+  const team = useTeamResults()
 
   const remoteSkip = ref(0)
   const remotePage = shallowRef<RemotePage | null>(null)
@@ -166,12 +166,7 @@ export const useSearchStore = defineStore('search', () => {
    * chosen columns' values; from the team cache, by date and without columns.
    */
   function pageFetcher(q: SearchQuery): (offset: number, limit: number) => Promise<CallRow[]> {
-    if (mode.value === 'team')
-      return async (offset, limit) => {
-        const page = await teamPage(q, offset, limit)
-        teamUnindexed.value = page.unindexed
-        return page.rows
-      }
+    if (mode.value === 'team') return team.fetcher(q)
     const columns = useColumnsStore()
     const sortBy = columns.sortBy
     const chosen = [...columns.chosen]
@@ -222,6 +217,7 @@ export const useSearchStore = defineStore('search', () => {
         // One synchronous swap: the rows, their query and the provisional total together.
         cache.reset(fetcher, first)
         total.value = null
+        team.count.value = null
         provisionalTotal.value = first.length
         shownQuery.value = q
         version.value++
@@ -231,7 +227,7 @@ export const useSearchStore = defineStore('search', () => {
         await new Promise((resolve) => setTimeout(resolve, COUNT_PAUSE_MS))
         if (token !== requestToken) return
         if (mode.value === 'team') {
-          const n = await teamCount(q)
+          const n = await team.countInSteps(q, () => token === requestToken)
           if (token !== requestToken) return
           total.value = n
         } else {
@@ -254,6 +250,7 @@ export const useSearchStore = defineStore('search', () => {
       if (shownQuery.value !== q && mode.value !== 'service') {
         cache.reset(async () => [])
         total.value = null
+        team.count.value = null
         provisionalTotal.value = 0
         shownQuery.value = q
         version.value++
@@ -274,6 +271,7 @@ export const useSearchStore = defineStore('search', () => {
     remotePage.value = null
     cache.reset(async () => [])
     total.value = 0
+    team.count.value = null
     provisionalTotal.value = 0
     coverage.value = null
     loading.value = false
@@ -320,10 +318,11 @@ export const useSearchStore = defineStore('search', () => {
     mode.value = m
     remotePage.value = null
     coverage.value = null
-    teamUnindexed.value = false
+    team.reset()
     // Local rows kept from before the service was searched are not the query shown now.
     cache.reset(async () => [])
     total.value = null
+    team.count.value = null
     provisionalTotal.value = 0
     // The service cannot search without a range; a week is a quick, useful default.
     if (m === 'service' && (filters.from === null || filters.to === null)) {
@@ -432,7 +431,8 @@ export const useSearchStore = defineStore('search', () => {
     lastLatencyMs,
     remoteSkip,
     remotePage,
-    teamUnindexed,
+    teamUnindexed: team.unindexed,
+    teamCount: team.count,
     rateWaitSeconds,
     analysisKeys,
     keysLoaded,

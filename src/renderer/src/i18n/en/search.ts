@@ -47,6 +47,9 @@ export const searchMessages = {
     teamNoRelevance: 'The team cache sorts by date only: relevance is the local search’s.',
     teamNoExport: 'Export works on this computer’s cache: search it locally, or widen the window to hold these calls.',
     teamReviewIgnored: 'Review filters are left out: the team cache holds no annotations.',
+    teamEstimate: '≈ {count} (estimate)',
+    teamEstimateTimedOut: '≈ {count} (estimate: the exact count took too long; narrow the search for it)',
+    teamCountingExactly: 'counting exactly…',
     teamUnindexed:
       'The team cache has calls it has not indexed yet: words and analysis filters do not find them until its next “team init”.',
     mode: 'Search mode',

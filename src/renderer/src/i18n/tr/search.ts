@@ -50,6 +50,9 @@ export const searchMessages: Shape<typeof en> = {
     teamNoRelevance: 'Ekip önbelleği yalnızca tarihe göre sıralar: ilgililik yerel aramanındır.',
     teamNoExport: 'Dışa aktarma bu bilgisayarın önbelleğiyle çalışır: yerelde arayın ya da bu çağrıları tutmak için pencereyi genişletin.',
     teamReviewIgnored: 'İnceleme filtreleri dışarıda bırakıldı: ekip önbelleğinde açıklama tutulmaz.',
+    teamEstimate: '≈ {count} (tahmini)',
+    teamEstimateTimedOut: '≈ {count} (tahmini: kesin sayım çok uzun sürdü; kesin sayı için aramayı daraltın)',
+    teamCountingExactly: 'kesin sayılıyor…',
     teamUnindexed:
       'Ekip önbelleğinde henüz dizinlenmemiş çağrılar var: bir sonraki “team init”e kadar sözcükler ve analiz filtreleri onları bulmaz.',
     mode: 'Arama kipi',
