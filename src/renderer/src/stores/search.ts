@@ -8,7 +8,6 @@ import type {
   ExportSelection,
   QueryCoverage,
   RemotePage,
-  SavedSearch,
   SearchQuery
 } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
@@ -19,11 +18,12 @@ import { toErrorInfo } from '../lib/errorMessage'
 import { PageCache } from '../lib/pageCache'
 import { useTeamResults } from '../lib/teamResults'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
-import { buildQuery, emptyFilters, filtersFromQuery, recordToRow, type SearchFilters } from '../lib/query'
+import { buildQuery, emptyFilters, recordToRow, type SearchFilters } from '../lib/query'
 import { rowNumber, termsToHighlight } from '../lib/serviceRows'
 import { allSelection, clickRow, emptySelection, openRow, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
 import { useColumnsStore } from './columns'
+import { savedSearchActions } from './savedSearches'
 
 /** Where a search is answered: this computer's cache, the service live, or the team cache in place. */
 export type SearchMode = 'local' | 'service' | 'team'
@@ -383,16 +383,6 @@ export const useSearchStore = defineStore('search', () => {
     Object.assign(filters, emptyFilters())
   }
 
-  /** A relative saved search is read anew: "last 30 days" means the last 30 days from today. */
-  function applySaved(saved: SavedSearch): void {
-    const next = filtersFromQuery(saved.query)
-    if (saved.relativeDays !== undefined) {
-      const range = presetRange(saved.relativeDays, useAppStore().zone, Date.now())
-      Object.assign(next, { from: range.from, to: range.to, relativeDays: saved.relativeDays })
-    }
-    Object.assign(filters, next)
-  }
-
   /** Sets the date range; `days` when it is a "last N days" preset. */
   function setRange(r: { from: number | null; to: number | null; days?: number }): void {
     filters.from = r.from
@@ -400,18 +390,7 @@ export const useSearchStore = defineStore('search', () => {
     filters.relativeDays = r.days ?? null
   }
 
-  async function saveCurrent(name: string): Promise<void> {
-    const relativeDays = filters.relativeDays ?? undefined
-    const list = await call('savedSearches.save', { name, query: query.value, ...(relativeDays === undefined ? {} : { relativeDays }) })
-    const app = useAppStore()
-    if (app.settings) app.settings = { ...app.settings, savedSearches: list }
-  }
-
-  async function removeSaved(id: string): Promise<void> {
-    const list = await call('savedSearches.remove', { id })
-    const app = useAppStore()
-    if (app.settings) app.settings = { ...app.settings, savedSearches: list }
-  }
+  const { applySaved, saveCurrent, removeSaved } = savedSearchActions(filters, () => query.value)
 
   return {
     mode,
