@@ -260,7 +260,7 @@ search  the team cache search (search --team, the app's "ask the team cache"), o
   --json                status as one JSON object
 ${TEAM_DB_HELP}`
 
-export const WORKER_HELP = `callsight worker --config FILE [--once] [--metrics FILE]
+export const WORKER_HELP = `callsight worker --config FILE [--once] [--metrics FILE] [--pass-concurrency N]
 
 Keeps the scopes of FILE fresh in the team cache: every intervalMinutes each scope is
 synced incrementally (the look-back before the covered end is fetched again), one after
@@ -275,6 +275,9 @@ current sync keeps its checkpoint, exit 0.
                   "direction","hasNewRequest"}]} (docs/team.md has an example)
   --once          one cycle, then exit (0 when every scope synced)
   --metrics FILE  write Prometheus text-format metrics there after each scope and cycle
+  --pass-concurrency N
+                  membership passes run at once over the one rate limit (1 to 8;
+                  default the file's passConcurrency, else 3; 1: one by one)
 
 A second worker for the same scopes waits as a standby and takes over when the first
 stops. When PostgreSQL restarts or fails over, the worker waits for it and continues the

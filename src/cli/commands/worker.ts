@@ -4,11 +4,11 @@ import { CallsightError, toErrorInfo } from '../../core/errors'
 import type { Logger } from '../../core/platform'
 import { systemClock } from '../../core/platform/node'
 import { PgSyncStore, TeamWorker, WorkerConfig } from '../../core/team'
-import { workerRateLimit } from '../../core/team/worker-config'
+import { MAX_PASS_CONCURRENCY, workerRateLimit } from '../../core/team/worker-config'
 import { membershipPlan } from '../../core/team/worker-memberships'
 import { recordStartFailure } from '../../core/team/worker-start'
 import { WorkerMetrics } from '../../core/team/worker-metrics'
-import { check, parseFlags, required } from '../args'
+import { check, parseFlags, parseIntFlag, required } from '../args'
 import { connect } from '../connect'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -40,9 +40,11 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
   const { values } = parseFlags(argv, {
     config: { type: 'string' },
     once: { type: 'boolean', default: false },
-    metrics: { type: 'string' }
+    metrics: { type: 'string' },
+    'pass-concurrency': { type: 'string' }
   })
   const cfg = readWorkerConfig(required(values.config, '--config'))
+  const passConcurrency = parseIntFlag(values['pass-concurrency'], '--pass-concurrency', 1, MAX_PASS_CONCURRENCY) ?? cfg.passConcurrency
   const logger = jsonLinesLogger(io.out)
   // systemd stops a service with SIGTERM: the same clean stop as Ctrl-C.
   const stop = new AbortController()
@@ -60,7 +62,9 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       schema: cfg.schema,
       sslMode: cfg.sslMode,
       sslRootCert: cfg.sslRootCert,
-      applicationName: 'callsight-worker'
+      applicationName: 'callsight-worker',
+      // A connection for each pass running at once, beside the heartbeats' and the owner's.
+      maxConnections: 3 + passConcurrency
     })
     const metrics = new WorkerMetrics(values.metrics, Date.now)
     const workerName = `${hostname()}:${process.pid}`
@@ -93,6 +97,7 @@ export async function workerCommand(argv: string[], io: Io, signal: AbortSignal,
       scopes: cfg.scopes,
       memberships: membershipPlan(cfg.memberships),
       fullPassEveryMs: cfg.fullPassEvery === false ? null : cfg.fullPassEvery,
+      passConcurrency,
       workerName,
       metrics,
       waits: conn.waits,

@@ -1,9 +1,13 @@
 import { z } from 'zod'
 import { BaseUrl, IanaZone, RateLimit, ResultsFilter, type SyncScopeInput } from '../../shared/domain'
+import { PASS_CONCURRENCY } from '../sync/membership-pass'
 import { passwordInUrl, SchemaName, SslMode } from './connection'
 import { MembershipsConfig } from './worker-memberships'
 
 const DAY = 86_400_000
+
+/** More passes at once than this only queue on the tenant's limiter and hold team cache connections. */
+export const MAX_PASS_CONCURRENCY = 8
 
 const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: DAY }
 
@@ -70,6 +74,8 @@ export const WorkerConfig = z
     fullPassEvery: z.union([z.literal(false), Duration]).default(7 * DAY),
     /** The share of the tenant's limit the worker leaves for people's live searches. */
     headroom: z.number().min(0).max(0.9).default(0.2),
+    /** Membership passes run at once over the worker's one limiter; 1 runs them one by one in list order. */
+    passConcurrency: z.number().int().min(1).max(MAX_PASS_CONCURRENCY).default(PASS_CONCURRENCY),
     scopes: z.array(WorkerScopeConfig).min(1).max(50)
   })
   .strict()

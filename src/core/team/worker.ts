@@ -2,6 +2,7 @@ import type { RateLimit, SyncPace } from '../../shared/domain'
 import { toErrorInfo } from '../errors'
 import type { Clock, Logger } from '../platform'
 import { SyncEngine, type SyncSource, type WaitSource } from '../sync'
+import { PASS_CONCURRENCY, startOrder } from '../sync/membership-pass'
 import { q } from './connection'
 import { PG_NOW_MS } from './pg-clock'
 import type { PgSyncStore } from './pg-store'
@@ -39,6 +40,8 @@ export interface WorkerDeps {
   memberships?: MembershipPlan | null
   /** The slow full pass's period (worker-full-pass.ts); none when null or absent. */
   fullPassEveryMs?: number | null
+  /** Membership passes run at once (PASS_CONCURRENCY when absent); 1 runs them one by one in list order. */
+  passConcurrency?: number
 }
 
 /** Waits between looks at a PostgreSQL that went away: short first, so a restart costs seconds. */
@@ -150,9 +153,11 @@ export class TeamWorker {
    * The membership passes of a scope that holds every call, each a scope run of its own over
    * the scope's range (incremental like it, its own row in `worker_scopes`, owned by this
    * worker like the scope). The configured call types go into the catalog first; the passes
-   * are those of the catalog as it is then. A pass that fails ends the set for this cycle
-   * (the service or the team cache is in trouble; the next cycle starts again). The number
-   * of failures.
+   * are those of the catalog as it is then. Up to `passConcurrency` passes run at once, each
+   * its own scope run and checkpoint, all over the one limiter of the source: another pass's
+   * pages fill the gaps where one pass's pipeline drains. A pass that fails ends the set for
+   * this cycle: no further pass starts, the ones running finish (the service or the team
+   * cache is in trouble; the next cycle starts again). The number of failures.
    */
   private async runMemberships(
     cfg: WorkerScopeConfig,
@@ -177,18 +182,25 @@ export class TeamWorker {
       })
       return 1
     }
-    for (const pass of workerPasses(catalog, plan)) {
-      if (signal.aborted) return 0
-      const passCfg = passConfig(cfg, pass)
-      const key = SyncEngine.keyOf(scopeAt(passCfg, clock.now()))
-      if (!owned.has(key)) {
-        if ((await this.claim(ownership, key, passCfg.name, signal)) !== null) continue
-        owned.add(key)
+    const passes = workerPasses(catalog, plan)
+    const width = Math.max(1, Math.min(passes.length, Math.floor(this.deps.passConcurrency ?? PASS_CONCURRENCY)))
+    // One at a time keeps the list's order; at once, the longest passes start first (startOrder).
+    const order = width > 1 ? startOrder(passes) : passes.map((_, i) => i)
+    let failed = false
+    const lane = async (): Promise<void> => {
+      for (let i = order.shift(); i !== undefined && !failed && !signal.aborted; i = order.shift()) {
+        const passCfg = passConfig(cfg, passes[i]!)
+        const key = SyncEngine.keyOf(scopeAt(passCfg, clock.now()))
+        if (!owned.has(key)) {
+          if ((await this.claim(ownership, key, passCfg.name, signal)) !== null) continue
+          owned.add(key)
+        }
+        if (!(await this.rideOut(passCfg, signal))) failed = true
+        this.writeMetrics()
       }
-      if (!(await this.rideOut(passCfg, signal))) return 1
-      this.writeMetrics()
     }
-    return 0
+    await Promise.all(Array.from({ length: width }, lane))
+    return failed ? 1 : 0
   }
 
   /**

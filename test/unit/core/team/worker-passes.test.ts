@@ -21,7 +21,7 @@ const DAY = 86_400_000
 const NOW = Date.parse('2026-11-29T12:00:00Z')
 
 describe('worker config: memberships, full pass, headroom', () => {
-  it('defaults: memberships on (directions 1 and 2), a full pass a week, 20 % left for people', () => {
+  it('defaults: memberships on (directions 1 and 2), three passes at once, a full pass a week, 20 % left for people', () => {
     const cfg = WorkerConfig.parse(base)
     expect(membershipPlan(cfg.memberships)).toEqual({
       types: [],
@@ -32,6 +32,10 @@ describe('worker config: memberships, full pass, headroom', () => {
     })
     expect(cfg.fullPassEvery).toBe(7 * DAY)
     expect(workerRateLimit(cfg)).toEqual({ requests: 48, perSeconds: 60 })
+    expect(cfg.passConcurrency).toBe(3)
+    expect(WorkerConfig.parse({ ...base, passConcurrency: 1 }).passConcurrency).toBe(1)
+    expect(WorkerConfig.safeParse({ ...base, passConcurrency: 0 }).success).toBe(false)
+    expect(WorkerConfig.safeParse({ ...base, passConcurrency: 9 }).success).toBe(false)
     expect(learnsMemberships(cfg.scopes[0]!)).toBe(true)
     expect(learnsMemberships(cfg.scopes[1]!)).toBe(false)
   })
