@@ -69,50 +69,41 @@ export function upsertChunk(
     JSON.stringify(extras),
     withAnalysis ? JSON.stringify(analyses) : null
   ]
-  if (!search) return c.query<UpsertedRow>(upsertSql(schema), params)
-  return c.query<UpsertedRow>(searchUpsertSql(schema), [...params, JSON.stringify(vectors), withAnalysis ? JSON.stringify(facts) : null])
+  if (!search) return c.query<UpsertedRow>(upsertSql(schema, false), params)
+  return c.query<UpsertedRow>(upsertSql(schema, true), [...params, JSON.stringify(vectors), withAnalysis ? JSON.stringify(facts) : null])
 }
 
 const col = (n: number): string => `json_array_elements_text($${n}::json)`
 // Without analysis $9 is NULL: no elements, and ROWS FROM pads the column with NULLs.
 const value = (n: number): string => `json_array_elements($${n}::json)`
 
-/** The upsert with the team cache search off: the calls table's own columns only. */
-function upsertSql(schema: string): string {
-  const s = q(schema)
-  return `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq)
-     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')
-     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)})
-       AS e(id, at, date, title, summary, extra, analysis)
-     WHERE NOT EXISTS (
-       SELECT 1 FROM ${s}.calls o WHERE o.call_id = e.id
-          AND (o.call_at, o.call_date, o.title, o.summary, o.extra) IS NOT DISTINCT FROM (e.at::bigint, e.date, e.title, e.summary, e.extra::text)
-          AND NOT ($3 AND o.analysis IS DISTINCT FROM e.analysis::text))
-     ON CONFLICT (call_id) DO UPDATE SET
-       call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
-       summary = excluded.summary, extra = excluded.extra,
-       analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,
-       last_changed_at = excluded.last_changed_at, seq = excluded.seq
-     WHERE (c.call_at, c.call_date, c.title, c.summary, c.extra) IS DISTINCT FROM
-           (excluded.call_at, excluded.call_date, excluded.title, excluded.summary, excluded.extra)
-        OR ($3 AND c.analysis IS DISTINCT FROM excluded.analysis)
-     RETURNING c.call_id, (c.xmax = 0) AS inserted`
+/** What the search adds to each part of the upsert (schema 6); nothing with the search off. */
+const SEARCH_PARTS = {
+  columns: ', search, facts',
+  values: ', e.search::tsvector, e.facts::jsonb',
+  sources: `, ${col(10)}, ${value(11)}`,
+  names: ', search, facts',
+  updates: `
+       search = CASE WHEN $3 THEN excluded.search ELSE excluded.search || ts_filter(c.search, '{c}') END,
+       facts = CASE WHEN $3 THEN excluded.facts ELSE c.facts END,`,
+  returning: ', CASE WHEN $3 THEN c.analysis END AS analysis'
 }
+const NO_SEARCH_PARTS: typeof SEARCH_PARTS = { columns: '', values: '', sources: '', names: '', updates: '', returning: '' }
 
 /**
- * The upsert with the team cache search on (schema 6): without analysis the stored analysis
- * words are kept, moved after the new title and summary (tsvector || shifts the right side's
- * positions past the left's), and the facts stay. Every analysis written counts its keys in
+ * The upsert. With the team cache search off, the calls table's own columns only. With it on
+ * (schema 6) the search words and facts too: without analysis the stored analysis words are
+ * kept, moved after the new title and summary (tsvector || shifts the right side's positions
+ * past the left's), and the facts stay; every analysis written counts its keys in
  * search_keys, the catalog a team cache search resolves field names against.
  */
-function searchUpsertSql(schema: string): string {
+function upsertSql(schema: string, search: boolean): string {
   const s = q(schema)
-  return `WITH up AS (
-     INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq, search, facts)
-     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes'),
-            e.search::tsvector, e.facts::jsonb
-     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}, ${col(10)}, ${value(11)})
-       AS e(id, at, date, title, summary, extra, analysis, search, facts)
+  const p = search ? SEARCH_PARTS : NO_SEARCH_PARTS
+  const upsert = `INSERT INTO ${s}.calls AS c (call_id, call_at, call_date, title, summary, extra, analysis, first_seen_at, last_changed_at, seq${p.columns})
+     SELECT e.id, e.at::bigint, e.date, e.title, e.summary, e.extra::text, e.analysis::text, $2, $2, nextval('${schema}.changes')${p.values}
+     FROM ROWS FROM (${col(1)}, ${col(4)}, ${col(5)}, ${col(6)}, ${col(7)}, ${value(8)}, ${value(9)}${p.sources})
+       AS e(id, at, date, title, summary, extra, analysis${p.names})
      WHERE NOT EXISTS (
        SELECT 1 FROM ${s}.calls o WHERE o.call_id = e.id
           AND (o.call_at, o.call_date, o.title, o.summary, o.extra) IS NOT DISTINCT FROM (e.at::bigint, e.date, e.title, e.summary, e.extra::text)
@@ -120,14 +111,15 @@ function searchUpsertSql(schema: string): string {
      ON CONFLICT (call_id) DO UPDATE SET
        call_at = excluded.call_at, call_date = excluded.call_date, title = excluded.title,
        summary = excluded.summary, extra = excluded.extra,
-       analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,
-       search = CASE WHEN $3 THEN excluded.search ELSE excluded.search || ts_filter(c.search, '{c}') END,
-       facts = CASE WHEN $3 THEN excluded.facts ELSE c.facts END,
+       analysis = CASE WHEN $3 THEN excluded.analysis ELSE c.analysis END,${p.updates}
        last_changed_at = excluded.last_changed_at, seq = excluded.seq
      WHERE (c.call_at, c.call_date, c.title, c.summary, c.extra) IS DISTINCT FROM
            (excluded.call_at, excluded.call_date, excluded.title, excluded.summary, excluded.extra)
         OR ($3 AND c.analysis IS DISTINCT FROM excluded.analysis)
-     RETURNING c.call_id, (c.xmax = 0) AS inserted, CASE WHEN $3 THEN c.analysis END AS analysis
+     RETURNING c.call_id, (c.xmax = 0) AS inserted${p.returning}`
+  if (!search) return upsert
+  return `WITH up AS (
+     ${upsert}
      ), counted AS (
        INSERT INTO ${s}.search_keys AS k (key, friendly_name, items, numeric_items)
        SELECT i->>0, i->>1, count(*), count(*) FILTER (WHERE ${NUMERIC_VALUE_SQL('i->>2')})
