@@ -1,5 +1,5 @@
 import { CallsightError } from '../core/errors'
-import { createPool, isPostgresUrl, passwordInUrl, PgSyncStore, SchemaName, SslMode, type TeamDbOptions } from '../core/team'
+import { createPool, isPostgresUrl, passwordInUrl, PgSyncStore, SchemaName, schemaVersion, SslMode, type TeamDbOptions } from '../core/team'
 import { check } from './args'
 import type pg from 'pg'
 
@@ -36,3 +36,26 @@ export function teamDbOptions(url: string, values: { schema?: string; 'ssl-mode'
 
 export const openTeamStore = (opts: TeamDbOptions): Promise<PgSyncStore> => PgSyncStore.open(opts)
 export const openTeamPool = (opts: TeamDbOptions, max = 2): pg.Pool => createPool({ ...opts, maxConnections: max })
+
+/**
+ * Runs `work` on a one-connection pool to the team cache whose schema is set up (its version
+ * above 0, as `readVersion` reads it), then ends the pool. A schema not set up is refused with
+ * the hint to run `team init`.
+ */
+export async function withTeamSchema<T>(
+  opts: TeamDbOptions,
+  work: (pool: pg.Pool, version: number) => Promise<T>,
+  readVersion: (pool: pg.Pool, schema: string) => Promise<number> = schemaVersion
+): Promise<T> {
+  const pool = openTeamPool(opts, 1)
+  try {
+    const version = await readVersion(pool, opts.schema)
+    if (version === 0)
+      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
+        hint: 'Run callsight team init first.'
+      })
+    return await work(pool, version)
+  } finally {
+    await pool.end()
+  }
+}

@@ -1,9 +1,9 @@
 import { CallsightError } from '../../core/errors'
-import { disableTeamSearch, enableTeamSearch, schemaVersion, teamSearchState } from '../../core/team'
+import { disableTeamSearch, enableTeamSearch, teamSearchState } from '../../core/team'
 import { parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
-import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
+import { TEAM_DB_FLAGS, teamDbOptions, withTeamSchema } from '../team-db'
 
 /**
  * `callsight team search enable|disable|status --db URL`: the tenant's team cache search,
@@ -16,12 +16,7 @@ export async function teamSearchSwitch(argv: string[], io: Io): Promise<number> 
     throw new CallsightError('InvalidInput', `callsight team search: say enable, disable or status${action ? ` (not "${action}")` : ''}.`)
   const { values } = parseFlags(rest, { db: { type: 'string' }, ...TEAM_DB_FLAGS })
   const opts = teamDbOptions(required(values.db, '--db'), values)
-  const pool = openTeamPool(opts, 1)
-  try {
-    if ((await schemaVersion(pool, opts.schema)) === 0)
-      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
-        hint: 'Run callsight team init first.'
-      })
+  return withTeamSchema(opts, async (pool) => {
     if (action === 'status') {
       io.out(`Team cache search in "${opts.schema}": ${await teamSearchState(pool, opts.schema)}.\n`)
       return EXIT.ok
@@ -56,7 +51,5 @@ export async function teamSearchSwitch(argv: string[], io: Io): Promise<number> 
     } finally {
       process.off('SIGINT', stop)
     }
-  } finally {
-    await pool.end()
-  }
+  })
 }

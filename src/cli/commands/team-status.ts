@@ -1,4 +1,3 @@
-import { CallsightError } from '../../core/errors'
 import { lastChange, PG_SCHEMA_VERSION, readWorkerState, schemaVersion, type WorkerScopeState } from '../../core/team'
 import { q } from '../../core/team/connection'
 import type { WorkerHealth } from '../../core/team/worker-state'
@@ -6,7 +5,8 @@ import { parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
 import { jsonLine, terminalLine } from '../terminal-text'
-import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
+import { TEAM_DB_FLAGS, teamDbOptions, withTeamSchema } from '../team-db'
+import type pg from 'pg'
 
 /** The worst health decides the exit code: a stopped worker before a stale one before a failing run. */
 const RANK: Record<WorkerHealth, number> = { healthy: 0, failing: 1, stale: 2, stopped: 3 }
@@ -63,44 +63,42 @@ function stateLine(w: WorkerScopeState): string {
 export async function teamStatus(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, { db: { type: 'string' }, json: { type: 'boolean', default: false }, ...TEAM_DB_FLAGS })
   const opts = teamDbOptions(required(values.db, '--db'), values)
-  const pool = openTeamPool(opts, 1)
-  try {
-    const version = await schemaVersion(pool, opts.schema).catch(() => 0)
-    if (version === 0)
-      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
-        hint: 'Run callsight team init first.'
-      })
-    const workers = await readWorkerState(pool, opts.schema)
-    const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
-    const seq = await lastChange(pool, opts.schema)
-    // No scope reported yet: no worker has ever run.
-    const health =
-      workers.length === 0 ? 'stopped' : workers.reduce<WorkerHealth>((h, w) => (RANK[w.health] > RANK[h] ? w.health : h), 'healthy')
-    const code = EXIT_OF[health]
-    if (values.json) {
-      io.out(
-        `${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, health, exitCode: code, scopes: workers.map(scopeJson) })}\n`
-      )
-      return code
-    }
-    io.out(`Team cache "${opts.schema}" (schema version ${version}): ${calls} calls, last change number ${seq}. Health: ${health}.\n`)
-    if (workers.length === 0) io.out('No worker has reported yet.\n')
-    const when = (ms: number | null): string => iso(ms) ?? 'never'
-    for (const w of workers) {
-      // Names and messages come from the database: shown, never obeyed, by the terminal.
-      const next = w.overdue_since !== null ? `overdue since ${when(w.overdue_since)}` : `next ${when(w.next_run_at)}`
-      io.out(
-        `- ${terminalLine(w.name)}: ${stateLine(w)}; last success ${when(w.last_success_at)}; ${next} (${terminalLine(w.owner ?? w.worker)})\n`
-      )
-      if (w.standby) io.out(`    standby: ${terminalLine(w.standby)} waits to take over\n`)
-      if (w.health === 'failing') io.out(`    failing since ${when(w.failing_since ?? w.last_finished_at)}\n`)
-      if (w.last_error_code) {
-        io.out(`    last error ${terminalLine(w.last_error_code)}: ${terminalLine(w.last_error_message ?? '')}\n`)
-        if (w.last_error_detail) io.out(`    detail: ${terminalLine(w.last_error_detail)}\n`)
+  // A schema that cannot be read is shown as not set up, as one that is not there.
+  const readVersion = (pool: pg.Pool, schema: string): Promise<number> => schemaVersion(pool, schema).catch(() => 0)
+  return withTeamSchema(
+    opts,
+    async (pool, version) => {
+      const workers = await readWorkerState(pool, opts.schema)
+      const calls = Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(opts.schema)}.calls`)).rows[0]?.n ?? 0)
+      const seq = await lastChange(pool, opts.schema)
+      // No scope reported yet: no worker has ever run.
+      const health =
+        workers.length === 0 ? 'stopped' : workers.reduce<WorkerHealth>((h, w) => (RANK[w.health] > RANK[h] ? w.health : h), 'healthy')
+      const code = EXIT_OF[health]
+      if (values.json) {
+        io.out(
+          `${jsonLine({ schema: opts.schema, schemaVersion: version, supported: PG_SCHEMA_VERSION, calls, lastChange: seq, health, exitCode: code, scopes: workers.map(scopeJson) })}\n`
+        )
+        return code
       }
-    }
-    return code
-  } finally {
-    await pool.end()
-  }
+      io.out(`Team cache "${opts.schema}" (schema version ${version}): ${calls} calls, last change number ${seq}. Health: ${health}.\n`)
+      if (workers.length === 0) io.out('No worker has reported yet.\n')
+      const when = (ms: number | null): string => iso(ms) ?? 'never'
+      for (const w of workers) {
+        // Names and messages come from the database: shown, never obeyed, by the terminal.
+        const next = w.overdue_since !== null ? `overdue since ${when(w.overdue_since)}` : `next ${when(w.next_run_at)}`
+        io.out(
+          `- ${terminalLine(w.name)}: ${stateLine(w)}; last success ${when(w.last_success_at)}; ${next} (${terminalLine(w.owner ?? w.worker)})\n`
+        )
+        if (w.standby) io.out(`    standby: ${terminalLine(w.standby)} waits to take over\n`)
+        if (w.health === 'failing') io.out(`    failing since ${when(w.failing_since ?? w.last_finished_at)}\n`)
+        if (w.last_error_code) {
+          io.out(`    last error ${terminalLine(w.last_error_code)}: ${terminalLine(w.last_error_message ?? '')}\n`)
+          if (w.last_error_detail) io.out(`    detail: ${terminalLine(w.last_error_detail)}\n`)
+        }
+      }
+      return code
+    },
+    readVersion
+  )
 }

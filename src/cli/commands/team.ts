@@ -1,5 +1,5 @@
 import { CallsightError } from '../../core/errors'
-import { resetGeneration, RoleName, schemaVersion, teamInit } from '../../core/team'
+import { resetGeneration, RoleName, teamInit } from '../../core/team'
 import { check, parseFlags, required } from '../args'
 import { EXIT } from '../exit-codes'
 import type { Io } from '../output'
@@ -8,7 +8,7 @@ import { teamStatus } from './team-status'
 import { analystCommand } from './team-analysts'
 import { teamSearchSwitch } from './team-search-switch'
 import { readSecret } from '../password'
-import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions } from '../team-db'
+import { openTeamPool, TEAM_DB_FLAGS, teamDbOptions, withTeamSchema } from '../team-db'
 
 export async function teamCommand(argv: string[], io: Io): Promise<number> {
   const [sub, ...rest] = argv
@@ -27,18 +27,11 @@ export async function teamCommand(argv: string[], io: Io): Promise<number> {
 async function reset(argv: string[], io: Io): Promise<number> {
   const { values } = parseFlags(argv, { db: { type: 'string' }, ...TEAM_DB_FLAGS })
   const opts = teamDbOptions(required(values.db, '--db'), values)
-  const pool = openTeamPool(opts, 1)
-  try {
-    if ((await schemaVersion(pool, opts.schema)) === 0)
-      throw new CallsightError('Storage', `The team cache schema "${opts.schema}" is not set up.`, {
-        hint: 'Run callsight team init first.'
-      })
+  return withTeamSchema(opts, async (pool) => {
     const generation = await resetGeneration(pool, opts.schema)
     io.out(`Team cache "${opts.schema}" reset (generation ${generation}): every workstation's next pull starts over.\n`)
     return EXIT.ok
-  } finally {
-    await pool.end()
-  }
+  })
 }
 
 async function init(argv: string[], io: Io): Promise<number> {
