@@ -4,6 +4,7 @@ import { mapPgError, RoleName } from './connection'
 import { analystGroup, leadGroup } from './pg-migration-5'
 import { checkReviewSchema } from './review-push'
 import { scramVerifier } from './roles'
+import { inTransaction } from './pg-transaction'
 
 /**
  * One login role per analyst, in the tenant's analyst group (and the lead group for a lead),
@@ -53,26 +54,25 @@ export async function addAnalyst(
   })
   try {
     await checkReviewSchema(c, schema)
-    await c.query('BEGIN')
-    const found = await c.query<{ member: boolean }>(
-      `SELECT EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid AND g.rolname = $2) AND NOT r.rolsuper AS member FROM pg_roles r WHERE r.rolname = $1`,
-      [role, analyst]
-    )
-    const exists = found.rows.length > 0
-    // A role that exists and is not ours (another tenant's, the owner) is never taken over.
-    if (exists && !found.rows[0]!.member) {
-      throw new CallsightError('InvalidInput', `Role "${role}" exists and is not an analyst of "${schema}".`)
-    }
-    const pw = c.escapeLiteral(scramVerifier(password))
-    if (!exists) await c.query(`CREATE ROLE "${role}" LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${pw}`)
-    else await c.query(`ALTER ROLE "${role}" LOGIN PASSWORD ${pw}`)
-    await c.query(`GRANT "${analyst}" TO "${role}"`)
-    if (lead) await c.query(`GRANT "${leads}" TO "${role}"`)
-    else await c.query(`REVOKE "${leads}" FROM "${role}"`)
-    await c.query('COMMIT')
-    return { created: !exists }
+    return await inTransaction(c, async () => {
+      const found = await c.query<{ member: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid AND g.rolname = $2) AND NOT r.rolsuper AS member FROM pg_roles r WHERE r.rolname = $1`,
+        [role, analyst]
+      )
+      const exists = found.rows.length > 0
+      // A role that exists and is not ours (another tenant's, the owner) is never taken over.
+      if (exists && !found.rows[0]!.member) {
+        throw new CallsightError('InvalidInput', `Role "${role}" exists and is not an analyst of "${schema}".`)
+      }
+      const pw = c.escapeLiteral(scramVerifier(password))
+      if (!exists) await c.query(`CREATE ROLE "${role}" LOGIN INHERIT NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD ${pw}`)
+      else await c.query(`ALTER ROLE "${role}" LOGIN PASSWORD ${pw}`)
+      await c.query(`GRANT "${analyst}" TO "${role}"`)
+      if (lead) await c.query(`GRANT "${leads}" TO "${role}"`)
+      else await c.query(`REVOKE "${leads}" FROM "${role}"`)
+      return { created: !exists }
+    })
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
     throw mapPgError(e)
   } finally {
     c.release()
@@ -113,14 +113,13 @@ export async function removeAnalyst(pool: pg.Pool, schema: string, name: string)
         `The open sessions of "${role}" could not be ended (${mapPgError(e).message}); grant pg_signal_backend to the owner, or end them as a superuser.`
       )
     }
-    await c.query('BEGIN')
-    await c.query(`REASSIGN OWNED BY "${role}" TO CURRENT_USER`)
-    await c.query(`DROP OWNED BY "${role}"`)
-    await c.query(`DROP ROLE "${role}"`)
-    await c.query('COMMIT')
+    await inTransaction(c, async () => {
+      await c.query(`REASSIGN OWNED BY "${role}" TO CURRENT_USER`)
+      await c.query(`DROP OWNED BY "${role}"`)
+      await c.query(`DROP ROLE "${role}"`)
+    })
     return { sessionsEnded, warnings }
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
     throw mapPgError(e)
   } finally {
     c.release()

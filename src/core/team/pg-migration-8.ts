@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { CallsightError } from '../errors'
 import { mapPgError, q } from './connection'
 import { callsTableSql } from './pg-calls-table'
+import { poolTransaction } from './pg-transaction'
 import { backfillSearch, NUMERIC_VALUE_SQL, type BackfillProgress } from './pg-migration-6'
 
 /**
@@ -110,22 +111,12 @@ export function searchOffError(schema: string): CallsightError {
 /** Runs `sql` as the owner in one transaction holding the migration lock and the writers' lock. */
 async function switchTx(pool: pg.Pool, schema: string, sql: string): Promise<void> {
   const s = q(schema)
-  const c = await pool.connect().catch((e: unknown) => {
-    throw mapPgError(e)
-  })
-  try {
-    await c.query('BEGIN')
+  await poolTransaction(pool, async (c) => {
     // Writers are held until the commit, so none writes half a state: each reads meta.search
     // after taking the same lock (pg-store.ts).
     await c.query(`LOCK TABLE ${s}.meta IN SHARE ROW EXCLUSIVE MODE; LOCK TABLE ${s}.checkpoints IN SHARE ROW EXCLUSIVE MODE`)
     await c.query(sql)
-    await c.query('COMMIT')
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
-    throw mapPgError(e)
-  } finally {
-    c.release()
-  }
+  })
 }
 
 export interface SearchSwitchOptions {

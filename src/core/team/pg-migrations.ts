@@ -8,6 +8,7 @@ import { reviewTablesV7 } from './pg-migration-7'
 import { searchSwitchV8 } from './pg-migration-8'
 import { reviewTombstonesV9 } from './pg-migration-9'
 import { callsTableSql } from './pg-calls-table'
+import { inTransaction } from './pg-transaction'
 
 /**
  * The team cache's schema, one per tenant, versioned like the SQLite cache's: ordered steps,
@@ -213,45 +214,39 @@ export async function migratePg(
     // (a unique violation in the catalog), and the second one is then simply run again.
     for (let attempt = 0; ; attempt++) {
       try {
-        await c.query('BEGIN')
-        await c.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`)
-        await c.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.meta (key text PRIMARY KEY, value text NOT NULL)`)
+        await inTransaction(c, async () => {
+          await c.query(`CREATE SCHEMA IF NOT EXISTS ${q(schema)}`)
+          await c.query(`CREATE TABLE IF NOT EXISTS ${q(schema)}.meta (key text PRIMARY KEY, value text NOT NULL)`)
+          await c.query(migrationLockSql(schema))
+          // A random id for this cache: a workstation that pulled from another one starts over.
+          await c.query(
+            `INSERT INTO ${q(schema)}.meta (key, value) VALUES ('cache_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING`
+          )
+        })
         break
       } catch (e) {
-        await c.query('ROLLBACK').catch(() => undefined)
         if (attempt >= 2 || (e as { code?: string }).code !== '23505') throw e
       }
     }
-    await c.query(migrationLockSql(schema))
-    // A random id for this cache: a workstation that pulled from another one starts over.
-    await c.query(`INSERT INTO ${q(schema)}.meta (key, value) VALUES ('cache_id', gen_random_uuid()::text) ON CONFLICT (key) DO NOTHING`)
-    await c.query('COMMIT')
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
     c.release()
     throw mapPgError(e)
   }
   try {
     for (const m of [...list].sort((a, b) => a.version - b.version)) {
-      await c.query('BEGIN')
-      try {
+      await inTransaction(c, async () => {
         await c.query(migrationLockSql(schema))
         const current = await schemaVersion(c, schema)
         if (current > latest) throw tooNew(current, latest)
-        if (m.version <= current) {
-          await c.query('COMMIT')
-          continue
-        }
+        if (m.version <= current) return
         await c.query(m.sql(schema))
         await c.query(
           `INSERT INTO ${q(schema)}.meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
           [String(m.version)]
         )
-        await c.query('COMMIT')
-      } catch (e) {
-        await c.query('ROLLBACK').catch(() => undefined)
+      }).catch((e: unknown) => {
         throw mapPgError(e)
-      }
+      })
     }
     // Never lowered: a newer release may have raised it for a change older readers cannot read.
     await c.query(

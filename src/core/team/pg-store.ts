@@ -15,6 +15,7 @@ import { checkPgSchema, migratePg, writeLockSql } from './pg-migrations'
 import { PG_NOW_MS } from './pg-clock'
 import { checkpointStatement, writeGroup, type PgPageCounts } from './pg-write-group'
 import { processRuns } from './process-runs'
+import { poolTransaction } from './pg-transaction'
 
 export type { PgPageCounts }
 
@@ -84,23 +85,7 @@ export class PgSyncStore implements SyncStore {
 
   /** Runs `fn` in one transaction that holds the schema's write lock. */
   async writeTx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    let c: pg.PoolClient
-    try {
-      c = await this.pool.connect()
-    } catch (e) {
-      throw mapPgError(e)
-    }
-    try {
-      await c.query(`BEGIN; ${writeLockSql(this.schema)}`)
-      const out = await fn(c)
-      await c.query('COMMIT')
-      return out
-    } catch (e) {
-      await c.query('ROLLBACK').catch(() => undefined)
-      throw mapPgError(e)
-    } finally {
-      c.release()
-    }
+    return poolTransaction(this.pool, fn, `BEGIN; ${writeLockSql(this.schema)}`)
   }
 
   /** Whether the team cache search is on (pg-migration-8.ts): what the writer fills. */

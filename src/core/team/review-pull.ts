@@ -9,6 +9,7 @@ import { refusedRow, type PulledReviewRow } from './review-apply'
 import { SHARED_KINDS, kindOf } from './review-kinds'
 import { schemaVersion } from './pg-migrations'
 import { checkReviewSchema } from './review-push'
+import { inTransaction } from './pg-transaction'
 
 export interface ReviewPullOptions {
   pool: pg.Pool
@@ -73,15 +74,11 @@ export async function pullReview(opts: ReviewPullOptions): Promise<ReviewPullRes
     const kinds = SHARED_KINDS.filter((k) => (k.since ?? 5) <= version)
     const sql = `${kinds.map((k) => `(${k.pullSql(schema)} ORDER BY seq LIMIT $2)`).join(' UNION ALL ')} ORDER BY seq LIMIT $2`
     for (;;) {
-      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      let rows: PulledReviewRow[]
-      try {
-        rows = (await c.query(sql, [cursor, size])).rows.map((r) => Row.parse(r))
-        await c.query('COMMIT')
-      } catch (e) {
-        await c.query('ROLLBACK').catch(() => undefined)
-        throw e
-      }
+      const rows: PulledReviewRow[] = await inTransaction(
+        c,
+        async () => (await c.query(sql, [cursor, size])).rows.map((r) => Row.parse(r)),
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'
+      )
       if (rows.length === 0) break
       const ctx = { cache, role, now: now() }
       const refusals: CallsightError[] = []

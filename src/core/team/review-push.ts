@@ -7,6 +7,7 @@ import { schemaVersion } from './pg-migrations'
 import { kindOf } from './review-kinds'
 import { analystGroup } from './pg-migration-5'
 import { restoreRefused } from './review-tombstones'
+import { inTransaction } from './pg-transaction'
 
 export interface PushOptions {
   pool: pg.Pool
@@ -150,28 +151,27 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
 
 async function pushBatch(c: pg.ClientBase, schema: string, version: number, entries: readonly OutboxEntry[]): Promise<PushOutcome[]> {
   const outcomes: PushOutcome[] = []
-  await c.query('BEGIN')
   try {
-    await c.query(`LOCK TABLE ${q(schema)}.review_write_lock IN EXCLUSIVE MODE`)
-    for (const e of entries) {
-      const kind = kindOf(e.kind)
-      if (!kind) throw new CallsightError('Storage', `A queued review change has an unknown kind (${e.kind}).`)
-      // A team cache set up before this kind's table: the change stays this workstation's own.
-      if ((kind.since ?? 5) > version) {
-        outcomes.push({ changeId: e.changeId, result: 'stale' })
-        continue
+    return await inTransaction(c, async () => {
+      await c.query(`LOCK TABLE ${q(schema)}.review_write_lock IN EXCLUSIVE MODE`)
+      for (const e of entries) {
+        const kind = kindOf(e.kind)
+        if (!kind) throw new CallsightError('Storage', `A queued review change has an unknown kind (${e.kind}).`)
+        // A team cache set up before this kind's table: the change stays this workstation's own.
+        if ((kind.since ?? 5) > version) {
+          outcomes.push({ changeId: e.changeId, result: 'stale' })
+          continue
+        }
+        const fresh = await c.query(`INSERT INTO ${q(schema)}.review_applied (change_id) VALUES ($1) ON CONFLICT DO NOTHING`, [e.changeId])
+        if ((fresh.rowCount ?? 0) === 0) {
+          outcomes.push({ changeId: e.changeId, result: 'duplicate' })
+          continue
+        }
+        outcomes.push(await kind.push(c, schema, e))
       }
-      const fresh = await c.query(`INSERT INTO ${q(schema)}.review_applied (change_id) VALUES ($1) ON CONFLICT DO NOTHING`, [e.changeId])
-      if ((fresh.rowCount ?? 0) === 0) {
-        outcomes.push({ changeId: e.changeId, result: 'duplicate' })
-        continue
-      }
-      outcomes.push(await kind.push(c, schema, e))
-    }
-    await c.query('COMMIT')
-    return outcomes
+      return outcomes
+    })
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
     throw isCallsightError(e) ? e : mapPgError(e)
   }
 }

@@ -8,6 +8,7 @@ import { backfillSearch } from './pg-migration-6'
 import { reviewGrantsV7Sql } from './pg-migration-7'
 import { reviewGrantsV9Sql } from './pg-migration-9'
 import { teamSearchState } from './pg-migration-8'
+import { poolTransaction } from './pg-transaction'
 
 /**
  * A SCRAM-SHA-256 verifier for a password, as PostgreSQL stores it (RFC 5803 form, the
@@ -58,11 +59,8 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   const version = await migratePg(opts.pool, opts.schema)
   const created: string[] = []
   const updated: string[] = []
-  let restored = false
-  const c = await opts.pool.connect()
-  try {
-    await c.query('BEGIN')
-    restored = await stampSchemaOid(c, opts.schema)
+  const restored = await poolTransaction(opts.pool, async (c) => {
+    const restored = await stampSchemaOid(c, opts.schema)
     const db = (await c.query<{ db: string }>('SELECT current_database() AS db')).rows[0]!.db
     for (const [role, password] of [
       [writer, opts.writerPassword],
@@ -92,13 +90,8 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
     await c.query(reviewGrantsSql(opts.schema, writer, reader, db))
     await c.query(reviewGrantsV7Sql(opts.schema, writer))
     await c.query(reviewGrantsV9Sql(opts.schema, writer))
-    await c.query('COMMIT')
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
-    throw mapPgError(e)
-  } finally {
-    c.release()
-  }
+    return restored
+  })
   // With search on, rows still without their search columns get them (a no-op once all have).
   const searchFilled = (await teamSearchState(opts.pool, opts.schema)) === 'on' ? await backfillSearch(opts.pool, opts.schema) : 0
   const warnings: string[] = []

@@ -18,6 +18,7 @@ import { mapPgError, q } from './connection'
 import { searchOffError, teamSearchState } from './pg-migration-8'
 import { pulledCall } from './pulled-rows'
 import { estimateCount, exactCount } from './team-count'
+import { inTransaction } from './pg-transaction'
 import { compileTeamQuery, type TeamCatalog, type TeamCompiled } from './team-query'
 
 /**
@@ -71,14 +72,15 @@ export async function readOnlyTransaction<T>(opts: TeamSearchOptions, work: (c: 
     throw mapPgError(e)
   }
   try {
-    await c.query('BEGIN')
-    await c.query('SET TRANSACTION READ ONLY')
-    await c.query("SELECT set_config('statement_timeout', $1, true)", [String(opts.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS)])
-    const out = await work(c)
-    await c.query('COMMIT')
-    return out
+    return await inTransaction(
+      c,
+      async () => {
+        await c.query("SELECT set_config('statement_timeout', $1, true)", [String(opts.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS)])
+        return work(c)
+      },
+      'BEGIN READ ONLY'
+    )
   } catch (e) {
-    await c.query('ROLLBACK').catch(() => undefined)
     if ((e as { code?: string }).code === '57014')
       throw new CallsightError('Timeout', 'The team cache took too long to answer this search.', {
         cause: e,
