@@ -3,11 +3,11 @@
  * real session and limiter, a throwaway PostgreSQL cluster (test/support/pg-cluster.ts),
  * real SQLite files.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import { createServiceClient } from '../../../src/core/client'
 import { createAesGcmCipher } from '../../../src/core/crypto/aes-cipher'
 import { MemoryStore, silentLogger, systemClock } from '../../../src/core/platform/node'
@@ -16,8 +16,14 @@ import { Session, TokenVault } from '../../../src/core/session'
 import { SyncEngine, WaitFeed, type SyncStore } from '../../../src/core/sync'
 import type { RateLimit } from '../../../src/shared/domain'
 import { startService, type RunningService, type ServiceOptions } from '../../../src/reference-service'
-import type { CallCache } from '../../../src/core/cache'
-import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
+import { openCache, type CallCache } from '../../../src/core/cache'
+import { createPool, PgSyncStore, pullTeamCache, TeamWorker, WorkerConfig, type PullProgress } from '../../../src/core/team'
+import { membershipPlan } from '../../../src/core/team/worker-memberships'
+import type { Logger } from '../../../src/core/platform'
+import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
+import type { TeamWindow } from '../../../src/shared/team'
+import { runCli } from '../cli/helpers'
+import { FAST_TEST_SETTINGS, PG_SUPERUSER, PG_SUPERUSER_PASSWORD, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 
 export const ZONE = 'Europe/Istanbul'
@@ -210,4 +216,160 @@ export async function pgContent(url: string, schema: string): Promise<CacheConte
   } finally {
     await c.end()
   }
+}
+
+/** The scopes' keys in the team cache's worker state, by the scopes' names. */
+export async function scopeKeys(url: string, schema = 'acme'): Promise<Record<string, string>> {
+  const c = new pg.Client({ connectionString: url })
+  await c.connect()
+  try {
+    const r = await c.query<{ name: string; scope_key: string }>(`SELECT name, scope_key FROM "${schema}".worker_scopes`)
+    return Object.fromEntries(r.rows.map((x) => [x.name, x.scope_key]))
+  } finally {
+    await c.end()
+  }
+}
+
+/**
+ * A team cache kept by a real worker: a fresh database of the cluster with schema "acme", a
+ * worker config of `scopes` (no membership passes, no slow full pass) and one cycle of
+ * `callsight worker --once` over the reference service. The scopes' keys by name.
+ */
+export async function workerCycle(
+  team: { readonly cluster: PgCluster; readonly dir: string },
+  service: RunningService,
+  cli: string,
+  scopes: ReadonlyArray<Record<string, unknown>>
+): Promise<{ database: string; url: string; keys: Record<string, string> }> {
+  const database = await freshDatabase(team.cluster)
+  const url = team.cluster.urlFor({ database })
+  await (await PgSyncStore.open({ url, schema: 'acme', migrate: true })).close()
+  const config = join(team.dir, `worker-${database}.json`)
+  writeFileSync(
+    config,
+    JSON.stringify({
+      server: service.url,
+      user: 'demo',
+      zone: ZONE,
+      db: team.cluster.credentialsFor({ database, user: PG_SUPERUSER }).url,
+      schema: 'acme',
+      rateLimit: { requests: 600, perSeconds: 1 },
+      intervalMinutes: 0.02,
+      scopes,
+      memberships: false,
+      fullPassEvery: false
+    })
+  )
+  const worker = await runCli(cli, ['worker', '--config', config, '--once'], { PGPASSWORD: PG_SUPERUSER_PASSWORD })
+  expect(worker.code, worker.stderr + worker.stdout).toBe(0)
+  const keys = await scopeKeys(url)
+  expect(Object.keys(keys).sort()).toEqual(scopes.map((s) => String(s['name'])).sort())
+  return { database, url, keys }
+}
+
+/**
+ * A workstation's pull of the team cache into `file` (batches of 100 unless told), with the
+ * `window` asked for, the pull's clock at `now` and the index deferred when given; `stop` in
+ * onProgress cancels it.
+ */
+export async function pullInto(
+  url: string,
+  file: string,
+  opts: {
+    window?: TeamWindow
+    now?: number
+    batchSize?: number
+    deferIndexFrom?: number
+    onProgress?: (p: PullProgress, stop: () => void) => void
+  } = {}
+): ReturnType<typeof pullTeamCache> {
+  const pool = createPool({ url, schema: 'acme', maxConnections: 2 })
+  const cache = openCache(file)
+  const ac = new AbortController()
+  const { window, now, deferIndexFrom, onProgress } = opts
+  try {
+    return await pullTeamCache({
+      pool,
+      schema: 'acme',
+      sourceLabel: url,
+      cache,
+      batchSize: opts.batchSize ?? 100,
+      signal: ac.signal,
+      ...(deferIndexFrom !== undefined ? { deferIndexFrom } : {}),
+      ...(now !== undefined ? { clock: { now: () => now } } : {}),
+      ...(window ? { window } : {}),
+      ...(onProgress ? { onProgress: (p: PullProgress) => onProgress(p, () => ac.abort()) } : {})
+    })
+  } finally {
+    cache.close()
+    await pool.end()
+  }
+}
+
+export function withCache<T>(file: string, f: (cache: CallCache) => T): T {
+  const cache = openCache(file)
+  try {
+    return f(cache)
+  } finally {
+    cache.close()
+  }
+}
+
+/** The file holds exactly `want`'s calls and memberships (with `scopes`, its scopes too) and is sound. */
+export function expectHolds(file: string, want: CacheContent, opts: { scopes?: boolean } = {}): void {
+  withCache(file, (cache) => {
+    const got = sqliteContent(cache)
+    expect(got.calls.size).toBe(want.calls.size)
+    expect([...got.calls.keys()].sort()).toEqual([...want.calls.keys()].sort())
+    expect(got.calls).toEqual(want.calls)
+    expect(got.members).toEqual(want.members)
+    if (opts.scopes) expect([...got.scopes.keys()].sort()).toEqual([...want.scopes.keys()].sort())
+    expect(connectionOf(cache).pragma('integrity_check', { simple: true })).toBe('ok')
+  })
+}
+
+/**
+ * A worker config for the team cache in `database` (schema "acme") over the reference
+ * service, learning the service's whole catalog in its membership passes; `over` adds to it.
+ */
+export function membershipWorkerConfig(
+  team: { readonly cluster: PgCluster; readonly service: RunningService },
+  database: string,
+  over: Record<string, unknown>
+): WorkerConfig {
+  return WorkerConfig.parse({
+    server: team.service.url,
+    user: 'demo',
+    zone: ZONE,
+    db: team.cluster.credentialsFor({ database }).url,
+    schema: 'acme',
+    rateLimit: { requests: 600, perSeconds: 1 },
+    memberships: { types: DEFAULT_CATALOG.map((t) => ({ value: t.Value, description: t.Description })) },
+    ...over
+  })
+}
+
+/** The worker `callsight worker` builds from `cfg`, in this process, over `store` and `session`. */
+export function workerOf(cfg: WorkerConfig, store: PgSyncStore, session: Session, logger: Logger = silentLogger): TeamWorker {
+  return new TeamWorker({
+    store,
+    source: session,
+    clock: systemClock,
+    logger,
+    rateLimit: cfg.rateLimit,
+    lookbackHours: cfg.lookbackHours,
+    intervalMs: cfg.intervalMinutes * 60_000,
+    scopes: cfg.scopes,
+    workerName: 'test-worker',
+    memberships: membershipPlan(cfg.memberships),
+    fullPassEveryMs: cfg.fullPassEvery === false ? null : cfg.fullPassEvery,
+    passConcurrency: cfg.passConcurrency
+  })
+}
+
+/** The team cache's content restricted to the calls dated from `start` on (members of those calls). */
+export function within(full: CacheContent, start: number): CacheContent {
+  const calls = new Map([...full.calls].filter(([, c]) => c.callAt >= start))
+  const members = new Set([...full.members].filter((m) => calls.has(m.slice(m.indexOf('|') + 1))))
+  return { calls, members, scopes: full.scopes }
 }

@@ -1,15 +1,13 @@
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
-import { silentLogger, systemClock } from '../../../src/core/platform/node'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
 import type { Session } from '../../../src/core/session'
-import { createPool, PgSyncStore, pullTeamCache, readWorkerState, TeamWorker, WorkerConfig } from '../../../src/core/team'
-import { membershipPlan } from '../../../src/core/team/worker-memberships'
+import { createPool, PgSyncStore, pullTeamCache, readWorkerState } from '../../../src/core/team'
 import { SearchQuery, type SearchSort } from '../../../src/shared/domain'
 import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
 import { localIds, MEMBERSHIP_QUERIES, remoteIds } from '../sync/membership-queries'
-import { freshDatabase, FROM, FROM_MS, signedInSession, TO_MS, useClusterAndService } from './helpers'
+import { freshDatabase, FROM, FROM_MS, membershipWorkerConfig, signedInSession, TO_MS, useClusterAndService, workerOf } from './helpers'
 
 // The same filter queries as the workstation's own membership test, answered on a
 // workstation that only pulled: the worker runs the docs' example config (a scope of every
@@ -30,14 +28,7 @@ beforeAll(async () => {
   const database = await freshDatabase(team.cluster)
   const url = team.cluster.urlFor({ database })
   session = (await signedInSession(team.service)).session
-  const cfg = WorkerConfig.parse({
-    server: team.service.url,
-    user: 'demo',
-    zone: 'Europe/Istanbul',
-    db: team.cluster.credentialsFor({ database }).url,
-    schema: 'acme',
-    rateLimit: { requests: 600, perSeconds: 1 },
-    memberships: { types: DEFAULT_CATALOG.map((t) => ({ value: t.Value, description: t.Description })) },
+  const cfg = membershipWorkerConfig(team, database, {
     scopes: [
       { name: 'all calls with analysis', from: FROM.replace('Z', '+00:00'), analysis: true, results: 'all' },
       { name: 'complaints, last year', days: 365, types: ['Complaint'] }
@@ -45,20 +36,7 @@ beforeAll(async () => {
   })
   const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
   try {
-    const worker = new TeamWorker({
-      store,
-      source: session,
-      clock: systemClock,
-      logger: silentLogger,
-      rateLimit: cfg.rateLimit,
-      lookbackHours: cfg.lookbackHours,
-      intervalMs: cfg.intervalMinutes * 60_000,
-      scopes: cfg.scopes,
-      workerName: 'test-worker',
-      memberships: membershipPlan(cfg.memberships),
-      fullPassEveryMs: cfg.fullPassEvery === false ? null : cfg.fullPassEvery
-    })
-    const r = await worker.run(new AbortController().signal, { once: true })
+    const r = await workerOf(cfg, store, session).run(new AbortController().signal, { once: true })
     expect(r.failures).toBe(0)
     scopes = await readWorkerState(store.pool, 'acme')
   } finally {

@@ -8,7 +8,7 @@ import { createPool, OPTIMIZE_AFTER, PgSyncStore, pullTeamCache } from '../../..
 import type { CallRecord } from '../../../src/shared/domain'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
-import { freshDatabase, pgContent, sqliteContent, tempDir } from './helpers'
+import { freshDatabase, pgContent, pullInto, sqliteContent, tempDir } from './helpers'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 
 /**
@@ -74,24 +74,8 @@ afterAll(async () => {
   tmp.remove()
 })
 
-async function pullInProcess(file: string, deferIndexFrom?: number, onProgress?: (calls: number) => void) {
-  const pool = createPool({ url, schema: 'acme', maxConnections: 2 })
-  const cache = openCache(file)
-  try {
-    return await pullTeamCache({
-      pool,
-      schema: 'acme',
-      sourceLabel: url,
-      cache,
-      batchSize: 1500,
-      ...(deferIndexFrom === undefined ? {} : { deferIndexFrom }),
-      onProgress: (p) => onProgress?.(p.calls)
-    })
-  } finally {
-    cache.close()
-    await pool.end()
-  }
-}
+const pullInProcess = (file: string, deferIndexFrom?: number, onProgress?: (calls: number) => void): ReturnType<typeof pullInto> =>
+  pullInto(url, file, { batchSize: 1500, deferIndexFrom, onProgress: (p) => onProgress?.(p.calls) })
 
 /**
  * The index as per-term document and hit counts, the call ids some searches find, and the

@@ -2,21 +2,22 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildCli, removeBuild } from '../cli/build-cli'
 import { runCli } from '../cli/helpers'
-import { openCache, type CallCache } from '../../../src/core/cache'
 import { connectionOf } from '../../../src/core/cache/call-cache'
 import { createSearch } from '../../../src/core/search'
-import {
-  createPool,
-  DAY_MS,
-  enableTeamSearch,
-  PgSyncStore,
-  pullTeamCache,
-  searchTeamCache,
-  type PullProgress
-} from '../../../src/core/team'
+import { createPool, DAY_MS, enableTeamSearch, PgSyncStore, searchTeamCache, type PullProgress } from '../../../src/core/team'
 import type { TeamWindow } from '../../../src/shared/team'
 import { exactOf, SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
-import { engineFor, freshDatabase, pgContent, signedInSession, sqliteContent, useClusterAndService, type CacheContent } from './helpers'
+import {
+  engineFor,
+  expectHolds,
+  freshDatabase,
+  pgContent,
+  pullInto,
+  signedInSession,
+  useClusterAndService,
+  withCache,
+  within
+} from './helpers'
 
 // A year of calls, few of them: the worker syncs it whole, workstations hold windows of it.
 const YEAR_FROM = '2025-01-05T00:00:00Z'
@@ -32,60 +33,13 @@ beforeAll(async () => {
 afterAll(() => removeBuild(cli))
 const YEAR = { from: Date.parse(YEAR_FROM) - DAY_MS, to: NOW, results: 'all' as const, includeAnalysis: true }
 
-async function pull(
+const pull = (
   url: string,
   file: string,
   now: number,
   window?: TeamWindow,
   onProgress?: (p: PullProgress, stop: () => void) => void
-): Promise<PullProgress> {
-  const pool = createPool({ url, schema: 'acme', maxConnections: 2 })
-  const cache = openCache(file)
-  const ac = new AbortController()
-  try {
-    return await pullTeamCache({
-      pool,
-      schema: 'acme',
-      sourceLabel: url,
-      cache,
-      batchSize: 100,
-      clock: { now: () => now },
-      signal: ac.signal,
-      ...(window ? { window } : {}),
-      ...(onProgress ? { onProgress: (p: PullProgress) => onProgress(p, () => ac.abort()) } : {})
-    })
-  } finally {
-    cache.close()
-    await pool.end()
-  }
-}
-
-/** The team cache's content restricted to the calls dated from `start` on (members of those calls). */
-function within(full: CacheContent, start: number): CacheContent {
-  const calls = new Map([...full.calls].filter(([, c]) => c.callAt >= start))
-  const members = new Set([...full.members].filter((m) => calls.has(m.slice(m.indexOf('|') + 1))))
-  return { calls, members, scopes: full.scopes }
-}
-
-function withCache<T>(file: string, f: (cache: CallCache) => T): T {
-  const cache = openCache(file)
-  try {
-    return f(cache)
-  } finally {
-    cache.close()
-  }
-}
-
-function expectHolds(file: string, want: CacheContent): void {
-  withCache(file, (cache) => {
-    const got = sqliteContent(cache)
-    expect(got.calls.size).toBe(want.calls.size)
-    expect([...got.calls.keys()].sort()).toEqual([...want.calls.keys()].sort())
-    expect(got.calls).toEqual(want.calls)
-    expect(got.members).toEqual(want.members)
-    expect(connectionOf(cache).pragma('integrity_check', { simple: true })).toBe('ok')
-  })
-}
+): Promise<PullProgress> => pullInto(url, file, { now, window, onProgress })
 
 const query = (over: SearchQueryInput): SearchQuery => SearchQuery.parse({ results: 'all', ...over })
 

@@ -1,12 +1,10 @@
 import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import type { Logger } from '../../../src/core/platform'
-import { systemClock } from '../../../src/core/platform/node'
 import type { Session } from '../../../src/core/session'
-import { PgSyncStore, TeamWorker, WorkerConfig } from '../../../src/core/team'
-import { membershipPlan } from '../../../src/core/team/worker-memberships'
+import { PgSyncStore } from '../../../src/core/team'
 import { DEFAULT_CATALOG } from '../../../src/reference-service/config'
-import { freshDatabase, FROM, signedInSession, useClusterAndService } from './helpers'
+import { freshDatabase, FROM, membershipWorkerConfig, signedInSession, useClusterAndService, workerOf } from './helpers'
 
 // The worker's membership passes run three at once over its one limiter: the team cache ends
 // with the same memberships as one pass at a time, and a worker stopped with three passes
@@ -57,14 +55,7 @@ async function runWorker(
   logger: Logger,
   signal: AbortSignal = new AbortController().signal
 ): Promise<{ failures: number }> {
-  const cfg = WorkerConfig.parse({
-    server: team.service.url,
-    user: 'demo',
-    zone: 'Europe/Istanbul',
-    db: team.cluster.credentialsFor({ database }).url,
-    schema: 'acme',
-    rateLimit: { requests: 600, perSeconds: 1 },
-    memberships: { types: DEFAULT_CATALOG.map((t) => ({ value: t.Value, description: t.Description })) },
+  const cfg = membershipWorkerConfig(team, database, {
     fullPassEvery: false,
     passConcurrency,
     scopes: [{ name: 'all calls', from: FROM.replace('Z', '+00:00'), results: 'all' }]
@@ -72,20 +63,7 @@ async function runWorker(
   const url = team.cluster.urlFor({ database })
   const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true, maxConnections: 3 + cfg.passConcurrency })
   try {
-    return await new TeamWorker({
-      store,
-      source: session,
-      clock: systemClock,
-      logger,
-      rateLimit: cfg.rateLimit,
-      lookbackHours: cfg.lookbackHours,
-      intervalMs: cfg.intervalMinutes * 60_000,
-      scopes: cfg.scopes,
-      workerName: 'test-worker',
-      memberships: membershipPlan(cfg.memberships),
-      fullPassEveryMs: null,
-      passConcurrency: cfg.passConcurrency
-    }).run(signal, { once: true })
+    return await workerOf(cfg, store, session, logger).run(signal, { once: true })
   } finally {
     await store.close()
   }
