@@ -1,15 +1,13 @@
 import { callIdOf } from '../../../shared/query/call-id'
 import type { SearchQuery } from '../../../shared/domain'
-import type { ResolvedNode } from '../../../shared/query/ast'
-import { foldText } from '../../../shared/text/fold'
-import { QUARTER_MS, type CallSpan } from '../../cache'
-import { NO_CALL, type CallColumns, type ValueColumn } from './columns'
+import { QUARTER_MS } from '../../cache'
+import { NO_CALL, type CallColumns } from './columns'
 import type { CompiledQuery, QueryCatalog } from '../query/compile'
 import { scopesFor } from '../query/compile'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { PrefixSets, type PrefixSet } from './prefix-sets'
-import { ftsAnd, ftsOr, shortSplit, splitAnd, textPart, type QuerySqlContext, type ShortSplit } from '../query/query-sql'
-import { step } from '../../../shared/query/work'
+import { textPart, type QuerySqlContext } from '../query/query-sql'
+import { Run, type BitmapReads } from './bitmap-run'
 
 /**
  * A query's exact match set as a byte per call id, computed in memory: each run of text terms
@@ -24,19 +22,7 @@ import { step } from '../../../shared/query/work'
  * (those stay with SQL).
  */
 
-/** What the evaluator reads from SQLite. */
-export interface BitmapReads {
-  /** The calls any of these scopes returned. */
-  membersOf(scopeIds: readonly number[]): Int32Array
-  /** The row ids an FTS5 expression matches, within [lo, hi] when given. */
-  ftsIds(match: string, bounds: readonly [number, number] | null): Int32Array
-  /** The ids of the calls with call_at in [from, to). */
-  idsInTime(from: number, to: number): Int32Array
-  /** The quarter hours of the calls lo..hi (a span asked about before the quarters are kept). */
-  quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array }
-  /** The calls among lo..hi any of these scopes returned. */
-  membersIn(scopeIds: readonly number[], span: CallSpan): Int32Array
-}
+export type { BitmapReads } from './bitmap-run'
 
 /** Whether the evaluator answers this query (else the SQL path does). */
 export function evaluable(query: SearchQuery): boolean {
@@ -46,16 +32,6 @@ export function evaluable(query: SearchQuery): boolean {
 
 /** Scope lists whose members are kept (a list is one filter of the filter bar: few). */
 const SCOPE_LISTS_KEPT = 16
-
-const foldedDicts = new WeakMap<ValueColumn, string[]>()
-
-/** The column's dictionary folded as equals compares, extended as the column grows. */
-function foldedDict(col: ValueColumn): string[] {
-  let f = foldedDicts.get(col)
-  if (!f) foldedDicts.set(col, (f = []))
-  for (let i = f.length; i < col.dict.length; i++) f.push(foldText(col.dict[i]!))
-  return f
-}
 
 export class BitmapEvaluator {
   /** Each scope list's members as bytes, per data version: a scope filter's members are read once. */
@@ -260,180 +236,6 @@ export class BitmapEvaluator {
     }
     return base
   }
-}
-
-/** One evaluation: the tree's nodes as byte sets over ids [0, size). */
-class Run {
-  constructor(
-    private readonly reads: BitmapReads,
-    private readonly columns: CallColumns,
-    private readonly ctx: QuerySqlContext,
-    /** NOT is taken within these calls (the range and scopes), which bounds the result anyway. */
-    private readonly universe: Uint8Array,
-    private readonly bounds: readonly [number, number] | null,
-    /** Every set below holds ids lo..lo + size - 1, id at [id - lo]. */
-    private readonly lo: number,
-    private readonly size: number,
-    /** Ids below this can be calls (the largest id + 1). */
-    private readonly ids: number,
-    private readonly prefix: (match: string) => PrefixSet | null,
-    /** Asked about a window of ids only: an analysis key's column not kept yet is read for the window alone. */
-    private readonly window: boolean
-  ) {}
-
-  private column(keyIds: readonly number[], numeric: boolean): ValueColumn {
-    if (!this.window) return this.columns.values(keyIds, numeric)
-    return this.columns.valuesWithin(keyIds, numeric, { lo: this.lo, hi: this.lo + this.size - 1 })
-  }
-
-  private fts(match: string): Uint8Array {
-    // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
-    // the result is cut by the base (range and scopes), which is 0 outside them.
-    const { lo, size } = this
-    const kept = this.prefix(match)
-    if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
-    const out = new Uint8Array(size)
-    const ids = this.reads.ftsIds(match, this.bounds)
-    for (let i = 0; i < ids.length; i++) {
-      const k = ids[i]! - lo
-      if (k >= 0 && k < size) out[k] = 1
-    }
-    return out
-  }
-
-  private split(items: readonly ResolvedNode[]): ShortSplit | null {
-    const { pos, neg } = splitAnd(items, this.ctx)
-    return shortSplit(pos, neg, this.ctx)
-  }
-
-  private not(m: Uint8Array): Uint8Array {
-    const u = this.universe
-    for (let i = 0; i < m.length; i++) m[i] = u[i]! & (m[i]! ^ 1)
-    return m
-  }
-
-  /** Visits each node once; its parts come from textPart's memory (one per node and context). */
-  node(n: ResolvedNode): Uint8Array {
-    step()
-    // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
-    const text = textPart(n, this.ctx)
-    // An AND with short prefixes beside other words is read in parts (ShortSplit).
-    if ('fts' in text && (n.kind !== 'and' || this.split(n.items) === null)) return this.fts(text.fts)
-    switch (n.kind) {
-      case 'text':
-        // A field outside the index (`note`) matches nothing yet, as in SQL.
-        return new Uint8Array(this.size)
-      case 'equals':
-        return this.equals(n.key, n.folded)
-      case 'range':
-        return this.range(n)
-      case 'not':
-        return this.not(this.node(n.item))
-      case 'or': {
-        const out = new Uint8Array(this.size)
-        const fts = n.items.map((i) => textPart(i, this.ctx)).filter((p): p is { fts: string; costly: boolean } => 'fts' in p)
-        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts))
-        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item))
-        return out
-      }
-      case 'and': {
-        const { pos, neg, other } = splitAnd(n.items, this.ctx)
-        const split = shortSplit(pos, neg, this.ctx)
-        let out: Uint8Array | null = null
-        if (split !== null) {
-          out = this.fts(split.long)
-          for (const short of split.short) {
-            const m = this.fts(short)
-            for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
-          }
-        } else if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
-        else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
-        for (const { node } of other) {
-          const m = this.node(node)
-          if (out === null) out = m
-          else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
-        }
-        return out ?? new Uint8Array(this.size)
-      }
-    }
-  }
-
-  private equals(key: string, folded: string): Uint8Array {
-    const out = new Uint8Array(this.size)
-    const keyIds = this.ctx.keyIds.get(key)
-    if (!keyIds || keyIds.length === 0) return out
-    const col = this.column(keyIds, false)
-    const dict = foldedDict(col)
-    const hit = new Uint8Array(dict.length)
-    dict.forEach((v, c) => (hit[c] = v === folded ? 1 : 0))
-    const { calls } = col
-    const codes = col.codes!
-    const { lo, size } = this
-    const [start, end] = itemsWithin(col, lo, lo + size - 1)
-    for (let i = start; i < end; i++) {
-      const k = calls[i]! - lo
-      if (k >= 0 && k < size && hit[codes[i]!] === 1) out[k] = 1
-    }
-    return out
-  }
-
-  private range(n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
-    const out = new Uint8Array(this.size)
-    const keyIds = this.ctx.keyIds.get(n.key)
-    if (!keyIds || keyIds.length === 0) return out
-    const col = this.column(keyIds, true)
-    const nums = col.nums!
-    const { calls } = col
-    const min = n.min?.value ?? -Infinity
-    const max = n.max?.value ?? Infinity
-    const minStrict = n.min?.strict === true
-    const maxStrict = n.max?.strict === true
-    const { lo, size } = this
-    const [start, end] = itemsWithin(col, lo, lo + size - 1)
-    for (let i = start; i < end; i++) {
-      const v = nums[i]!
-      const k = calls[i]! - lo
-      // NaN (no number) fails every comparison, as value_num IS NULL does in SQL.
-      if (k < 0 || k >= size || !(minStrict ? v > min : v >= min) || !(maxStrict ? v < max : v <= max)) continue
-      out[k] = 1
-    }
-    return out
-  }
-}
-
-const sortedColumns = new WeakMap<ValueColumn, { length: number; holes: number; sorted: boolean }>()
-
-/**
- * The items [start, end) of a column that can belong to calls lo..hi: found by binary search
- * when the column's calls are in ascending order (as it is read whole), else every item. A
- * column changes only by appending items or marking them removed, so its length and holes
- * say whether the order was checked for it as it is.
- */
-function itemsWithin(col: ValueColumn, lo: number, hi: number): [number, number] {
-  const { calls, length, holes } = col
-  let known = sortedColumns.get(col)
-  if (known?.length !== length || known.holes !== holes) {
-    let sorted = true
-    for (let i = 1; i < length && sorted; i++) sorted = calls[i - 1]! <= calls[i]!
-    known = { length, holes, sorted }
-    sortedColumns.set(col, known)
-  }
-  if (!known.sorted) return [0, length]
-  const first = (id: number): number => {
-    let a = 0
-    let b = length
-    while (a < b) {
-      const m = (a + b) >>> 1
-      if (calls[m]! < id) a = m + 1
-      else b = m
-    }
-    return a
-  }
-  return [first(lo), first(hi + 1)]
-}
-
-function or(into: Uint8Array, m: Uint8Array): void {
-  for (let i = 0; i < into.length; i++) into[i]! |= m[i]!
 }
 
 /** How many calls a byte set holds. */
