@@ -1,10 +1,7 @@
-import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPool } from '../../../src/core/team'
-import { ReviewLive } from '../../../src/core/team/review-live'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
-import { passwordOf, SCHEMA, setUpTenant, workstation, type Workstation } from './review-support'
+import { connectedWorkstation, setUpTenant, type ConnectedWorkstation } from './review-support'
 
 let cluster: PgCluster
 const tmp = tempDir('callsight-review-live-')
@@ -17,50 +14,7 @@ afterAll(async () => {
   tmp.remove()
 })
 
-interface Live {
-  ws: Workstation
-  live: ReviewLive
-  listenPool: pg.Pool
-  /** Resolves once `done` holds after one of this workstation's syncs; rejects after `ms` (a bound, not a measure). */
-  until(done: () => boolean, ms?: number): Promise<void>
-}
-
-/** A connected app's review side: a workstation with its listening connection. */
-function connected(database: string, name: string): Live {
-  const ws = workstation(cluster, database, tmp.dir, name)
-  const listenPool = createPool({
-    url: cluster.urlFor({ database, user: name, password: passwordOf(name) }),
-    schema: SCHEMA,
-    maxConnections: 1
-  })
-  const waiters = new Set<() => void>()
-  const live = new ReviewLive({
-    pool: ws.pool,
-    listenPool,
-    schema: SCHEMA,
-    cache: () => ws.cache,
-    backoff: { firstMs: 50, maxMs: 400 },
-    onSynced: () => {
-      for (const w of [...waiters]) w()
-    }
-  })
-  const until = (done: () => boolean, ms = 15_000): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (done()) return resolve()
-      const check = (): void => {
-        if (!done()) return
-        clearTimeout(timer)
-        waiters.delete(check)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        waiters.delete(check)
-        reject(new Error(`${name}: not there after ${ms} ms`))
-      }, ms)
-      waiters.add(check)
-    })
-  return { ws, live, listenPool, until }
-}
+const connected = (database: string, name: string): ConnectedWorkstation => connectedWorkstation(cluster, database, tmp.dir, name)
 
 const backendsOf = async (user: string): Promise<number> =>
   (await cluster.sql(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1 AND query ILIKE 'LISTEN%'`, [user])).rows[0]
@@ -103,12 +57,8 @@ describe('review changes delivered live (LISTEN/NOTIFY)', () => {
       for (let i = 0; i < 30; i++) expect(b.ws.cache.review.annotations.get(`burst-${i}`)?.status).toBe('reviewed')
       expect(b.live.syncs - before).toBeLessThan(30)
     } finally {
-      await a.live.stop()
-      await b.live.stop()
-      for (const l of [a, b]) {
-        await l.listenPool.end()
-        await l.ws.close()
-      }
+      await a.close()
+      await b.close()
     }
   }, 60_000)
 })

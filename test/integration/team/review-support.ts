@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { addAnalyst, createPool, teamInit } from '../../../src/core/team'
+import { ReviewLive } from '../../../src/core/team/review-live'
 import type { FieldChanges } from '../../../src/core/cache/review/annotation-store'
 import type { PgCluster } from '../../support/pg-cluster'
 
@@ -81,4 +82,56 @@ export async function connectAs(cluster: PgCluster, database: string, user: stri
   c.on('error', () => undefined)
   await c.connect()
   return c
+}
+
+/** A connected app's review side: the workstation with its listening connection, and a bounded wait for a sync's result. */
+export interface ConnectedWorkstation {
+  ws: Workstation
+  live: ReviewLive
+  listenPool: pg.Pool
+  /** Resolves once `done` holds after one of this workstation's syncs; rejects after `ms` (a bound, not a measure). */
+  until(done: () => boolean, ms?: number): Promise<void>
+  /** Stops the live sync and closes both pools and the cache. */
+  close(): Promise<void>
+}
+
+export function connectedWorkstation(cluster: PgCluster, database: string, dir: string, name: string): ConnectedWorkstation {
+  const ws = workstation(cluster, database, dir, name)
+  const listenPool = createPool({
+    url: cluster.urlFor({ database, user: name, password: passwordOf(name) }),
+    schema: SCHEMA,
+    maxConnections: 1
+  })
+  const waiters = new Set<() => void>()
+  const live = new ReviewLive({
+    pool: ws.pool,
+    listenPool,
+    schema: SCHEMA,
+    cache: () => ws.cache,
+    backoff: { firstMs: 50, maxMs: 400 },
+    onSynced: () => {
+      for (const w of [...waiters]) w()
+    }
+  })
+  const until = (done: () => boolean, ms = 15_000): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (done()) return resolve()
+      const check = (): void => {
+        if (!done()) return
+        clearTimeout(timer)
+        waiters.delete(check)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        waiters.delete(check)
+        reject(new Error(`${name}: not there after ${ms} ms`))
+      }, ms)
+      waiters.add(check)
+    })
+  const close = async (): Promise<void> => {
+    await live.stop()
+    await listenPool.end()
+    await ws.close()
+  }
+  return { ws, live, listenPool, until, close }
 }

@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answerCalibration, createCalibration, deleteCalibration, submitCalibration } from '../../../src/core/review/calibration'
 import { assignCalls, myAssignments, spreadList } from '../../../src/core/review/lead-view'
 import { addToList, createList, deleteList, saveScorecard, type ReviewContext } from '../../../src/core/review/review-service'
-import { createPool, pullReview, pushReview } from '../../../src/core/team'
-import { ReviewLive } from '../../../src/core/team/review-live'
+import { pullReview, pushReview } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
-import { passwordOf, SCHEMA, setUpTenant, workstation, type Workstation } from './review-support'
+import { connectedWorkstation, SCHEMA, setUpTenant, workstation, type ConnectedWorkstation, type Workstation } from './review-support'
 
 /**
  * Deleting a review list or a calibration round is shared (schema 9's tombstones): a lead's
@@ -41,47 +40,7 @@ const ctxOf = (ws: Workstation): ReviewContext => ({
 
 const CARD = { name: 'Basics', criteria: [{ id: 'greet', name: 'Greeting', weight: 1, scale: '1_5' as const, critical: false }] }
 
-/** A connected app's review side: the workstation with its listening connection, and a bounded wait for a sync's result. */
-function connected(database: string, name: string) {
-  const ws = workstation(cluster, database, tmp.dir, name)
-  const listenPool = createPool({
-    url: cluster.urlFor({ database, user: name, password: passwordOf(name) }),
-    schema: SCHEMA,
-    maxConnections: 1
-  })
-  const waiters = new Set<() => void>()
-  const live = new ReviewLive({
-    pool: ws.pool,
-    listenPool,
-    schema: SCHEMA,
-    cache: () => ws.cache,
-    backoff: { firstMs: 50, maxMs: 400 },
-    onSynced: () => {
-      for (const w of [...waiters]) w()
-    }
-  })
-  const until = (done: () => boolean, ms = 15_000): Promise<void> =>
-    new Promise((resolve, reject) => {
-      if (done()) return resolve()
-      const check = (): void => {
-        if (!done()) return
-        clearTimeout(timer)
-        waiters.delete(check)
-        resolve()
-      }
-      const timer = setTimeout(() => {
-        waiters.delete(check)
-        reject(new Error(`${name}: not there after ${ms} ms`))
-      }, ms)
-      waiters.add(check)
-    })
-  const close = async (): Promise<void> => {
-    await live.stop()
-    await listenPool.end()
-    await ws.close()
-  }
-  return { ws, live, until, close }
-}
+const connected = (database: string, name: string): ConnectedWorkstation => connectedWorkstation(cluster, database, tmp.dir, name)
 
 /** How many rows the team cache holds, read as its owner (row-level security aside). */
 async function teamRows(database: string, sql: string, params: unknown[]): Promise<number> {
