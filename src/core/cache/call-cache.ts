@@ -19,11 +19,10 @@ import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
 import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
 import {
-  deleteCallsBefore,
+  chooseWindowScopes,
+  narrowWindow,
   readWindow,
   readWindowScopes,
-  writeWindow,
-  writeWindowScopes,
   type WindowScope,
   type WindowState
 } from './sync-state/team-window'
@@ -126,6 +125,18 @@ export class CallCache {
    */
   changesSince(writeCount: number): ChangeSet | null {
     return this.journal.since(writeCount, this.writes)
+  }
+
+  /**
+   * Calls were deleted wholesale (a clear, a narrowed window, new scopes): the writer's memory
+   * of known calls is stale, and search cannot follow the change call by call (ids now have
+   * gaps), so it reads everything again. `scopes`: the scope rows went too.
+   */
+  private replaced(opts: { scopes?: boolean } = {}): void {
+    this.requireWriter().reset()
+    if (opts.scopes) this.scopeRows.forget()
+    this.writes++
+    this.journal.restart(this.writes)
   }
 
   /** How many writes this connection made: search follows it (with PRAGMA data_version for others'). */
@@ -269,19 +280,10 @@ export class CallCache {
    * transaction. Search reads everything again after: row ids now have gaps.
    */
   setTeamWindow(state: WindowState, before: number | null): number {
-    const writer = this.requireWriter()
-    const n = this.db
-      .transaction(() => {
-        const dropped = before === null ? 0 : deleteCallsBefore(this.db, before)
-        writeWindow(this.db, state)
-        return dropped
-      })
-      .immediate()
-    if (n > 0) {
-      writer.reset()
-      this.writes++
-      this.journal.restart(this.writes)
-    } else this.wrote(null, []) // Search reads the window once per data version.
+    this.requireWriter()
+    const n = narrowWindow(this.db, state, before)
+    if (n > 0) this.replaced()
+    else this.wrote(null, []) // Search reads the window once per data version.
     return n
   }
 
@@ -296,16 +298,9 @@ export class CallCache {
    * clear()). A pull killed after it finds the choice made and an empty cache.
    */
   chooseTeamScopes(scopes: readonly WindowScope[] | null): void {
-    this.requireWriter().reset()
-    this.db
-      .transaction(() => {
-        deleteCachedCalls(this.db)
-        writeWindowScopes(this.db, scopes)
-      })
-      .immediate()
-    this.scopeRows.forget()
-    this.writes++
-    this.journal.restart(this.writes)
+    this.requireWriter()
+    chooseWindowScopes(this.db, scopes)
+    this.replaced({ scopes: true })
   }
 
   /** The team cache this cache is fed from, and how far it has pulled; null when synced directly. */
@@ -434,11 +429,9 @@ export class CallCache {
    */
   clear(opts: { keepReview?: boolean } = {}): void {
     if (opts.keepReview === false) this.review.deleteAll()
-    this.requireWriter().reset()
+    this.requireWriter()
     deleteCachedCalls(this.db)
-    this.scopeRows.forget()
-    this.writes++
-    this.journal.restart(this.writes)
+    this.replaced({ scopes: true })
     this.db.exec('VACUUM')
     this.db.pragma('wal_checkpoint(TRUNCATE)')
   }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import { forEachId } from '../analysis-lists'
 import { SQL_HOUR_OF } from '../totals'
+import { deleteCachedCalls } from '../cache-contents'
 
 /**
  * The window of a team cache this cache holds (migration 18; src/core/team/window.ts says
@@ -132,4 +133,26 @@ export function deleteCallsBefore(db: Database.Database, before: number): number
     DELETE FROM temp.window_dropped; DELETE FROM temp.window_scope_hours; DELETE FROM temp.window_values;
   `)
   return n
+}
+
+/**
+ * Drops the calls dated before `before` (when not null) and records `state`, in one
+ * transaction; how many calls went.
+ */
+export function narrowWindow(db: Database.Database, state: WindowState, before: number | null): number {
+  return db
+    .transaction(() => {
+      const dropped = before === null ? 0 : deleteCallsBefore(db, before)
+      writeWindow(db, state)
+      return dropped
+    })
+    .immediate()
+}
+
+/** Records the worker scopes the window holds and empties the cache of what was pulled, in one transaction. */
+export function chooseWindowScopes(db: Database.Database, scopes: readonly WindowScope[] | null): void {
+  db.transaction(() => {
+    deleteCachedCalls(db)
+    writeWindowScopes(db, scopes)
+  }).immediate()
 }
