@@ -239,7 +239,10 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
     where.push(...review.where)
     params.push(...review.params)
   }
-  const match = matchParts.length > 1 ? matchParts.map((m) => `(${m})`).join(' AND ') : (matchParts[0] ?? null)
+  // Each part parenthesised when there are several: a part may hold its own OR or NOT.
+  const joined = (parts: readonly string[]): string | null =>
+    parts.length > 1 ? parts.map((m) => `(${m})`).join(' AND ') : (parts[0] ?? null)
+  const match = joined(matchParts)
   const order: ResultOrder = query.sort === 'relevance' ? (text.ranked ? 'relevance' : 'date_desc') : query.sort
   const dateConds = (query.from !== null ? 1 : 0) + (query.to !== null ? 1 : 0)
   return {
@@ -251,7 +254,7 @@ export function compileQuery(query: SearchQuery, catalog: QueryCatalog): Compile
       text.split === null
         ? null
         : {
-            long: matchParts.length > 1 ? [text.split.long, ...matchParts.slice(1)].map((m) => `(${m})`).join(' AND ') : text.split.long,
+            long: joined([text.split.long, ...matchParts.slice(1)])!,
             short: text.split.short
           },
     order,
