@@ -9,13 +9,13 @@ import type pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
-import { createPool, enableTeamSearch, PgSyncStore, searchTeamCache, type TeamSearchOptions } from '../../../src/core/team'
+import { createPool, enableTeamSearch, searchTeamCache, type TeamSearchOptions } from '../../../src/core/team'
 import { contract } from '../../../src/shared/ipc/contract'
 import { SearchQuery, TeamCount, type SearchQueryInput } from '../../../src/shared/domain'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import { SCHEMA, setUpTenant } from './review-support'
-import { makeCalls, pagesOf, SCOPES, START } from './team-search-data'
+import { makeCalls, pagesOf, START, writeLocalPages, writeTeamPages } from './team-search-data'
 
 const N = 3000
 
@@ -34,18 +34,11 @@ beforeAll(async () => {
   await enableTeamSearch(owner, SCHEMA)
   const calls = makeCalls(N)
   const pages = pagesOf(calls)
-  const store = await PgSyncStore.open({ url: cluster.urlFor({ database }), schema: SCHEMA })
-  try {
-    for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) await store.ensureScope(key, SCOPES[key])
-    for (let i = 0; i < pages.length; i += 10) await store.writePages(pages.slice(i, i + 10))
-  } finally {
-    await store.close()
-  }
+  await writeTeamPages(cluster.urlFor({ database }), SCHEMA, pages)
   // The planner's row count, as autovacuum keeps it on a server in use.
   await owner.query(`ANALYZE ${SCHEMA}.calls`).finally(() => owner.end())
   cache = openCache(join(tmp.dir, 'local.sqlite'))
-  for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) cache.ensureScope(key, SCOPES[key])
-  for (let i = 0; i < pages.length; i += 10) cache.writePages(pages.slice(i, i + 10))
+  writeLocalPages(cache, pages)
   local = createSearch(cache)
   reader = createPool({
     url: cluster.urlFor({ database, user: `${SCHEMA}_reader`, password: 'reader-pw-1' }),

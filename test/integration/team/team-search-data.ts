@@ -3,7 +3,8 @@
  * analysis items (text, numbers, a comma decimal), scopes by call type, direction, answered
  * and new request, and calls sharing a second (ties ordered by call id).
  */
-import type { WritePageInput } from '../../../src/core/cache'
+import type { CallCache, WritePageInput } from '../../../src/core/cache'
+import { PgSyncStore } from '../../../src/core/team'
 import type { CallRecord } from '../../../src/shared/domain'
 import { prng } from '../../support/prng'
 
@@ -132,4 +133,21 @@ export function pagesOf(calls: readonly CallRecord[]): WritePageInput[] {
     (r) => ({ ...r, analysis: [] })
   )
   return pages
+}
+
+/** The pages written into a team cache through the worker's store, every scope first, ten pages a transaction. */
+export async function writeTeamPages(url: string, schema: string, pages: readonly WritePageInput[]): Promise<void> {
+  const store = await PgSyncStore.open({ url, schema })
+  try {
+    for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) await store.ensureScope(key, SCOPES[key])
+    for (let i = 0; i < pages.length; i += 10) await store.writePages(pages.slice(i, i + 10))
+  } finally {
+    await store.close()
+  }
+}
+
+/** The same pages into a local cache, as a sync writes them. */
+export function writeLocalPages(cache: CallCache, pages: readonly WritePageInput[]): void {
+  for (const key of Object.keys(SCOPES) as Array<keyof typeof SCOPES>) cache.ensureScope(key, SCOPES[key])
+  for (let i = 0; i < pages.length; i += 10) cache.writePages(pages.slice(i, i + 10))
 }
