@@ -71,7 +71,14 @@ export async function pullInChild(
   file: string,
   extra: string[] = []
 ): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
-  return measuredPull([cli, 'pull', '--from', url, '--schema', 'bench', '--db', file, '--json', ...extra])
+  // The CLI refuses a password on its command line (it would show in ps and shell history):
+  // it goes in PGPASSWORD, as an operator would pass it.
+  const bare = new URL(url)
+  const password = decodeURIComponent(bare.password)
+  bare.password = ''
+  return measuredPull([cli, 'pull', '--from', bare.toString(), '--schema', 'bench', '--db', file, '--json', ...extra], {
+    PGPASSWORD: password
+  })
 }
 
 /** The app's pull (bench/app-pull-child.ts) in its own process; defaultHeap: as before the pull bounded V8's heap growth. */
@@ -85,9 +92,12 @@ export async function appPullInChild(
 }
 
 /** Runs a pull in a child process whose last stdout line is its final progress; its peak RSS sampled every 100 ms. */
-async function measuredPull(args: string[]): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
+async function measuredPull(
+  args: string[],
+  env: Record<string, string> = {}
+): Promise<{ seconds: number; rss: number; calls: number; timings: PullTimings | null }> {
   const started = performance.now()
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
   let out = ''
   let err = ''
   let rss = 0
