@@ -1,98 +1,38 @@
 /**
- * `npm run bench -- --only ingest`: a bulk ingest end to end (openCache, writePages in pages
- * of 100 stored 20 a transaction, the index finished), two ways on the same calls, alternately
- * in the same run:
- * - "main thread": every transaction writes its full-text rows; optimizeIndex at the end
- *   (what the sync engine does);
- * - "index beside": the full-text index is built on a worker thread from the committed rows
- *   (startIndexBuild / indexBuildDrain / finishIndexBuild, as a first team pull builds it).
- * Reported: calls/s of wall clock (generation of the calls excluded) and CPU-µs per call of
- * the whole process, all threads (generation excluded); then the answers of a set of
- * searches on the two files, which must be equal (the bench fails otherwise).
- * `CALLSIGHT_BENCH_INGEST_CALLS` sets the size (300,000; 100,000 with --quick).
+ * `npm run bench -- --only ingest`: the sync engine's ingest end to end (openCache, writePages
+ * in pages of 100 stored 20 a transaction, the index written by each transaction, optimizeIndex
+ * at the end), this tree's write path against an earlier commit's (bench/ingest-baseline.ts),
+ * alternately in the same run, each ingest in a process of its own running the same driver
+ * (bench/ingest-child.ts) on the same generated calls.
+ * Reported: calls/s of wall clock and CPU-µs per call of the whole process, all threads (the
+ * generation of the calls excluded from both), and the load average around each ingest; then
+ * the answers of a set of searches on the two files, which must be equal (the bench fails
+ * otherwise).
+ * `CALLSIGHT_BENCH_INGEST_CALLS` sets the size (300,000; 100,000 with --quick);
+ * `CALLSIGHT_BENCH_INGEST_ROUNDS` the rounds (2); `CALLSIGHT_BENCH_INGEST_BASE` the baseline
+ * commit; `CALLSIGHT_BENCH_INGEST_BESIDE=1` adds the first team pull's path (the index built
+ * on a worker thread beside the ingest, as a third way, for reference).
  */
-import { readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
-import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
+import { openCache } from '../src/core/cache'
 import { createSearch } from '../src/core/search'
-import { SearchQuery, type CallRecord, type SearchQueryInput } from '../src/shared/domain'
-import { COMMON_TERM, makeCall, prng, RARE_TERM } from './search-data'
+import { SearchQuery, type SearchQueryInput } from '../src/shared/domain'
+import { buildBaseline, DEFAULT_BASE } from './ingest-baseline'
+import { COMMON_TERM, RARE_TERM } from './search-data'
 import { median, type BenchFn, type BenchRow } from './types'
 
-const ALL_SCOPE = { callTypes: [], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: true }
-const TYPE_SCOPE = { callTypes: ['Fatura'], direction: null, results: 'answered' as const, hasNewRequest: null, includeAnalysis: false }
-/** Committed transactions the index build may lag behind (a team pull's bound). */
-const BACKLOG = 4
-
-type Mode = 'main thread' | 'index beside'
-
-/** This thread's CPU in µs (Linux: /proc/thread-self/stat, 10 ms ticks); 0 elsewhere. */
-function threadCpuUs(): number {
-  try {
-    const f = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1]!.split(' ')
-    return (Number(f[11]) + Number(f[12])) * 10_000
-  } catch {
-    return 0
-  }
-}
+type Mode = 'old sync' | 'new sync' | 'index beside'
 
 interface Run {
   wallS: number
   cpuUs: number
+  load: number
 }
 
-/** One ingest of n generated calls into a new file, its index finished. */
-async function ingestOnce(file: string, n: number, mode: Mode): Promise<Run> {
-  for (const ext of ['', '-wal', '-shm']) rmSync(file + ext, { force: true })
-  const cache: CallCache = openCache(file)
-  try {
-    cache.ensureScope('all', ALL_SCOPE)
-    cache.ensureScope('type:Fatura', TYPE_SCOPE)
-    const rnd = prng(42)
-    const cpu0 = process.cpuUsage()
-    let genUs = 0
-    let wallMs = 0
-    const beside = mode === 'index beside'
-    let t = performance.now()
-    if (beside) await cache.startIndexBuild()
-    wallMs += performance.now() - t
-    const fatura: CallRecord[] = []
-    let held: WritePageInput[] = []
-    const store = async (): Promise<void> => {
-      const t0 = performance.now()
-      cache.writePages(held)
-      held = []
-      if (beside) await cache.indexBuildDrain(BACKLOG)
-      wallMs += performance.now() - t0
-    }
-    for (let i = 0; i < n; i += 100) {
-      const g0 = threadCpuUs()
-      const page: CallRecord[] = []
-      for (let k = i; k < Math.min(n, i + 100); k++) {
-        const g = makeCall(k, n, rnd)
-        page.push(g.record)
-        if (g.topic === 0) fatura.push(g.record)
-      }
-      genUs += threadCpuUs() - g0
-      held.push({ scopeKey: 'all', records: page, includeAnalysis: true, checkpoint: { next: i + 100 } })
-      if (fatura.length >= 500)
-        held.push({ scopeKey: 'type:Fatura', records: fatura.splice(0), includeAnalysis: false, checkpoint: { next: i } })
-      if (held.length >= 20) await store()
-    }
-    if (fatura.length) held.push({ scopeKey: 'type:Fatura', records: fatura, includeAnalysis: false, checkpoint: null })
-    if (held.length) await store()
-    t = performance.now()
-    if (beside) await cache.finishIndexBuild()
-    else cache.optimizeIndex()
-    wallMs += performance.now() - t
-    const used = process.cpuUsage(cpu0)
-    return { wallS: wallMs / 1000, cpuUs: used.user + used.system - genUs }
-  } finally {
-    cache.close()
-  }
-}
-
-/** The answers compared between the two files: counts and the first page's call ids. */
+/** The answers compared between the files: counts and the first page's call ids. */
 const QUERIES: SearchQueryInput[] = [
   { text: COMMON_TERM },
   { text: 'iptal' },
@@ -120,47 +60,82 @@ function answers(file: string): string[] {
   }
 }
 
+function ingestOnce(entry: string, file: string, n: number, mode: Mode): Run {
+  const load0 = loadavg()[0]!
+  const out = execFileSync(process.execPath, [entry, file, String(n), mode === 'index beside' ? 'beside' : 'sync'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { wallS: number; cpuUs: number }
+  return { ...r, load: (load0 + loadavg()[0]!) / 2 }
+}
+
 export const run: BenchFn = async (ctx) => {
   const n = Number(process.env.CALLSIGHT_BENCH_INGEST_CALLS ?? (ctx.quick ? 100_000 : 300_000))
-  const rounds = 2
-  const runs: Record<Mode, Run[]> = { 'main thread': [], 'index beside': [] }
-  const files: Record<Mode, string> = { 'main thread': join(ctx.workDir, 'main.db'), 'index beside': join(ctx.workDir, 'beside.db') }
+  const rounds = Number(process.env.CALLSIGHT_BENCH_INGEST_ROUNDS ?? 2)
+  const base = process.env.CALLSIGHT_BENCH_INGEST_BASE ?? DEFAULT_BASE
+  const current = join(process.cwd(), 'out', 'node', 'bench-ingest-child.mjs')
+  if (!existsSync(current)) throw new Error('out/node/bench-ingest-child.mjs is not built (npm run build)')
+  ctx.log(`building the baseline write path of ${base} aside`)
+  const entries: Record<Mode, string> = {
+    'old sync': buildBaseline(base, join(ctx.workDir, 'base')),
+    'new sync': current,
+    'index beside': current
+  }
+  const modes: Mode[] =
+    process.env.CALLSIGHT_BENCH_INGEST_BESIDE === '1' ? ['old sync', 'new sync', 'index beside'] : ['old sync', 'new sync']
+  const files = Object.fromEntries(modes.map((m) => [m, join(ctx.workDir, `${m.replace(' ', '-')}.db`)])) as Record<Mode, string>
+  const runs: Record<Mode, Run[]> = { 'old sync': [], 'new sync': [], 'index beside': [] }
   for (let r = 0; r < rounds; r++) {
-    // Alternately, the order swapped each round: neither gets the quieter moments.
-    const order: Mode[] = r % 2 === 0 ? ['main thread', 'index beside'] : ['index beside', 'main thread']
+    // Alternately, the order reversed each round: neither gets the quieter moments.
+    const order = r % 2 === 0 ? modes : [...modes].reverse()
     for (const mode of order) {
-      const one = await ingestOnce(files[mode], n, mode)
+      const one = ingestOnce(entries[mode], files[mode], n, mode)
       runs[mode].push(one)
       ctx.log(
-        `${mode}: ${n.toLocaleString('en')} calls, ${Math.round(n / one.wallS)} calls/s, ${(one.cpuUs / n).toFixed(1)} CPU-µs per call`
+        `${mode}: ${n.toLocaleString('en')} calls, ${Math.round(n / one.wallS)} calls/s, ${(one.cpuUs / n).toFixed(1)} CPU-µs per call, load ${one.load.toFixed(1)}`
       )
     }
   }
-  const main = answers(files['main thread'])
-  const beside = answers(files['index beside'])
-  const differ = QUERIES.filter((_, i) => main[i] !== beside[i])
-  if (differ.length > 0) throw new Error(`the two ingests answer differently: ${differ.map((q) => JSON.stringify(q)).join('; ')}`)
+  const old = answers(files['old sync'])
+  for (const mode of modes.slice(1)) {
+    const other = answers(files[mode])
+    const differ = QUERIES.filter((_, i) => old[i] !== other[i])
+    if (differ.length > 0) throw new Error(`${mode} answers differently from old sync: ${differ.map((q) => JSON.stringify(q)).join('; ')}`)
+  }
   const rate = (m: Mode): number => median(runs[m].map((x) => n / x.wallS))
   const cpu = (m: Mode): number => median(runs[m].map((x) => x.cpuUs / n))
+  const loads = modes.flatMap((m) => runs[m].map((x) => x.load))
+  const loadNote = `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`
   const rows: BenchRow[] = [
     {
-      metric: `ingest end to end, index beside (${n.toLocaleString('en')} calls + 10 items), median of ${rounds}`,
-      value: Math.round(rate('index beside')),
+      metric: `ingest end to end, the sync's path (${n.toLocaleString('en')} calls + 10 items), median of ${rounds}`,
+      value: Math.round(rate('new sync')),
       unit: 'calls/s',
-      baseline: Math.round(rate('main thread')),
-      ratio: rate('index beside') / rate('main thread'),
+      baseline: Math.round(rate('old sync')),
+      ratio: rate('new sync') / rate('old sync'),
       target: 20_000,
       targetKind: 'min',
-      note: 'baseline: the index written by each transaction, optimize at the end; ratio = ours / baseline'
+      note: `baseline: the write path of ${base}, same driver, alternately; ratio = ours / baseline; ${loadNote}`
     },
     {
-      metric: 'ingest CPU per call, all threads, index beside',
-      value: cpu('index beside'),
+      metric: "ingest CPU per call, all threads, the sync's path",
+      value: cpu('new sync'),
       unit: 'µs',
-      baseline: cpu('main thread'),
-      ratio: cpu('main thread') / cpu('index beside'),
-      note: `ratio = baseline / ours; answers of ${QUERIES.length} searches equal on both files`
+      baseline: cpu('old sync'),
+      ratio: cpu('old sync') / cpu('new sync'),
+      note: `ratio = baseline / ours; answers of ${QUERIES.length} searches equal on every file`
     }
   ]
+  if (modes.includes('index beside')) {
+    rows.push({
+      metric: 'ingest end to end, the index built beside (a first team pull)',
+      value: Math.round(rate('index beside')),
+      unit: 'calls/s',
+      baseline: Math.round(rate('new sync')),
+      ratio: rate('index beside') / rate('new sync'),
+      note: `CPU ${cpu('index beside').toFixed(1)} µs per call; baseline: the sync's path of this tree`
+    })
+  }
   return { name: 'ingest', rows }
 }
