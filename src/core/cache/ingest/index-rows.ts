@@ -5,12 +5,16 @@ import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefi
 export type IndexRow = [string, string, string]
 
 /**
- * The full-text rows of one transaction, written at its end in one statement. FTS5 keeps a
- * transaction's rows in memory and writes them out as one segment at commit, but any later
- * statement that opens a savepoint (every multi-row INSERT does) makes it write what it
- * holds first: writing the index row by page between the other inserts cost a segment per
- * statement and made those inserts four times slower (measured). Deleting in rowid order,
- * then inserting in rowid order, keeps FTS5 from flushing on a rowid that goes backwards.
+ * The full-text rows of one transaction, written at its end. FTS5 keeps a transaction's rows
+ * in memory and writes them out as one segment at commit, but any later statement that opens
+ * a savepoint (every multi-row INSERT does) makes it write what it holds first: writing the
+ * index row by page between the other inserts cost a segment per statement and made those
+ * inserts four times slower (measured). So the rows wait here until every other insert of the
+ * transaction is done. They then go one single-row INSERT each (a single-row INSERT opens no
+ * savepoint, so FTS5 still writes one segment at commit): that costs less than one statement
+ * over a JSON array of all of them, which built and parsed a megabyte of JSON per transaction
+ * and the arrays behind it (docs/perf-log.md). Deleting in rowid order, then inserting in
+ * rowid order, keeps FTS5 from flushing on a rowid that goes backwards.
  */
 export class IndexRows {
   /** Rows by call id (null: the row is not built here, see divert). */
@@ -18,9 +22,9 @@ export class IndexRows {
   /** Calls whose index row from before the transaction must go. */
   private readonly stale: number[] = []
   private readonly remove: Database.Statement
-  private readonly insert: Database.Statement<[string]>
+  private readonly insert: Database.Statement<[number, string, string, string]>
   /** The short-prefix index's statements (short-prefixes.ts); null on a schema without it. */
-  private readonly short: { remove: Database.Statement; insert: Database.Statement<[string]> } | null
+  private readonly short: { remove: Database.Statement; insert: Database.Statement<[number, string]> } | null
   /**
    * While set (a first bulk pull: deferred-index.ts), no row is built or inserted: write()
    * hands over which calls to index (and which stale rows to drop), and the caller sends
@@ -31,14 +35,13 @@ export class IndexRows {
 
   constructor(db: Database.Database) {
     this.remove = db.prepare('DELETE FROM calls_fts WHERE rowid = ?')
-    // One statement per transaction whatever its size: rows as one JSON array.
-    this.insert = db.prepare<[string]>(
-      'INSERT INTO calls_fts (rowid, title, summary, analysis) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'
+    this.insert = db.prepare<[number, string, string, string]>(
+      'INSERT INTO calls_fts (rowid, title, summary, analysis) VALUES (?, ?, ?, ?)'
     )
     this.short = hasShortIndex(db)
       ? {
           remove: db.prepare(`DELETE FROM ${SHORT_INDEX_TABLE} WHERE rowid = ?`),
-          insert: db.prepare<[string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) SELECT value ->> 0, value ->> 1 FROM json_each(?)`)
+          insert: db.prepare<[number, string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) VALUES (?, ?)`)
         }
       : null
   }
@@ -81,32 +84,16 @@ export class IndexRows {
     }
     this.stale.length = 0
     if (this.pending.size === 0) return
-    const [rows, short] = this.json()
-    this.insert.run(rows)
-    if (short !== null) this.short?.insert.run(short)
-  }
-
-  /**
-   * The pending rows as one JSON array of [id, title, summary, analysis], in id order, and
-   * (when the schema has the short-prefix index) one of [id, short prefixes] apart: each
-   * statement parses only what it inserts. Forgets them.
-   */
-  private json(): [string, string | null] {
-    const ids = this.sortedIds()
-    // One native JSON.stringify of the whole array: a flat string, where building it by
-    // concatenation made a rope that every later reader (SQLite's binding, postMessage to the
-    // index build) flattened again.
-    const rows: Array<[number, string, string, string]> = new Array(ids.length)
-    const short: Array<[number, string]> | null = this.short ? new Array(ids.length) : null
-    for (let i = 0; i < ids.length; i++) {
+    const short = this.short?.insert ?? null
+    for (const id of this.sortedIds()) {
       // Rows are null only while diverted, and write() hands those over before this: an
       // empty row in their place would make a stored call unsearchable without a word.
-      const [title, summary, analysis] = this.pending.get(ids[i]!)!
-      rows[i] = [ids[i]!, title, summary, analysis]
-      if (short !== null) short[i] = [ids[i]!, shortPrefixesOf([title, summary, analysis])]
+      const row = this.pending.get(id)!
+      const [title, summary, analysis] = row
+      this.insert.run(id, title, summary, analysis)
+      if (short !== null) short.run(id, shortPrefixesOf(row))
     }
     this.pending.clear()
-    return [JSON.stringify(rows), short === null ? null : JSON.stringify(short)]
   }
 
   /** The pending calls' ids in order. New ids arrive in order; only changed calls of earlier pages need the sort. */

@@ -112,7 +112,7 @@ export class RecordWriter {
     this.totals.flush()
     for (const [keyId, [items, numeric]] of this.keyStats) this.bumpKey.run(items, numeric, keyId)
     this.keyStats.clear()
-    // The full-text rows go last, in one statement (IndexRows says why).
+    // The full-text rows go last, after every other insert (IndexRows says why).
     this.index.write()
   }
 

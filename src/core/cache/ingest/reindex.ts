@@ -3,7 +3,7 @@ import { hasAnalysisLists, valueDictionary } from '../analysis-lists'
 import { foldForIndex } from '../fold'
 import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
 
-/** Calls re-indexed per statement: one JSON array each, as IndexRows writes a transaction's rows. */
+/** Calls re-indexed per statement: one JSON array each. */
 const BATCH = 5000
 
 /**
