@@ -62,6 +62,9 @@ const hhmmss = (ms: number): string => new Date(ms).toISOString().slice(11, 19)
 export class TeamWorker {
   readonly metrics: WorkerMetrics
 
+  /** The wait for PostgreSQL in progress, shared by every pass that meets the outage. */
+  private outage: Promise<boolean> | null = null
+
   constructor(private readonly deps: WorkerDeps) {
     this.metrics = deps.metrics ?? new WorkerMetrics(undefined, () => deps.clock.now())
   }
@@ -266,9 +269,20 @@ export class TeamWorker {
   /**
    * Waits until PostgreSQL answers again, looking 1, 2, 4 … up to 30 s apart (with jitter, so
    * that many workers do not knock at once). False when it answered at once (only the session
-   * was ended): the caller retries without a wait.
+   * was ended): the caller retries without a wait. Membership passes running at once meet the
+   * same outage: the first starts the wait, the others join it, so the log says "waiting for
+   * PostgreSQL" and "PostgreSQL is back" once per outage, not once per pass.
    */
-  private async waitForTeamCache(signal: AbortSignal): Promise<boolean> {
+  private waitForTeamCache(signal: AbortSignal): Promise<boolean> {
+    if (this.outage) return this.outage
+    const wait = this.waitOutTeamCache(signal).finally(() => {
+      if (this.outage === wait) this.outage = null
+    })
+    this.outage = wait
+    return wait
+  }
+
+  private async waitOutTeamCache(signal: AbortSignal): Promise<boolean> {
     const { clock, logger, store } = this.deps
     const probe = async (): Promise<boolean> => {
       try {

@@ -171,4 +171,29 @@ describe('the worker runs membership passes at once', () => {
     expect(after.calls).toEqual(oneByOne.calls)
     expect(after.members).toEqual(oneByOne.members)
   }, 300_000)
+
+  it('PostgreSQL restarted under three passes: one "waiting for PostgreSQL" and one "back", the passes end their work', async () => {
+    expect(oneByOne).toBeDefined()
+    team.service.admin.setFaults({ latencyMs: 5 })
+    const { session } = await signedInSession(team.service)
+    const database = await freshDatabase(team.cluster)
+    let restart: Promise<number> | undefined
+    let running = 0
+    const log = recordingLogger((l) => {
+      if (!isPass(l)) return
+      if (l.msg === 'sync started') running++
+      else if (ENDS.has(l.msg)) running--
+      // All three passes mid-way: the server goes away under each of them at once.
+      if (running === 3 && restart === undefined) restart = team.cluster.restart(2000)
+    })
+    const { failures } = await runWorker(session, database, 3, log.logger)
+    expect(restart).toBeDefined()
+    await restart
+    expect(failures).toBe(0)
+    expect(log.lines.filter((l) => l.msg.startsWith('waiting for PostgreSQL since '))).toHaveLength(1)
+    expect(log.lines.filter((l) => l.msg === 'PostgreSQL is back')).toHaveLength(1)
+    const after = await memberships(team.cluster.urlFor({ database }))
+    expect(after.duplicates).toBe(0)
+    expect(after.members).toEqual(oneByOne.members)
+  }, 300_000)
 })
