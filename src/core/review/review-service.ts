@@ -19,7 +19,7 @@ import { maskText } from '../pii'
 import type { LocalSearch } from '../search'
 import { sample, type Candidate } from './sampling'
 import { scoreOf } from './scoring'
-import { queueDeletion, queueList, queueScorecard } from './team-share'
+import { queueDeletion, queueList, queueRemoval, queueScorecard } from './team-share'
 
 /** Matches read from a search to sample from, at most (a sample is at most LIST_MAX). */
 const SAMPLE_POOL_MAX = 2_000_000
@@ -124,12 +124,24 @@ export function createList(ctx: ReviewContext, name: string, source: ListSource)
   })
 }
 
-/** Appends calls to a list (and queues the list for the team, with the calls it holds now). */
+/** Appends calls to a list (and queues the list for the team, with the calls it holds now and those it appended). */
 export function addToList(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string, callIds: readonly string[]): ReviewListInfo {
   return ctx.cache.review.share.atomically(() => {
+    const before = new Set(ctx.cache.review.reviewLists.callIds(id))
     const list = ctx.cache.review.reviewLists.add(id, callIds)
-    queueList(ctx.cache, id, ctx.now())
+    const added = [...new Set(callIds)].filter((c) => !before.has(c))
+    queueList(ctx.cache, id, ctx.now(), added)
     return list
+  })
+}
+
+/** Removes calls (with their assignments) from a list here, and queues the removal for the team. */
+export function removeFromList(ctx: Pick<ReviewContext, 'cache' | 'now'>, id: string, callIds: readonly string[]): ReviewListInfo {
+  return ctx.cache.review.share.atomically(() => {
+    ctx.cache.review.reviewLists.info(id)
+    const held = ctx.cache.review.reviewLists.dropCalls(id, callIds)
+    queueRemoval(ctx.cache, id, held, ctx.now())
+    return ctx.cache.review.reviewLists.info(id)
   })
 }
 

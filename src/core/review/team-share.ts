@@ -19,17 +19,35 @@ export function queueScorecard(cache: CallCache, card: Scorecard): void {
   )
 }
 
-/** A list with every call it holds now (the team cache keeps calls it has and adds the new). */
-export function queueList(cache: CallCache, listId: string, at: number): void {
+/**
+ * A list with every call it holds now (the team cache keeps calls it has and adds the new),
+ * and the calls this change appended: those win over an older removal of them elsewhere.
+ */
+export function queueList(cache: CallCache, listId: string, at: number, added: readonly string[] = []): void {
   const info = cache.review.reviewLists.info(listId)
   const source = cache.review.reviewLists.sourceOf(listId)
   cache.review.share.enqueueRecord(
     'list',
     listId,
     null,
-    { name: info.name, source, createdAt: info.createdAt, items: cache.review.reviewLists.positions(listId) },
+    {
+      name: info.name,
+      source,
+      createdAt: info.createdAt,
+      items: cache.review.reviewLists.positions(listId),
+      ...(added.length > 0 ? { added } : {})
+    },
     at
   )
+}
+
+/**
+ * Calls removed from a list (with their assignments), shared as one tombstone per call: the
+ * team cache refuses it from anyone but a lead, and the other workstations remove the calls
+ * with their next pull.
+ */
+export function queueRemoval(cache: CallCache, listId: string, callIds: readonly string[], at: number): void {
+  if (callIds.length > 0) cache.review.share.enqueueRecord('list-removal', listId, null, { callIds }, at)
 }
 
 /** The calls' assignments in a list as they now stand (a reviewer, or none). */

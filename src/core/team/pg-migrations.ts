@@ -7,6 +7,7 @@ import { searchColumnsV6 } from './pg-migration-6'
 import { reviewTablesV7 } from './pg-migration-7'
 import { searchSwitchV8 } from './pg-migration-8'
 import { reviewTombstonesV9 } from './pg-migration-9'
+import { reviewListCallsV10 } from './pg-migration-10'
 import { callsTableSql } from './pg-calls-table'
 import { inTransaction } from './pg-transaction'
 
@@ -131,7 +132,8 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 6, sql: searchColumnsV6 },
   { version: 7, sql: reviewTablesV7 },
   { version: 8, sql: searchSwitchV8 },
-  { version: 9, sql: reviewTombstonesV9 }
+  { version: 9, sql: reviewTombstonesV9 },
+  { version: 10, sql: reviewListCallsV10 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

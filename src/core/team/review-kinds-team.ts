@@ -4,6 +4,8 @@ import { Answers, Criterion } from '../../shared/review'
 import type { OutboxEntry, PushOutcome } from '../cache/review/share-store'
 import { CallId, Name } from '../review/import-checks'
 import { q } from './connection'
+import { LIST_CALL } from './pg-migration-10'
+import { schemaVersion } from './pg-migrations'
 import { basics, need, parseJson, refusedRow, text, type ApplyContext, type PulledReviewRow } from './review-apply'
 import { pulledColumns, type SharedKind } from './review-kind-parts'
 
@@ -47,7 +49,9 @@ export const ListValue = z.object({
   name: z.string().min(1).max(200),
   source: z.string().max(60_000),
   createdAt: z.number(),
-  items: z.array(z.tuple([z.number().int().min(0), CallId]))
+  items: z.array(z.tuple([z.number().int().min(0), CallId])),
+  /** The calls this change appended (a lead adding them now): they win over an older removal of them. */
+  added: z.array(CallId).optional()
 })
 export const AssignmentValue = z.object({ reviewer: Name.min(1).nullable() })
 export const CalibrationValue = z.object({
@@ -80,6 +84,15 @@ async function pushList(c: pg.ClientBase, schema: string, e: OutboxEntry): Promi
       `INSERT INTO ${s}.team_review_lists (id, name, source, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
       [e.callId, v.name, v.source, v.createdAt]
     )
+    // Calls added again after a removal (schema 10): the removal goes when this addition is the later one;
+    // the other calls the change carries are as the workstation last saw them, and a removal keeps them out.
+    if (v.added && v.added.length > 0 && (await schemaVersion(c, schema)) >= 10)
+      await c.query(`DELETE FROM ${s}.review_tombstones WHERE kind = $1 AND id = $2 AND call_id = ANY($3::text[]) AND deleted_at < $4`, [
+        LIST_CALL,
+        e.callId,
+        v.added,
+        e.at
+      ])
     const items = await c.query(
       `INSERT INTO ${s}.team_review_list_items (list_id, position, call_id)
        SELECT $1, p, id FROM unnest($2::integer[], $3::text[]) AS t (p, id) ON CONFLICT DO NOTHING`,
@@ -164,7 +177,7 @@ function applyAssignment(ctx: ApplyContext, row: PulledReviewRow): void {
   const listId = need(row, Uuid, text(row, 'b'), 'list')
   const position = need(row, z.coerce.number().int().min(0).max(10_000_000), text(row, 'c'), 'position')
   const reviewer = need(row, Name.min(1).nullable(), text(row, 'a', true), 'reviewer')
-  if (ctx.cache.review.share.deletionPending(listId)) return
+  if (ctx.cache.review.share.deletionPending(listId) || ctx.cache.review.share.removalPending(listId, callId)) return
   if (!ctx.cache.review.reviewLists.exists(listId)) throw refusedRow(row, 'its list is not known here')
   ctx.cache.review.reviewLists.putItem(listId, position, callId)
   ctx.cache.review.assignments.setShared(listId, callId, reviewer, author, at)

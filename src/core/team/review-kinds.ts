@@ -5,6 +5,7 @@ import { applyConflict, applyEvaluation, applyField } from './review-apply'
 import { pulledColumns, type SharedKind } from './review-kind-parts'
 import { TEAM_WORK_KINDS } from './review-kinds-team'
 import { TOMBSTONE_KIND } from './review-tombstones'
+import { LIST_REMOVAL_KIND } from './review-removals'
 
 export { REVIEW_NAME_BYTES, REVIEW_VALUE_BYTES, type SharedKind } from './review-kind-parts'
 
@@ -114,7 +115,7 @@ const REVIEW_KINDS: readonly SharedKind[] = [
   }
 ]
 
-/** Every kind: the annotations' (above), the lead's work (assignments, calibration rounds) and deletions of it. */
-export const SHARED_KINDS: readonly SharedKind[] = [...REVIEW_KINDS, ...TEAM_WORK_KINDS, TOMBSTONE_KIND]
+/** Every kind: the annotations' (above), the lead's work (assignments, calibration rounds), deletions of it and calls removed from lists. */
+export const SHARED_KINDS: readonly SharedKind[] = [...REVIEW_KINDS, ...TEAM_WORK_KINDS, TOMBSTONE_KIND, LIST_REMOVAL_KIND]
 
 export const kindOf = (kind: string): SharedKind | undefined => SHARED_KINDS.find((k) => k.kind === kind)

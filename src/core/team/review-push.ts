@@ -7,6 +7,7 @@ import { schemaVersion } from './pg-migrations'
 import { kindOf } from './review-kinds'
 import { analystGroup } from './pg-migration-5'
 import { restoreRefused } from './review-tombstones'
+import { restoreRemovals } from './review-removals'
 import { inTransaction } from './pg-transaction'
 
 export interface PushOptions {
@@ -127,14 +128,11 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
       }
       cache.review.share.pushed(entries, outcomes, role)
       const refused = new Set(outcomes.filter((o) => o.result === 'refused').map((o) => o.changeId))
-      if (refused.size > 0)
-        await restoreRefused(
-          c,
-          schema,
-          cache,
-          role,
-          entries.filter((e) => refused.has(e.changeId))
-        )
+      if (refused.size > 0) {
+        const undone = entries.filter((e) => refused.has(e.changeId))
+        await restoreRefused(c, schema, cache, role, undone)
+        await restoreRemovals(c, schema, cache, role, undone)
+      }
       for (const o of outcomes) {
         if (o.result === 'conflict') result.conflicts++
         else if (o.result === 'duplicate') result.duplicates++

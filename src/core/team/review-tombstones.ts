@@ -8,6 +8,7 @@ import { basics, need, type ApplyContext, type PulledReviewRow } from './review-
 import { pulledColumns, type SharedKind } from './review-kind-parts'
 import { TEAM_WORK_KINDS } from './review-kinds-team'
 import { TOMBSTONE_KINDS, type TombstoneKind } from './pg-migration-9'
+import { LIST_CALL } from './pg-migration-10'
 
 /**
  * The deletion of a review list or a calibration round (schema 9's `review_tombstones`,
@@ -61,12 +62,12 @@ export const TOMBSTONE_KIND: SharedKind = {
   since: 9,
   push: pushTombstone,
   pullSql: (schema) =>
-    `SELECT ${pulledColumns('tombstone', { callId: 'id::text', a: 'kind', b: 'NULL::text', c: 'NULL::text', author: 'author', at: 'deleted_at', meta: 'NULL::text' })} FROM ${q(schema)}.review_tombstones WHERE seq > $1`,
+    `SELECT ${pulledColumns('tombstone', { callId: 'id::text', a: 'kind', b: 'NULL::text', c: 'NULL::text', author: 'author', at: 'deleted_at', meta: 'NULL::text' })} FROM ${q(schema)}.review_tombstones WHERE seq > $1 AND kind <> '${LIST_CALL}'`,
   apply: applyTombstone
 }
 
 /** node-postgres gives bigint as text: the numbers a pull's rows carry. */
-const numbers = (r: PulledReviewRow): PulledReviewRow => {
+export const numbers = (r: PulledReviewRow): PulledReviewRow => {
   const out: Record<string, unknown> = { ...r }
   for (const k of Object.keys(out)) if (k === 'seq' || k === 'at' || k.endsWith('_bytes')) out[k] = Number(out[k])
   return out as unknown as PulledReviewRow

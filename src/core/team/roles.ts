@@ -7,6 +7,7 @@ import { reviewGrantsSql } from './pg-migration-5'
 import { backfillSearch } from './pg-migration-6'
 import { reviewGrantsV7Sql } from './pg-migration-7'
 import { reviewGrantsV9Sql } from './pg-migration-9'
+import { reviewGrantsV10Sql } from './pg-migration-10'
 import { teamSearchState } from './pg-migration-8'
 import { poolTransaction } from './pg-transaction'
 
@@ -90,6 +91,7 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
     await c.query(reviewGrantsSql(opts.schema, writer, reader, db))
     await c.query(reviewGrantsV7Sql(opts.schema, writer))
     await c.query(reviewGrantsV9Sql(opts.schema, writer))
+    await c.query(reviewGrantsV10Sql(opts.schema))
     return restored
   })
   // With search on, rows still without their search columns get them (a no-op once all have).

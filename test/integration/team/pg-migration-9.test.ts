@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteList } from '../../../src/core/review/review-service'
-import { createPool, migratePg, pgMigrations, pullReview, pushReview, schemaVersion } from '../../../src/core/team'
+import { createPool, migratePg, PG_SCHEMA_VERSION, pgMigrations, pullReview, pushReview, schemaVersion } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import { SCHEMA, setUpTenant, workstation } from './review-support'
@@ -58,7 +58,7 @@ describe('team cache schema 9: shared deletions (tombstones)', () => {
 
       // `team init` of this version migrates (and grants), then the team's logins.
       await setUpTenant(cluster, database, [{ name: 'lena', lead: true }, { name: 'ayse' }])
-      expect(await schemaVersion(pool, SCHEMA)).toBe(9)
+      expect(await schemaVersion(pool, SCHEMA)).toBe(PG_SCHEMA_VERSION)
       expect(await count()).toEqual([1, 2, 1, 1, 1])
       expect(Number((await pool.query('SELECT count(*) AS n FROM acme.review_tombstones')).rows[0].n)).toBe(0)
 

@@ -5,6 +5,7 @@ import {
   addToList,
   createList,
   deleteList,
+  removeFromList,
   reviewStats,
   saveAnnotation,
   saveScorecard,
@@ -129,7 +130,7 @@ export function reviewHandlers(state: AppState): ReviewHandlers {
     'reviewLists.list': async () => (state.runtime ? state.runtime.cache.review.reviewLists.list() : []),
     'reviewLists.create': async ({ name, source }) => queued(createList(ctx(), name, source)),
     'reviewLists.add': async ({ id, callIds }) => queued(addToList(ctx(), id, callIds)),
-    'reviewLists.removeCalls': async ({ id, callIds }) => cache().review.reviewLists.removeCalls(id, callIds),
+    'reviewLists.removeCalls': async ({ id, callIds }) => queued(removeFromList(ctx(), id, callIds)),
     'reviewLists.delete': async ({ id }) => {
       deleteList(ctx(), id)
       return queued({ ok: true as const })

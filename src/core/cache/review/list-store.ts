@@ -96,18 +96,25 @@ export class ReviewListStore {
   }
 
   removeCalls(id: string, callIds: readonly string[]): ReviewListInfo {
+    this.dropCalls(id, callIds)
+    return this.info(id)
+  }
+
+  /** Takes calls out of a list with their assignments; returns those it held (a pull's removal too). */
+  dropCalls(id: string, callIds: readonly string[]): string[] {
     const del = this.db.prepare('DELETE FROM review_list_items WHERE list_id = ? AND call_id = ?')
     const unassign = this.db.prepare('DELETE FROM review_assignments WHERE list_id = ? AND call_id = ?')
+    const held: string[] = []
     this.db
       .transaction(() => {
         for (const c of callIds) {
-          del.run(id, c)
+          if (del.run(id, c).changes > 0) held.push(c)
           unassign.run(id, c)
         }
       })
       .immediate()
     this.onWrite()
-    return this.info(id)
+    return held
   }
 
   rename(id: string, name: string): ReviewListInfo {

@@ -12,7 +12,8 @@ export type TeamField = (typeof TEAM_FIELDS)[number]
  * What a queued change is: a team field, an evaluation, a conflict's resolution, or the
  * lead's and reviewers' shared work (a scorecard version, a list, an assignment, a
  * calibration round, a round's answers of one call, a submission, the deletion of a list
- * or a round: a `tombstone`, its kind in `field`).
+ * or a round: a `tombstone`, its kind in `field`; calls removed from a list: a
+ * `list-removal`, the list in `call_id`, the calls in `value`).
  */
 export type OutboxKind =
   | 'field'
@@ -25,6 +26,7 @@ export type OutboxKind =
   | 'calibration-answer'
   | 'calibration-submit'
   | 'tombstone'
+  | 'list-removal'
 
 /** A change waiting for the team cache (review_outbox). */
 export interface OutboxEntry {
@@ -274,6 +276,19 @@ export class ShareStore {
   deletionPending(id: string): boolean {
     return (
       this.stmt("SELECT 1 FROM review_outbox WHERE call_id = ? AND kind = 'tombstone' AND refused IS NULL LIMIT 1").get(id) !== undefined
+    )
+  }
+
+  /**
+   * The removal of this call from this list waits to be pushed: a pull (run before the push
+   * reached the team cache) must not put the call back here meanwhile.
+   */
+  removalPending(listId: string, callId: string): boolean {
+    return (
+      this.stmt(
+        `SELECT 1 FROM review_outbox o WHERE o.call_id = ? AND o.kind = 'list-removal' AND o.refused IS NULL
+         AND EXISTS (SELECT 1 FROM json_each(o.value, '$.callIds') j WHERE j.value = ?) LIMIT 1`
+      ).get(listId, callId) !== undefined
     )
   }
 
