@@ -29,6 +29,12 @@ function threadCpuUs(): number {
   }
 }
 
+/** The bulk pull's switches, as the facet of this tree's cache or as the cache's own methods in trees before the facet (a baseline's). */
+type BulkSwitches = Pick<CallCache['bulk'], 'startIndexBuild' | 'indexBuildDrain' | 'finishIndexBuild'>
+function bulkOf(cache: CallCache): BulkSwitches {
+  return (cache as unknown as { bulk?: BulkSwitches }).bulk ?? (cache as unknown as BulkSwitches)
+}
+
 async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ wallS: number; cpuUs: number }> {
   for (const ext of ['', '-wal', '-shm']) rmSync(file + ext, { force: true })
   const cache: CallCache = openCache(file)
@@ -36,11 +42,12 @@ async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ w
     cache.ensureScope('all', ALL_SCOPE)
     cache.ensureScope('type:Fatura', TYPE_SCOPE)
     const rnd = prng(42)
+    const bulk = bulkOf(cache)
     const cpu0 = process.cpuUsage()
     let genUs = 0
     let wallMs = 0
     let t = performance.now()
-    if (beside) await cache.startIndexBuild()
+    if (beside) await bulk.startIndexBuild()
     wallMs += performance.now() - t
     const fatura: CallRecord[] = []
     let held: WritePageInput[] = []
@@ -48,7 +55,7 @@ async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ w
       const t0 = performance.now()
       cache.writePages(held)
       held = []
-      if (beside) await cache.indexBuildDrain(BACKLOG)
+      if (beside) await bulk.indexBuildDrain(BACKLOG)
       wallMs += performance.now() - t0
     }
     for (let i = 0; i < n; i += 100) {
@@ -68,7 +75,7 @@ async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ w
     if (fatura.length) held.push({ scopeKey: 'type:Fatura', records: fatura, includeAnalysis: false, checkpoint: null })
     if (held.length) await store()
     t = performance.now()
-    if (beside) await cache.finishIndexBuild()
+    if (beside) await bulk.finishIndexBuild()
     else cache.optimizeIndex()
     wallMs += performance.now() - t
     const used = process.cpuUsage(cpu0)

@@ -36,7 +36,7 @@ export async function pullCommand(argv: string[], io: Io, signal: AbortSignal): 
   const batchSize = parseIntFlag(values.batch, '--batch', 100, 100_000) ?? 2000
   const pool = openTeamPool(opts, 1)
   const cache = openCache(file, { onMigrationProgress: migrationProgress(io) })
-  cache.readsForBulkPull()
+  cache.bulk.readsForBulkPull()
   // Unset: the window the file holds already (the cutoff still moves with the date).
   const asked = values.all ? null : days
   const window =

@@ -9,11 +9,11 @@ import { ChangeJournal, type ChangeSet } from './change-journal'
 import { RecordWriter, type PageCounts } from './ingest/ingest'
 import { openCacheDb, SEARCH_MMAP_BYTES, type CacheDbOptions } from './schema/cache-db'
 import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from './ingest/pulled'
-import { FTS_BULK_BUFFER, FTS_DEFAULT_BUFFER, setFtsBuffer } from './ingest/fts-buffer'
 import { DeferredIndexing } from './ingest/deferred-indexing'
 import type { CallRowDb } from './records'
 import { deleteCachedCalls, hydrateRow, readCacheInfo, readCall } from './cache-contents'
 import { optimizeIndexes } from './ingest/reindex'
+import { BulkPull } from './bulk-pull'
 import type { ReviewChanges } from './review/review-journal'
 import { ReviewStores } from './review/review-stores'
 import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
@@ -72,20 +72,17 @@ export class CallCache {
   private readonly pageTx: Database.Transaction<(inputs: readonly WritePageInput[]) => PageCounts[]>
   /** The user's review work: never touched by writes of calls or by clear() (docs/review.md). */
   readonly review: ReviewStores
+  /** What a pull of many calls switches on: the index built beside it, the bulk write settings. */
+  readonly bulk: BulkPull
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
   private readonly indexing = new DeferredIndexing()
-  private readonly nativeBinding: string | undefined
-  /** The memory map search reads through (what bulkWriting(false) restores). */
-  private readonly mmapBytes: number
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
-    this.nativeBinding = opts.nativeBinding
     this.clock = opts.clock ?? systemClock
     this.db = openCacheDb(file, opts, this.clock.now())
-    this.mmapBytes = Math.trunc(opts.mmapBytes ?? SEARCH_MMAP_BYTES)
     if (!opts.readonly && opts.checkpointer !== false && file !== ':memory:' && file !== '') {
       const cp = opts.checkpointer ?? {}
       this.checkpointer = new WalCheckpointer(file, (pages) => this.db.pragma(`wal_autocheckpoint = ${pages}`), {
@@ -99,6 +96,16 @@ export class CallCache {
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
     this.review = new ReviewStores(this.db)
+    this.bulk = new BulkPull({
+      db: this.db,
+      file: this.file,
+      nativeBinding: opts.nativeBinding,
+      mmapBytes: Math.trunc(opts.mmapBytes ?? SEARCH_MMAP_BYTES),
+      indexing: this.indexing,
+      writer: () => this.writer,
+      requireWriter: () => this.requireWriter(),
+      wrote: () => this.wrote(null, [])
+    })
   }
 
   /** Moves with every write to annotations or review lists through this connection. */
@@ -220,54 +227,6 @@ export class CallCache {
     }
     this.wrote(writer.newFrom, writer.touched)
     this.indexing.committed()
-  }
-
-  /**
-   * For a first bulk pull into this (empty) cache: from now on the full-text rows are built
-   * in a worker thread beside the ingest, and taken in by finishIndexBuild (deferred-index.ts).
-   * Until then the cache's own index is incomplete and other opens refuse it.
-   */
-  async startIndexBuild(): Promise<void> {
-    await this.indexing.start(this.db, this.file, this.nativeBinding, this.requireWriter())
-  }
-
-  /** Waits while more than `n` committed batches wait for the index build (bounds memory). */
-  async indexBuildDrain(n: number): Promise<void> {
-    await this.indexing.drain(n)
-  }
-
-  /** Takes in the index built beside the pull (one transaction); the index is complete after. */
-  async finishIndexBuild(): Promise<void> {
-    if (this.indexing.running && (await this.indexing.finish(this.requireWriter()))) this.wrote(null, [])
-  }
-
-  /** A pull that failed or was cancelled: the build stops; the next open finishes the index from the stored rows. */
-  async abortIndexBuild(): Promise<void> {
-    await this.indexing.abort(this.writer)
-  }
-
-  /**
-   * For a pull of many calls. FTS5 keeps a whole batch's terms in memory and writes one
-   * segment per batch (fts-buffer.ts). And the connection reads through SQLite's own page
-   * cache instead of the memory map: a pull touches every page of the file once, and mapped,
-   * each stayed in the process's resident memory (1,000,000 calls pulled as the app pulls, in
-   * a Node process: 1,141–1,151 MB peak with the map, 304–370 MB without, in about the same
-   * time; docs/team.md). Off restores both; search meanwhile works, reading without the map.
-   */
-  bulkWriting(on: boolean): void {
-    this.requireWriter()
-    setFtsBuffer(this.db, on ? FTS_BULK_BUFFER : FTS_DEFAULT_BUFFER)
-    this.db.pragma(`mmap_size = ${on ? 0 : this.mmapBytes}`)
-  }
-
-  /**
-   * For a process that only pulls (the CLI's pull): it writes far more than it reads, so
-   * memory-mapped reads would only add the file to resident memory (+80 MB at 200,000 calls,
-   * growing with the file), and appends need few cached pages: 16 MB instead of search's 64 MB.
-   */
-  readsForBulkPull(): void {
-    this.db.pragma('mmap_size = 0')
-    this.db.pragma('cache_size = -16384')
   }
 
   /** The window of the team cache this cache holds (sync-state/team-window.ts). */

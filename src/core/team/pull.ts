@@ -298,9 +298,9 @@ function noteRefused(progress: PullProgress, refused: readonly CallsightError[])
 async function enterMode(opts: PullOptions, cursor: number, totalCalls: number, mode: PullMode): Promise<void> {
   const { cache } = opts
   mode.deferred = opts.deferIndexFrom !== undefined && totalCalls >= opts.deferIndexFrom && cursor === 0 && cache.info().calls === 0
-  if (mode.deferred) await cache.startIndexBuild()
+  if (mode.deferred) await cache.bulk.startIndexBuild()
   mode.bulk = !mode.deferred && totalCalls >= OPTIMIZE_AFTER
-  if (mode.bulk) cache.bulkWriting(true)
+  if (mode.bulk) cache.bulk.bulkWriting(true)
   if (mode.bulk || mode.deferred) mode.releaseHeap = boundHeapGrowth()
 }
 
@@ -342,7 +342,7 @@ async function pullBatches(
       cache.writePulled({ ...rows, cacheId: start.cacheId, generation: start.generation, source })
       timer.lap('write')
       if (mode.deferred) {
-        await cache.indexBuildDrain(BUILD_BACKLOG)
+        await cache.bulk.indexBuildDrain(BUILD_BACKLOG)
         timer.lap('indexWait')
       }
       progress.cursor = batch.cursor
@@ -366,7 +366,7 @@ async function pullBatches(
  */
 async function finishIndex(cache: CallCache, mode: PullMode, calls: number, timer: LapTimer): Promise<void> {
   timer.restart()
-  if (mode.deferred) await cache.finishIndexBuild()
+  if (mode.deferred) await cache.bulk.finishIndexBuild()
   else if (calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
   timer.lap('end')
 }
@@ -375,14 +375,14 @@ async function finishIndex(cache: CallCache, mode: PullMode, calls: number, time
 async function leaveMode(cache: CallCache, mode: PullMode, done: boolean): Promise<void> {
   if (mode.deferred && !done) {
     try {
-      await cache.abortIndexBuild()
+      await cache.bulk.abortIndexBuild()
     } catch {
       // The next open of the cache finishes the index from the stored rows either way.
     }
   }
   if (mode.bulk) {
     try {
-      cache.bulkWriting(false)
+      cache.bulk.bulkWriting(false)
     } catch {
       // The cache was closed under the pull: the next bulk pull sets it again anyway.
     }

@@ -66,7 +66,7 @@ describe.runIf(posix)('file and folder modes', () => {
     const cache = openCache(file, { checkpointer: false })
     try {
       cache.ensureScope('all', { callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: true })
-      await cache.startIndexBuild()
+      await cache.bulk.startIndexBuild()
       expect(mode(sideFileOf(file))).toBe(0o600)
     } finally {
       cache.close()

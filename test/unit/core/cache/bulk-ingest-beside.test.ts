@@ -115,12 +115,12 @@ describe('a bulk ingest with the index built beside it', () => {
     const file = join(dir, 'beside.db')
     const cache = open(file)
     try {
-      await cache.startIndexBuild()
+      await cache.bulk.startIndexBuild()
       for (let t = 0; t < TRANSACTIONS; t++) {
         cache.writePages(transaction(t))
-        await cache.indexBuildDrain(2)
+        await cache.bulk.indexBuildDrain(2)
       }
-      await cache.finishIndexBuild()
+      await cache.bulk.finishIndexBuild()
     } finally {
       cache.close()
     }
@@ -138,7 +138,7 @@ describe('a bulk ingest with the index built beside it', () => {
     mainThread(ref)
     const file = join(dir, 'stopped.db')
     const first = open(file)
-    await first.startIndexBuild()
+    await first.bulk.startIndexBuild()
     const stopAt = 7
     for (let t = 0; t < stopAt; t++) first.writePages(transaction(t))
     // Closed with batches still queued for the worker: the build is left half done.

@@ -67,7 +67,7 @@ describe('the full-text buffer of a bulk pull', () => {
     expect(small.buffer).toBeNull()
     expect(small.segments).toBeGreaterThan(1)
 
-    cache.bulkWriting(true)
+    cache.bulk.bulkWriting(true)
     expect(state().buffer).toBe(FTS_BULK_BUFFER)
     expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(0)
     cache.writePages(
@@ -79,7 +79,7 @@ describe('the full-text buffer of a bulk pull', () => {
       }))
     )
     expect(state().segments).toBe(small.segments + 1)
-    cache.bulkWriting(false)
+    cache.bulk.bulkWriting(false)
     expect(state().buffer).toBe(FTS_DEFAULT_BUFFER)
     expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
     const db = new Database(file(), { readonly: true })
@@ -92,7 +92,7 @@ describe('the full-text buffer of a bulk pull', () => {
 
   it('a process that only pulls reads without the memory map and with a small page cache', () => {
     expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(SEARCH_MMAP_BYTES)
-    cache.readsForBulkPull()
+    cache.bulk.readsForBulkPull()
     expect(connectionOf(cache).pragma('mmap_size', { simple: true })).toBe(0)
     expect(connectionOf(cache).pragma('cache_size', { simple: true })).toBe(-16384)
   })

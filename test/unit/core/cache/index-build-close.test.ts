@@ -64,10 +64,10 @@ describe("a pull's index build and the cache's close", () => {
   it('close() returns once the worker has closed the cache and its side file; the next open finishes the index', async () => {
     const cache = openCache(file, { checkpointer: false })
     cache.ensureScope('all', FILTERS)
-    await cache.startIndexBuild()
+    await cache.bulk.startIndexBuild()
     // The build runs (a failed one throws here).
     write(cache, 2)
-    await cache.indexBuildDrain(0)
+    await cache.bulk.indexBuildDrain(0)
     // Batches queued for the worker: it is busy with them when the cache closes.
     write(cache, 12, 2)
     cache.close()
@@ -90,7 +90,7 @@ describe("a pull's index build and the cache's close", () => {
   it('closed while the build is starting: the worker opens nothing, and the start fails clearly', async () => {
     const cache = openCache(file, { checkpointer: false })
     cache.ensureScope('all', FILTERS)
-    const started = cache.startIndexBuild()
+    const started = cache.bulk.startIndexBuild()
     cache.close()
     await expect(started).rejects.toThrow(/closed|stopped/)
     expect(await watchFolder(300)).toEqual(['c.db'])
@@ -99,9 +99,9 @@ describe("a pull's index build and the cache's close", () => {
   it('a pull that goes on after the close fails instead of writing to the closed cache', async () => {
     const cache = openCache(file, { checkpointer: false })
     cache.ensureScope('all', FILTERS)
-    await cache.startIndexBuild()
+    await cache.bulk.startIndexBuild()
     write(cache, 2)
-    const finishing = cache.finishIndexBuild()
+    const finishing = cache.bulk.finishIndexBuild()
     cache.close()
     await expect(finishing).rejects.toThrow()
     expect(await watchFolder(200)).toEqual(['c.db', 'c.db.index-build'])

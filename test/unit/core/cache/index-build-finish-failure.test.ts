@@ -35,7 +35,7 @@ describe("a pull's index build whose finish step fails", () => {
   it('finish() rejects with a Storage error instead of hanging; the next open rebuilds the index', async () => {
     const cache = openCache(file, { checkpointer: false })
     cache.ensureScope('all', { callTypes: [], direction: null, results: 'all', hasNewRequest: null, includeAnalysis: true })
-    await cache.startIndexBuild()
+    await cache.bulk.startIndexBuild()
     for (let p = 0; p < 6; p++) {
       cache.writePage({
         scopeKey: 'all',
@@ -57,13 +57,13 @@ describe("a pull's index build whose finish step fails", () => {
       })
     }
     // Every batch is in the worker's transaction, none of it on disk yet (its buffer is 8 MB).
-    await cache.indexBuildDrain(0)
+    await cache.bulk.indexBuildDrain(0)
     const side = sideFileOf(file)
     let failure: unknown
     setFileSizeLimit(statSync(side).size)
     try {
       const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error('finish() did not settle')), 15_000))
-      failure = await Promise.race([cache.finishIndexBuild(), timeout]).then(
+      failure = await Promise.race([cache.bulk.finishIndexBuild(), timeout]).then(
         () => null,
         (e: unknown) => e
       )

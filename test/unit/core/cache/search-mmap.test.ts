@@ -38,9 +38,9 @@ describe("search's memory map", () => {
         expect(mmapOf(cache)).toBeGreaterThan(0)
         expect(mmapOf(cache)).toBeLessThanOrEqual(MAP_MAX)
         if (!readonly) {
-          cache.bulkWriting(true)
+          cache.bulk.bulkWriting(true)
           expect(mmapOf(cache)).toBe(0)
-          cache.bulkWriting(false)
+          cache.bulk.bulkWriting(false)
           expect(mmapOf(cache)).toBeLessThanOrEqual(MAP_MAX)
           expect(mmapOf(cache)).toBeGreaterThan(0)
         }

@@ -158,11 +158,11 @@ describe('the short-prefix index', () => {
     const cache = openCache(file, { checkpointer: false })
     try {
       cache.ensureScope('all', FILTERS)
-      await cache.startIndexBuild()
+      await cache.bulk.startIndexBuild()
       write(cache, 0, 80)
       write(cache, 80, 80)
       write(cache, 10, 5, () => ({ title: 'değişti' }))
-      await cache.finishIndexBuild()
+      await cache.bulk.finishIndexBuild()
       expectExact(cache)
     } finally {
       cache.close()
