@@ -1,15 +1,6 @@
 import { defineStore } from 'pinia'
 import { computed, markRaw, reactive, ref, shallowRef } from 'vue'
-import type {
-  AnalysisKeyInfo,
-  CallRecord,
-  CallRow,
-  CallType,
-  ExportSelection,
-  QueryCoverage,
-  RemotePage,
-  SearchQuery
-} from '../../../shared/domain'
+import type { CallRecord, CallRow, QueryCoverage, RemotePage, SearchQuery } from '../../../shared/domain'
 import type { AppErrorInfo } from '../../../shared/errors'
 import { SERVICE_WINDOW } from '../../../shared/service-limits'
 import { call, listen } from '../api'
@@ -20,10 +11,12 @@ import { useTeamResults } from '../lib/teamResults'
 import { analyzeQuery, positiveTerms, type QueryError } from '../../../shared/query'
 import { buildQuery, emptyFilters, recordToRow, type SearchFilters } from '../lib/query'
 import { rowNumber, termsToHighlight } from '../lib/serviceRows'
-import { allSelection, clickRow, emptySelection, openRow, selectedCount, type ClickModifiers, type Selection } from '../lib/selection'
+import { emptySelection, type Selection } from '../lib/selection'
 import { useAppStore } from './app'
 import { useColumnsStore } from './columns'
 import { savedSearchActions } from './savedSearches'
+import { useSearchLookups } from './searchLookups'
+import { selectionActions } from './searchSelection'
 
 /** Where a search is answered: this computer's cache, the service live, or the team cache in place. */
 export type SearchMode = 'local' | 'service' | 'team'
@@ -75,24 +68,7 @@ export const useSearchStore = defineStore('search', () => {
   const remoteSkip = ref(0)
   const remotePage = shallowRef<RemotePage | null>(null)
 
-  const analysisKeys = ref<AnalysisKeyInfo[]>([])
-  const keysLoaded = ref(false)
-  const callTypes = ref<CallType[]>([])
-  /** A call type as people read it: its Description, or its Value when it has none. */
-  function typeName(value: string): string {
-    return callTypes.value.find((c) => c.value === value)?.description || value
-  }
-  /** The call types for a multi-select: "Description (Value)". */
-  const typeOptions = computed(() =>
-    callTypes.value.map((c) => ({ label: c.description ? `${c.description} (${c.value})` : c.value, value: c.value }))
-  )
-
-  /** The record fields the service sends (agent, duration, …): the query language filters by them. */
-  const recordFields = computed(() =>
-    useColumnsStore()
-      .available.filter((c) => c.column.startsWith('extra:'))
-      .map((c) => c.column.slice('extra:'.length))
-  )
+  const { analysisKeys, keysLoaded, callTypes, typeName, typeOptions, recordFields, loadLookups } = useSearchLookups()
 
   /**
    * What is wrong with the typed text, each with the span to underline (checked here, as
@@ -124,7 +100,6 @@ export const useSearchStore = defineStore('search', () => {
   const shownTotal = computed(() =>
     mode.value === 'service' ? (remotePage.value?.records.length ?? 0) : (total.value ?? provisionalTotal.value)
   )
-  const selectedTotal = computed(() => selectedCount(selection.value, shownTotal.value))
 
   function rowAt(offset: number): CallRow | undefined {
     void version.value
@@ -146,19 +121,6 @@ export const useSearchStore = defineStore('search', () => {
 
   async function ensureRows(from: number, to: number): Promise<void> {
     if (mode.value !== 'service') await cache.ensure(from, to)
-  }
-
-  async function loadLookups(): Promise<void> {
-    const [keys, types] = await Promise.allSettled([
-      call('search.analysisKeys', {}),
-      call('catalog.callTypes', {}),
-      useColumnsStore().load()
-    ])
-    if (keys.status === 'fulfilled') {
-      analysisKeys.value = keys.value
-      keysLoaded.value = true
-    }
-    if (types.status === 'fulfilled') callTypes.value = types.value
   }
 
   /**
@@ -339,46 +301,6 @@ export const useSearchStore = defineStore('search', () => {
     void run()
   }
 
-  function click(offset: number, mods: ClickModifiers): void {
-    selection.value = clickRow(selection.value, offset, mods, shownTotal.value)
-    cursor.value = offset
-  }
-
-  /** A plain click opens the call: the cursor and a shift range's anchor move, the selection stays. */
-  function openAt(offset: number): void {
-    selection.value = openRow(selection.value, offset)
-    cursor.value = offset
-  }
-
-  function selectAll(): void {
-    selection.value = allSelection()
-  }
-
-  function clearSelection(): void {
-    selection.value = emptySelection()
-  }
-
-  /**
-   * What an export of the explicit selection sends: in local mode the offset ranges over the
-   * shown query, as they are (core walks them; no ids are gathered here); in service mode
-   * the ids of the page in memory. "All results" never comes here: it is exported as the query.
-   */
-  function exportSelection(): ExportSelection {
-    const sel = selection.value
-    if (mode.value === 'service') {
-      const records = remotePage.value?.records ?? []
-      const ids: string[] = []
-      for (const [s, e] of sel.all ? [[0, records.length - 1] as const] : sel.ranges)
-        for (let i = s; i <= e; i++) {
-          const r = records[i]
-          if (r) ids.push(r.callId)
-        }
-      return { kind: 'ids', ids }
-    }
-    const sortBy = useColumnsStore().sortBy
-    return { kind: 'ranges', query: activeQuery.value, ranges: sel.ranges.map(([s, e]) => [s, e]), ...(sortBy ? { sortBy } : {}) }
-  }
-
   function resetFilters(): void {
     Object.assign(filters, emptyFilters())
   }
@@ -390,6 +312,14 @@ export const useSearchStore = defineStore('search', () => {
     filters.relativeDays = r.days ?? null
   }
 
+  const { selectedTotal, click, openAt, selectAll, clearSelection, exportSelection } = selectionActions({
+    selection,
+    cursor,
+    shownTotal,
+    mode,
+    remotePage,
+    activeQuery
+  })
   const { applySaved, saveCurrent, removeSaved } = savedSearchActions(filters, () => query.value)
 
   return {
