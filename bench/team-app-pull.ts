@@ -8,7 +8,7 @@ import type { BenchContext, BenchRow } from './types'
  * the cache opened for search), twice in the same run: as it is, and with V8's default heap
  * growth as before the pull bounded it (heap-growth.ts). Each pulls every call of the bench
  * schema into its own file, removed afterwards. (The memory map kept on, before
- * CallCache.bulkWriting: 1,141 MB against 326 MB; docs/perf-log.md, 2026-11-28.)
+ * cache.bulk.bulkWriting: 1,141 MB against 326 MB; docs/perf-log.md, 2026-11-28.)
  */
 export async function appPullRows(ctx: BenchContext, url: string, n: number): Promise<BenchRow[]> {
   const entry = join(process.cwd(), 'out', 'node', 'bench-app-pull.mjs')

@@ -129,7 +129,7 @@ interface PullStart {
 
 /**
  * How a pull writes. A bulk pull writes one full-text segment per batch (fts-buffer.ts), reads
- * without the memory map (CallCache.bulkWriting) and bounds V8's heap growth (heap-growth.ts);
+ * without the memory map (cache.bulk.bulkWriting) and bounds V8's heap growth (heap-growth.ts);
  * a deferred one builds the index in a worker beside the ingest; a small one keeps all three.
  */
 interface PullMode {

@@ -59,7 +59,7 @@ export function openCacheDb(file: string, opts: CacheDbOptions, now: number): Da
 
 /**
  * The memory map search reads through: the file's first 256 MB; a bulk pull turns it off
- * (CallCache.bulkWriting). Every mapped page search touched stays in the process's resident
+ * (cache.bulk.bulkWriting). Every mapped page search touched stays in the process's resident
  * set (clean, reclaimable, but counted): with the whole file mapped (up to SQLite's 2 GB
  * ceiling) a search over 5,000,000 calls held ~1.4 GB of file pages besides its heap. Pages
  * past the map are read into SQLite's page cache (cache_size, 64 MB) from the OS's, which
