@@ -283,6 +283,8 @@ export interface SearchStrategies {
   countSkip: boolean
   /** Relevance over a date range keeps the rows' sizes by chunk (default); false: reads them for each ranking's span, as before. */
   keptSizes: boolean
+  /** Prefixes typed expand from the kept term list (default); false: from fts5vocab, which reads each term's doclist, as before. */
+  keptTerms: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -326,7 +328,8 @@ export function createSearch(
       coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
       windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
       countSkip: parts.countSkip ?? true,
-      keptSizes: parts.keptSizes ?? true
+      keptSizes: parts.keptSizes ?? true,
+      keptTerms: parts.keptTerms ?? true
     }),
     parts.onPlan
   )

@@ -72,6 +72,8 @@ export interface SearchTuning {
   countSkip: boolean
   /** Relevance keeps the rows' sizes by chunk (relevance-rank.ts); false: read for each ranking's span. */
   keptSizes: boolean
+  /** Prefixes expand from the kept term list (term-list.ts); false: from fts5vocab, as before. */
+  keptTerms: boolean
 }
 
 /**
@@ -107,7 +109,7 @@ export class SearchContext {
     this.longJump = tuning.longJump
     this.reviewFew = tuning.reviewFew
     const watch = new DataWatch(reader.data)
-    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch)
+    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch, tuning.keptTerms ? 'list' : 'index')
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
     this.sortedPager = tuning.sortedPager
     this.windowBeforeOrder = tuning.windowBeforeOrder

@@ -8,6 +8,7 @@ import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } f
 import { hasAnalysisLists } from '../analysis-lists'
 import { FTS_DEFAULT_BUFFER } from './fts-buffer'
 import { clearIndex, reindexAll } from './reindex'
+import { fillTermList } from './term-list'
 import { hasShortIndex, SHORT_INDEX_TABLE } from './short-prefixes'
 import { WorkerConnection } from '../worker-connection'
 import { INDEX_BUILD_WORKER_SOURCE } from './deferred-index-worker'
@@ -277,6 +278,8 @@ export class IndexBuild {
           db.exec(`DELETE FROM main.calls_fts_${t}; INSERT INTO main.calls_fts_${t} SELECT * FROM side.calls_fts_${t};`)
         }
         for (const t of this.shortTables) db.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM side.${t};`)
+        // The kept term list from the index just taken in (the writer listed nothing while diverted).
+        fillTermList(db)
         db.exec('DELETE FROM main.index_build')
       }).immediate()
       db.exec('DETACH side')

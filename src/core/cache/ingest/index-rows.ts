@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3'
 import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
+import { hasTermList, KeptTerms } from './term-list'
 
 /** A call's folded text for the index: title, summary, analysis values. */
 export type IndexRow = [string, string, string]
@@ -25,6 +26,8 @@ export class IndexRows {
   private readonly insert: Database.Statement<[number, string, string, string]>
   /** The short-prefix index's statements (short-prefixes.ts); null on a schema without it. */
   private readonly short: { remove: Database.Statement; insert: Database.Statement<[number, string]> } | null
+  /** The kept term list's side (term-list.ts); null on a schema without it. */
+  private readonly terms: KeptTerms | null
   /**
    * While set (a first bulk pull: deferred-index.ts), no row is built or inserted: write()
    * hands over which calls to index (and which stale rows to drop), and the caller sends
@@ -44,6 +47,7 @@ export class IndexRows {
           insert: db.prepare<[number, string]>(`INSERT INTO ${SHORT_INDEX_TABLE} (rowid, p) VALUES (?, ?)`)
         }
       : null
+    this.terms = hasTermList(db) ? new KeptTerms(db) : null
   }
 
   /** Whether rows are built and inserted here (false while diverted: only ids are needed). */
@@ -66,6 +70,11 @@ export class IndexRows {
   reset(): void {
     this.pending.clear()
     this.stale.length = 0
+  }
+
+  /** After a rollback or the index emptied: the terms remembered as stored may not be. */
+  forgetTerms(): void {
+    this.terms?.forget()
   }
 
   /** Writes the transaction's rows (inside it). */
@@ -92,8 +101,10 @@ export class IndexRows {
       const [title, summary, analysis] = row
       this.insert.run(id, title, summary, analysis)
       if (short !== null) short.run(id, shortPrefixesOf(row))
+      this.terms?.add(row)
     }
     this.pending.clear()
+    this.terms?.write()
   }
 
   /** The pending calls' ids in order. New ids arrive in order; only changed calls of earlier pages need the sort. */

@@ -76,6 +76,7 @@ export class RecordWriter {
 
   /** Forget cached key ids (after the tables were emptied). */
   reset(): void {
+    this.index.forgetTerms()
     this.keyIds.clear()
     this.analysis.forget()
     this.keyStats.clear()
@@ -87,6 +88,7 @@ export class RecordWriter {
    * they are read again.
    */
   rolledBack(): void {
+    this.index.forgetTerms()
     this.keyIds.clear()
     this.analysis.forget()
   }

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { hasAnalysisLists, valueDictionary } from '../analysis-lists'
 import { foldForIndex } from '../fold'
 import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
+import { clearTermList, fillTermList } from './term-list'
 
 /** Calls re-indexed per statement: one JSON array each. */
 const BATCH = 5000
@@ -11,7 +12,8 @@ const BATCH = 5000
  * (in item order, joined by spaces: what ingest indexes), in id order, then merges the index
  * into one segment. For migrations that must recreate the contentless index, and a pull's
  * index build that was left unfinished. The short-prefix index (short-prefixes.ts), where the
- * schema has it, is written from the same folded text in the same statements.
+ * schema has it, is written from the same folded text in the same statements; the kept term
+ * list (term-list.ts) from the finished index.
  */
 export function reindexAll(db: Database.Database, progress: (done: number, total: number) => void = () => {}): void {
   const total = (db.prepare('SELECT count(*) FROM calls').pluck().get() as number) + 1
@@ -61,14 +63,16 @@ export function reindexAll(db: Database.Database, progress: (done: number, total
   // The merge into one segment counts as the last step.
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
   if (short) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')`)
+  fillTermList(db)
   // A cache with no calls (a file just created) had nothing to rebuild: nothing to say.
   if (done > 0) progress(total, total)
 }
 
-/** Empties the full-text indexes (calls_fts, and the short-prefix index where the schema has it). */
+/** Empties the full-text indexes (calls_fts, and the short-prefix index and term list where the schema has them). */
 export function clearIndex(db: Database.Database): void {
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('delete-all')")
   if (hasShortIndex(db)) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('delete-all')`)
+  clearTermList(db)
 }
 
 /** Merges the full-text indexes into one segment each. */

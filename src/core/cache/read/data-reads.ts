@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3'
 import { connectionOf, type CallCache } from '../call-cache'
 import type { ChangeSet } from '../change-journal'
 import { SHORT_INDEX_TABLE, shortPrefixToken } from '../ingest/short-prefixes'
+import { TERMS_TABLE } from '../ingest/term-list'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
 import type { AnalysisKeyRow, CatalogReads, DataReads, DataVersion, HeldWindow, MatchReads, ScopeRef, SqlPiece } from './types'
@@ -13,6 +14,8 @@ const TOP = '\u{10FFFF}'
 /** Where the data stands, and what the catalog tables say. */
 export class SqliteDataReads implements DataReads, CatalogReads {
   private dataVersionStmt: Database.Statement | null = null
+  /** Whether the cache keeps the term list (read once: a connection's schema keeps it). */
+  private termList: boolean | null = null
 
   constructor(
     private readonly cache: CallCache,
@@ -83,9 +86,14 @@ export class SqliteDataReads implements DataReads, CatalogReads {
     return m ? m[1]!.trim().split(/\s+/).map(Number) : []
   }
 
-  prefixTerms(prefix: string, limit: number): string[] {
+  prefixTerms(prefix: string, limit: number, from: 'list' | 'index' = 'list'): string[] {
+    // The kept term list (schema 21 on) is a B-tree range read; fts5vocab reads each listed
+    // term's whole doclist to count its documents (term-list.ts). An older file opened
+    // read-only has no list.
+    this.termList ??= this.statements.get('SELECT 1 FROM sqlite_schema WHERE name = ?', 'pluck').get(TERMS_TABLE) !== undefined
+    const table = from === 'list' && this.termList ? TERMS_TABLE : 'calls_fts_vocab'
     return this.statements
-      .get('SELECT term FROM calls_fts_vocab WHERE term >= ? AND term < ? LIMIT ?', 'pluck')
+      .get(`SELECT term FROM ${table} WHERE term >= ? AND term < ? LIMIT ?`, 'pluck')
       .all(prefix, prefix + TOP, limit) as string[]
   }
 }

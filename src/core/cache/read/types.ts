@@ -82,8 +82,12 @@ export interface CatalogReads {
   callTypes(): CallType[]
   /** Every (key, friendly name) pair, by key, then most items first, then id. */
   analysisKeys(): AnalysisKeyRow[]
-  /** Up to `limit` indexed terms starting with `prefix`, in binary order. */
-  prefixTerms(prefix: string, limit: number): string[]
+  /**
+   * Up to `limit` indexed terms starting with `prefix`, in binary order: from the kept term
+   * list where the cache has one (it may hold terms no call holds any more), or (`'index'`,
+   * and a cache without the list) from the index itself.
+   */
+  prefixTerms(prefix: string, limit: number, from?: 'list' | 'index'): string[]
   /** The prefix lengths (in characters) the full-text index keeps prefix indexes for. */
   prefixIndexLengths(): number[]
   /** Whether one- and two-letter prefixes are read from the short-prefix index (schema 17 on). */

@@ -2,6 +2,7 @@ import { reindexAll } from '../ingest/reindex'
 import { SHORT_INDEX_SQL, SHORT_INDEX_TABLE } from '../ingest/short-prefixes'
 import type { Migration } from './migrate'
 import { migrateToAnalysisLists } from './migration-19'
+import { addTermList } from './migration-21'
 import { MIGRATIONS_1_TO_5 } from './migrations-1-5'
 import { MIGRATIONS_6_TO_12 } from './migrations-6-12'
 import { REVIEW_TABLES_V16 } from '../review/review-schema'
@@ -113,6 +114,14 @@ export const migrations: readonly Migration[] = [
       const table = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'team_window'").get()
       const column = db.prepare("SELECT 1 FROM pragma_table_info('team_window') WHERE name = 'scopes'").get()
       if (table !== undefined && column === undefined) db.exec('ALTER TABLE team_window ADD COLUMN scopes TEXT')
+    }
+  },
+  {
+    // Version 21: the kept term list (ingest/term-list.ts), which prefix expansion reads
+    // instead of fts5vocab, filled from the index once here.
+    version: 21,
+    up(db) {
+      addTermList(db)
     }
   }
 ]

@@ -65,7 +65,8 @@ function openedContext(reads: string[]): SearchContext {
     coldKeyInWindow: 'items',
     windowBeforeOrder: 'slice',
     countSkip: true,
-    keptSizes: true
+    keptSizes: true,
+    keptTerms: true
   })
 }
 
