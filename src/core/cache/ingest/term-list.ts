@@ -34,13 +34,112 @@ export function clearTermList(db: Database.Database): void {
   if (hasTermList(db)) db.exec(`DELETE FROM ${TERMS_TABLE}`)
 }
 
+/** FNV-1a over UTF-16 code units, as TermTable hashes a word. */
+const FNV_OFFSET = 0x811c9dc5 | 0
+const FNV_PRIME = 0x01000193
+
+function hashOf(word: string): number {
+  let h = FNV_OFFSET
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), FNV_PRIME)
+  return h
+}
+
+/**
+ * The distinct terms met, as an open-addressing hash table looked up by a stretch of a text
+ * and its hash: a word met before costs no string (the splitter runs on every character of
+ * every call ingested; a Set of slices cost several µs a call, docs/perf-log.md). New terms
+ * are also queued until taken.
+ */
+export class TermTable {
+  private keys: Array<string | undefined> = new Array<string | undefined>(1024)
+  private hashes = new Int32Array(1024)
+  private size = 0
+  private fresh: string[] = []
+
+  /** `max`: terms held at most; past it the table starts over (a term is then met as new once more). */
+  constructor(private readonly max = 200_000) {}
+
+  /** text[start, end), whose hash is `h`: queued if not met before. */
+  addSlice(text: string, start: number, end: number, h: number): void {
+    const mask = this.keys.length - 1
+    const len = end - start
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const k = this.keys[slot]
+      if (k === undefined) break
+      if (this.hashes[slot] !== h || k.length !== len) continue
+      let same = true
+      for (let i = 0; i < len; i++) {
+        if (k.charCodeAt(i) !== text.charCodeAt(start + i)) {
+          same = false
+          break
+        }
+      }
+      if (same) return
+    }
+    this.insert(text.slice(start, end), h)
+  }
+
+  /** A whole word (one the splitter had to build): queued if not met before. */
+  addWord(word: string): void {
+    this.addSlice(word, 0, word.length, hashOf(word))
+  }
+
+  /** The terms met for the first time since the last take. */
+  take(): string[] {
+    const out = this.fresh
+    this.fresh = []
+    return out
+  }
+
+  /** Forgets every term met, queued ones too. */
+  clear(): void {
+    this.keys = new Array<string | undefined>(1024)
+    this.hashes = new Int32Array(1024)
+    this.size = 0
+    this.fresh = []
+  }
+
+  private insert(word: string, h: number): void {
+    this.fresh.push(word)
+    if (this.size >= this.max) {
+      // Started over: the queued terms stay queued.
+      const fresh = this.fresh
+      this.clear()
+      this.fresh = fresh
+    }
+    if ((this.size + 1) * 2 > this.keys.length) this.grow()
+    const mask = this.keys.length - 1
+    let slot = h & mask
+    while (this.keys[slot] !== undefined) slot = (slot + 1) & mask
+    this.keys[slot] = word
+    this.hashes[slot] = h
+    this.size++
+  }
+
+  private grow(): void {
+    const keys = this.keys
+    const hashes = this.hashes
+    this.keys = new Array<string | undefined>(keys.length * 2)
+    this.hashes = new Int32Array(keys.length * 2)
+    const mask = this.keys.length - 1
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      if (k === undefined) continue
+      let slot = hashes[i]! & mask
+      while (this.keys[slot] !== undefined) slot = (slot + 1) & mask
+      this.keys[slot] = k
+      this.hashes[slot] = hashes[i]!
+    }
+  }
+}
+
 /**
  * A function adding the terms of a text, as calls_fts's tokenizer splits and folds it, to a
- * set. Each character is asked of the tokenizer once (makeFtsCharProbe, as the short-prefix
- * index does); a word whose characters all fold to themselves (the folded text the index is
- * given, nearly always) is a slice of the text.
+ * TermTable. Each character is asked of the tokenizer once (makeFtsCharProbe, as the
+ * short-prefix index does); a word whose characters all fold to themselves (the folded text
+ * the index is given, nearly always) is looked up as a stretch of the text, hashed as read.
  */
-export function makeTermSplitter(probe: (ch: string) => string | null): (text: string, into: Set<string>) => void {
+export function makeTermSplitter(probe: (ch: string) => string | null): (text: string, into: TermTable) => void {
   // Per BMP character: -2 not asked yet, -1 a separator, 0 a letter folding to itself, 1 one
   // folding to another (kept in `folded`). Astral characters in a map, by code point.
   const bmp = new Int8Array(0x10000).fill(-2)
@@ -74,9 +173,10 @@ export function makeTermSplitter(probe: (ch: string) => string | null): (text: s
     }
     return out
   }
-  return function split(text: string, into: Set<string>): void {
+  return function split(text: string, into: TermTable): void {
     let start = -1
     let plain = true
+    let h = FNV_OFFSET
     const n = text.length
     for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(i)
@@ -88,40 +188,45 @@ export function makeTermSplitter(probe: (ch: string) => string | null): (text: s
         width = 2
       } else k = kindOf(c)
       if (k < 0) {
-        if (start >= 0) into.add(plain ? text.slice(start, i) : slow(text.slice(start, i)))
+        if (start >= 0) {
+          if (plain) into.addSlice(text, start, i, h)
+          else into.addWord(slow(text.slice(start, i)))
+        }
         start = -1
       } else {
         if (start < 0) {
           start = i
           plain = true
+          h = FNV_OFFSET
         }
         if (k === 1) plain = false
+        h = Math.imul(h ^ c, FNV_PRIME)
       }
       i += width - 1
     }
-    if (start >= 0) into.add(plain ? text.slice(start) : slow(text.slice(start)))
+    if (start >= 0) {
+      if (plain) into.addSlice(text, start, n, h)
+      else into.addWord(slow(text.slice(start)))
+    }
   }
 }
 
-let shared: ((text: string, into: Set<string>) => void) | null = null
+let shared: ((text: string, into: TermTable) => void) | null = null
 
 /** This thread's splitter (its probe opened on first use). */
-function splitTerms(text: string, into: Set<string>): void {
+function splitTerms(text: string, into: TermTable): void {
   shared ??= makeTermSplitter(makeFtsCharProbe(Database))
   shared(text, into)
 }
 
-/** Terms remembered as stored, at most: past it the memory starts over (a new term costs one INSERT OR IGNORE). */
-const KNOWN_MAX = 200_000
-
 /**
- * The term list's side of a writer's transaction: the terms of the rows it indexes, added
- * to the list in one statement with them. Terms it stored are remembered, so a transaction
- * of words seen before writes nothing; a rolled-back transaction makes it forget them all.
+ * The term list's side of a writer's transaction: the terms of the rows it indexes, added to
+ * the list in one statement with them. Terms met before are remembered (TermTable), so a
+ * transaction of words seen before writes nothing; a rolled-back transaction makes it forget
+ * them all (they may not be stored).
  */
 export class KeptTerms {
-  private readonly pending = new Set<string>()
-  private readonly known = new Set<string>()
+  private readonly met = new TermTable()
   private readonly insert: Database.Statement<[string]>
 
   constructor(db: Database.Database) {
@@ -130,24 +235,17 @@ export class KeptTerms {
 
   /** The terms of one row's indexed texts. */
   add(texts: readonly string[]): void {
-    for (const t of texts) splitTerms(t, this.pending)
+    for (const t of texts) splitTerms(t, this.met)
   }
 
   /** Adds the new terms to the list (inside the transaction that indexes their rows). */
   write(): void {
-    if (this.pending.size === 0) return
-    const fresh: string[] = []
-    for (const t of this.pending) if (!this.known.has(t)) fresh.push(t)
-    this.pending.clear()
-    if (fresh.length === 0) return
-    this.insert.run(JSON.stringify(fresh))
-    if (this.known.size + fresh.length > KNOWN_MAX) this.known.clear()
-    for (const t of fresh) this.known.add(t)
+    const fresh = this.met.take()
+    if (fresh.length > 0) this.insert.run(JSON.stringify(fresh))
   }
 
   /** After a rollback or the list emptied: nothing is known stored any more. */
   forget(): void {
-    this.pending.clear()
-    this.known.clear()
+    this.met.clear()
   }
 }

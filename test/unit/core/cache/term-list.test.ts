@@ -8,7 +8,7 @@ import { connectionOf } from '../../../../src/core/cache/call-cache'
 import type { PulledBatch } from '../../../../src/core/cache/ingest/pulled'
 import { clearIndex, reindexAll } from '../../../../src/core/cache/ingest/reindex'
 import { makeFtsCharProbe } from '../../../../src/core/cache/ingest/short-prefixes'
-import { makeTermSplitter } from '../../../../src/core/cache/ingest/term-list'
+import { makeTermSplitter, TermTable } from '../../../../src/core/cache/ingest/term-list'
 import { createSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
 import { foldText } from '../../../../src/shared/text/fold'
@@ -148,13 +148,21 @@ describe('the kept term list', () => {
       for (const t of texts) put.run(t)
       const want = db.prepare('SELECT term FROM v ORDER BY term').pluck().all() as string[]
       const split = makeTermSplitter(makeFtsCharProbe(Database))
-      const got = new Set<string>()
-      for (const t of texts) split(t, got)
+      // A small table, so it starts over while splitting: a term met again is queued again.
+      const table = new TermTable(16)
+      for (const t of texts) split(t, table)
+      const got = new Set(table.take())
       const sorted = db
         .prepare('SELECT value FROM json_each(?) ORDER BY value')
         .pluck()
         .all(JSON.stringify([...got])) as string[]
       expect(sorted).toEqual(want)
+      // Met before: nothing new.
+      const again = new TermTable()
+      for (const t of texts) split(t, again)
+      expect(new Set(again.take()).size).toBe(want.length)
+      for (const t of texts) split(t, again)
+      expect(again.take()).toEqual([])
     } finally {
       db.close()
     }
