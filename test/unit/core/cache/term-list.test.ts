@@ -216,7 +216,7 @@ describe('the kept term list', () => {
   it('holds the terms of a bulk pull, and of a pull whose index is built beside it', async () => {
     const cache = openCache(file, { checkpointer: false })
     try {
-      cache.bulkWriting(true)
+      cache.bulk.bulkWriting(true)
       cache.writePulled(
         pulled(
           Array.from({ length: 150 }, (_, k) => rec(k)),
@@ -229,14 +229,14 @@ describe('the kept term list', () => {
           2
         )
       )
-      cache.bulkWriting(false)
+      cache.bulk.bulkWriting(false)
       expectExact(cache)
     } finally {
       cache.close()
     }
     const other = openCache(join(dir, 'beside.db'), { checkpointer: false })
     try {
-      await other.startIndexBuild()
+      await other.bulk.startIndexBuild()
       other.writePulled(
         pulled(
           Array.from({ length: 100 }, (_, k) => rec(k)),
@@ -244,7 +244,7 @@ describe('the kept term list', () => {
         )
       )
       other.writePulled(pulled([rec(7, ['değişti', 'yenisi'])], 2))
-      await other.finishIndexBuild()
+      await other.bulk.finishIndexBuild()
       expectExact(other)
       expectCovered(other, ['değ', 'yeni'])
     } finally {
