@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import type { ExportDialogs, ExportDownload } from '../core/app/host-ports'
+import { ResponseSink } from './stream-download'
 
 type Format = Parameters<ExportDialogs['chooseExportFile']>[1]
 
@@ -16,7 +17,8 @@ export interface StagedDownload {
  * Exports in browser mode: the page never names a path on this computer. The export is
  * written into a private staging folder (0700, removed when the server stops), then offered
  * once at /downloads/<random id>; the browser saves it where the user keeps downloads, and
- * the staged copy is deleted after it was sent.
+ * the staged copy is deleted after it was sent. A CSV is not staged: the browser's download
+ * receives it while it is written (./stream-download.ts), at a URL of the same shape.
  */
 export interface DownloadStaging {
   readonly root: string
@@ -24,6 +26,11 @@ export interface DownloadStaging {
   readonly dialogs: ExportDialogs
   /** The finished export, by the id in its URL; null for an unknown or already taken id. */
   take(id: string): StagedDownload | null
+  /**
+   * A download the export is still writing (a streamed CSV), by the id in its URL, once:
+   * null for an unknown, taken or ended id. Joined to the browser's request with `attach`.
+   */
+  takeStream(id: string): { sink: ResponseSink; name: string } | null
   /** A download that did not complete goes back, so the page can ask again. */
   putBack(id: string, entry: StagedDownload): void
   /** Deletes a staged file (after it was sent). */
@@ -33,9 +40,20 @@ export interface DownloadStaging {
 
 const EXTENSIONS: Record<Format, string> = { csv: 'csv', xlsx: 'xlsx', json: 'json', ndjson: 'ndjson' }
 
-export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
-  const root = mkdtempSync(join(parent, 'callsight-downloads-'))
+export interface StagingOptions {
+  /** The system's temp folder when absent. */
+  parent?: string
+  /**
+   * CSV exports are streamed into the browser's download while they are written (true when
+   * absent); false stages the whole file first, as for the other formats.
+   */
+  stream?: boolean
+}
+
+export function createDownloadStaging(opts: StagingOptions = {}): DownloadStaging {
+  const root = mkdtempSync(join(opts.parent ?? tmpdir(), 'callsight-downloads-'))
   const offered = new Map<string, StagedDownload>()
+  const streams = new Map<string, { sink: ResponseSink; name: string }>()
   const inside = (file: string): boolean => {
     const rel = relative(root, file)
     return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep)
@@ -55,7 +73,20 @@ export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
       const id = randomBytes(24).toString('base64url')
       offered.set(id, { file, name: basename(file) })
       return { url: `/downloads/${id}`, name: basename(file) }
-    }
+    },
+    ...(opts.stream === false
+      ? {}
+      : {
+          streamDownload(file: string) {
+            if (!inside(file)) return null
+            const id = randomBytes(24).toString('base64url')
+            const sink = new ResponseSink()
+            streams.set(id, { sink, name: basename(file) })
+            // Ended, failed or cancelled before the browser asked: the URL answers 404 from then on.
+            sink.once('close', () => streams.delete(id))
+            return { download: { url: `/downloads/${id}`, name: basename(file) }, sink }
+          }
+        })
   }
 
   return {
@@ -65,6 +96,11 @@ export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
       const entry = offered.get(id) ?? null
       offered.delete(id)
       return entry
+    },
+    takeStream(id) {
+      const stream = streams.get(id) ?? null
+      streams.delete(id)
+      return stream !== null && !stream.sink.destroyed && !stream.sink.attached ? stream : null
     },
     putBack(id, entry) {
       offered.set(id, entry)
@@ -79,6 +115,8 @@ export function createDownloadStaging(parent = tmpdir()): DownloadStaging {
     },
     close() {
       offered.clear()
+      for (const { sink } of streams.values()) sink.destroy()
+      streams.clear()
       rmSync(root, { recursive: true, force: true })
     }
   }

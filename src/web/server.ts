@@ -25,7 +25,8 @@ import { CLIENT_SCRIPT_PATH, EXCHANGE_SCRIPT_PATH, contentTypeOf, openRendererFi
  *   GET  /callsight-exchange.js  the exchange page's script: keeps the token, in this origin
  *   POST /invoke/<channel>  the request as JSON → the router's Result as JSON (with the token)
  *   GET  /events            WebSocket (with the token); each message is {channel: ipcEvent(name), payload}
- *   GET  /downloads/<id>    a finished export, once (browser mode has no save dialog)
+ *   GET  /downloads/<id>    an export, once (browser mode has no save dialog): a CSV streamed
+ *                           while it is written, other formats once finished
  *   GET  /callsight-api.js  window.api for the tab (./client-script.ts)
  *   GET  /…                 the built renderer, index.html with the client script
  *
@@ -227,6 +228,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
 
   async function download(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
     const staging = opts.downloads
+    // A CSV still being written: the browser receives it as it comes, once.
+    const live = staging && req.method === 'GET' ? staging.takeStream(id) : null
+    if (live) {
+      return live.sink.attach(res, {
+        ...SECURITY_HEADERS,
+        'Content-Type': contentTypeOf(live.name),
+        'Content-Disposition': attachment(live.name)
+      })
+    }
     const entry = staging && req.method === 'GET' ? staging.take(id) : null
     const info = entry ? await stat(entry.file).catch(() => null) : null
     if (!staging || !entry || !info?.isFile()) return void res.writeHead(404, SECURITY_HEADERS).end()

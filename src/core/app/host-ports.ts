@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream'
 import type { ChannelName, EventName } from '../../shared/ipc/names'
 import type { EventPayload, ParsedRequest, Response } from '../../shared/ipc/contract'
 import type { CallType, ExportDownload, RateLimit, SessionNoticeCode, Settings } from '../../shared/domain'
@@ -49,6 +50,12 @@ export interface ExportDialogs {
    */
   offerDownload?(file: string): ExportDownload | null
   /**
+   * Browser mode only, for a CSV: a download the browser receives while the export writes
+   * it. The export writes into `sink` instead of `file` (which names the sidecar) and ends
+   * it when complete; a cancel or failure destroys it, and the browser's download fails.
+   */
+  streamDownload?(file: string): StreamedDownload | null
+  /**
    * Desktop only: opens a finished export with the program the system gives its type, and
    * shows it selected in the file manager. Core asks only about files it has just written.
    */
@@ -57,6 +64,11 @@ export interface ExportDialogs {
 }
 
 export type { ExportDownload }
+
+export interface StreamedDownload {
+  download: ExportDownload
+  sink: Writable
+}
 
 /** A demo tenant the shell can start in-process (the reference service on 127.0.0.1). */
 export interface DemoTenant {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { createWriteStream, type WriteStream } from 'node:fs'
 import { open, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import type { Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { CallsightError, isAbortError } from '../errors'
 import { PRIVATE_FILE_MODE } from '../platform/private-files'
@@ -75,7 +76,7 @@ function opened(stream: WriteStream): Promise<void> {
 }
 
 /** Rejects when the stream fails; never resolves otherwise. For racing against work that would wait forever. */
-export function failureOf(stream: WriteStream): Promise<never> {
+export function failureOf(stream: Writable): Promise<never> {
   const failed = new Promise<never>((_resolve, reject) => {
     if (stream.errored) return reject(stream.errored)
     stream.once('error', reject)

@@ -1,4 +1,4 @@
-import type { WriteStream } from 'node:fs'
+import type { Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { stringify } from 'csv-stringify'
 import { type DateCell, NumberCell, type Cell } from './cells'
@@ -14,7 +14,8 @@ const closedEarly = (): CallsightError =>
   new CallsightError('Storage', 'The export file was closed before it was complete. No file was written.')
 
 export interface CsvJob {
-  out: WriteStream
+  /** A file being written, or (browser mode) the HTTP response of a download. */
+  out: Writable
   records: Iterable<CallRecord>
   plan: TabularPlan
   clock: ZoneClock

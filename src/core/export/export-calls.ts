@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises'
+import type { Writable } from 'node:stream'
 import { basename, resolve } from 'node:path'
 import { z } from 'zod'
 import {
@@ -24,7 +25,8 @@ import { headerLabels, type CoverageText } from './header-labels'
 import { ScorecardSheets } from './review-columns'
 import { planTabular } from './tabular'
 import { TextGuard } from './text-guard'
-import type { ExportOptions, ExportResult } from './types'
+import { writeToStream } from './streamed-output'
+import type { ExportOptions, ExportResult, WriteResult } from './types'
 import { writeXlsx } from './xlsx-writer'
 import { ZoneClock } from './zoned-time'
 
@@ -95,41 +97,52 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     coverage: text.deep(meta.coverage) ?? null
   }
   const durability = { durable: opts.durable ?? true }
-  const result = await writeAtomically(
-    file,
-    async (out) => {
-      throwIfAborted(signal)
-      if (format === 'json' || format === 'ndjson') {
-        const review = columns.includes('review') ? opts.source.review : undefined
-        return writeJson({ out, ndjson: format === 'ndjson', records, columns, header, text, clock, progress, signal, review, labels })
-      }
+  if (opts.sink && format !== 'csv') throw new CallsightError('InvalidInput', 'Only a CSV export can be streamed.')
+  const write = async (out: Writable): Promise<WriteResult> => {
+    throwIfAborted(signal)
+    if (format === 'json' || format === 'ndjson') {
       const review = columns.includes('review') ? opts.source.review : undefined
-      const plan = planTabular({
+      return writeJson({
+        out,
+        ndjson: format === 'ndjson',
+        records,
         columns,
-        extraFields: checked.data.extraFields ?? [],
-        layout: opts.analysisLayout,
-        analysisKeys: source.analysisKeys,
-        zone,
+        header,
         text,
-        labels,
-        review
+        clock,
+        progress,
+        signal,
+        review,
+        labels
       })
-      if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
-      const about: Array<[string, string | number | DateCell]> = [
-        [labels.exportedAt, new DateCell(meta.exportedAt)],
-        [labels.timeZone, zone],
-        [labels.appVersion, text.text(meta.appVersion)],
-        [labels.columns, describeColumns(columns, labels.about)],
-        [labels.analysisLayout, describeLayout(opts.analysisLayout, labels.about)],
-        [labels.query, text.text(describeQuery(text.deep(meta.query), labels, clock))],
-        [labels.scope, text.text(describe(text.deep(meta.scope)))],
-        [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
-      ]
-      const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
-      return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
-    },
-    durability
-  )
+    }
+    const review = columns.includes('review') ? opts.source.review : undefined
+    const plan = planTabular({
+      columns,
+      extraFields: checked.data.extraFields ?? [],
+      layout: opts.analysisLayout,
+      analysisKeys: source.analysisKeys,
+      zone,
+      text,
+      labels,
+      review
+    })
+    if (format === 'csv') return writeCsv({ out, records, plan, clock, progress, signal, dialect })
+    const about: Array<[string, string | number | DateCell]> = [
+      [labels.exportedAt, new DateCell(meta.exportedAt)],
+      [labels.timeZone, zone],
+      [labels.appVersion, text.text(meta.appVersion)],
+      [labels.columns, describeColumns(columns, labels.about)],
+      [labels.analysisLayout, describeLayout(opts.analysisLayout, labels.about)],
+      [labels.query, text.text(describeQuery(text.deep(meta.query), labels, clock))],
+      [labels.scope, text.text(describe(text.deep(meta.scope)))],
+      [labels.coverage, text.text(describeCoverage(meta.coverage, clock, labels.coverageText))]
+    ]
+    const scorecards = review ? new ScorecardSheets(review, text, labels) : undefined
+    return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
+  }
+  // Browser mode streams a CSV into the download; everything else is a file that appears whole or not at all.
+  const result = opts.sink ? await writeToStream(opts.sink, basename(file), write) : await writeAtomically(file, write, durability)
   if (format !== 'csv' || checked.data.sidecar === false) {
     progress.complete(result.count)
     return { file, ...result }

@@ -1,4 +1,4 @@
-import type { WriteStream } from 'node:fs'
+import type { Writable } from 'node:stream'
 import type { CallRecord, ExportColumn } from '../../shared/domain'
 import type { ProgressThrottle } from './progress'
 import { drained, pump } from './pump'
@@ -9,7 +9,7 @@ import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
 
 export interface JsonJob {
-  out: WriteStream
+  out: Writable
   ndjson: boolean
   records: Iterable<CallRecord>
   columns: readonly ExportColumn[]

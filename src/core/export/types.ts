@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream'
 import type {
   AnalysisLayout,
   CallRecord,
@@ -54,6 +55,13 @@ export interface ExportOptions {
    * sent to the browser and then deleted has nothing to keep across a crash.
    */
   durable?: boolean
+  /**
+   * CSV only: write into this stream instead of `file` (browser mode streams the download
+   * while it is written). Ended when the export is complete; destroyed, with the error, on a
+   * cancel or a failure, so the receiver never takes a part for the whole. `file` still
+   * names the sidecar.
+   */
+  sink?: Writable
   meta: ExportMeta
   signal?: AbortSignal
   /** About ten times a second at most, plus the first and the last. */

@@ -1,4 +1,4 @@
-import type { WriteStream } from 'node:fs'
+import type { Writable } from 'node:stream'
 import type { CallRecord } from '../../shared/domain'
 import { DateCell, NumberCell, type Cell } from './cells'
 import type { ProgressThrottle } from './progress'
@@ -11,7 +11,7 @@ import { failureOf } from './atomic-file'
 import type { ScorecardSheets } from './review-columns'
 
 export interface XlsxJob {
-  out: WriteStream
+  out: Writable
   records: Iterable<CallRecord>
   plan: TabularPlan
   clock: ZoneClock

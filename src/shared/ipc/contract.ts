@@ -15,6 +15,7 @@ import {
   ColumnInfo,
   ColumnSort,
   ExportProgress,
+  ExportDownload,
   ExportRequest,
   Facets,
   ValueSuggestions,
@@ -199,7 +200,13 @@ export const contract = {
   'export.start': {
     request: ExportRequest,
     response: z.discriminatedUnion('started', [
-      z.object({ started: z.literal(true), exportId: z.string(), file: z.string() }),
+      z.object({
+        started: z.literal(true),
+        exportId: z.string(),
+        file: z.string(),
+        /** Browser mode, a CSV: the download to start now; the browser receives the file while it is written. */
+        download: ExportDownload.optional()
+      }),
       z.object({ started: z.literal(false) })
     ])
   },

@@ -44,7 +44,8 @@ const progress = <T>(event: EventName, pick: (p: T) => boolean): T | undefined =
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), 'callsight-browser-platform-'))
   writeFileSync(join(dataDir, 'vault.json'), DESKTOP_VAULT)
-  staging = createDownloadStaging()
+  // Staged whole, as every format but a streamed CSV is (test/integration/web/stream-download.test.ts).
+  staging = createDownloadStaging({ stream: false })
   const platform = createBrowserPlatform({
     dataDir,
     logger: silentLogger,

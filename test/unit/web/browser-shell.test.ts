@@ -22,7 +22,7 @@ afterEach(() => {
 
 describe('exports as browser downloads', () => {
   it('stages each export in a private folder and offers it once under a random id', async () => {
-    const staging = createDownloadStaging(fresh())
+    const staging = createDownloadStaging({ parent: fresh() })
     expect(statSync(staging.root).mode & 0o777).toBe(0o700)
     const file = await staging.dialogs.chooseExportFile('callsight-2026-05-06.csv', 'csv')
     expect(dirname(dirname(file ?? ''))).toBe(staging.root)
@@ -50,7 +50,7 @@ describe('exports as browser downloads', () => {
     const elsewhere = fresh()
     const outside = join(elsewhere, 'x.csv')
     writeFileSync(outside, 'x')
-    const staging = createDownloadStaging(fresh())
+    const staging = createDownloadStaging({ parent: fresh() })
     expect(staging.dialogs.offerDownload!(outside)).toBeNull()
     expect(staging.dialogs.offerDownload!(join(staging.root, '..', 'x.csv'))).toBeNull()
     staging.discard({ file: outside, name: 'x.csv' })

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream'
 import type { ExportProgress, ExportRequest, ExportSelection } from '../../../shared/domain'
 import { CallsightError, toErrorInfo } from '../../errors'
 import { exportCalls } from '../../export'
@@ -18,7 +19,7 @@ export function exportHandlers(state: AppState): ExportHandlers {
   const finished = new Map<string, string>()
 
   /** Writes the file as a task on a read-only connection, so searches go on meanwhile. */
-  function startExport(rt: AccountRuntime, req: ExportRequest, file: string): string {
+  function startExport(rt: AccountRuntime, req: ExportRequest, file: string, sink: Writable | null): string {
     const zone = req.zone ?? state.displayZone()
     return exports.start({ file }, async (signal, exportId) => {
       const emit = (p: Omit<ExportProgress, 'exportId'>): void => platform.events.emit('export.progress', { exportId, ...p })
@@ -39,6 +40,8 @@ export function exportHandlers(state: AppState): ExportHandlers {
           sidecar: req.sidecar ?? platform.dialogs.offerDownload === undefined,
           // The staged copy is sent once and deleted: flushing it to disk first only delays the download.
           durable: platform.dialogs.offerDownload === undefined,
+          // Browser mode, a CSV: written straight into the browser's download.
+          ...(sink ? { sink } : {}),
           zone,
           meta: {
             query: selectionMeta(req.selection, source.total),
@@ -54,9 +57,10 @@ export function exportHandlers(state: AppState): ExportHandlers {
             if (p.written < p.total) emit({ phase: 'writing', written: p.written, total: p.total, file: null })
           }
         })
-        // Browser mode hands the finished file to the page as a one-time download.
-        const download = platform.dialogs.offerDownload?.(result.file)
-        if (!download) {
+        // Browser mode hands the finished file to the page as a one-time download; a streamed
+        // one is complete in the browser already, and there is no file to open.
+        const download = sink ? null : platform.dialogs.offerDownload?.(result.file)
+        if (!download && !sink) {
           if (finished.size >= FINISHED_KEPT) finished.delete(finished.keys().next().value!)
           finished.set(exportId, result.file)
         }
@@ -75,6 +79,8 @@ export function exportHandlers(state: AppState): ExportHandlers {
         emit({ phase: error.code === 'Cancelled' ? 'cancelled' : 'failed', written: 0, total: 0, file: null, error })
       } finally {
         reader.close()
+        // A failure before the writer began (the settings, the cache) still fails the download.
+        if (sink && !sink.writableFinished) sink.destroy()
       }
     })
   }
@@ -88,7 +94,14 @@ export function exportHandlers(state: AppState): ExportHandlers {
       // The choice is remembered for the next export.
       const s = state.settings()
       state.saveSettings({ ...s, export: { ...s.export, format: req.format, columns: req.columns, analysisLayout: req.analysisLayout } })
-      return { started: true as const, exportId: startExport(state.requireRuntime(), req, file), file }
+      const stream = req.format === 'csv' ? (platform.dialogs.streamDownload?.(file) ?? null) : null
+      try {
+        const exportId = startExport(state.requireRuntime(), req, file, stream?.sink ?? null)
+        return { started: true as const, exportId, file, ...(stream ? { download: stream.download } : {}) }
+      } catch (e) {
+        stream?.sink.destroy()
+        throw e
+      }
     },
     'export.cancel': async ({ exportId }) => {
       exports.cancel(exportId)

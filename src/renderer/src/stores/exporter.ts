@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia'
 import { ref } from 'vue'
-import type { ExportProgress, SearchQueryInput } from '../../../shared/domain'
+import type { ExportDownload, ExportProgress, SearchQueryInput } from '../../../shared/domain'
 
 /** The export dialog's visibility and the export in progress (one at a time). */
 export const useExportStore = defineStore('export', () => {
@@ -8,6 +8,8 @@ export const useExportStore = defineStore('export', () => {
   const exportId = ref<string | null>(null)
   const file = ref<string | null>(null)
   const progress = ref<ExportProgress | null>(null)
+  /** Browser mode, a CSV: the download the browser receives while the export writes it. */
+  const download = ref<ExportDownload | null>(null)
   /** Set when the dialog exports something other than the search's results (a review list). */
   const target = ref<{ query: SearchQueryInput; count: number } | null>(null)
 
@@ -22,5 +24,5 @@ export const useExportStore = defineStore('export', () => {
     visible.value = true
   }
 
-  return { visible, exportId, file, progress, target, open, openFor }
+  return { visible, exportId, file, progress, download, target, open, openFor }
 })
