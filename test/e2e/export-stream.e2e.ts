@@ -66,8 +66,8 @@ describe('a streamed CSV download in the browser tab', () => {
 
   it('saves the bytes of the file export, which LibreOffice opens with the same cells', async () => {
     const { page } = app
-    const { request } = await openCsvExport()
-    // The order the page sees: the download is asked for before the export is done.
+    // The order the page sees: the download is asked for before the export is done. Watched
+    // from before the dialog opens, so this listener hears "done" before the dialog acts on it.
     await page.evaluate(() => {
       const w = window as unknown as {
         __order: string[]
@@ -89,6 +89,7 @@ describe('a streamed CSV download in the browser tab', () => {
         off()
       }
     })
+    const { request } = await openCsvExport()
     const downloading = page.waitForEvent('download', { timeout: 120_000 })
     await page.getByTestId('export-dialog').getByTestId('export-start').click()
     const download: Download = await downloading
