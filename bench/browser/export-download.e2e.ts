@@ -14,13 +14,18 @@ import { launchApp, type LaunchedApp } from '../../test/e2e/support/harness'
 // not a test: `npm run bench:browser` runs it and prints figures; nothing is asserted on time.
 //
 // CALLSIGHT_BENCH_EXPORT_CALLS: the cache's size (100,000; CALLSIGHT_BENCH_QUICK=1 makes it
-// 20,000). CALLSIGHT_BENCH_EXPORT_BEFORE: another build's CLI (out/node/cli.mjs of the code
-// before a change, copied aside) measured alternately with this one in the same run.
+// 20,000). CALLSIGHT_BENCH_EXPORT_ROUNDS: rounds (2). Measured alternately in the same run:
+// this build as users get it ("now": a CSV streamed into the download while it is written),
+// this build with the CSV staged whole before the download ("staged",
+// CALLSIGHT_EXPORT_STREAM=0; CALLSIGHT_BENCH_EXPORT_STAGED=0 leaves it out), and
+// CALLSIGHT_BENCH_EXPORT_BEFORE: another build's CLI (out/node/cli.mjs of the code before a
+// change, copied aside).
 
 const QUICK = process.env['CALLSIGHT_BENCH_QUICK'] === '1'
 const CALLS = Number(process.env['CALLSIGHT_BENCH_EXPORT_CALLS'] ?? (QUICK ? 20_000 : 100_000))
 const ROUNDS = Number(process.env['CALLSIGHT_BENCH_EXPORT_ROUNDS'] ?? 2)
 const BEFORE = process.env['CALLSIGHT_BENCH_EXPORT_BEFORE']
+const STAGED = process.env['CALLSIGHT_BENCH_EXPORT_STAGED'] !== '0'
 
 /** One export's milestones, in milliseconds after the click (one clock: the bench's Date.now). */
 interface Timing {
@@ -99,6 +104,27 @@ async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
   return { ...t, downloadStarted, complete, bytes }
 }
 
+/** Nearest-rank percentile of a sample. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN
+}
+
+/** Median and p95 of the server's "done" and of the download complete, per build and format. */
+function summary(rows: Array<[string, string, Timing]>): string {
+  const keys = [...new Set(rows.map(([name, f]) => `${name}\t${f}`))]
+  const s = (ms: number): string => (ms / 1000).toFixed(2)
+  return keys
+    .map((key) => {
+      const [name, f] = key.split('\t') as [string, string]
+      const ts = rows.filter(([n, g]) => n === name && g === f).map(([, , t]) => t)
+      const done = ts.map((t) => t.done)
+      const complete = ts.map((t) => t.complete)
+      return `  ${name.padEnd(6)} ${f.padEnd(6)} ${String(ts.length).padStart(2)} ${s(percentile(done, 50)).padStart(9)} ${s(percentile(done, 95)).padStart(9)} ${s(percentile(complete, 50)).padStart(13)} ${s(percentile(complete, 95)).padStart(13)}`
+    })
+    .join('\n')
+}
+
 describe(`export through serve, all results of ${CALLS.toLocaleString('en')} calls`, () => {
   const apps: Array<{ name: string; app: LaunchedApp }> = []
   let dataDir: string
@@ -113,15 +139,16 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
     } finally {
       cache.close()
     }
-    const builds: Array<[string, string | undefined]> = [['now', undefined]]
-    if (BEFORE && existsSync(BEFORE)) builds.unshift(['before', BEFORE])
-    for (const [name, cli] of builds) {
+    const builds: Array<[string, string | undefined, Record<string, string>]> = [['now', undefined, {}]]
+    if (STAGED) builds.unshift(['staged', undefined, { CALLSIGHT_EXPORT_STREAM: '0' }])
+    if (BEFORE && existsSync(BEFORE)) builds.unshift(['before', BEFORE, {}])
+    for (const [name, cli, env] of builds) {
       // Each build on its own copy of the cache: a data folder is one serve's.
       const own = join(dataDir, name)
       mkdirSync(join(own, 'accounts'), { recursive: true })
       copyFileSync(join(dataDir, 'accounts', 'demo.sqlite'), join(own, 'accounts', 'demo.sqlite'))
       const app = await launchApp({
-        serve: { args: ['--demo'], dataDir: own, ...(cli ? { cli } : {}) },
+        serve: { args: ['--demo'], dataDir: own, env, ...(cli ? { cli } : {}) },
         viewport: { width: 1440, height: 900 }
       })
       await app.page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
@@ -150,7 +177,9 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
             ([name, f, t]) =>
               `  ${name.padEnd(6)} ${f.padEnd(6)} ${s(t.firstEvent)} ${s(t.lastWriting).padStart(10)} ${s(t.bar100).padStart(8)} ${s(t.done)} ${s(t.downloadStarted).padStart(9)} ${s(t.complete).padStart(9)} ${(t.bytes / 1e6).toFixed(1).padStart(6)}`
           )
-          .join('\n')
+          .join('\n') +
+        `\n  build  format  n  done p50  done p95  complete p50  complete p95\n` +
+        summary(rows)
     )
     for (const { app } of apps) expect(app.pageErrors).toEqual([])
   }, 1_800_000)
