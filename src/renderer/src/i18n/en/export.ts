@@ -36,7 +36,7 @@ export const exportMessages = {
     cancelled: 'Export cancelled; no file was left behind.',
     cancelledStreamed: 'Export cancelled. Your browser shows its download as failed: that file is incomplete.',
     failedStreamed: 'Your browser shows this download as failed: that file is incomplete. Export again.',
-    streaming: 'Your browser is downloading the file while it is written; it is complete at 100 %.',
+    streaming: 'Your browser is downloading the file while it is written; it is complete when the bar is full.',
     nothing: 'Select calls first, or export all results.',
     zoneNote: 'Dates are written in {zone}.',
     englishHeaders: 'English headers',

@@ -38,7 +38,7 @@ export const exportMessages: Shape<typeof en> = {
     cancelled: 'Dışa aktarma iptal edildi; yarım dosya bırakılmadı.',
     cancelledStreamed: 'Dışa aktarma iptal edildi. Tarayıcınız indirmeyi başarısız gösteriyor: o dosya eksiktir.',
     failedStreamed: 'Tarayıcınız bu indirmeyi başarısız gösteriyor: o dosya eksiktir. Yeniden dışa aktarın.',
-    streaming: 'Tarayıcınız dosyayı yazıldıkça indiriyor; %100 olduğunda tamamdır.',
+    streaming: 'Tarayıcınız dosyayı yazıldıkça indiriyor; çubuk dolduğunda dosya tamamdır.',
     nothing: 'Önce çağrı seçin veya tüm sonuçları aktarın.',
     zoneNote: 'Tarihler {zone} diliminde yazılır.',
     englishHeaders: 'İngilizce başlıklar',
