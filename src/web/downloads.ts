@@ -48,6 +48,8 @@ export interface StagingOptions {
    * absent); false stages the whole file first, as for the other formats.
    */
   stream?: boolean
+  /** How far a streamed export may run ahead of the browser (./stream-download.ts's AHEAD_BYTES when absent). */
+  streamAheadBytes?: number
 }
 
 export function createDownloadStaging(opts: StagingOptions = {}): DownloadStaging {
@@ -80,7 +82,7 @@ export function createDownloadStaging(opts: StagingOptions = {}): DownloadStagin
           streamDownload(file: string) {
             if (!inside(file)) return null
             const id = randomBytes(24).toString('base64url')
-            const sink = new ResponseSink()
+            const sink = new ResponseSink(opts.streamAheadBytes === undefined ? {} : { aheadBytes: opts.streamAheadBytes })
             streams.set(id, { sink, name: basename(file) })
             // Ended, failed or cancelled before the browser asked: the URL answers 404 from then on.
             sink.once('close', () => streams.delete(id))

@@ -14,7 +14,7 @@ import { startWebServer, type WebServer } from '../../../src/web/server'
 // the same gate as every download, and a cancel or a stopped download never ends as a
 // complete response.
 
-/** Enough text for several MiB: past the writer's lead, so the export waits for the reader. */
+/** Several MiB: past the writer's lead (1 MiB here), so the export waits for the reader. */
 function calls(n: number): CallRecord[] {
   return Array.from({ length: n }, (_, i) => ({
     callId: `c-${i}`,
@@ -98,7 +98,7 @@ function get(
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'callsight-stream-download-'))
   writeFileSync(join(dir, 'index.html'), '<!doctype html><html><head><title>t</title></head><body></body></html>')
-  staging = createDownloadStaging({ parent: dir })
+  staging = createDownloadStaging({ parent: dir, streamAheadBytes: 1 << 20 })
   server = await startWebServer({ handlers: {} as Handlers, rendererDir: dir, downloads: staging })
   port = Number(new URL(server.origin).port)
   // The session cookie, bought with a launch key as the browser does.
