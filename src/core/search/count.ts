@@ -13,12 +13,14 @@ export function countOf(ctx: SearchContext, p: Prepared): number {
       state.count = plan.n
       break
     case 'match-list': {
-      const fts = ctx.bitmaps?.ftsOnly(p.query, q, p.catalog, ctx.catalog.totalCalls()) ?? null
+      const bitmaps = ctx.bitmaps
+      const fts = bitmaps?.ftsOnly(p.query, q, p.catalog, ctx.catalog.totalCalls()) ?? null
       // A short prefix ("i", "ka") is counted from its kept set (read now when not kept: its
-      // facets and match list need it next), any other expression by FTS5's own count.
+      // facets and match list need it next), words from theirs when every one is kept
+      // (word-sets.ts), any other expression by FTS5's own count.
       state.count =
-        fts !== null
-          ? (ctx.bitmaps!.prefixCount(fts) ?? ctx.reader.matches.ftsCount(fts))
+        fts !== null && !bitmaps!.countsByWords(q, p.catalog)
+          ? (bitmaps!.prefixCount(fts) ?? ctx.reader.matches.ftsCount(fts))
           : (ctx.matchesOf(p).list()?.length ?? ctx.reader.matches.count(countSql(q, { kind: 'fts', ids: null })))
       break
     }

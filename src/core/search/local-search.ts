@@ -285,6 +285,8 @@ export interface SearchStrategies {
   keptSizes: boolean
   /** Prefixes typed expand from the kept term list (default); false: from fts5vocab, which reads each term's doclist, as before. */
   keptTerms: boolean
+  /** Keeps common words' id sets per data version for counts, facets and windows (default); false: reads each word's doclist every time, as before. */
+  wordSets: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -329,7 +331,8 @@ export function createSearch(
       windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
       countSkip: parts.countSkip ?? true,
       keptSizes: parts.keptSizes ?? true,
-      keptTerms: parts.keptTerms ?? true
+      keptTerms: parts.keptTerms ?? true,
+      wordSets: parts.wordSets ?? true
     }),
     parts.onPlan
   )

@@ -74,6 +74,8 @@ export interface SearchTuning {
   keptSizes: boolean
   /** Prefixes expand from the kept term list (term-list.ts); false: from fts5vocab, as before. */
   keptTerms: boolean
+  /** Common words' id sets kept per data version (word-sets.ts); false: read from FTS5 each time. */
+  wordSets: boolean
 }
 
 /**
@@ -130,7 +132,8 @@ export class SearchContext {
           },
           this.columns,
           watch,
-          tuning.coldKeyInWindow
+          tuning.coldKeyInWindow,
+          tuning.wordSets
         )
       : null
     this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes) : null
@@ -180,7 +183,7 @@ export class SearchContext {
       const kept = sets.every((k) => k !== null) ? sets.map((k) => k!.bits) : undefined
       return this.reader.matches.boundedSplit(q.split, cap, kept)
     }
-    const kept = this.bitmaps?.keptPrefix(q.match)
+    const kept = this.bitmaps?.keptSet(q.match)
     return kept ? boundedFromSet(kept, cap) : this.reader.matches.boundedMatches(q.match, cap)
   }
 

@@ -7,7 +7,8 @@ import { scopesFor } from '../query/compile'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { PrefixSets, type PrefixSet } from './prefix-sets'
 import { textPart, type QuerySqlContext } from '../query/query-sql'
-import { Run, type BitmapReads } from './bitmap-run'
+import { Run, type BitmapReads, type KeptSets } from './bitmap-run'
+import { WordSets, wordsOf } from './word-sets'
 
 /**
  * A query's exact match set as a byte per call id, computed in memory: each run of text terms
@@ -38,13 +39,17 @@ export class BitmapEvaluator {
   private readonly members: PerVersion<Map<string, { bits: Uint8Array; n: number }>>
   /** One- and two-letter prefixes' id sets, per data version (prefix-sets.ts). */
   private readonly prefixes: PrefixSets
+  /** Common words' id sets, per data version (word-sets.ts); null: every word read from FTS5 each time (main's way). */
+  private readonly words: WordSets | null
 
   constructor(
     private readonly reads: BitmapReads,
     private readonly columns: CallColumns,
     watch: DataWatch,
     /** How a window reads an analysis key not kept: its items in the window's span, or its whole column. */
-    private readonly coldKeyInWindow: 'items' | 'column' = 'items'
+    private readonly coldKeyInWindow: 'items' | 'column' = 'items',
+    /** Keeps common words' sets (the product); false: reads them from FTS5 each time. */
+    wordSets = true
   ) {
     this.members = new PerVersion(watch, () => new Map())
     this.prefixes = new PrefixSets(
@@ -52,6 +57,45 @@ export class BitmapEvaluator {
       () => columns.quarters().length,
       watch
     )
+    this.words = wordSets
+      ? new WordSets(
+          (match) => reads.ftsIds(match, null),
+          () => columns.quarters().length,
+          watch
+        )
+      : null
+  }
+
+  /** A short prefix's or a common word's set when it is kept already; null otherwise. */
+  keptSet(match: string): PrefixSet | null {
+    return this.prefixes.peek(match) ?? this.words?.peek(match) ?? null
+  }
+
+  /** The query's plain words whose sets are kept now (explain names them). */
+  keptWordsOf(q: CompiledQuery): number {
+    if (this.words === null || q.match === null) return 0
+    return this.words.keptWords().filter((w) => q.match!.includes(w)).length
+  }
+
+  /**
+   * Whether a query that FTS5 alone decides (ftsOnly) is counted from its words' sets instead:
+   * when every one is kept (facets or a match list read them), a byte sum beats FTS5's count,
+   * which reads every doclist again. A set not kept is not read for a count: FTS5 counts
+   * without its ids leaving SQLite, and the match list left unread lets a deep page after the
+   * count skip by counting (count-skip).
+   */
+  countsByWords(q: CompiledQuery, catalog: QueryCatalog): boolean {
+    const words = this.words
+    if (words === null || q.node === null) return false
+    const ctx: QuerySqlContext = {
+      expand: (p) => catalog.expansions.get(p),
+      keyIds: catalog.keyIds,
+      shortPrefixIndex: catalog.shortPrefixIndex === true
+    }
+    const part = textPart(q.node, ctx)
+    if (!('fts' in part)) return false
+    const terms = wordsOf(q.node, ctx) ?? (WordSets.takes(part.fts) ? [part.fts] : null)
+    return terms !== null && terms.every((t) => words.peek(t) !== null)
   }
 
   /** The count of an FTS5 expression that is one short prefix, from its set (read now if not kept); else null. */
@@ -179,8 +223,20 @@ export class BitmapEvaluator {
       shortPrefixIndex: catalog.shortPrefixIndex === true
     }
     // A short prefix's set is read whole only for a whole evaluation (a count, facets, a match
-    // list); a first page's window uses it when kept, else reads its stretch of the doclist.
-    const prefix = (match: string): PrefixSet | null => (within === null ? this.prefixes.get(match) : this.prefixes.peek(match))
+    // list); a first page's window uses it when kept, else reads its stretch of the doclist. A
+    // common word's set is read whole (and kept) only when the bounds hold most ids anyway (no
+    // range; scopes held by most calls): with a range FTS5 reads the stretch between its ids,
+    // often far less.
+    const whole = within === null
+    const unbounded = whole && (bounds === null || (bounds[1] - bounds[0] + 1) * 2 >= size)
+    const words = this.words
+    const sets: KeptSets = {
+      set: (match) =>
+        (whole ? this.prefixes.get(match) : this.prefixes.peek(match)) ??
+        (words === null ? null : unbounded ? words.get(match) : words.peek(match)),
+      kept: (match) => this.keptSet(match),
+      words: words === null ? 'off' : unbounded ? 'read' : 'kept'
+    }
     const run = new Run(
       this.reads,
       this.columns,
@@ -190,7 +246,7 @@ export class BitmapEvaluator {
       lo,
       size,
       ids,
-      prefix,
+      sets,
       within !== null && this.coldKeyInWindow === 'items'
     )
     const node = q.node

@@ -3,6 +3,7 @@ import { foldText } from '../../../shared/text/fold'
 import type { CallSpan } from '../../cache'
 import type { CallColumns, ValueColumn } from './columns'
 import type { PrefixSet } from './prefix-sets'
+import { wordsOf } from './word-sets'
 import { ftsAnd, ftsOr, shortSplit, splitAnd, textPart, type QuerySqlContext, type ShortSplit } from '../query/query-sql'
 import { step } from '../../../shared/query/work'
 
@@ -36,6 +37,20 @@ function foldedDict(col: ValueColumn): string[] {
   return f
 }
 
+/**
+ * How an evaluation uses kept id sets (a short prefix's, a common word's): `set` gives the
+ * set of an FTS5 expression (kept, or read whole now when the evaluation may), null when it
+ * reads the expression itself; `kept` only when already kept. `words`: an AND or OR of plain
+ * words is taken word by word from their sets ('read': each word's set read whole and kept
+ * when common; 'kept': only when every word's set is kept, else one FTS5 expression) or
+ * always as one FTS5 expression ('off').
+ */
+export interface KeptSets {
+  set: (match: string) => PrefixSet | null
+  kept: (match: string) => PrefixSet | null
+  words: 'read' | 'kept' | 'off'
+}
+
 /** One evaluation: the tree's nodes as byte sets over ids [0, size). */
 export class Run {
   constructor(
@@ -50,7 +65,7 @@ export class Run {
     private readonly size: number,
     /** Ids below this can be calls (the largest id + 1). */
     private readonly ids: number,
-    private readonly prefix: (match: string) => PrefixSet | null,
+    private readonly sets: KeptSets,
     /** Asked about a window of ids only: an analysis key's column not kept yet is read for the window alone. */
     private readonly window: boolean
   ) {}
@@ -64,7 +79,7 @@ export class Run {
     // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
     // the result is cut by the base (range and scopes), which is 0 outside them.
     const { lo, size } = this
-    const kept = this.prefix(match)
+    const kept = this.sets.set(match)
     if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
     const out = new Uint8Array(size)
     const ids = this.reads.ftsIds(match, this.bounds)
@@ -91,6 +106,7 @@ export class Run {
     step()
     // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
     const text = textPart(n, this.ctx)
+    if (this.sets.words !== 'off' && 'fts' in text && this.byWordsTakes(n)) return this.byWords(n)
     // An AND with short prefixes beside other words is read in parts (ShortSplit).
     if ('fts' in text && (n.kind !== 'and' || this.split(n.items) === null)) return this.fts(text.fts)
     switch (n.kind) {
@@ -130,6 +146,39 @@ export class Run {
         return out ?? new Uint8Array(this.size)
       }
     }
+  }
+
+  /** Whether an AND or OR of plain words is taken from its words' sets (KeptSets.words). */
+  private byWordsTakes(n: ResolvedNode): boolean {
+    const words = wordsOf(n, this.ctx)
+    if (words === null) return false
+    return this.sets.words === 'read' || words.every((w) => this.sets.kept(w) !== null)
+  }
+
+  /** An AND or OR of plain words (wordsOf) as byte operations on each word's set. */
+  private byWords(n: ResolvedNode): Uint8Array {
+    step()
+    if (n.kind === 'or') {
+      const out = new Uint8Array(this.size)
+      for (const item of n.items) or(out, this.byWords(item))
+      return out
+    }
+    if (n.kind !== 'and') return this.fts((textPart(n, this.ctx) as { fts: string }).fts)
+    let out: Uint8Array | null = null
+    for (const item of n.items) {
+      if (item.kind === 'not') continue
+      const m = this.byWords(item)
+      if (out === null) out = m
+      else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+    }
+    // wordsOf takes an AND only as one FTS5 expression, which has a positive word.
+    const acc = out ?? new Uint8Array(this.size)
+    for (const item of n.items) {
+      if (item.kind !== 'not') continue
+      const m = this.byWords(item.item)
+      for (let i = 0; i < acc.length; i++) acc[i]! &= m[i]! ^ 1
+    }
+    return acc
   }
 
   private equals(key: string, folded: string): Uint8Array {

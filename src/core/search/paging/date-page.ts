@@ -56,6 +56,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
     rangeCountable: lazy(() => rangeCountable(ctx, p, total)),
     countSkip: ctx.countSkip,
+    keptWords: bitmaps?.keptWordsOf(q) ?? 0,
     declined: []
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))

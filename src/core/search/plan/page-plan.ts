@@ -74,6 +74,8 @@ export interface DateFacts {
   rangeCountable: Lazy<boolean>
   /** Deep pages after a count may skip by counting (count-skip); off: main's bitmap path (the bench's baseline). */
   countSkip: boolean
+  /** The query's plain words whose id sets are kept (word-sets.ts): a window takes them from memory. */
+  keptWords: number
   /** Paths tried for this page that could not serve it. */
   declined: PageKind[]
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeCall, prng } from '../../../../bench/search-data'
 import { wordsNear } from '../../../../bench/query'
-import { LIST_DEEP_PAGE } from '../../../../bench/baselines/search-strategies'
+import { LIST_DEEP_PAGE, NO_WORD_SETS } from '../../../../bench/baselines/search-strategies'
 import { openCache, type CallCache } from '../../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { STRAY_MAX } from '../../../../src/core/search/paging/count-skip-page'
@@ -65,7 +65,9 @@ describe('count-skip: a deep page after its count', () => {
       const cache = build(join(dir, `${late}.db`), late, spread)
       const plans = new Set<string>()
       try {
-        const ours = createSearch(cache)
+        // Without kept word sets: once a page's match list keeps a word's set, its count reads
+        // the set and deep pages come from the list (word-sets.ts; the last test here).
+        const ours = createSearch(cache, {}, NO_WORD_SETS)
         const main = createSearch(cache, {}, LIST_DEEP_PAGE)
         const sql = createSearch(cache, { bitmaps: false })
         await ours.warmUp().done
@@ -107,9 +109,9 @@ describe('count-skip: a deep page after its count', () => {
   it('is not chosen before the count, nor once the match list is read', async () => {
     const cache = build(join(dir, 'order.db'), 0)
     try {
-      const s = createSearch(cache)
-      await s.warmUp().done
       const q = SearchQuery.parse({ text: 'müşteri' })
+      const s = createSearch(cache, {}, NO_WORD_SETS)
+      await s.warmUp().done
       expect(s.explain(q, 100, 2000).served.plan).toBe('bitmap')
       s.resetCaches()
       s.count(q)
@@ -117,6 +119,18 @@ describe('count-skip: a deep page after its count', () => {
       expect(e.plan).toBe('count-skip')
       s.facets(q, null, 'UTC')
       expect(s.explain(q, 100, 3000).served.plan).toBe('bitmap')
+      // With word sets (the product): the first count is FTS5's and skips; once facets kept
+      // the word's set, a count reads the set, and the match list serves deep pages.
+      const w = createSearch(cache)
+      await w.warmUp().done
+      w.count(q)
+      expect(w.explain(q, 100, 2000).served.plan).toBe('count-skip')
+      w.facets(q, null, 'UTC')
+      w.resetCaches()
+      w.count(q)
+      const kept = w.explain(q, 100, 2000).served
+      expect(kept.plan).toBe('bitmap')
+      expect(kept.inputs.keptWords).toBe(1)
     } finally {
       cache.close()
     }

@@ -66,7 +66,8 @@ function openedContext(reads: string[]): SearchContext {
     windowBeforeOrder: 'slice',
     countSkip: true,
     keptSizes: true,
-    keptTerms: true
+    keptTerms: true,
+    wordSets: true
   })
 }
 
