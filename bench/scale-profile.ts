@@ -3,7 +3,7 @@
  * shared: CPU time moves less with the load), main and ours alternately, with the plan that
  * served each: for iterating on a slow shape with `--cpu-prof`.
  *
- * node [--cpu-prof] out/node/bench-scale-profile.mjs <cache file> <part of a step name> [samples]
+ * node [--cpu-prof] out/node/bench-scale-profile.mjs <cache file> <part of a step name, or parts separated by |> [samples]
  */
 import { openCache } from '../src/core/cache'
 import { createSearch, type LocalSearch } from '../src/core/search'
@@ -69,7 +69,9 @@ try {
   const n = Number(/calls-(\d+)-/.exec(file)?.[1] ?? 1_000_000)
   const w = shapeWords(n)
   const searches: Record<'main' | 'ours', LocalSearch> = { main: createSearch(mainCache, {}, MAIN_SCALE), ours: createSearch(cache) }
-  for (const step of timedSteps(w).filter((s) => s.metric.includes(only))) {
+  // Several parts may be given, separated by '|': the steps whose name holds any of them.
+  const parts = only.split('|')
+  for (const step of timedSteps(w).filter((s) => parts.some((part) => s.metric.includes(part)))) {
     const wall: Record<string, number[]> = { main: [], ours: [] }
     const cpu: Record<string, number[]> = { main: [], ours: [] }
     for (const impl of impls) {

@@ -94,7 +94,8 @@ export class BitmapEvaluator {
     }
     const part = textPart(q.node, ctx)
     if (!('fts' in part)) return false
-    const terms = wordsOf(q.node, ctx) ?? (WordSets.takes(part.fts) ? [part.fts] : null)
+    if (words.peek(part.fts) !== null) return true
+    const terms = wordsOf(q.node, ctx)
     return terms !== null && terms.every((t) => words.peek(t) !== null)
   }
 

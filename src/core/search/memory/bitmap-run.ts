@@ -148,11 +148,18 @@ export class Run {
     }
   }
 
-  /** Whether an AND or OR of plain words is taken from its words' sets (KeptSets.words). */
+  /**
+   * Whether an AND or OR of words is taken from its words' sets (KeptSets.words). An AND of
+   * two or more positive terms is taken only when every set is kept even where sets may be
+   * read: FTS5 returns only their few common ids, where reading each term's ids costs them
+   * all (two 5 % words: 20 times as many); its own expression is then read, and kept when common.
+   */
   private byWordsTakes(n: ResolvedNode): boolean {
     const words = wordsOf(n, this.ctx)
     if (words === null) return false
-    return this.sets.words === 'read' || words.every((w) => this.sets.kept(w) !== null)
+    const positives = n.kind === 'and' ? n.items.filter((i) => i.kind !== 'not').length : 0
+    const read = this.sets.words === 'read' && positives < 2
+    return read || words.every((w) => this.sets.kept(w) !== null)
   }
 
   /** An AND or OR of plain words (wordsOf) as byte operations on each word's set. */
@@ -160,14 +167,14 @@ export class Run {
     step()
     if (n.kind === 'or') {
       const out = new Uint8Array(this.size)
-      for (const item of n.items) or(out, this.byWords(item))
+      for (const item of n.items) or(out, this.wordsItem(item))
       return out
     }
     if (n.kind !== 'and') return this.fts((textPart(n, this.ctx) as { fts: string }).fts)
     let out: Uint8Array | null = null
     for (const item of n.items) {
       if (item.kind === 'not') continue
-      const m = this.byWords(item)
+      const m = this.wordsItem(item)
       if (out === null) out = m
       else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
     }
@@ -175,10 +182,17 @@ export class Run {
     const acc = out ?? new Uint8Array(this.size)
     for (const item of n.items) {
       if (item.kind !== 'not') continue
-      const m = this.byWords(item.item)
+      const m = this.wordsItem(item.item)
       for (let i = 0; i < acc.length; i++) acc[i]! &= m[i]! ^ 1
     }
     return acc
+  }
+
+  /** An item of an AND or OR taken word by word: a nested AND or OR by the same rule as the top one. */
+  private wordsItem(n: ResolvedNode): Uint8Array {
+    const text = textPart(n, this.ctx) as { fts: string }
+    if (n.kind === 'text' || !this.byWordsTakes(n)) return this.fts(text.fts)
+    return this.byWords(n)
   }
 
   private equals(key: string, folded: string): Uint8Array {
