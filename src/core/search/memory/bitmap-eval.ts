@@ -57,13 +57,7 @@ export class BitmapEvaluator {
       () => columns.quarters().length,
       watch
     )
-    this.words = wordSets
-      ? new WordSets(
-          (match) => reads.ftsIds(match, null),
-          () => columns.quarters().length,
-          watch
-        )
-      : null
+    this.words = wordSets ? new WordSets(() => columns.quarters().length, watch) : null
   }
 
   /** A short prefix's or a common word's set when it is kept already; null otherwise. */
@@ -232,9 +226,8 @@ export class BitmapEvaluator {
     const unbounded = whole && (bounds === null || (bounds[1] - bounds[0] + 1) * 2 >= size)
     const words = this.words
     const sets: KeptSets = {
-      set: (match) =>
-        (whole ? this.prefixes.get(match) : this.prefixes.peek(match)) ??
-        (words === null ? null : unbounded ? words.get(match) : words.peek(match)),
+      set: (match) => (whole ? this.prefixes.get(match) : this.prefixes.peek(match)) ?? words?.peek(match) ?? null,
+      offer: words !== null && unbounded ? (match, ids) => words.offer(match, ids) : null,
       kept: (match) => this.keptSet(match),
       words: words === null ? 'off' : unbounded ? 'read' : 'kept'
     }

@@ -39,14 +39,16 @@ function foldedDict(col: ValueColumn): string[] {
 
 /**
  * How an evaluation uses kept id sets (a short prefix's, a common word's): `set` gives the
- * set of an FTS5 expression (kept, or read whole now when the evaluation may), null when it
- * reads the expression itself; `kept` only when already kept. `words`: an AND or OR of plain
+ * set of an FTS5 expression (a short prefix's read whole now when the evaluation may, a word's
+ * when kept), null when it reads the expression itself; `kept` only when already kept. `words`: an AND or OR of plain
  * words is taken word by word from their sets ('read': each word's set read whole and kept
  * when common; 'kept': only when every word's set is kept, else one FTS5 expression) or
  * always as one FTS5 expression ('off').
  */
 export interface KeptSets {
   set: (match: string) => PrefixSet | null
+  /** Where a common expression's set may be kept: the expression is read whole (no bounds) and offered. */
+  offer: ((match: string, ids: Int32Array) => void) | null
   kept: (match: string) => PrefixSet | null
   words: 'read' | 'kept' | 'off'
 }
@@ -82,7 +84,9 @@ export class Run {
     const kept = this.sets.set(match)
     if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
     const out = new Uint8Array(size)
-    const ids = this.reads.ftsIds(match, this.bounds)
+    const offer = this.sets.offer
+    const ids = this.reads.ftsIds(match, offer === null ? this.bounds : null)
+    offer?.(match, ids)
     for (let i = 0; i < ids.length; i++) {
       const k = ids[i]! - lo
       if (k >= 0 && k < size) out[k] = 1

@@ -35,7 +35,6 @@ export class WordSets {
   private readonly sets: PerVersion<Map<string, PrefixSet>>
 
   constructor(
-    private readonly read: (match: string) => Int32Array,
     /** Ids below this can be calls (the largest id + 1, as the in-memory columns size it). */
     private readonly size: () => number,
     watch: DataWatch,
@@ -45,7 +44,7 @@ export class WordSets {
   }
 
   /**
-   * Whether `get` may keep this FTS5 expression's set: any but a short prefix alone, whose set
+   * Whether `offer` may keep this FTS5 expression's set: any but a short prefix alone, whose set
    * PrefixSets keeps. A word as typed is usually its prefix's expansion (`levo` is
    * `("levo" OR "levobiso" OR …)` for the data version its terms were listed at), a phrase
    * or a word in a field its own expression: the set is the expression's exact matches.
@@ -55,22 +54,14 @@ export class WordSets {
   }
 
   /**
-   * The word's set: kept, or read whole now (and kept when common). Null for any other
-   * expression. A set not kept is the caller's alone.
+   * A whole read of the expression's ids (every id, no bounds): kept when common. Returns its
+   * set when kept, else null (the caller uses the ids it has).
    */
-  get(match: string): PrefixSet | null {
-    if (!WordSets.takes(match)) return null
+  offer(match: string, ids: Int32Array): PrefixSet | null {
     const size = this.size()
+    if (!WordSets.takes(match) || ids.length < size * KEPT_WORD_SHARE || size > this.budget) return null
     const kept = this.sets.get()
-    const set = kept.get(match)
-    if (set?.bits.length === size) {
-      // Most recently used last: the first key is the one dropped.
-      kept.delete(match)
-      kept.set(match, set)
-      return set
-    }
     const bits = new Uint8Array(size)
-    const ids = this.read(match)
     let n = 0
     for (let i = 0; i < ids.length; i++) {
       const id = ids[i]!
@@ -80,17 +71,15 @@ export class WordSets {
       }
     }
     const made = { bits, n }
-    if (n >= size * KEPT_WORD_SHARE && size <= this.budget) {
-      kept.delete(match)
-      let bytes = size
-      for (const s of kept.values()) bytes += s.bits.length
-      while (kept.size > 0 && (bytes > this.budget || kept.size >= WORDS_KEPT)) {
-        const oldest = kept.keys().next().value!
-        bytes -= kept.get(oldest)!.bits.length
-        kept.delete(oldest)
-      }
-      kept.set(match, made)
+    kept.delete(match)
+    let bytes = size
+    for (const s of kept.values()) bytes += s.bits.length
+    while (kept.size > 0 && (bytes > this.budget || kept.size >= WORDS_KEPT)) {
+      const oldest = kept.keys().next().value!
+      bytes -= kept.get(oldest)!.bits.length
+      kept.delete(oldest)
     }
+    kept.set(match, made)
     return made
   }
 
