@@ -8,6 +8,7 @@ import { LIST_CALL } from './pg-migration-10'
 import { schemaVersion } from './pg-migrations'
 import { basics, need, parseJson, refusedRow, text, type ApplyContext, type PulledReviewRow } from './review-apply'
 import { pulledColumns, type SharedKind } from './review-kind-parts'
+import { done, pushStep } from './push-step'
 
 /**
  * The lead's and the reviewers' shared work beside the annotations: scorecard versions,
@@ -16,28 +17,6 @@ import { pulledColumns, type SharedKind } from './review-kind-parts'
  * row-level security); a change this role may not make (an analyst's own list, say) is not
  * an error of the push: it stays on this workstation as local work, the rest goes on.
  */
-
-/** PostgreSQL's "insufficient privilege": a grant or a row-level policy said no. */
-const REFUSED = '42501'
-
-/** Runs one change under a savepoint; refused by the database, it is undone alone and reported stale. */
-async function allowedOrLocal(c: pg.ClientBase, e: OutboxEntry, run: () => Promise<PushOutcome>): Promise<PushOutcome> {
-  await c.query('SAVEPOINT team_work')
-  try {
-    const out = await run()
-    await c.query('RELEASE SAVEPOINT team_work')
-    return out
-  } catch (err) {
-    if ((err as { code?: string }).code !== REFUSED) throw err
-    await c.query('ROLLBACK TO SAVEPOINT team_work')
-    return { changeId: e.changeId, result: 'stale' }
-  }
-}
-
-const done = (e: OutboxEntry, r: pg.QueryResult): PushOutcome => ({
-  changeId: e.changeId,
-  result: (r.rowCount ?? 0) > 0 ? 'applied' : 'same'
-})
 
 /** What each kind's outbox value holds (written by review/team-share.ts). */
 export const ScorecardValue = z.object({
@@ -65,7 +44,7 @@ export const CalibrationValue = z.object({
 
 async function pushScorecard(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const v = ScorecardValue.parse(JSON.parse(e.value))
-  return allowedOrLocal(c, e, async () =>
+  return pushStep(c, e, 'stale', async () =>
     done(
       e,
       await c.query(
@@ -79,7 +58,7 @@ async function pushScorecard(c: pg.ClientBase, schema: string, e: OutboxEntry): 
 async function pushList(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const v = ListValue.parse(JSON.parse(e.value))
   const s = q(schema)
-  return allowedOrLocal(c, e, async () => {
+  return pushStep(c, e, 'stale', async () => {
     const head = await c.query(
       `INSERT INTO ${s}.team_review_lists (id, name, source, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
       [e.callId, v.name, v.source, v.createdAt]
@@ -104,7 +83,7 @@ async function pushList(c: pg.ClientBase, schema: string, e: OutboxEntry): Promi
 
 async function pushAssignment(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const v = AssignmentValue.parse(JSON.parse(e.value))
-  return allowedOrLocal(c, e, async () => {
+  return pushStep(c, e, 'stale', async () => {
     const r = await c.query(
       `UPDATE ${q(schema)}.team_review_list_items SET assignee = $3, assigned_at = $4 WHERE list_id = $1 AND call_id = $2`,
       [e.field, e.callId, v.reviewer, e.at]
@@ -115,7 +94,7 @@ async function pushAssignment(c: pg.ClientBase, schema: string, e: OutboxEntry):
 
 async function pushCalibration(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const v = CalibrationValue.parse(JSON.parse(e.value))
-  return allowedOrLocal(c, e, async () =>
+  return pushStep(c, e, 'stale', async () =>
     done(
       e,
       await c.query(
@@ -129,7 +108,7 @@ async function pushCalibration(c: pg.ClientBase, schema: string, e: OutboxEntry)
 
 async function pushAnswers(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const answers = Answers.parse(JSON.parse(e.value))
-  return allowedOrLocal(c, e, async () => {
+  return pushStep(c, e, 'stale', async () => {
     const r = await c.query(
       `INSERT INTO ${q(schema)}.calibration_answers (session_id, call_id, answers, changed_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (session_id, author, call_id) DO UPDATE SET answers = excluded.answers, changed_at = excluded.changed_at
@@ -141,7 +120,7 @@ async function pushAnswers(c: pg.ClientBase, schema: string, e: OutboxEntry): Pr
 }
 
 async function pushSubmission(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
-  return allowedOrLocal(c, e, async () =>
+  return pushStep(c, e, 'stale', async () =>
     done(
       e,
       await c.query(`INSERT INTO ${q(schema)}.calibration_submissions (session_id, submitted_at) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [

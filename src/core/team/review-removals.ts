@@ -10,6 +10,7 @@ import { basics, need, text, type ApplyContext, type PulledReviewRow } from './r
 import { pulledColumns, type SharedKind } from './review-kind-parts'
 import { TEAM_WORK_KINDS } from './review-kinds-team'
 import { numbers } from './review-tombstones'
+import { done, pushStep } from './push-step'
 
 /**
  * Calls removed from a review list (schema 10's `list-call` tombstones, pg-migration-10.ts):
@@ -19,30 +20,21 @@ import { numbers } from './review-tombstones'
  * assignments) come back here from the team cache.
  */
 
-/** PostgreSQL's "insufficient privilege": a grant or a row-level policy said no. */
-const REFUSED = '42501'
-
 /** What a queued removal holds (written by review/team-share.ts). */
 export const RemovalValue = z.object({ callIds: z.array(CallId).min(1).max(100_000) })
 
 async function pushRemoval(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const { callIds } = RemovalValue.parse(JSON.parse(e.value))
   const s = q(schema)
-  await c.query('SAVEPOINT list_removal')
-  try {
+  return pushStep(c, e, 'refused', async () => {
     const r = await c.query(
       `INSERT INTO ${s}.review_tombstones (kind, id, call_id, deleted_at)
        SELECT $1, $2, c, $4 FROM unnest($3::text[]) AS c ON CONFLICT DO NOTHING`,
       [LIST_CALL, e.callId, callIds, e.at]
     )
     await c.query(`DELETE FROM ${s}.team_review_list_items WHERE list_id = $1 AND call_id = ANY($2::text[])`, [e.callId, callIds])
-    await c.query('RELEASE SAVEPOINT list_removal')
-    return { changeId: e.changeId, result: (r.rowCount ?? 0) > 0 ? 'applied' : 'same' }
-  } catch (err) {
-    if ((err as { code?: string }).code !== REFUSED) throw err
-    await c.query('ROLLBACK TO SAVEPOINT list_removal')
-    return { changeId: e.changeId, result: 'refused' }
-  }
+    return done(e, r)
+  })
 }
 
 function applyRemoval(ctx: ApplyContext, row: PulledReviewRow): void {

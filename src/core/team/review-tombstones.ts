@@ -9,6 +9,7 @@ import { pulledColumns, type SharedKind } from './review-kind-parts'
 import { TEAM_WORK_KINDS } from './review-kinds-team'
 import { TOMBSTONE_KINDS, type TombstoneKind } from './pg-migration-9'
 import { LIST_CALL } from './pg-migration-10'
+import { done, pushStep } from './push-step'
 
 /**
  * The deletion of a review list or a calibration round (schema 9's `review_tombstones`,
@@ -17,30 +18,21 @@ import { LIST_CALL } from './pg-migration-10'
  * refused by the team cache, and the list or round comes back here from the team cache.
  */
 
-/** PostgreSQL's "insufficient privilege": a grant or a row-level policy said no. */
-const REFUSED = '42501'
-
 const Kind = z.enum(TOMBSTONE_KINDS)
 const TABLE: Record<TombstoneKind, string> = { list: 'team_review_lists', calibration: 'team_calibrations' }
 
 async function pushTombstone(c: pg.ClientBase, schema: string, e: OutboxEntry): Promise<PushOutcome> {
   const kind = Kind.parse(e.field)
   const s = q(schema)
-  await c.query('SAVEPOINT tombstone')
-  try {
+  return pushStep(c, e, 'refused', async () => {
     const r = await c.query(`INSERT INTO ${s}.review_tombstones (kind, id, deleted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
       kind,
       e.callId,
       e.at
     ])
     await c.query(`DELETE FROM ${s}.${TABLE[kind]} WHERE id = $1`, [e.callId])
-    await c.query('RELEASE SAVEPOINT tombstone')
-    return { changeId: e.changeId, result: (r.rowCount ?? 0) > 0 ? 'applied' : 'same' }
-  } catch (err) {
-    if ((err as { code?: string }).code !== REFUSED) throw err
-    await c.query('ROLLBACK TO SAVEPOINT tombstone')
-    return { changeId: e.changeId, result: 'refused' }
-  }
+    return done(e, r)
+  })
 }
 
 function applyTombstone(ctx: ApplyContext, row: PulledReviewRow): void {
