@@ -15,6 +15,20 @@ export interface PrefixSet {
   n: number
 }
 
+/** The set of these ids below `size` (duplicates and ids past the columns' end counted out). */
+export function setOf(ids: Int32Array, size: number): PrefixSet {
+  const bits = new Uint8Array(size)
+  let n = 0
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!
+    if (id < size && bits[id] === 0) {
+      bits[id] = 1
+      n++
+    }
+  }
+  return { bits, n }
+}
+
 /**
  * One- and two-letter prefixes as id sets, kept per data version (DataWatch): the first
  * keystrokes of a word ("i", then "ka") match most calls, and reading ~900,000 ids out of
@@ -48,18 +62,8 @@ export class PrefixSets {
     const kept = this.sets.get()
     const set = kept.get(match)
     if (set?.bits.length === size) return set
-    const bits = new Uint8Array(size)
-    const ids = this.read(match)
-    let n = 0
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!
-      if (id < size && bits[id] === 0) {
-        bits[id] = 1
-        n++
-      }
-    }
+    const made = setOf(this.read(match), size)
     if (kept.size >= SETS_KEPT) kept.delete(kept.keys().next().value!)
-    const made = { bits, n }
     kept.set(match, made)
     return made
   }

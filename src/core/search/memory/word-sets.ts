@@ -1,7 +1,7 @@
 import type { ResolvedNode } from '../../../shared/query/ast'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { textPart, type QuerySqlContext } from '../query/query-sql'
-import { PrefixSets, type PrefixSet } from './prefix-sets'
+import { PrefixSets, setOf, type PrefixSet } from './prefix-sets'
 
 /**
  * A word is kept when it matches at least this share of the calls: below it its doclist is
@@ -61,16 +61,7 @@ export class WordSets {
     const size = this.size()
     if (!WordSets.takes(match) || ids.length < size * KEPT_WORD_SHARE || size > this.budget) return null
     const kept = this.sets.get()
-    const bits = new Uint8Array(size)
-    let n = 0
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!
-      if (id < size && bits[id] === 0) {
-        bits[id] = 1
-        n++
-      }
-    }
-    const made = { bits, n }
+    const made = setOf(ids, size)
     kept.delete(match)
     let bytes = size
     for (const s of kept.values()) bytes += s.bits.length
