@@ -1,8 +1,8 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assignCalls, myAssignments, spreadList } from '../../../src/core/review/lead-view'
-import { addToList, createList, removeFromList, type ReviewContext } from '../../../src/core/review/review-service'
-import { pullReview, pushReview } from '../../../src/core/team'
+import { addToList, createList, removeFromList } from '../../../src/core/review/review-service'
+import { pullReview } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import {
@@ -12,7 +12,9 @@ import {
   setUpTenant,
   workstation,
   type ConnectedWorkstation,
-  type Workstation
+  type Workstation,
+  reviewContextOf,
+  syncReview
 } from './review-support'
 
 /**
@@ -30,20 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop()
   tmp.remove()
-})
-
-const sync = async (ws: Workstation): Promise<void> => {
-  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-}
-
-let clock = Date.now() - 120_000
-const ctxOf = (ws: Workstation): ReviewContext => ({
-  cache: ws.cache,
-  search: undefined as never,
-  author: ws.name,
-  now: () => ++clock,
-  zone: 'UTC'
 })
 
 /** The list's calls in the team cache, read as its owner (row-level security aside). */
@@ -69,28 +57,28 @@ describe('removing calls from a review list, shared', () => {
     const ayse: ConnectedWorkstation = connectedWorkstation(cluster, database, tmp.dir, 'ayse')
     let fresh: Workstation | undefined
     try {
-      const list = createList(ctxOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
-      spreadList(ctxOf(lena), list.id, ['ayse', 'omar'], false)
-      await sync(lena)
-      await sync(omar)
+      const list = createList(reviewContextOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
+      spreadList(reviewContextOf(lena), list.id, ['ayse', 'omar'], false)
+      await syncReview(lena)
+      await syncReview(omar)
       ayse.live.start()
       await ayse.until(() => ayse.ws.cache.review.reviewLists.callIds(list.id).length === 4 && ayse.live.listening)
       expect(myAssignments(ayse.ws.cache, 'ayse').items.map((i) => i.callId)).toEqual(['c1', 'c3'])
 
       // Omar, the other lead, adds a call while offline: his queued list still holds c3.
-      addToList(ctxOf(omar), list.id, ['c5'])
-      assignCalls(ctxOf(omar), list.id, ['c5'], 'omar')
+      addToList(reviewContextOf(omar), list.id, ['c5'])
+      assignCalls(reviewContextOf(omar), list.id, ['c5'], 'omar')
 
       // The lead removes c3 (Ayşe's) and shares it: the reviewer's app gets it live, assignment included.
-      removeFromList(ctxOf(lena), list.id, ['c3'])
+      removeFromList(reviewContextOf(lena), list.id, ['c3'])
       expect(lena.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c4'])
-      await sync(lena)
+      await syncReview(lena)
       expect(await teamCalls(database, list.id)).toEqual(['c1', 'c2', 'c4'])
       await ayse.until(() => !ayse.ws.cache.review.reviewLists.callIds(list.id).includes('c3'))
       expect(myAssignments(ayse.ws.cache, 'ayse').items.map((i) => i.callId)).toEqual(['c1'])
 
       // Omar's older change is pushed after the removal: c5 arrives, c3 stays out, and his pull removes it.
-      await sync(omar)
+      await syncReview(omar)
       expect(await teamCalls(database, list.id)).toEqual(['c1', 'c2', 'c4', 'c5'])
       expect(omar.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c4', 'c5'])
 
@@ -99,15 +87,15 @@ describe('removing calls from a review list, shared', () => {
       await pullReview({ pool: ayse.ws.pool, schema: SCHEMA, cache: fresh.cache })
       expect(fresh.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c4', 'c5'])
       lena.cache.review.share.setValue('cursor', '0')
-      await sync(lena)
+      await syncReview(lena)
       expect(lena.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c4', 'c5'])
 
       // The lead adds c3 again, later: that decision wins over her removal, everywhere.
-      addToList(ctxOf(lena), list.id, ['c3'])
-      await sync(lena)
+      addToList(reviewContextOf(lena), list.id, ['c3'])
+      await syncReview(lena)
       expect(await teamCalls(database, list.id)).toEqual(['c1', 'c2', 'c4', 'c5', 'c3'])
       await ayse.until(() => ayse.ws.cache.review.reviewLists.callIds(list.id).includes('c3'))
-      await sync(omar)
+      await syncReview(omar)
       expect(omar.cache.review.reviewLists.callIds(list.id)).toEqual(['c1', 'c2', 'c4', 'c5', 'c3'])
     } finally {
       await ayse.close()
@@ -123,17 +111,17 @@ describe('removing calls from a review list, shared', () => {
     const lena = workstation(cluster, database, tmp.dir, 'lena')
     const ayse = workstation(cluster, database, tmp.dir, 'ayse')
     try {
-      const list = createList(ctxOf(lena), 'Week 49', { kind: 'ids', ids: ['c7', 'c8', 'c9'] })
-      assignCalls(ctxOf(lena), list.id, ['c7', 'c8'], 'ayse')
-      await sync(lena)
-      await sync(ayse)
+      const list = createList(reviewContextOf(lena), 'Week 49', { kind: 'ids', ids: ['c7', 'c8', 'c9'] })
+      assignCalls(reviewContextOf(lena), list.id, ['c7', 'c8'], 'ayse')
+      await syncReview(lena)
+      await syncReview(ayse)
 
       const assigned = (): unknown[] => ayse.cache.review.assignments.ofList(list.id).map((r) => [r.callId, r.reviewer])
       const before = assigned()
       expect(before).toContainEqual(['c7', 'ayse'])
-      removeFromList(ctxOf(ayse), list.id, ['c7', 'c9'])
+      removeFromList(reviewContextOf(ayse), list.id, ['c7', 'c9'])
       expect(ayse.cache.review.reviewLists.callIds(list.id)).toEqual(['c8'])
-      await sync(ayse)
+      await syncReview(ayse)
       expect(ayse.cache.review.share.waiting()).toBe(0)
       expect(ayse.cache.review.reviewLists.callIds(list.id)).toEqual(['c7', 'c8', 'c9'])
       expect(assigned()).toEqual(before)
@@ -151,7 +139,7 @@ describe('removing calls from a review list, shared', () => {
       } finally {
         await c.end()
       }
-      await sync(lena)
+      await syncReview(lena)
       expect(lena.cache.review.reviewLists.callIds(list.id)).toEqual(['c7', 'c8', 'c9'])
     } finally {
       await lena.close()

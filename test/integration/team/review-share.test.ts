@@ -3,7 +3,7 @@ import { exportAnnotations } from '../../../src/core/review/transfer'
 import { createPool, listAnalysts, pullReview, pushReview, removeAnalyst } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
-import { connectAs, passwordOf, SCHEMA, setUpTenant, workstation, type Workstation } from './review-support'
+import { connectAs, passwordOf, SCHEMA, setUpTenant, workstation, syncReview } from './review-support'
 
 let cluster: PgCluster
 const tmp = tempDir('callsight-review-share-')
@@ -15,11 +15,6 @@ afterAll(async () => {
   await cluster?.stop()
   tmp.remove()
 })
-
-const sync = async (ws: Workstation): Promise<void> => {
-  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-}
 
 describe('review data shared through the team cache', () => {
   it('two analysts annotate the same calls offline, reconnect, and both see both; a same-field conflict is kept, shown and resolved', async () => {
@@ -50,9 +45,9 @@ describe('review data shared through the team cache', () => {
       expect(mehmet.cache.review.annotations.get('c1')?.status).toBe('follow_up')
 
       // Reconnected: ayse first, then mehmet, then both pull.
-      await sync(ayse)
-      await sync(mehmet)
-      await sync(ayse)
+      await syncReview(ayse)
+      await syncReview(mehmet)
+      await syncReview(ayse)
       expect(ayse.cache.review.share.waiting()).toBe(0)
       expect(mehmet.cache.review.share.waiting()).toBe(0)
 
@@ -93,8 +88,8 @@ describe('review data shared through the team cache', () => {
       const id = ayse.cache.review.annotations.get('c1')!.conflicts![0]!.id
       ayse.cache.review.annotations.resolveConflict(id, 'mine', 'ayse', Date.now())
       expect(ayse.cache.review.annotations.get('c1')!.status).toBe('follow_up')
-      await sync(ayse)
-      await sync(mehmet)
+      await syncReview(ayse)
+      await syncReview(mehmet)
       for (const ws of [ayse, mehmet]) {
         const c1 = ws.cache.review.annotations.get('c1')!
         expect(c1.status).toBe('follow_up')
@@ -111,7 +106,7 @@ describe('review data shared through the team cache', () => {
     await setUpTenant(cluster, database, [{ name: 'ayse' }, { name: 'mehmet' }, { name: 'leyla', lead: true }])
     const mehmet = workstation(cluster, database, tmp.dir, 'mehmet')
     mehmet.save('c9', { note: 'his own' })
-    await sync(mehmet)
+    await syncReview(mehmet)
     await mehmet.close()
     const ayse = await connectAs(cluster, database, 'ayse')
     const leyla = await connectAs(cluster, database, 'leyla')
@@ -159,7 +154,7 @@ describe('review data shared through the team cache', () => {
     const admin = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 1 })
     try {
       mehmet.save('c1', { status: 'reviewed', note: 'pushed before' })
-      await sync(mehmet)
+      await syncReview(mehmet)
       const open = await connectAs(cluster, database, 'mehmet')
       const ended = new Promise<unknown>((resolve) => open.once('error', resolve))
       // Offline, he keeps working.

@@ -6,7 +6,8 @@
 import { join } from 'node:path'
 import pg from 'pg'
 import { openCache, type CallCache } from '../../../src/core/cache'
-import { addAnalyst, createPool, teamInit } from '../../../src/core/team'
+import type { ReviewContext } from '../../../src/core/review/review-service'
+import { addAnalyst, createPool, pullReview, pushReview, teamInit } from '../../../src/core/team'
 import { ReviewLive } from '../../../src/core/team/review-live'
 import type { FieldChanges } from '../../../src/core/cache/review/annotation-store'
 import type { PgCluster } from '../../support/pg-cluster'
@@ -45,6 +46,22 @@ export interface Workstation {
   reopen(): void
   close(): Promise<void>
 }
+
+/** One sharing round of a workstation, as the app runs it: its queued changes pushed, then the team's pulled. */
+export async function syncReview(ws: Workstation): Promise<void> {
+  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
+  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
+}
+
+let clock = Date.now() - 120_000
+/** A review context as the app builds it, writing as the workstation's analyst (no search: sources are ids), each write a millisecond after the last. */
+export const reviewContextOf = (ws: Workstation): ReviewContext => ({
+  cache: ws.cache,
+  search: undefined as never,
+  author: ws.name,
+  now: () => ++clock,
+  zone: 'UTC'
+})
 
 /** An analyst's workstation: its own cache file, sharing on, and a pool that logs in as the analyst. */
 export function workstation(cluster: PgCluster, database: string, dir: string, name: string, port?: number): Workstation {

@@ -8,11 +8,10 @@ import {
   submitCalibration
 } from '../../../src/core/review/calibration'
 import { myAssignments, spreadList } from '../../../src/core/review/lead-view'
-import { createList, saveScorecard, type ReviewContext } from '../../../src/core/review/review-service'
-import { pullReview, pushReview } from '../../../src/core/team'
+import { createList, saveScorecard } from '../../../src/core/review/review-service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
-import { connectAs, SCHEMA, setUpTenant, workstation, type Workstation } from './review-support'
+import { connectAs, SCHEMA, setUpTenant, workstation, reviewContextOf, syncReview } from './review-support'
 
 let cluster: PgCluster
 const tmp = tempDir('callsight-review-team-work-')
@@ -23,21 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop()
   tmp.remove()
-})
-
-const sync = async (ws: Workstation): Promise<void> => {
-  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-}
-
-let clock = Date.now() - 120_000
-/** A review context as the app builds it, writing as the workstation's analyst (no search: sources are ids). */
-const ctxOf = (ws: Workstation): ReviewContext => ({
-  cache: ws.cache,
-  search: undefined as never,
-  author: ws.name,
-  now: () => ++clock,
-  zone: 'UTC'
 })
 
 /** What a role reads of a table by hand (psql), row-level security applied. */
@@ -63,15 +47,15 @@ describe('assignments and calibration rounds shared through the team cache', () 
     const as: Record<string, pg.Client> = {}
     try {
       // The lead samples a list and spreads it over two reviewers.
-      const card = saveScorecard(ctxOf(lena), CARD)
-      const list = createList(ctxOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
-      spreadList(ctxOf(lena), list.id, ['ayse', 'mehmet'], false)
-      await sync(lena)
+      const card = saveScorecard(reviewContextOf(lena), CARD)
+      const list = createList(reviewContextOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
+      spreadList(reviewContextOf(lena), list.id, ['ayse', 'mehmet'], false)
+      await syncReview(lena)
       expect(lena.cache.review.share.waiting()).toBe(0)
 
       // Each reviewer's workstation gets the list and its own assignments, next unreviewed first.
-      await sync(ayse)
-      await sync(mehmet)
+      await syncReview(ayse)
+      await syncReview(mehmet)
       const aMine = myAssignments(ayse.cache, 'ayse')
       expect(aMine.items.map((i) => i.callId)).toEqual(['c1', 'c3'])
       expect(myAssignments(mehmet.cache, 'mehmet').items.map((i) => i.callId)).toEqual(['c2', 'c4'])
@@ -79,15 +63,15 @@ describe('assignments and calibration rounds shared through the team cache', () 
       expect(ayse.cache.review.assignments.ofList(list.id).find((r) => r.callId === 'c1')?.reviewer).toBe('ayse')
 
       // A reviewer's own list stays on the reviewer's workstation: only leads share lists.
-      createList(ctxOf(ayse), 'Mine only', { kind: 'ids', ids: ['c9'] })
+      createList(reviewContextOf(ayse), 'Mine only', { kind: 'ids', ids: ['c9'] })
       // The reviewers review: the status is the progress the lead sees.
       ayse.save('c1', { status: 'reviewed' })
       mehmet.save('c2', { status: 'follow_up' })
       mehmet.save('c4', { status: 'reviewed' })
-      await sync(ayse)
-      await sync(mehmet)
+      await syncReview(ayse)
+      await syncReview(mehmet)
       expect(ayse.cache.review.share.waiting()).toBe(0)
-      await sync(lena)
+      await syncReview(lena)
       expect(lena.cache.review.reviewLists.list().map((l) => l.name)).toEqual(['Week 48'])
       expect(lena.cache.review.assignments.progress().byReviewer).toEqual([
         { reviewer: 'ayse', assigned: 2, reviewed: 1 },
@@ -95,26 +79,26 @@ describe('assignments and calibration rounds shared through the team cache', () 
       ])
 
       // A calibration round of two calls for both reviewers, with the lead's reference.
-      const round = createCalibration(ctxOf(lena), {
+      const round = createCalibration(reviewContextOf(lena), {
         name: 'Round 1',
         scorecardId: card.id,
         calls: { kind: 'ids', ids: ['c1', 'c2'] },
         reviewers: ['ayse', 'mehmet']
       })
-      setCalibrationReference(ctxOf(lena), round.id, 'c1', { greet: 4, solve: 1 })
-      await sync(lena)
-      await sync(ayse)
-      await sync(mehmet)
+      setCalibrationReference(reviewContextOf(lena), round.id, 'c1', { greet: 4, solve: 1 })
+      await syncReview(lena)
+      await syncReview(ayse)
+      await syncReview(mehmet)
       // The round and its scorecard version reached the reviewers; the reference did not.
       expect(ayse.cache.review.calibration.info(round.id).reviewers).toEqual(['ayse', 'mehmet'])
       expect(ayse.cache.review.scorecards.get(card.id, card.version)?.criteria).toHaveLength(2)
       expect(ayse.cache.review.calibration.reference(round.id)).toEqual({})
 
-      answerCalibration(ctxOf(ayse), round.id, 'c1', { greet: 4, solve: 1 })
-      answerCalibration(ctxOf(ayse), round.id, 'c2', { greet: 2, solve: 0 })
-      answerCalibration(ctxOf(mehmet), round.id, 'c1', { greet: 5, solve: 1 })
-      await sync(ayse)
-      await sync(mehmet)
+      answerCalibration(reviewContextOf(ayse), round.id, 'c1', { greet: 4, solve: 1 })
+      answerCalibration(reviewContextOf(ayse), round.id, 'c2', { greet: 2, solve: 0 })
+      answerCalibration(reviewContextOf(mehmet), round.id, 'c1', { greet: 5, solve: 1 })
+      await syncReview(ayse)
+      await syncReview(mehmet)
 
       // Blind in the database: each role reads as PostgreSQL lets it.
       for (const who of ['lena', 'ayse', 'mehmet']) as[who] = await connectAs(cluster, database, who)
@@ -156,9 +140,9 @@ describe('assignments and calibration rounds shared through the team cache', () 
       ).rejects.toMatchObject({})
 
       // mehmet submits: the round opens to him — ayse's answers and the reference arrive.
-      answerCalibration(ctxOf(mehmet), round.id, 'c2', { greet: 2, solve: 0 })
-      submitCalibration(ctxOf(mehmet), round.id)
-      await sync(mehmet)
+      answerCalibration(reviewContextOf(mehmet), round.id, 'c2', { greet: 2, solve: 0 })
+      submitCalibration(reviewContextOf(mehmet), round.id)
+      await syncReview(mehmet)
       expect(await authors('mehmet')).toEqual(['ayse', 'lena', 'mehmet'])
       expect(await authors('ayse')).toEqual(['ayse'])
       await expect(
@@ -172,13 +156,13 @@ describe('assignments and calibration rounds shared through the team cache', () 
       expect(seen.reference).toEqual({ c1: { greet: 4, solve: 1 } })
 
       // ayse, still answering, has none of mehmet's answers on her workstation.
-      await sync(ayse)
+      await syncReview(ayse)
       expect(calibrationView(ayse.cache, round.id, 'ayse').others).toEqual([])
-      submitCalibration(ctxOf(ayse), round.id)
-      await sync(ayse)
+      submitCalibration(reviewContextOf(ayse), round.id)
+      await syncReview(ayse)
 
       // The lead sees both submissions and the agreement.
-      await sync(lena)
+      await syncReview(lena)
       const result = calibrationView(lena.cache, round.id, 'lena')
       expect(result.session.submitted.sort()).toEqual(['ayse', 'mehmet'])
       expect(result.result?.reviewers.map((r) => [r.reviewer, r.answered])).toEqual([

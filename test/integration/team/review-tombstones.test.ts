@@ -2,11 +2,10 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answerCalibration, createCalibration, deleteCalibration, submitCalibration } from '../../../src/core/review/calibration'
 import { assignCalls, myAssignments, spreadList } from '../../../src/core/review/lead-view'
-import { addToList, createList, deleteList, saveScorecard, type ReviewContext } from '../../../src/core/review/review-service'
-import { pullReview, pushReview } from '../../../src/core/team'
+import { addToList, createList, deleteList, saveScorecard } from '../../../src/core/review/review-service'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
-import { connectedWorkstation, SCHEMA, setUpTenant, workstation, type ConnectedWorkstation, type Workstation } from './review-support'
+import { connectedWorkstation, setUpTenant, workstation, type ConnectedWorkstation, reviewContextOf, syncReview } from './review-support'
 
 /**
  * Deleting a review list or a calibration round is shared (schema 9's tombstones): a lead's
@@ -22,20 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop()
   tmp.remove()
-})
-
-const sync = async (ws: Workstation): Promise<void> => {
-  await pushReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-  await pullReview({ pool: ws.pool, schema: SCHEMA, cache: ws.cache })
-}
-
-let clock = Date.now() - 120_000
-const ctxOf = (ws: Workstation): ReviewContext => ({
-  cache: ws.cache,
-  search: undefined as never,
-  author: ws.name,
-  now: () => ++clock,
-  zone: 'UTC'
 })
 
 const CARD = { name: 'Basics', criteria: [{ id: 'greet', name: 'Greeting', weight: 1, scale: '1_5' as const, critical: false }] }
@@ -61,30 +46,30 @@ describe('deleting review lists and calibration rounds, shared', () => {
     const omar = workstation(cluster, database, tmp.dir, 'omar')
     const ayse = connected(database, 'ayse')
     try {
-      const list = createList(ctxOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
-      const kept = createList(ctxOf(lena), 'Week 49', { kind: 'ids', ids: ['c7', 'c8'] })
-      spreadList(ctxOf(lena), list.id, ['ayse', 'omar'], false)
-      assignCalls(ctxOf(lena), kept.id, ['c7', 'c8'], 'ayse')
-      await sync(lena)
-      await sync(omar)
+      const list = createList(reviewContextOf(lena), 'Week 48', { kind: 'ids', ids: ['c1', 'c2', 'c3', 'c4'] })
+      const kept = createList(reviewContextOf(lena), 'Week 49', { kind: 'ids', ids: ['c7', 'c8'] })
+      spreadList(reviewContextOf(lena), list.id, ['ayse', 'omar'], false)
+      assignCalls(reviewContextOf(lena), kept.id, ['c7', 'c8'], 'ayse')
+      await syncReview(lena)
+      await syncReview(omar)
       ayse.live.start()
       await ayse.until(() => ayse.ws.cache.review.reviewLists.exists(list.id) && ayse.live.listening)
       expect(myAssignments(ayse.ws.cache, 'ayse').items.map((i) => i.callId)).toEqual(['c1', 'c3', 'c7', 'c8'])
 
       // Omar, the other lead, adds a call and assigns it while offline: queued, not pushed yet.
-      addToList(ctxOf(omar), list.id, ['c5'])
-      assignCalls(ctxOf(omar), list.id, ['c5'], 'omar')
+      addToList(reviewContextOf(omar), list.id, ['c5'])
+      assignCalls(reviewContextOf(omar), list.id, ['c5'], 'omar')
 
       // The lead deletes the list on her workstation and shares it: the reviewer's app gets it live.
-      deleteList(ctxOf(lena), list.id)
+      deleteList(reviewContextOf(lena), list.id)
       expect(lena.cache.review.reviewLists.exists(list.id)).toBe(false)
-      await sync(lena)
+      await syncReview(lena)
       await ayse.until(() => !ayse.ws.cache.review.reviewLists.exists(list.id))
       expect(myAssignments(ayse.ws.cache, 'ayse').items.map((i) => i.callId)).toEqual(['c7', 'c8'])
       expect(await teamRows(database, `SELECT 1 FROM acme.team_review_list_items WHERE list_id = $1`, [list.id])).toBe(0)
 
       // Omar's older change is pushed after the deletion: it does not bring the list back, and his pull deletes it.
-      await sync(omar)
+      await syncReview(omar)
       expect(omar.cache.review.reviewLists.exists(list.id)).toBe(false)
       expect(myAssignments(omar.cache, 'omar').items).toEqual([])
       expect(await teamRows(database, `SELECT 1 FROM acme.team_review_lists WHERE id = $1`, [list.id])).toBe(0)
@@ -93,22 +78,22 @@ describe('deleting review lists and calibration rounds, shared', () => {
       // A pull from the start (a workstation set up anew) does not bring it back either.
       for (const ws of [lena, omar]) {
         ws.cache.review.share.setValue('cursor', '0')
-        await sync(ws)
+        await syncReview(ws)
         expect(ws.cache.review.reviewLists.exists(list.id)).toBe(false)
         expect(ws.cache.review.reviewLists.exists(kept.id)).toBe(true)
       }
 
       // The analyst deletes the lead's other list: refused by the team cache, and back on her workstation.
       await ayse.live.stop()
-      deleteList(ctxOf(ayse.ws), kept.id)
+      deleteList(reviewContextOf(ayse.ws), kept.id)
       expect(ayse.ws.cache.review.reviewLists.exists(kept.id)).toBe(false)
-      await sync(ayse.ws)
+      await syncReview(ayse.ws)
       expect(ayse.ws.cache.review.share.waiting()).toBe(0)
       expect(ayse.ws.cache.review.reviewLists.callIds(kept.id)).toEqual(['c7', 'c8'])
       expect(ayse.ws.cache.review.assignments.ofList(kept.id).map((r) => r.reviewer)).toEqual(['ayse', 'ayse'])
       expect(await teamRows(database, `SELECT 1 FROM acme.team_review_lists WHERE id = $1`, [kept.id])).toBe(1)
       expect(await teamRows(database, `SELECT 1 FROM acme.review_tombstones WHERE id = $1`, [kept.id])).toBe(0)
-      await sync(lena)
+      await syncReview(lena)
       expect(lena.cache.review.reviewLists.exists(kept.id)).toBe(true)
     } finally {
       await ayse.close()
@@ -124,44 +109,44 @@ describe('deleting review lists and calibration rounds, shared', () => {
     const ayse = workstation(cluster, database, tmp.dir, 'ayse')
     const mehmet = workstation(cluster, database, tmp.dir, 'mehmet')
     try {
-      const card = saveScorecard(ctxOf(lena), CARD)
+      const card = saveScorecard(reviewContextOf(lena), CARD)
       const round = { name: 'R1', scorecardId: card.id, calls: { kind: 'ids' as const, ids: ['c1', 'c2'] }, reviewers: ['ayse', 'mehmet'] }
-      const r1 = createCalibration(ctxOf(lena), round)
-      const r2 = createCalibration(ctxOf(lena), { ...round, name: 'R2' })
-      await sync(lena)
-      await sync(ayse)
-      await sync(mehmet)
-      answerCalibration(ctxOf(ayse), r1.id, 'c1', { greet: 4 })
-      submitCalibration(ctxOf(ayse), r1.id)
-      await sync(ayse)
+      const r1 = createCalibration(reviewContextOf(lena), round)
+      const r2 = createCalibration(reviewContextOf(lena), { ...round, name: 'R2' })
+      await syncReview(lena)
+      await syncReview(ayse)
+      await syncReview(mehmet)
+      answerCalibration(reviewContextOf(ayse), r1.id, 'c1', { greet: 4 })
+      submitCalibration(reviewContextOf(ayse), r1.id)
+      await syncReview(ayse)
       // Mehmet answers offline: his answer waits in his outbox.
-      answerCalibration(ctxOf(mehmet), r1.id, 'c1', { greet: 2 })
+      answerCalibration(reviewContextOf(mehmet), r1.id, 'c1', { greet: 2 })
 
-      deleteCalibration(ctxOf(lena), r1.id)
-      await sync(lena)
+      deleteCalibration(reviewContextOf(lena), r1.id)
+      await syncReview(lena)
       expect(await teamRows(database, `SELECT 1 FROM acme.calibration_answers WHERE session_id = $1`, [r1.id])).toBe(0)
       expect(await teamRows(database, `SELECT 1 FROM acme.calibration_submissions WHERE session_id = $1`, [r1.id])).toBe(0)
 
-      await sync(ayse)
+      await syncReview(ayse)
       expect(ayse.cache.review.calibration.exists(r1.id)).toBe(false)
       expect(ayse.cache.review.calibration.list().map((s) => s.id)).toEqual([r2.id])
 
       // The late answer is pushed after the deletion: dropped, and the round leaves his workstation.
-      await sync(mehmet)
+      await syncReview(mehmet)
       expect(mehmet.cache.review.share.waiting()).toBe(0)
       expect(mehmet.cache.review.calibration.exists(r1.id)).toBe(false)
       expect(await teamRows(database, `SELECT 1 FROM acme.team_calibrations WHERE id = $1`, [r1.id])).toBe(0)
       expect(await teamRows(database, `SELECT 1 FROM acme.calibration_answers WHERE session_id = $1`, [r1.id])).toBe(0)
       mehmet.cache.review.share.setValue('cursor', '0')
-      await sync(mehmet)
+      await syncReview(mehmet)
       expect(mehmet.cache.review.calibration.exists(r1.id)).toBe(false)
 
       // An analyst deleting the lead's round: refused, and the round is back on her workstation.
-      answerCalibration(ctxOf(ayse), r2.id, 'c2', { greet: 5 })
-      await sync(ayse)
-      deleteCalibration(ctxOf(ayse), r2.id)
+      answerCalibration(reviewContextOf(ayse), r2.id, 'c2', { greet: 5 })
+      await syncReview(ayse)
+      deleteCalibration(reviewContextOf(ayse), r2.id)
       expect(ayse.cache.review.calibration.exists(r2.id)).toBe(false)
-      await sync(ayse)
+      await syncReview(ayse)
       expect(ayse.cache.review.calibration.exists(r2.id)).toBe(true)
       expect(ayse.cache.review.calibration.answersOf(r2.id, 'ayse', 'c2')).toEqual({ greet: 5 })
       expect(await teamRows(database, `SELECT 1 FROM acme.team_calibrations WHERE id = $1`, [r2.id])).toBe(1)
