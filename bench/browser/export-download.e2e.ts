@@ -1,11 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
-import { loadavg, tmpdir } from 'node:os'
+import { copyFileSync, existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openCache } from '../../src/core/cache'
-import { ingest } from '../search'
-import { launchApp, type LaunchedApp } from '../../test/e2e/support/harness'
+import { demoDataDir, launchOnLocalResults } from '../../test/e2e/support/export-app'
+import type { LaunchedApp } from '../../test/e2e/support/harness'
 
 // An export through `callsight serve` as a user makes it: in Debian's Chromium, all results of
 // a search, CSV and XLSX, timed from the click on Export to the browser's download complete
@@ -130,15 +129,7 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
   let dataDir: string
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'callsight-export-e2e-'))
-    mkdirSync(join(dataDir, 'accounts'))
-    const cache = openCache(join(dataDir, 'accounts', 'demo.sqlite'))
-    try {
-      ingest(cache, CALLS, 20, () => undefined)
-      cache.optimizeIndex()
-    } finally {
-      cache.close()
-    }
+    dataDir = demoDataDir('callsight-export-e2e-', CALLS, { optimize: true })
     const builds: Array<[string, string | undefined, Record<string, string>]> = [['now', undefined, {}]]
     if (STAGED) builds.unshift(['staged', undefined, { CALLSIGHT_EXPORT_STREAM: '0' }])
     if (BEFORE && existsSync(BEFORE)) builds.unshift(['before', BEFORE, {}])
@@ -147,13 +138,7 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
       const own = join(dataDir, name)
       mkdirSync(join(own, 'accounts'), { recursive: true })
       copyFileSync(join(dataDir, 'accounts', 'demo.sqlite'), join(own, 'accounts', 'demo.sqlite'))
-      const app = await launchApp({
-        serve: { args: ['--demo'], dataDir: own, env, ...(cli ? { cli } : {}) },
-        viewport: { width: 1440, height: 900 }
-      })
-      await app.page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
-      await app.page.getByTestId('mode-local').click()
-      await app.page.locator('[data-testid="result-count"][data-state="ready"]').waitFor({ timeout: 60_000 })
+      const app = await launchOnLocalResults({ args: ['--demo'], dataDir: own, env, ...(cli ? { cli } : {}) })
       apps.push({ name, app })
     }
   }, 900_000)

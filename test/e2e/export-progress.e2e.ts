@@ -1,10 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readFileSync, rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openCache } from '../../src/core/cache'
-import { ingest } from '../../bench/search'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { demoDataDir, launchOnLocalResults } from './support/export-app'
+import type { LaunchedApp } from './support/harness'
 
 // An export in the browser tab says 100 % only when the file is complete: the bar is the
 // export's own progress, and a bar at 100 % followed by seconds of nothing reads as a hang.
@@ -24,18 +21,8 @@ describe('export progress in the browser tab', () => {
 
   beforeAll(async () => {
     // The demo account's cache written before serve starts: generated calls with analysis.
-    dataDir = mkdtempSync(join(tmpdir(), 'callsight-export-progress-e2e-'))
-    mkdirSync(join(dataDir, 'accounts'))
-    const cache = openCache(join(dataDir, 'accounts', 'demo.sqlite'))
-    try {
-      ingest(cache, 3_000, 20, () => undefined)
-    } finally {
-      cache.close()
-    }
-    app = await launchApp({ serve: { args: ['--demo'], dataDir }, viewport: { width: 1440, height: 900 } })
-    await app.page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
-    await app.page.getByTestId('mode-local').click()
-    await app.page.locator('[data-testid="result-count"][data-state="ready"]').waitFor({ timeout: 60_000 })
+    dataDir = demoDataDir('callsight-export-progress-e2e-', 3_000)
+    app = await launchOnLocalResults({ args: ['--demo'], dataDir })
   }, 120_000)
   afterAll(async () => {
     await app?.close()

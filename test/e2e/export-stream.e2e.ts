@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -13,8 +13,8 @@ import { exportCalls } from '../../src/core/export'
 import { reviewLookup } from '../../src/core/review/review-service'
 import { createSearch } from '../../src/core/search'
 import type { ExportRequest } from '../../src/shared/domain'
-import { ingest } from '../../bench/search'
-import { launchApp, type LaunchedApp } from './support/harness'
+import { demoDataDir, launchOnLocalResults } from './support/export-app'
+import type { LaunchedApp } from './support/harness'
 
 const run = promisify(execFile)
 
@@ -31,19 +31,9 @@ describe('a streamed CSV download in the browser tab', () => {
   let work: string
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'callsight-export-stream-e2e-'))
+    dataDir = demoDataDir('callsight-export-stream-e2e-', CALLS)
     work = mkdtempSync(join(tmpdir(), 'callsight-export-stream-work-'))
-    mkdirSync(join(dataDir, 'accounts'))
-    const cache = openCache(join(dataDir, 'accounts', 'demo.sqlite'))
-    try {
-      ingest(cache, CALLS, 20, () => undefined)
-    } finally {
-      cache.close()
-    }
-    app = await launchApp({ serve: { args: ['--demo'], dataDir }, viewport: { width: 1440, height: 900 } })
-    await app.page.getByTestId('results-grid').waitFor({ timeout: 60_000 })
-    await app.page.getByTestId('mode-local').click()
-    await app.page.locator('[data-testid="result-count"][data-state="ready"]').waitFor({ timeout: 60_000 })
+    app = await launchOnLocalResults({ args: ['--demo'], dataDir })
   }, 180_000)
   afterAll(async () => {
     await app?.close()
