@@ -222,10 +222,14 @@ export class TeamWorker {
   ): Promise<void> {
     const { clock, logger } = this.deps
     let blocked = false
+    // Workers whose scope was just taken over: their leases lapsed together (one heartbeat
+    // renews them all), so their other scopes are looked at now, not a heartbeat later.
+    const lapsed = new Set<string>()
     for (const cfg of this.deps.scopes) {
       const key = keys.get(cfg.name)!
       if (owned.has(key) || signal.aborted) continue
-      if (!blocked && clock.now() < (due.get(cfg.name) ?? 0)) {
+      const fromLapsed = lapsed.has(standbyFor.get(cfg.name) ?? '')
+      if (!blocked && !fromLapsed && clock.now() < (due.get(cfg.name) ?? 0)) {
         blocked = true
         continue
       }
@@ -243,7 +247,11 @@ export class TeamWorker {
         due.set(cfg.name, clock.now() + this.heartbeatMs)
         continue
       }
-      if (standbyFor.has(cfg.name)) logger.log('info', 'taking over the scope', { scope: cfg.name, from: standbyFor.get(cfg.name) })
+      const from = standbyFor.get(cfg.name)
+      if (from !== undefined) {
+        logger.log('info', 'taking over the scope', { scope: cfg.name, from })
+        lapsed.add(from)
+      }
       standbyFor.delete(cfg.name)
       due.delete(cfg.name)
       owned.add(key)
