@@ -287,6 +287,8 @@ export interface SearchStrategies {
   keptTerms: boolean
   /** Keeps common words' id sets per data version for counts, facets and windows (default); false: reads each word's doclist every time, as before. */
   wordSets: boolean
+  /** Puts a query's listed matches in date order from the date order in memory (default); false: reads each listed row's date and sorts in SQL, as before. */
+  listedOrder: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -332,7 +334,8 @@ export function createSearch(
       countSkip: parts.countSkip ?? true,
       keptSizes: parts.keptSizes ?? true,
       keptTerms: parts.keptTerms ?? true,
-      wordSets: parts.wordSets ?? true
+      wordSets: parts.wordSets ?? true,
+      listedOrder: parts.listedOrder ?? true
     }),
     parts.onPlan
   )

@@ -76,6 +76,8 @@ export interface SearchTuning {
   keptTerms: boolean
   /** Common words' id sets kept per data version (word-sets.ts); false: read from FTS5 each time. */
   wordSets: boolean
+  /** Listed matches put in date order from memory (listed-order-page.ts); false: their rows read and sorted in SQL. */
+  listedOrder: boolean
 }
 
 /**
@@ -101,6 +103,7 @@ export class SearchContext {
   readonly sortedPager: SortedPager
   readonly windowBeforeOrder: 'slice' | 'order'
   readonly countSkip: boolean
+  readonly listedOrder: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -116,6 +119,7 @@ export class SearchContext {
     this.sortedPager = tuning.sortedPager
     this.windowBeforeOrder = tuning.windowBeforeOrder
     this.countSkip = tuning.countSkip
+    this.listedOrder = tuning.listedOrder
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
     this.pager = new Pager(reader.rows, this.columns)

@@ -75,6 +75,9 @@ function* warmSteps(ctx: SearchContext): Generator<void, boolean> {
   yield
   ctx.columns.byDate()
   yield
+  // Each call's place in it: listed matches are put in date order with it (listed-order-page.ts).
+  ctx.columns.dateRank()
+  yield
   for (const key of ctx.catalog.analysisKeys()) {
     const step = ctx.columns.valuesInPieces(ctx.catalog.keyIds(key.key), key.numeric, WARM_PIECE)
     let r: ReturnType<typeof step>

@@ -9,6 +9,7 @@ import type { Prepared, SearchContext } from '../search-context'
 import { orderSlice, windowPage } from './window-page'
 import { countSkipPage } from './count-skip-page'
 import { NO_CALL } from '../memory/columns'
+import { listedOrderPage } from './listed-order-page'
 
 /** Text alone that FTS5 counts (no kept prefix set: a prefix's many doclists cost what listing does). */
 function rangeCountable(ctx: SearchContext, p: Prepared, total: number): boolean {
@@ -57,6 +58,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     rangeCountable: lazy(() => rangeCountable(ctx, p, total)),
     countSkip: ctx.countSkip,
     keptWords: bitmaps?.keptWordsOf(q) ?? 0,
+    listedOrder: ctx.listedOrder && q.match !== null && q.reviewDriver === null && q.candidates === null,
     declined: []
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
@@ -114,6 +116,17 @@ function serveDate(
       if (page.whole && page.rows.length < limit) state.count = page.seen
       return { offset, rows: page.rows }
     }
+    case 'listed-order':
+      return listedOrderPage({
+        listed: JSON.parse(path.ids) as number[],
+        rank: ctx.columns.dateRank(),
+        byDate: ctx.columns.byDate(),
+        q,
+        desc,
+        offset,
+        limit,
+        reader: ctx.reader
+      })
     case 'count-skip': {
       const fts = ctx.bitmaps!.ftsOnly(p.query, q, p.catalog, total)!
       const bitmaps = ctx.bitmaps!

@@ -1,5 +1,5 @@
 import type { SearchPage } from '../../../shared/domain'
-import type { SearchReader } from '../../cache'
+import type { SearchReader, SqlPiece } from '../../cache'
 import type { CompiledQuery } from '../query/compile'
 import { matchedAmong } from '../query/sql'
 
@@ -26,6 +26,11 @@ export interface ReviewWalkInput {
   next: (max: number) => number[]
   /** REVIEW_PROBE_MAX (tests move it). */
   probeMax?: number | undefined
+  /**
+   * The SQL that keeps the candidates passing the query (default: its whole WHERE, the text
+   * through FTS5's probe); candidates known to match the text are asked the rest only.
+   */
+  among?: (q: CompiledQuery, idsJson: string) => SqlPiece
 }
 
 /**
@@ -51,7 +56,7 @@ export function reviewWalkPage(input: ReviewWalkInput): SearchPage | null {
     const batch = next(batchSize)
     if (batch.length === 0) break
     probed += batch.length
-    const hits = reader.matches.idList(matchedAmong(q, JSON.stringify(batch)))
+    const hits = reader.matches.idList((input.among ?? matchedAmong)(q, JSON.stringify(batch)))
     const hit = new Set(hits)
     for (const id of batch) {
       if (!hit.has(id)) continue

@@ -76,6 +76,12 @@ export interface DateFacts {
   countSkip: boolean
   /** The query's plain words whose id sets are kept (word-sets.ts): a window takes them from memory. */
   keptWords: number
+  /**
+   * Listed matches (the SQL rule's fts plan with ids) may be put in date order by their
+   * places in the date order in memory (listed-order): the strategy is on and the query has
+   * text, and no review filter or candidates of its own.
+   */
+  listedOrder: boolean
   /** Paths tried for this page that could not serve it. */
   declined: PageKind[]
 }
@@ -119,6 +125,8 @@ export type PageFacts = DateFacts | ColumnFacts
  *  - count-skip: a deep page once the count is known and the match list is not read: the
  *    matches on the page's near side counted by id range in FTS5, a window next to the
  *    page walked (count-skip-page.ts).
+ *  - listed-order: the matches the bounded count listed (text alone), put in date order by
+ *    their places in the date order in memory; only the page's rows are read.
  *  - window-slice: the same before the date order and quarter hours are in memory (a search
  *    just opened): the window's ids read from the date index, its span's quarter hours and
  *    scope members read for the span alone, so no whole column is read on the keystroke.
@@ -136,6 +144,7 @@ export type PagePath =
   | { kind: 'window'; share: number; maxSpan: number }
   | { kind: 'window-slice'; share: number; maxSpan: number }
   | { kind: 'count-skip' }
+  | { kind: 'listed-order'; ids: string }
   | { kind: 'column-all' }
   | { kind: 'column-kept' }
   | { kind: 'column-probe' }
@@ -173,6 +182,10 @@ export function choosePage(f: PageFacts): PagePath {
   }
   if (sql.kind === 'relevance' && f.rankable && f.offset < WINDOW_MAX_OFFSET && !tried('relevance-memory'))
     return { kind: 'relevance-memory' }
+  // Matches listed by the bounded count: their order from memory, not from each row's date.
+  // Its other conditions are asked of the listed calls in date order, so only from the start.
+  if (sql.kind === 'fts' && sql.ids !== null && f.listedOrder && f.orderKept && f.offset < WINDOW_MAX_OFFSET && !tried('listed-order'))
+    return { kind: 'listed-order', ids: sql.ids }
   if (!f.inMemory || (sql.kind !== 'scan' && sql.kind !== 'walk' && sql.kind !== 'bitmap')) return sql
   // Walks and scans test a predicate per row in SQL; the bitmap evaluator answers it from
   // memory: from the match list once read (or deep), else from a window of the newest calls.

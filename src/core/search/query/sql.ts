@@ -141,6 +141,14 @@ export function matchedIds(q: CompiledQuery): SqlPiece | null {
 }
 
 /** Which of the given call ids (a JSON array) the query matches: its filters and text asked per row. */
+/** The ids among these that pass the query's conditions other than its text (the text is known to match them). */
+export function passingAmong(q: CompiledQuery, idsJson: string): SqlPiece {
+  return {
+    sql: `SELECT c.id AS id FROM calls c WHERE ${and(['c.id IN (SELECT value FROM json_each(?))', ...q.where])}`,
+    params: [idsJson, ...q.params]
+  }
+}
+
 export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   const where = ['c.id IN (SELECT value FROM json_each(?))', ...q.where]
   const params: unknown[] = [idsJson, ...q.params]
