@@ -67,7 +67,8 @@ function openedContext(reads: string[]): SearchContext {
     countSkip: true,
     keptSizes: true,
     keptTerms: true,
-    wordSets: true
+    wordSets: true,
+    listedOrder: true
   })
 }
 
