@@ -23,7 +23,14 @@ export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }
  * Search as main serves it, for the scale section's same-run comparison: every strategy the
  * scale work added, switched off.
  */
-export const MAIN_SCALE: SearchParts = { countSkip: false, keptSizes: false, keptTerms: false, wordSets: false, listedOrder: false }
+export const MAIN_SCALE: SearchParts = {
+  countSkip: false,
+  keptSizes: false,
+  keptTerms: false,
+  wordSets: false,
+  listedOrder: false,
+  keptColumnFacets: false
+}
 
 /** Every common word read from FTS5 for each count, facet and window, as before word sets were kept. */
 export const NO_WORD_SETS: SearchParts = { wordSets: false }

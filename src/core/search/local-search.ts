@@ -289,6 +289,8 @@ export interface SearchStrategies {
   wordSets: boolean
   /** Puts a query's listed matches in date order from the date order in memory (default); false: reads each listed row's date and sorts in SQL, as before. */
   listedOrder: boolean
+  /** Facets of a few percent of the calls count against the columns once they are in memory (default); false: they seek each match's row below 5 %, as before. */
+  keptColumnFacets: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -335,7 +337,8 @@ export function createSearch(
       keptSizes: parts.keptSizes ?? true,
       keptTerms: parts.keptTerms ?? true,
       wordSets: parts.wordSets ?? true,
-      listedOrder: parts.listedOrder ?? true
+      listedOrder: parts.listedOrder ?? true,
+      keptColumnFacets: parts.keptColumnFacets ?? true
     }),
     parts.onPlan
   )

@@ -78,6 +78,8 @@ export interface SearchTuning {
   wordSets: boolean
   /** Listed matches put in date order from memory (listed-order-page.ts); false: their rows read and sorted in SQL. */
   listedOrder: boolean
+  /** Facets count against the columns once in memory (facets/index.ts KEPT_COLUMNS_MIN); false: by share alone. */
+  keptColumnFacets: boolean
 }
 
 /**
@@ -121,7 +123,7 @@ export class SearchContext {
     this.countSkip = tuning.countSkip
     this.listedOrder = tuning.listedOrder
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
-    this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare)
+    this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare, tuning.keptColumnFacets)
     this.pager = new Pager(reader.rows, this.columns)
     this.view = new ViewColumns(reader.view, this.columns, this.catalog, watch)
     const m = reader.matches

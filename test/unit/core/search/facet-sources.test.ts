@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSearchReader, openCache, type SearchReader, type SqlPiece } from '../../../../src/core/cache'
 import { CallColumns } from '../../../../src/core/search/memory/columns'
 import { DataWatch } from '../../../../src/core/search/data-watch'
-import { chooseFacetPlan } from '../../../../src/core/search/facets'
+import { chooseFacetPlan, KEPT_COLUMNS_MIN } from '../../../../src/core/search/facets'
 import { dayStarts, type NumericRange } from '../../../../src/core/search/facets/buckets'
 import { ColumnsSource } from '../../../../src/core/search/facets/columns-source'
 import type { DayRange, FacetSource, KeyColumns, TypeScopes } from '../../../../src/core/search/facets/source'
@@ -119,6 +119,24 @@ describe('chooseFacetPlan', () => {
     expect(chooseFacetPlan({ dateOnly: false }, { total: 50, allCalls: 1000, ids })).toEqual({ totals: false, matches: 'few', ids })
     expect(chooseFacetPlan({ dateOnly: true }, { total: 50, allCalls: 1000, ids })).toEqual({ totals: true, matches: 'few', ids })
     expect(chooseFacetPlan({ dateOnly: false }, { total: 50, allCalls: 1000, ids }, 0)).toEqual({ totals: false, matches: 'many' })
+  })
+
+  it('counts a few percent in the columns once they are in memory, from KEPT_COLUMNS_MIN matches', () => {
+    const m = { allCalls: 1_000_000, ids }
+    expect(chooseFacetPlan({ dateOnly: false }, { ...m, total: KEPT_COLUMNS_MIN, columnsKept: true })).toEqual({
+      totals: false,
+      matches: 'many'
+    })
+    expect(chooseFacetPlan({ dateOnly: false }, { ...m, total: KEPT_COLUMNS_MIN - 1, columnsKept: true })).toEqual({
+      totals: false,
+      matches: 'few',
+      ids
+    })
+    expect(chooseFacetPlan({ dateOnly: false }, { ...m, total: 40_000, columnsKept: false })).toEqual({
+      totals: false,
+      matches: 'few',
+      ids
+    })
   })
 })
 

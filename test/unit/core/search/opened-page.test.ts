@@ -68,7 +68,8 @@ function openedContext(reads: string[]): SearchContext {
     keptSizes: true,
     keptTerms: true,
     wordSets: true,
-    listedOrder: true
+    listedOrder: true,
+    keptColumnFacets: true
   })
 }
 
