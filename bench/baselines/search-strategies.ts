@@ -29,8 +29,12 @@ export const MAIN_SCALE: SearchParts = {
   keptTerms: false,
   wordSets: false,
   listedOrder: false,
-  keptColumnFacets: false
+  keptColumnFacets: false,
+  pageBeforeEstimate: false
 }
+
+/** Every query's matches counted (its estimate) before its first page is chosen, as before window-first. */
+export const ESTIMATE_FIRST: SearchParts = { pageBeforeEstimate: false }
 
 /** Every common word read from FTS5 for each count, facet and window, as before word sets were kept. */
 export const NO_WORD_SETS: SearchParts = { wordSets: false }

@@ -170,12 +170,14 @@ class SearchOverCache implements LocalSearch {
   }
 
   explain(query: SearchQuery, limit: number, offset = 0, view: PageView = {}): Explained {
+    // The page first: it is served as page() serves it, before anything here reads the
+    // estimate (a first page may not need it: window-first).
+    const { trace } = this.serve(query, offset, limit, view)
     const p = this.ctx.prepare(query)
     const { q, estimate } = p
     const total = this.ctx.catalog.totalCalls()
     const plan = choosePlan(q, estimate, total, { for: 'page', limit, gap: 0, bitmapRead: false, longJump: this.ctx.longJump })
     const reviewSet = this.ctx.reviewsTake(p) && plan.kind !== 'nothing' && plan.kind !== 'relevance'
-    const { trace } = this.serve(query, offset, limit, view)
     return { plan: reviewSet ? 'review-set' : plan.kind, served: trace, estimate: estimate.n, total }
   }
 
@@ -291,6 +293,8 @@ export interface SearchStrategies {
   listedOrder: boolean
   /** Facets of a few percent of the calls count against the columns once they are in memory (default); false: they seek each match's row below 5 %, as before. */
   keptColumnFacets: boolean
+  /** A first page tries its window before the query's matches are counted (default, window-first); false: every query estimated as it is prepared, as before. */
+  pageBeforeEstimate: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -338,7 +342,8 @@ export function createSearch(
       keptTerms: parts.keptTerms ?? true,
       wordSets: parts.wordSets ?? true,
       listedOrder: parts.listedOrder ?? true,
-      keptColumnFacets: parts.keptColumnFacets ?? true
+      keptColumnFacets: parts.keptColumnFacets ?? true,
+      pageBeforeEstimate: parts.pageBeforeEstimate ?? true
     }),
     parts.onPlan
   )

@@ -33,7 +33,8 @@ export interface Prepared {
   catalog: QueryCatalog
   q: CompiledQuery
   state: QueryState
-  estimate: Estimate
+  /** Read when first asked for (with pageBeforeEstimate), then kept with the state. */
+  readonly estimate: Estimate
 }
 
 /** What boundedMatches answers (the first `cap` matches counted; their ids when fewer), from a kept set. */
@@ -80,6 +81,12 @@ export interface SearchTuning {
   listedOrder: boolean
   /** Facets count against the columns once in memory (facets/index.ts KEPT_COLUMNS_MIN); false: by share alone. */
   keptColumnFacets: boolean
+  /**
+   * A first page in date order tries a window of the newest calls before the query's matches
+   * are counted (window-first, page-plan.ts), and the estimate is read only when something
+   * asks for it; false: every query is estimated as it is prepared, as before.
+   */
+  pageBeforeEstimate: boolean
 }
 
 /**
@@ -106,6 +113,7 @@ export class SearchContext {
   readonly windowBeforeOrder: 'slice' | 'order'
   readonly countSkip: boolean
   readonly listedOrder: boolean
+  readonly pageBeforeEstimate: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -122,6 +130,7 @@ export class SearchContext {
     this.windowBeforeOrder = tuning.windowBeforeOrder
     this.countSkip = tuning.countSkip
     this.listedOrder = tuning.listedOrder
+    this.pageBeforeEstimate = tuning.pageBeforeEstimate
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare, tuning.keptColumnFacets)
     this.pager = new Pager(reader.rows, this.columns)
@@ -161,8 +170,27 @@ export class SearchContext {
     const catalog = this.catalog.forText(data.text)
     const q = compileQuery(data, catalog)
     const state = this.queries.get().get(q.key)
-    state.estimate ??= this.estimate(q, data)
-    return { query: data, catalog, q, state, estimate: state.estimate }
+    if (!this.pageBeforeEstimate) {
+      state.estimate ??= this.estimate(q, data)
+      return { query: data, catalog, q, state, estimate: state.estimate }
+    }
+    // Counted when first asked for, then kept with the query's state: a first page served
+    // by its window (window-first) never asks.
+    const estimate = (): Estimate => (state.estimate ??= this.estimate(q, data))
+    return {
+      query: data,
+      catalog,
+      q,
+      state,
+      get estimate() {
+        return estimate()
+      }
+    }
+  }
+
+  /** Whether the query's estimate was read (window-first is tried only before it is). */
+  estimated(p: Prepared): boolean {
+    return p.state.estimate !== null
   }
 
   /** The remembered state under another key (a query in a column's order). */

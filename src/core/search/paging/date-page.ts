@@ -1,7 +1,18 @@
 import type { SearchPage } from '../../../shared/domain'
 import { evaluable } from '../memory/bitmap-eval'
 import { withMatchedIn } from '../query/matched-in'
-import { lazy, servePage, WINDOW_SHARE, type DateFacts, type PagePath, type PageTrace } from '../plan/page-plan'
+import {
+  chooseFirstWindow,
+  lazy,
+  recordFacts,
+  servePage,
+  WINDOW_SHARE,
+  type DateFacts,
+  type FirstFacts,
+  type PageKind,
+  type PagePath,
+  type PageTrace
+} from '../plan/page-plan'
 import { choosePlan, needsEstimate } from '../plan/plan'
 import { LISTED_SORT_MAX, REVIEW_WALK_MAX, reviewWalkPage } from './review-page'
 import type { ReviewMatch } from '../review/review-set'
@@ -19,10 +30,62 @@ function rangeCountable(ctx: SearchContext, p: Prepared, total: number): boolean
   return bitmaps.ftsOnly(p.query, q, p.catalog, total) !== null
 }
 
+/** A walk's probe per row is the costly kind: a scan, an OR, a kept prefix. */
+function costlyWalk(ctx: SearchContext, p: Prepared, scan: boolean): boolean {
+  const { q } = p
+  const bitmaps = ctx.bitmaps
+  return scan || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null))
+}
+
+/**
+ * A first page from a window of the newest calls, tried before the query's estimate is read
+ * (chooseFirstWindow): the page and its trace, or null with `declined` holding what was tried.
+ */
+function firstWindow(
+  ctx: SearchContext,
+  p: Prepared,
+  offset: number,
+  limit: number,
+  total: number,
+  declined: PageKind[]
+): { page: SearchPage; trace: PageTrace } | null {
+  const { q, state } = p
+  const started = performance.now()
+  const facts: FirstFacts = {
+    order: 'first',
+    offset,
+    limit,
+    allowed: ctx.pageBeforeEstimate,
+    estimated: ctx.estimated(p),
+    datedText: q.match !== null && q.order !== 'relevance' && !q.empty,
+    count: state.count,
+    reviewSet: ctx.reviewsTake(p),
+    inMemory: ctx.inMemory(p),
+    matchesRead: state.matches?.read === true,
+    costlyWalk: costlyWalk(ctx, p, false),
+    orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
+    total,
+    declined
+  }
+  const path = chooseFirstWindow(facts)
+  if (path === null) return null
+  const window = { kind: facts.orderKept ? ('window' as const) : ('window-slice' as const), share: 1, maxSpan: path.maxSpan }
+  const page = serveWindow(ctx, p, window, offset, limit, total, path.maxWindow)
+  if (page === null) {
+    declined.push(path.kind)
+    return null
+  }
+  const trace = { plan: path.kind, tried: [], inputs: recordFacts(facts), ms: performance.now() - started }
+  return { page: withMatchedIn(page, q, ctx.reader), trace }
+}
+
 /** A page in date (or relevance) order: the path choosePage names (page-plan.ts), and how it was chosen. */
 export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit: number): { page: SearchPage; trace: PageTrace } {
-  const { q, state, estimate } = p
   const total = ctx.catalog.totalCalls()
+  const declined: PageKind[] = []
+  const first = firstWindow(ctx, p, offset, limit, total, declined)
+  if (first !== null) return first
+  const { q, state, estimate } = p
   const gap = offset - state.nearest(offset).position
   const sql = choosePlan(q, estimate, total, {
     for: 'page',
@@ -50,8 +113,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     rankable: ctx.ranker !== null && evaluable(p.query) && inMemory,
     inMemory,
     matchesRead: state.matches?.read === true,
-    costlyWalk:
-      sql.kind === 'scan' || (q.match !== null && bitmaps !== null && (q.match.includes(' OR ') || bitmaps.keptPrefix(q.match) !== null)),
+    costlyWalk: costlyWalk(ctx, p, sql.kind === 'scan'),
     share: Number.isNaN(estimate.n) ? WINDOW_SHARE : estimate.n / Math.max(1, total),
     shareIsFloor: !Number.isNaN(estimate.n) && estimate.ids === null && needsEstimate(q),
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
@@ -59,7 +121,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     countSkip: ctx.countSkip,
     keptWords: bitmaps?.keptWordsOf(q) ?? 0,
     listedOrder: ctx.listedOrder && q.match !== null && q.reviewDriver === null && q.candidates === null,
-    declined: []
+    declined
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
   return { page: withMatchedIn(result, q, ctx.reader), trace }
@@ -97,25 +159,8 @@ function serveDate(
       return ctx.ranker!.page(q, ctx.reader, (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within), offset, limit)
     }
     case 'window':
-    case 'window-slice': {
-      const bitmaps = ctx.bitmaps!
-      const kept = path.kind === 'window'
-      const order = kept ? ctx.columns.byDate() : null
-      const page = windowPage(
-        order !== null ? orderSlice(order, desc) : (w) => ctx.columns.newestByDate(w, desc),
-        order !== null ? order.length : total,
-        desc,
-        offset,
-        limit,
-        path.share,
-        (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within, !kept),
-        ctx.reader.rows,
-        path.maxSpan
-      )
-      if (page === null) return null
-      if (page.whole && page.rows.length < limit) state.count = page.seen
-      return { offset, rows: page.rows }
-    }
+    case 'window-slice':
+      return serveWindow(ctx, p, path, offset, limit, total)
     case 'listed-order':
       return listedOrderPage({
         listed: JSON.parse(path.ids) as number[],
@@ -152,6 +197,7 @@ function serveDate(
         rows: ctx.reader.rows
       })
     }
+    case 'window-first':
     case 'column-all':
     case 'column-kept':
     case 'column-probe':
@@ -161,4 +207,40 @@ function serveDate(
     default:
       return ctx.pager.page(q, state, path, offset, limit, matches, total + 1)
   }
+}
+
+/**
+ * A window of the newest (oldest) calls evaluated in memory (window-page.ts): from the date
+ * order when it is kept, else its slice read from the date index. `maxWindow`: how large it
+ * may grow (window-first); null when it cannot serve the page.
+ */
+function serveWindow(
+  ctx: SearchContext,
+  p: Prepared,
+  path: Extract<PagePath, { kind: 'window' | 'window-slice' }>,
+  offset: number,
+  limit: number,
+  total: number,
+  maxWindow = Infinity
+): SearchPage | null {
+  const { q, state } = p
+  const bitmaps = ctx.bitmaps!
+  const desc = q.order !== 'date_asc'
+  const kept = path.kind === 'window'
+  const order = kept ? ctx.columns.byDate() : null
+  const page = windowPage(
+    order !== null ? orderSlice(order, desc) : (w) => ctx.columns.newestByDate(w, desc),
+    order !== null ? order.length : total,
+    desc,
+    offset,
+    limit,
+    path.share,
+    (within) => bitmaps.evaluateSpan(p.query, q, p.catalog, within, !kept),
+    ctx.reader.rows,
+    path.maxSpan,
+    maxWindow
+  )
+  if (page === null) return null
+  if (page.whole && page.rows.length < limit) state.count = page.seen
+  return { offset, rows: page.rows }
 }

@@ -13,6 +13,10 @@ import { countOf } from '../memory/bitmap-eval'
  * `maxSpan`: when the window's ids spread over more than this many times its length (ids
  * not in date order, so the span holds most calls), null: the caller's walk is cheaper.
  *
+ * `maxWindow`: the window grows no larger; when that one holds too few matches, or a window
+ * holds them too sparsely to fill the page within it, null (a first page tried before its
+ * estimate, window-first: the estimate then chooses).
+ *
  * `newest(w)`: the w newest (desc) or oldest calls' ids, in ascending date order; fewer when
  * the cache holds fewer. From the date order in memory (`orderSlice`), or read from the date
  * index when the order is not kept yet (a search just opened: reading the whole order would
@@ -29,10 +33,11 @@ export function windowPage(
   share: number,
   evaluate: (within: readonly [number, number]) => { bits: Uint8Array; lo: number },
   rows: RowReads,
-  maxSpan = Infinity
+  maxSpan = Infinity,
+  maxWindow = Infinity
 ): (SearchPage & { seen: number; whole: boolean }) | null {
   const want = offset + limit
-  let w = Math.min(total, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
+  let w = Math.min(total, maxWindow, Math.max(4 * want, Math.ceil((2 * want) / Math.max(share, 1e-6))))
   for (;;) {
     const window = newest(w)
     let lo = Infinity
@@ -56,7 +61,10 @@ export function windowPage(
       // Every call asked about: the count is the bitmap's.
       return { offset, rows: ids.length === 0 ? [] : rows.byIds(ids), seen: whole ? countOf(bits) : seen, whole }
     }
-    w = Math.min(total, w * 4)
+    // Tried before the estimate (window-first): matches too sparse to fill the page within
+    // maxWindow give up at once, so a rare word pays for one small window.
+    if (w >= maxWindow || (want * window.length) / Math.max(1, seen) > maxWindow) return null
+    w = Math.min(total, maxWindow, w * 4)
   }
 }
 

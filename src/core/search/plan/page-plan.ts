@@ -1,4 +1,4 @@
-import type { PagePlan } from './plan'
+import { walkThreshold, type PagePlan } from './plan'
 
 /**
  * Every way one page of results is served, and the one function that chooses it
@@ -113,6 +113,37 @@ export interface ColumnFacts {
 export type PageFacts = DateFacts | ColumnFacts
 
 /**
+ * What a page in date order is chosen from before the query's matches were counted (its
+ * estimate): whether a window of the newest calls may serve it first (window-first).
+ */
+export interface FirstFacts {
+  order: 'first'
+  offset: number
+  limit: number
+  /** The search counts a first page's matches only when its window cannot serve it (pageBeforeEstimate). */
+  allowed: boolean
+  /** The estimate was read already: the SQL rule can be asked as it costs nothing more. */
+  estimated: boolean
+  /** The query has text and is in date order (relevance ranks; without text no estimate is read for a page). */
+  datedText: boolean
+  /** The query's count, when known. */
+  count: number | null
+  /** The review set answers the query's review filter. */
+  reviewSet: boolean
+  /** The bitmap evaluator answers the query's match list. */
+  inMemory: boolean
+  /** The query's match list was read already (a count or facets read it). */
+  matchesRead: boolean
+  /** A walk's probe per row is the costly kind (an OR, a kept prefix). */
+  costlyWalk: boolean
+  /** The date order is in memory (else the window's slice is read from the date index). */
+  orderKept: boolean
+  /** The calls the cache holds. */
+  total: number
+  declined: PageKind[]
+}
+
+/**
  * The ways a page is served (docs/search.md, "Plans"):
  *  - nothing, scan, walk, fts, review, relevance, bitmap: the SQL rule's plans (plan.ts),
  *    served by the pager; bitmap walks the date order in memory against the match list.
@@ -127,6 +158,11 @@ export type PageFacts = DateFacts | ColumnFacts
  *    page walked (count-skip-page.ts).
  *  - listed-order: the matches the bounded count listed (text alone), put in date order by
  *    their places in the date order in memory; only the page's rows are read.
+ *  - window-first: a first page's window tried before the query's matches are counted: from
+ *    the smallest window, grown fourfold up to the window that holds a page at the walk
+ *    threshold's share (plan.ts); a word that does not fill it is counted and chosen for as
+ *    before (a rare word then comes from FTS5). The estimate, an FTS5 read of up to the
+ *    threshold's matches, was the largest cost of the first query after opening.
  *  - window-slice: the same before the date order and quarter hours are in memory (a search
  *    just opened): the window's ids read from the date index, its span's quarter hours and
  *    scope members read for the span alone, so no whole column is read on the keystroke.
@@ -143,6 +179,7 @@ export type PagePath =
   | { kind: 'relevance-memory' }
   | { kind: 'window'; share: number; maxSpan: number }
   | { kind: 'window-slice'; share: number; maxSpan: number }
+  | { kind: 'window-first'; maxWindow: number; maxSpan: number }
   | { kind: 'count-skip' }
   | { kind: 'listed-order'; ids: string }
   | { kind: 'column-all' }
@@ -211,6 +248,23 @@ export function choosePage(f: PageFacts): PagePath {
   return { kind: 'window-slice', share: f.shareIsFloor ? 1 : f.share, maxSpan }
 }
 
+/**
+ * Whether a page in date order is first tried from a window of the newest calls, before its
+ * estimate is read (window-first); null: choose with the estimate (choosePage). Only the first
+ * pages (below WINDOW_MAX_OFFSET) of text in date order that the bitmap evaluator answers,
+ * before anything (a count, facets, an explain) read the estimate or the match list: what
+ * choosePage would then serve from a window anyway when the text is common.
+ */
+export function chooseFirstWindow(f: FirstFacts): Extract<PagePath, { kind: 'window-first' }> | null {
+  if (!f.allowed || f.estimated || !f.datedText || !f.inMemory || f.reviewSet || f.matchesRead) return null
+  if (f.count !== null || f.offset >= WINDOW_MAX_OFFSET || f.declined.includes('window-first')) return null
+  // A page's worth of matches at the walk threshold's share: a text that common fills it, and
+  // choosePage would serve it from a window too; a rarer one is left to the estimate's choice.
+  const share = walkThreshold(f.total, f.limit) / Math.max(1, f.total)
+  const maxWindow = Math.ceil((f.offset + f.limit) / share)
+  return { kind: 'window-first', maxWindow, maxSpan: f.costlyWalk ? Infinity : WINDOW_MAX_SPAN }
+}
+
 /** The path that served a page, the paths tried before it, what they were chosen from, and the time it took. */
 export interface PageTrace {
   plan: PageKind
@@ -220,7 +274,7 @@ export interface PageTrace {
 }
 
 /** The facts as plain values (lazy ones only if they were read). */
-export function recordFacts(f: PageFacts): PageTrace['inputs'] {
+export function recordFacts(f: PageFacts | FirstFacts): PageTrace['inputs'] {
   const out: PageTrace['inputs'] = {}
   for (const [key, value] of Object.entries(f)) {
     if (key === 'declined' || key === 'order') continue

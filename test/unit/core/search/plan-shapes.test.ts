@@ -39,7 +39,8 @@ describe('the plan of each query shape', () => {
       const e = createSearch(cache).explain(q, 100)
       const t: PageTrace = e.served
       plans.push(t.tried.length > 0 ? `${t.tried.join(' > ')} > ${t.plan}` : t.plan)
-      expect(t.inputs.sql).toBe(e.plan)
+      // A first page served by its window before its estimate was read never asked the SQL rule.
+      expect(t.inputs.sql).toBe(t.plan === 'window-first' ? undefined : e.plan)
       expect(t.ms).toBeGreaterThanOrEqual(0)
       expect(
         createSearch(cache)
@@ -51,12 +52,7 @@ describe('the plan of each query shape', () => {
           .rows.map((r) => r.callId)
       )
     }
-    // In the order of queryShapes: prefixes, NOT and analysis terms from a window of the newest
-    // calls evaluated in memory (on a search just opened, its slice read from the date index:
-    // the date order is not in memory yet); relevance over a week ranked in memory; 5 % words,
-    // a phrase and an OR, counted under the walk threshold, read by id from FTS5 and sorted
-    // (once the date order is in memory, put in its order there: listed-order).
-    expect(plans).toEqual(WARM_PLANS.map((p) => (p === 'window' ? 'window-slice' : p === 'listed-order' ? 'fts' : p)))
+    expect(plans).toEqual(OPENED_PLANS)
   })
 
   it('serves windows from the date order once the warm-up read it, the same pages', async () => {
@@ -77,6 +73,29 @@ describe('the plan of each query shape', () => {
     expect(shapes().map(([, q]) => search.explain(q, 100).served.plan)).toEqual(WARM_PLANS)
   })
 })
+
+// In the order of queryShapes, on a search just opened (the date order not in memory yet):
+// text in date order is first tried from a window of the newest calls before its matches are
+// counted (window-first); where that window holds too few (5 % words, a phrase and an OR,
+// terms with analysis filters in this small slice), the estimate chooses as before: a window
+// whose slice is read from the date index, or, counted under the walk threshold, FTS5 by id.
+// Text alone without a term the index holds (NOT alone, the mixed shape) is not estimated for
+// its page: the window-slice straight away. Relevance over a week is ranked in memory.
+const OPENED_PLANS = [
+  'window-first', // "i"
+  'window-first', // "ka"
+  'relevance-memory', // common word, last 7 days, by relevance
+  'window-first > window-slice', // "ka", last 7 days
+  'window-first > fts', // two 5 % words
+  'window-first > fts', // phrase
+  'window-first > fts', // OR
+  'window-first', // NOT
+  'window-slice', // NOT alone
+  'window-slice', // mixed
+  'window-first > window-slice', // csat = 1 and a 50 % word
+  'window-first > window-slice', // range and equals
+  'window-first > window-slice' // filter bar: a word and csat >= 4
+]
 
 const WARM_PLANS = [
   'window', // "i"
