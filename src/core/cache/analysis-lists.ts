@@ -106,9 +106,17 @@ export const ANALYSIS_LISTS_SQL = `
 `
 
 /**
+ * Ids missing from a dictionary that `need` reads by id; more, and it reads every row above
+ * the highest read (a page's items are at most a few thousand).
+ */
+export const SPARSE_READ_MAX = 2000
+
+/**
  * The dictionary of one connection, read as far as it needs: ids only grow, so the rows
  * above the highest id read are all that can be new; a missing id below it (read before a
- * rollback took it back on this connection) reads everything again.
+ * rollback took it back on this connection) reads everything again. A page's items read
+ * only their own ids (`need`): the first page on a connection just opened does not wait for
+ * every value.
  */
 export class ValueDictionary {
   keyOf: number[] = []
@@ -116,9 +124,31 @@ export class ValueDictionary {
   numOf: Array<number | null> = []
   private top = 0
   private readonly above: Database.Statement<[number]>
+  private byIds: Database.Statement<[string]> | null = null
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.above = db.prepare<[number]>('SELECT id, key_id, value, value_num FROM analysis_values WHERE id > ? ORDER BY id').raw()
+  }
+
+  /** Makes every id of `ids` readable: those not read yet by id when they are few, else by refresh(). */
+  need(ids: Iterable<number>): void {
+    const missing = new Set<number>()
+    for (const id of ids) if (this.valueOf[id] === undefined) missing.add(id)
+    if (missing.size === 0) return
+    if (missing.size > SPARSE_READ_MAX) this.refresh()
+    else {
+      this.byIds ??= this.db
+        .prepare<[string]>('SELECT id, key_id, value, value_num FROM analysis_values WHERE id IN (SELECT value FROM json_each(?))')
+        .raw()
+      for (const [id, key, value, num] of this.byIds.iterate(JSON.stringify([...missing])) as Iterable<
+        [number, number, string, number | null]
+      >) {
+        this.keyOf[id] = key
+        this.valueOf[id] = value
+        this.numOf[id] = num
+      }
+    }
+    for (const id of missing) if (this.valueOf[id] === undefined) this.reload(id)
   }
 
   /** Makes every id up to `maxId` readable; throws if one is in no row. */
@@ -255,9 +285,11 @@ export function namedItems(db: Database.Database, rows: ReadonlyArray<readonly [
   >)
     keys.set(id, [key, name])
   const d = valueDictionary(db)
-  for (const [call, list] of rows) {
+  const lists = rows.map(([call, list]) => [call, decodeList(list)] as const)
+  d.need(lists.flatMap(([, ids]) => ids))
+  for (const [call, ids] of lists) {
     const items: NamedValue[] = []
-    for (const v of d.ids(list)) {
+    for (const v of ids) {
       const k = keys.get(d.keyOf[v]!)
       if (k === undefined) throw new Error(`analysis key ${d.keyOf[v]} is not stored`)
       items.push({ key: k[0], friendlyName: k[1], value: d.valueOf[v]! })
