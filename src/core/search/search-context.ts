@@ -166,7 +166,7 @@ export class SearchContext {
     // every pulled evaluation, not only this workstation's.
     const parsed =
       r.data.review !== undefined && this.reader.data.reviewShared() ? { ...r.data, review: { ...r.data.review, team: true } } : r.data
-    const data = withRecordTerms(parsed, this.view.extraFieldNames(), this.catalog.analysisKeys())
+    const data = withRecordTerms(parsed, () => this.view.extraFieldNames(), this.catalog.analysisKeys())
     const catalog = this.catalog.forText(data.text)
     const q = compileQuery(data, catalog)
     const state = this.queries.get().get(q.key)

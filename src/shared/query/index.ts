@@ -15,4 +15,4 @@ export {
 export { describeQueryError, underline } from './messages'
 export { callIdOf, callIdSpellings } from './call-id'
 export { unknownValues, type KnownValues, type ValueWarning } from './values'
-export { recordFieldOf, splitRecordTerms, type RecordTerm } from './record-terms'
+export { mayHoldRecordTerms, recordFieldOf, splitRecordTerms, type RecordTerm } from './record-terms'

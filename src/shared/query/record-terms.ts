@@ -23,9 +23,14 @@ export function recordFieldOf(name: string, fields: readonly string[]): string |
   return fields.find((f) => fieldName(f) === n) ?? fields.find((f) => short(f) === n && n.length >= 2)
 }
 
+/** Whether the text can hold a record term at all (a field operator): else the fields need not be known. */
+export function mayHoldRecordTerms(text: string): boolean {
+  return /[:=<>]/.test(text)
+}
+
 /** The record terms of the text, and the text without them. */
 export function splitRecordTerms(text: string, fields: readonly string[], keys: readonly KeyRef[]): { text: string; terms: RecordTerm[] } {
-  if (fields.length === 0 || !/[:=<>]/.test(text)) return { text, terms: [] }
+  if (fields.length === 0 || !mayHoldRecordTerms(text)) return { text, terms: [] }
   const { node, errors } = parseQuery(text)
   if (!node || errors.length > 0) return { text, terms: [] }
   const top: QueryNode[] = node.kind === 'and' ? node.items : [node]

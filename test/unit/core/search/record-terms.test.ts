@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { SqliteViewReads } from '../../../../src/core/cache/read/view-reads'
 import { createSearch, type LocalSearch } from '../../../../src/core/search'
 import { SearchQuery } from '../../../../src/shared/domain'
 import { analyzeQuery, splitRecordTerms } from '../../../../src/shared/query'
@@ -35,6 +36,22 @@ describe('record fields in the query language', () => {
     expect(splitRecordTerms('language:tr-TR OR fatura', FIELDS, FIXTURE_KEYS).terms).toEqual([])
     expect(analyzeQuery('duration:60..300 fatura', { keys: FIXTURE_KEYS, recordFields: FIELDS }).errors).toEqual([])
     expect(analyzeQuery('duration:60..300 fatura', { keys: FIXTURE_KEYS }).errors[0]?.code).toBe('unknownField')
+  })
+
+  it('reads the fields a service sends only for a text with a field operator', () => {
+    // Reading them samples the newest calls' extra: a word typed on a search just opened need not wait for it.
+    const fields = vi.spyOn(SqliteViewReads.prototype, 'extraFields')
+    try {
+      const fresh = createSearch(fx.cache)
+      fresh.page(SearchQuery.parse({ results: 'all', text: 'fatura' }), 0, 10)
+      expect(fields).not.toHaveBeenCalled()
+      const rows = fresh.page(SearchQuery.parse({ results: 'all', text: 'fatura language:tr-TR' }), 0, 500).rows
+      expect(fields).toHaveBeenCalledTimes(1)
+      expect(rows.length).toBeGreaterThan(0)
+      for (const row of rows) expect(fx.records.find((r) => r.callId === row.callId)!.extra['language']).toBe('tr-TR')
+    } finally {
+      fields.mockRestore()
+    }
   })
 
   it('filters by a record field, folded, alone and with text', () => {
