@@ -110,6 +110,19 @@ export function positiveTerms(node: ResolvedNode | null): string[] {
   return [...out]
 }
 
+/** Tokens of values met, up to TOKENS_KEPT, then started over. */
+const tokensKept = new Map<string, readonly string[]>()
+const TOKENS_KEPT = 4096
+
+function valueTokens(value: string): readonly string[] {
+  let t = tokensKept.get(value)
+  if (t === undefined) {
+    if (tokensKept.size >= TOKENS_KEPT) tokensKept.clear()
+    tokensKept.set(value, (t = tokensOf(value)))
+  }
+  return t
+}
+
 /** One analysis item with the name the UI shows for its key. */
 export interface NamedItem {
   key: string
@@ -125,7 +138,8 @@ export interface NamedItem {
 export function matchedItems(node: ResolvedNode | null, items: readonly EvalItem[], num: NumberReader): number[] {
   if (!node) return []
   const hit = new Set<number>()
-  const tokens = items.map((a) => tokensOf(a.value))
+  // Values repeat from call to call (a page's items hold a few hundred distinct ones).
+  const tokens = items.map((a) => valueTokens(a.value))
   const walk = (n: ResolvedNode): void => {
     switch (n.kind) {
       case 'text':
