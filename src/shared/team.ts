@@ -148,7 +148,15 @@ export const ReviewQueue = z.object({
    * After a sync with the team cache: how many review rows its pull brought (its own echoed included). The
    * screens showing lists, assignments, progress or calibration rounds read again when > 0.
    */
-  arrived: z.number().int().nonnegative().optional()
+  arrived: z.number().int().nonnegative().optional(),
+  /**
+   * Removals of calls from a review list the team cache just refused (only a lead may remove
+   * from a shared list): the calls are back in the list here, and the Review screen says so.
+   */
+  refusedRemovals: z
+    .array(z.object({ listId: z.string().uuid(), calls: z.number().int().positive() }))
+    .max(1000)
+    .optional()
 })
 export type ReviewQueue = z.infer<typeof ReviewQueue>
 

@@ -7,7 +7,7 @@ import { schemaVersion } from './pg-migrations'
 import { kindOf } from './review-kinds'
 import { analystGroup } from './pg-migration-5'
 import { restoreRefused } from './review-tombstones'
-import { restoreRemovals } from './review-removals'
+import { restoreRemovals, type RefusedRemoval } from './review-removals'
 import { inTransaction } from './pg-transaction'
 
 export interface PushOptions {
@@ -30,6 +30,11 @@ export interface PushResult {
   /** Still waiting here after the push. */
   waiting: number
   role: string
+  /**
+   * Removals of calls from a list the team cache refused (not a lead's): the list and how
+   * many calls, put back here in the same push. The app says so on the Review screen.
+   */
+  refusedRemovals: RefusedRemoval[]
 }
 
 /** Review data needs schema version 5: a team cache set up before has no review tables. */
@@ -68,7 +73,7 @@ function refusal(role: string, count: number, e: CallsightError): CallsightError
 export async function pushReview(opts: PushOptions): Promise<PushResult> {
   const { pool, schema, cache } = opts
   const size = Math.max(1, opts.batchSize ?? 200)
-  const result: PushResult = { pushed: 0, conflicts: 0, duplicates: 0, stale: 0, waiting: 0, role: '' }
+  const result: PushResult = { pushed: 0, conflicts: 0, duplicates: 0, stale: 0, waiting: 0, role: '', refusedRemovals: [] }
   if (!cache.review.share.enabled) cache.review.share.enable(Date.now())
   let c: pg.PoolClient
   try {
@@ -131,7 +136,7 @@ export async function pushReview(opts: PushOptions): Promise<PushResult> {
       if (refused.size > 0) {
         const undone = entries.filter((e) => refused.has(e.changeId))
         await restoreRefused(c, schema, cache, role, undone)
-        await restoreRemovals(c, schema, cache, role, undone)
+        result.refusedRemovals.push(...(await restoreRemovals(c, schema, cache, role, undone)))
       }
       for (const o of outcomes) {
         if (o.result === 'conflict') result.conflicts++

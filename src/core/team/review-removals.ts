@@ -57,9 +57,16 @@ export const LIST_REMOVAL_KIND: SharedKind = {
   apply: applyRemoval
 }
 
+/** A refused removal: the list, and how many of its calls the removal named. */
+export interface RefusedRemoval {
+  listId: string
+  calls: number
+}
+
 /**
  * The team cache refused these removals (not a lead): the calls, as the team cache holds them
- * in the list (position and assignee), are put back here. Rows a pull would refuse are skipped alike.
+ * in the list (position and assignee), are put back here. Rows a pull would refuse are skipped
+ * alike. Returns each refused removal, for the app to say it was undone.
  */
 export async function restoreRemovals(
   c: pg.ClientBase,
@@ -67,13 +74,14 @@ export async function restoreRemovals(
   cache: CallCache,
   role: string,
   refused: readonly OutboxEntry[]
-): Promise<number> {
+): Promise<RefusedRemoval[]> {
   const assignment = TEAM_WORK_KINDS.find((x) => x.kind === 'assignment')!
-  let restored = 0
+  const undone: RefusedRemoval[] = []
   for (const e of refused) {
     if (e.kind !== 'list-removal') continue
     const value = RemovalValue.safeParse(JSON.parse(e.value))
     if (!value.success) continue
+    undone.push({ listId: e.callId, calls: value.data.callIds.length })
     const found = await c.query<PulledReviewRow>(
       `SELECT * FROM (${assignment.pullSql(schema)}) AS t WHERE t.b = $2 AND t.call_id = ANY($3::text[]) ORDER BY t.seq`,
       [0, e.callId, value.data.callIds]
@@ -83,12 +91,11 @@ export async function restoreRemovals(
       for (const row of found.rows.map(numbers)) {
         try {
           assignment.apply(ctx, row)
-          restored++
         } catch (err) {
           if (!isCallsightError(err)) throw err
         }
       }
     })
   }
-  return restored
+  return undone
 }

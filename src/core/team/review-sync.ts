@@ -23,13 +23,15 @@ export async function isAnalystLogin(pool: pg.Pool, schema: string): Promise<boo
 export async function syncReview(pool: pg.Pool, schema: string, cache: CallCache): Promise<ReviewQueue> {
   let error: ReviewQueue['error'] = null
   let arrived = 0
+  let refusedRemovals: NonNullable<ReviewQueue['refusedRemovals']> = []
   try {
     if ((await schemaVersion(pool, schema)) >= 5) {
-      if (await isAnalystLogin(pool, schema)) await pushReview({ pool, schema, cache })
+      if (await isAnalystLogin(pool, schema)) refusedRemovals = (await pushReview({ pool, schema, cache })).refusedRemovals
       arrived = (await pullReview({ pool, schema, cache })).applied
     }
   } catch (e) {
     error = toErrorInfo(e)
   }
-  return { waiting: cache.review.share.waiting(), refused: cache.review.share.refusedCount(), error, arrived }
+  const queue: ReviewQueue = { waiting: cache.review.share.waiting(), refused: cache.review.share.refusedCount(), error, arrived }
+  return refusedRemovals.length > 0 ? { ...queue, refusedRemovals: refusedRemovals.slice(0, 1000) } : queue
 }

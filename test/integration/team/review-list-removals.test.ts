@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { assignCalls, myAssignments, spreadList } from '../../../src/core/review/lead-view'
 import { addToList, createList, removeFromList } from '../../../src/core/review/review-service'
 import { pullReview } from '../../../src/core/team'
+import { syncReview as appSyncReview } from '../../../src/core/team/review-sync'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import {
@@ -121,7 +122,10 @@ describe('removing calls from a review list, shared', () => {
       expect(before).toContainEqual(['c7', 'ayse'])
       removeFromList(reviewContextOf(ayse), list.id, ['c7', 'c9'])
       expect(ayse.cache.review.reviewLists.callIds(list.id)).toEqual(['c8'])
-      await syncReview(ayse)
+      // The app's review sync says which removal was undone, for the Review screen to tell her.
+      const queue = await appSyncReview(ayse.pool, SCHEMA, ayse.cache)
+      expect(queue.refusedRemovals).toEqual([{ listId: list.id, calls: 2 }])
+      expect(queue.error).toBeNull()
       expect(ayse.cache.review.share.waiting()).toBe(0)
       expect(ayse.cache.review.reviewLists.callIds(list.id)).toEqual(['c7', 'c8', 'c9'])
       expect(assigned()).toEqual(before)

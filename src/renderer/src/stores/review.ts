@@ -19,6 +19,12 @@ export type AnswerMessage =
 const defaultSay = (m: AnswerMessage): string => JSON.stringify(m)
 
 /**
+ * What the last removal of calls from a list came to, for the view to say in words: done
+ * here, or refused by the team cache (only a lead removes from a shared list) and undone.
+ */
+export type RemovalNotice = { kind: 'removed' | 'refused'; list: string; count: number }
+
+/**
  * Review: the lists, the scorecards, and review mode's position in the open list (the call
  * shown, its annotation, the focused criterion). Every change goes through the contract and
  * the annotation shown is the one the core returned.
@@ -44,6 +50,7 @@ export const useReviewStore = defineStore('review', () => {
   const announcement = ref<{ text: string; kind: 'moved' | 'rejected' | 'done' } | null>(null)
   /** When the last "next call" was asked for and shown (performance.now), for the e2e budget. */
   const shownIn = ref<number | null>(null)
+  const removalNotice = ref<RemovalNotice | null>(null)
 
   /**
    * "My assignments": while set, review mode walks the current reviewer's assigned calls
@@ -162,6 +169,7 @@ export const useReviewStore = defineStore('review', () => {
   /** Opens a list at `at`, or by default at its first unreviewed call (its first call when all are reviewed). */
   async function open(listId: string, at?: number): Promise<void> {
     mine.value = null
+    removalNotice.value = null
     list.value = lists.value.find((l) => l.id === listId) ?? { id: listId, name: '', createdAt: 0, author: '', size: 0, reviewed: 0 }
     announcement.value = null
     let start = at ?? 0
@@ -276,6 +284,55 @@ export const useReviewStore = defineStore('review', () => {
     }
   }
 
+  /**
+   * Takes `callIds` (by default the call shown) out of the open list, then shows the call
+   * that took its place (the next one; the new last one at the end). Walking "my
+   * assignments", moves on to the assignment that followed it.
+   */
+  async function removeCalls(callIds?: readonly string[]): Promise<boolean> {
+    const open = list.value
+    const ids = callIds ?? (item.value ? [item.value.callId] : [])
+    if (!open || ids.length === 0) return false
+    const at = mine.value ? mineAt.value : index.value
+    const info = await guarded(() => call('reviewLists.removeCalls', { id: open.id, callIds: [...ids] }))
+    if (!info) return false
+    removalNotice.value = { kind: 'removed', list: info.name, count: ids.length }
+    list.value = info
+    lists.value = lists.value.map((l) => (l.id === info.id ? info : l))
+    if (mine.value) {
+      const items = await loadMine()
+      const to = items?.[Math.min(Math.max(0, at), items.length - 1)]
+      if (to) await showAssigned(to)
+      else clearShown()
+    } else if (info.size > 0) await show(Math.min(at, info.size - 1))
+    else clearShown()
+    return true
+  }
+
+  function clearShown(): void {
+    item.value = null
+    record.value = null
+    annotation.value = null
+  }
+
+  /**
+   * The team cache refused removals made here (not a lead's) and put the calls back: says so,
+   * and reads the lists and the open one again so the calls show where they were.
+   */
+  async function removalsRefused(refused: ReadonlyArray<{ listId: string; calls: number }>): Promise<void> {
+    const first = refused[0]
+    if (!first) return
+    await guarded(async () => {
+      lists.value = await call('reviewLists.list', {})
+    })
+    const name = lists.value.find((l) => l.id === first.listId)?.name ?? list.value?.name ?? ''
+    removalNotice.value = { kind: 'refused', list: name, count: refused.reduce((n, r) => n + r.calls, 0) }
+    if (list.value && refused.some((r) => r.listId === list.value?.id)) {
+      if (mine.value) await refreshMine()
+      await show(index.value)
+    }
+  }
+
   async function saveScorecard(definition: Request<'scorecards.save'>['definition'], id?: string): Promise<Scorecard | undefined> {
     return guarded(async () => {
       const saved = await call('scorecards.save', { definition, ...(id ? { id } : {}) })
@@ -306,6 +363,7 @@ export const useReviewStore = defineStore('review', () => {
     focused,
     announcement,
     shownIn,
+    removalNotice,
     mine,
     mineAt,
     mineProgress,
@@ -315,6 +373,8 @@ export const useReviewStore = defineStore('review', () => {
     createFromSearch,
     createFromIds,
     removeList,
+    removeCalls,
+    removalsRefused,
     open,
     show,
     next,

@@ -5,6 +5,7 @@ import type { ReviewQueue, TeamPullProgress, TeamSchedule, TeamStatus } from '..
 import { call, listen } from '../api'
 import { toErrorInfo } from '../lib/errorMessage'
 import { useAppStore } from './app'
+import { useReviewStore } from './review'
 import { useSyncStore } from './sync'
 
 /** The team cache of the active account (docs/team.md): its pulls and the worker's state. */
@@ -48,6 +49,8 @@ export const useTeamStore = defineStore('team', () => {
     unlistenQueue = listen('review.queue', (q) => {
       queue.value = q
       if ((q.arrived ?? 0) > 0) reviewArrivals.value++
+      // Removals the team cache refused are undone already; the Review screen says so.
+      if (q.refusedRemovals?.length) void useReviewStore().removalsRefused(q.refusedRemovals)
     })
     unlisten?.()
     unlisten = listen('team.progress', (p) => {

@@ -29,6 +29,15 @@ export const reviewMessages = {
       'On a team account the deletion is shared: the list and its assignments leave every workstation of the team with its next sync. Only a lead may delete a shared list; anyone else’s deletion is undone.',
     deleteListYes: 'Delete',
     deleteListNo: 'Keep it',
+    removeCall: 'Remove from list (Del)',
+    removeCallsTitle: 'Remove {count} call from the list “{name}”? | Remove {count} calls from the list “{name}”?',
+    removeCallsShared:
+      'The call’s review stays; only its place in the list and its assignment go. On a team account the removal is shared with the next sync. Only a lead may remove calls from a shared list; anyone else’s removal is undone and the calls come back.',
+    removeCallsYes: 'Remove',
+    removeCallsNo: 'Keep them',
+    removedCalls: 'Removed {count} call from “{list}”. | Removed {count} calls from “{list}”.',
+    removalRefused:
+      'The team cache refused removing {count} call from “{list}”: only a lead may remove calls from a shared list. It is back in the list, nothing is lost. | The team cache refused removing {count} calls from “{list}”: only a lead may remove calls from a shared list. They are back in the list, nothing is lost.',
     newFromSearch: 'New list from the current search',
     fromSearchHint: 'The search finds {count} call. | The search finds {count} calls.',
     listName: 'Name',
@@ -49,7 +58,7 @@ export const reviewMessages = {
     undo: 'Undo (Z)',
     chooseList: 'Choose a review list, or create one from the current search.',
     keysHint:
-      'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed',
+      'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed · Del remove from the list',
     insightTitle: 'Review',
     insightProgress: 'Progress per review list',
     insightScores: 'Score distribution',

@@ -158,6 +158,7 @@ export const shellMessages = {
     reviewFollowUp: 'Review mode: mark for follow-up',
     reviewUndo: 'Review mode: undo the last change',
     reviewNextUnreviewed: 'Review mode: next unreviewed call',
+    reviewRemove: 'Review mode: remove the call from the list (asks first)',
     click: 'click',
     space: 'Space',
     inDetail: 'detail'

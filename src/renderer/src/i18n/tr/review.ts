@@ -32,6 +32,15 @@ export const reviewMessages: Shape<typeof en> = {
       'Ekip hesabında silme paylaşılır: liste ve atamaları, ekibin her iş istasyonundan bir sonraki eşitlemede kalkar. Paylaşılan bir listeyi yalnızca ekip lideri silebilir; başkasının silmesi geri alınır.',
     deleteListYes: 'Sil',
     deleteListNo: 'Kalsın',
+    removeCall: 'Listeden çıkar (Del)',
+    removeCallsTitle: '{count} çağrı “{name}” listesinden çıkarılsın mı?',
+    removeCallsShared:
+      'Çağrının incelemesi kalır; yalnızca listedeki yeri ve ataması kalkar. Ekip hesabında çıkarma bir sonraki eşitlemede paylaşılır. Paylaşılan bir listeden çağrıları yalnızca ekip lideri çıkarabilir; başkasının çıkarması geri alınır ve çağrılar geri gelir.',
+    removeCallsYes: 'Çıkar',
+    removeCallsNo: 'Kalsın',
+    removedCalls: '“{list}” listesinden {count} çağrı çıkarıldı.',
+    removalRefused:
+      'Ekip önbelleği “{list}” listesinden {count} çağrının çıkarılmasını reddetti: paylaşılan bir listeden çağrıları yalnızca ekip lideri çıkarabilir. Çağrılar listeye geri döndü, hiçbir şey kaybolmadı.',
     newFromSearch: 'Geçerli aramadan yeni liste',
     fromSearchHint: 'Arama {count} çağrı buluyor.',
     listName: 'Ad',
@@ -52,7 +61,7 @@ export const reviewMessages: Shape<typeof en> = {
     undo: 'Geri al (Z)',
     chooseList: 'Bir inceleme listesi seçin ya da geçerli aramadan oluşturun.',
     keysHint:
-      'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş',
+      'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş · Del listeden çıkar',
     insightTitle: 'İnceleme',
     insightProgress: 'İnceleme listelerinin ilerlemesi',
     insightScores: 'Puan dağılımı',

@@ -161,6 +161,7 @@ export const shellMessages: Shape<typeof en> = {
     reviewFollowUp: 'İnceleme modu: takip gerekli olarak işaretle',
     reviewUndo: 'İnceleme modu: son değişikliği geri al',
     reviewNextUnreviewed: 'İnceleme modu: sonraki incelenmemiş çağrı',
+    reviewRemove: 'İnceleme modu: çağrıyı listeden çıkar (önce sorar)',
     click: 'tıklama',
     space: 'Boşluk',
     inDetail: 'ayrıntıda'
