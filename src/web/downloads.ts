@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, relative, sep } from 'node:path'
 import type { ExportDialogs, ExportDownload } from '../core/app/host-ports'
@@ -18,7 +18,8 @@ export interface StagedDownload {
  * written into a private staging folder (0700, removed when the server stops), then offered
  * once at /downloads/<random id>; the browser saves it where the user keeps downloads, and
  * the staged copy is deleted after it was sent. A CSV is not staged: the browser's download
- * receives it while it is written (./stream-download.ts), at a URL of the same shape.
+ * receives it while it is written (./stream-download.ts), at a URL of the same shape, and no
+ * folder is kept for it (only a sidecar asked for is staged, in a folder of its own).
  */
 export interface DownloadStaging {
   readonly root: string
@@ -86,6 +87,16 @@ export function createDownloadStaging(opts: StagingOptions = {}): DownloadStagin
             streams.set(id, { sink, name: basename(file) })
             // Ended, failed or cancelled before the browser asked: the URL answers 404 from then on.
             sink.once('close', () => streams.delete(id))
+            // Nothing is written at `file`: its folder, made when the path was chosen, is not
+            // kept. A sidecar asked for makes it again and goes with it (discard).
+            const dir = dirname(file)
+            if (inside(dir)) {
+              try {
+                rmdirSync(dir)
+              } catch {
+                // Not empty (something was put there on purpose): it goes when its files are sent.
+              }
+            }
             return { download: { url: `/downloads/${id}`, name: basename(file) }, sink }
           }
         })

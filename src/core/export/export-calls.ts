@@ -1,6 +1,6 @@
-import { rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
-import { basename, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import { z } from 'zod'
 import {
   AnalysisLayout,
@@ -149,6 +149,8 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
   }
   const metaFile = csvMetaFile(file)
   try {
+    // A streamed CSV was written nowhere: the host need not have kept a folder where `file` names it.
+    if (opts.sink) await mkdir(dirname(metaFile), { recursive: true, mode: 0o700 })
     await writeAtomically(
       metaFile,
       (out) => {

@@ -59,7 +59,7 @@ export interface ExportOptions {
    * CSV only: write into this stream instead of `file` (browser mode streams the download
    * while it is written). Ended when the export is complete; destroyed, with the error, on a
    * cancel or a failure, so the receiver never takes a part for the whole. `file` still
-   * names the sidecar.
+   * names the sidecar (its folder is made when the sidecar is written: nothing else is).
    */
   sink?: Writable
   meta: ExportMeta

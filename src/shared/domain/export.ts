@@ -88,7 +88,10 @@ export const ExportProgress = z.object({
   phase: z.enum(['writing', 'done', 'failed', 'cancelled']),
   written: z.number().int().nonnegative(),
   total: z.number().int().nonnegative(),
-  /** The final file, once done. */
+  /**
+   * The file written, once done (in browser mode the staged copy the page downloads). Null
+   * while writing, and for a CSV streamed into the browser's download: no file was written.
+   */
   file: z.string().nullable(),
   /** Browser mode, once done: where the page downloads the file from. */
   download: ExportDownload.optional(),

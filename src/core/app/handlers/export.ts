@@ -69,7 +69,8 @@ export function exportHandlers(state: AppState): ExportHandlers {
           phase: 'done',
           written: result.count,
           total: result.count,
-          file: result.file,
+          // A streamed CSV is in the browser's download only: no file on this computer to name.
+          file: sink ? null : result.file,
           ...(download ? { download } : {}),
           ...(metaDownload ? { metaDownload } : {})
         })
