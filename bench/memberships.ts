@@ -61,7 +61,13 @@ export const run: BenchFn = async (ctx) => {
       arrivals.push(performance.now())
       return page
     })
-    const depsOf = (cache: CallCache): SyncEngineDeps => ({ source, cache, clock: systemClock, logger: silentLogger, rateLimit: LIMIT })
+    const depsOf = (cache: CallCache): SyncEngineDeps => ({
+      source,
+      cache: cache.sync,
+      clock: systemClock,
+      logger: silentLogger,
+      rateLimit: LIMIT
+    })
     const range = { from: Date.parse(FROM), to: Date.parse(TO) + 1000 }
     const rest = (): Promise<void> => new Promise((r) => setTimeout(r, LIMIT.perSeconds * 1000 + MARGIN_MS))
 

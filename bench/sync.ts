@@ -188,7 +188,7 @@ export async function runEngine(calls: number, workDir: string, LIMIT: RateLimit
 function sqliteStore(file: string): BenchStore {
   const cache = openCache(file)
   return {
-    store: cache,
+    store: cache.sync,
     count: () => Promise.resolve(connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get() as number),
     close: () => Promise.resolve(cache.close())
   }

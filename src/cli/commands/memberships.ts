@@ -115,7 +115,7 @@ export async function runMembershipsCli(opts: {
   }
   const engineDeps = {
     source: conn.session,
-    cache,
+    cache: cache.sync,
     clock: systemClock,
     logger: opts.logger,
     rateLimit: conn.rateLimit,

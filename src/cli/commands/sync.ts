@@ -72,7 +72,7 @@ export async function syncCommand(argv: string[], io: Io, signal: AbortSignal, p
   }
   const team = isPostgresUrl(db) ? await openTeamStore(teamDbOptions(db, values)) : null
   const local = team ? null : openCache(db, { onMigrationProgress: migrationProgress(io) })
-  const cache: SyncStore = team ?? local!
+  const cache: SyncStore = team ?? local!.sync
   try {
     // On the team cache, one process syncs a scope at a time (the worker may be running).
     if (team && !(await team.lockScope(SyncEngine.keyOf(scope), { renew: true }))) {

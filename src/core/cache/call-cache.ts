@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3'
-import { type CallType, type CacheInfo, type CallRecord, type ScopeStatus, type SyncOutcome, type SyncProgress } from '../../shared/domain'
-import type { AppErrorInfo } from '../../shared/errors'
+import { type CallType, type CacheInfo, type CallRecord } from '../../shared/domain'
 import { CallsightError } from '../errors'
 import type { Clock } from '../platform'
 import { systemClock } from '../platform/node'
@@ -14,9 +13,10 @@ import type { CallRowDb } from './records'
 import { deleteCachedCalls, hydrateRow, readCacheInfo, readCall } from './cache-contents'
 import { optimizeIndexes } from './ingest/reindex'
 import { BulkPull } from './bulk-pull'
+import { CacheSyncStore } from './sync-store'
 import type { ReviewChanges } from './review/review-journal'
 import { ReviewStores } from './review/review-stores'
-import { SyncRuns, type SyncRunInfo } from './sync-state/sync-runs'
+import { SyncRuns } from './sync-state/sync-runs'
 import { rangeCounts, SyncScopes, type ScopeFilters } from './sync-state/sync-scopes'
 import {
   chooseWindowScopes,
@@ -74,6 +74,8 @@ export class CallCache {
   readonly review: ReviewStores
   /** What a pull of many calls switches on: the index built beside it, the bulk write settings. */
   readonly bulk: BulkPull
+  /** The sync engine's store port on this cache: checkpoints, coverage marks, runs (sync-store.ts). */
+  readonly sync: CacheSyncStore
   /** Checkpoints the WAL from a worker while the cache is idle (null: read-only, or turned off). */
   readonly checkpointer: WalCheckpointer | null = null
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
@@ -105,6 +107,19 @@ export class CallCache {
       writer: () => this.writer,
       requireWriter: () => this.requireWriter(),
       wrote: () => this.wrote(null, [])
+    })
+    this.sync = new CacheSyncStore({
+      scopeRows: this.scopeRows,
+      runs: this.runs,
+      review: this.review,
+      now: () => this.clock.now(),
+      wrote: () => this.wrote(null, []),
+      ensureScope: (key, filters) => this.ensureScope(key, filters),
+      writePages: (inputs) => this.writePages(inputs),
+      coverage: (key) => this.coverage(key),
+      callTypes: () => this.callTypes(),
+      upsertCallTypes: (list) => this.upsertCallTypes(list),
+      optimizeIndex: () => this.optimizeIndex()
     })
   }
 
@@ -272,20 +287,6 @@ export class CallCache {
     this.wrote(null, [])
   }
 
-  getCheckpoint(scopeKey: string): unknown {
-    return this.scopeRows.checkpoint(scopeKey)
-  }
-
-  setCheckpoint(scopeKey: string, checkpoint: unknown): void {
-    this.scopeRows.setCheckpoint(this.scopeRows.id(scopeKey), checkpoint)
-  }
-
-  addCoverage(scopeKey: string, from: number, to: number): void {
-    this.scopeRows.addCoverage(scopeKey, from, to)
-    // Search reports coverage from the scopes it reads once per data version.
-    this.wrote(null, [])
-  }
-
   /** Counts over a range for the membership estimate: calls, and a scope's members among them. */
   rangeCounts(): ReturnType<typeof rangeCounts> {
     return rangeCounts(this.db)
@@ -294,32 +295,6 @@ export class CallCache {
   /** The covered intervals of a scope, merged and sorted. */
   coverage(scopeKey: string): Array<[number, number]> {
     return this.scopeRows.coverage(scopeKey)
-  }
-
-  markScopeSuccess(scopeKey: string, at: number): void {
-    this.scopeRows.markSuccess(scopeKey, at)
-  }
-
-  /** Records a run as running; `id` is the caller's when it already names the run (the app's task id). */
-  startRun(scopeKey: string, params: unknown, id?: string): string {
-    return this.runs.start(scopeKey, params, this.clock.now(), id)
-  }
-
-  finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): void {
-    this.runs.finish(runId, outcome, counts, error, this.clock.now())
-  }
-
-  /** The sync screen's panel of a run that ended (sync-runs.ts). */
-  saveRunProgress(runId: string, progress: SyncProgress): void {
-    this.runs.saveProgress(runId, progress)
-  }
-
-  lastEndedRun(): SyncProgress | null {
-    return this.runs.lastEnded()
-  }
-
-  recentRuns(limit: number): SyncRunInfo[] {
-    return this.runs.recent(limit)
   }
 
   upsertCallTypes(list: readonly CallType[]): void {
@@ -348,15 +323,6 @@ export class CallCache {
     return this.scopeRows.list()
   }
 
-  scopeStatuses(): ScopeStatus[] {
-    return this.scopeRows.statuses()
-  }
-
-  /** A scope's stored checkpoint as it was written (the sync reads it through its own schema). */
-  scopeCheckpoint(scopeKey: string): unknown {
-    return this.scopeRows.checkpoint(scopeKey)
-  }
-
   info(): CacheInfo {
     return readCacheInfo(this.db, this.file)
   }
@@ -371,15 +337,6 @@ export class CallCache {
     this.requireWriter()
     optimizeIndexes(this.db)
     this.wrote(null, [])
-  }
-
-  hasAnnotations(): boolean {
-    return this.review.annotations.count() > 0
-  }
-
-  /** The sync's hook after a whole pass (SyncStore.markServiceDropped): see AnnotationStore. */
-  markServiceDropped(scopeKey: string, from: number, to: number, seen: ReadonlySet<string>, at: number): string[] {
-    return this.review.annotations.markServiceDropped(scopeKey, from, to, seen, at)
   }
 
   /**

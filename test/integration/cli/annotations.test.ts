@@ -31,7 +31,7 @@ function seed(file: string): CallCache {
   cache.ensureScope('all', FILTERS)
   cache.writePage({ scopeKey: 'all', records: [1, 2, 3].map(rec), includeAnalysis: true, checkpoint: null })
   // The day the scope covered, as a finished sync records it.
-  cache.addCoverage('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3))
+  cache.sync.addCoverage('all', Date.UTC(2026, 2, 2), Date.UTC(2026, 2, 3))
   return cache
 }
 

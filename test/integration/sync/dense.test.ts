@@ -49,7 +49,7 @@ describe('sync against the reference service: the 10,000 window', () => {
       expect(got.length).toBe(want.size)
       expect(new Set(got)).toEqual(want)
       expect(final.stored).toBe(want.size)
-      const run = env.cache.recentRuns(1)[0]!
+      const run = env.cache.sync.recentRuns(1)[0]!
       expect(run.outcome).toBe('done')
       expect(run.stored).toBe(want.size)
       expect(run.requests).toBe(final.requests)
@@ -72,7 +72,7 @@ describe('sync against the reference service: the 10,000 window', () => {
     const inDense = dump.filter((d) => Date.parse(d.callDate) === dense).filter((d) => got.has(d.callId)).length
     expect(inDense).toBe(10_000)
     expect(got.size).toBe(outside.length + 10_000)
-    const run = env.cache.recentRuns(1)[0]!
+    const run = env.cache.sync.recentRuns(1)[0]!
     expect(run.outcome).toBe('done')
     expect(run.error?.code).toBe('DenseSecond')
   })

@@ -81,7 +81,7 @@ describe('sync under faults, against the reference service', () => {
     const failed = await env.engine.run(scope, { mode: 'full' })
     expect(failed.phase).toBe('failed')
     expect(failed.error?.code).toBe('ServerError')
-    expect(env.cache.recentRuns(1)[0]!.outcome).toBe('failed')
+    expect(env.cache.sync.recentRuns(1)[0]!.outcome).toBe('failed')
     env.service.admin.clearFaults()
     const done = await env.engine.run(scope, { mode: 'full' })
     expect(done.error).toBeUndefined()

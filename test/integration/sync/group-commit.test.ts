@@ -35,11 +35,11 @@ describe('group commit in the sync engine', () => {
   it('stores pages that arrived together in one transaction, and ends with the exact set', async () => {
     env = await startEnv({ calls: 4000 })
     const groups: number[] = []
-    const cache = env.cache
-    const store = Object.create(cache) as typeof cache
+    const sync = env.cache.sync
+    const store = Object.create(sync) as typeof sync
     store.writePages = (inputs: readonly WritePageInput[]) => {
       groups.push(inputs.length)
-      return cache.writePages(inputs)
+      return sync.writePages(inputs)
     }
     const engine = new SyncEngine({
       source: bursty(env.session),

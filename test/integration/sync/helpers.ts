@@ -67,7 +67,7 @@ export async function startEnv(
   const file = join(dir, 'cache.db')
   let cache = openCache(file)
   const make = (lb = lookbackHours): SyncEngine =>
-    new SyncEngine({ source: session, cache, clock: systemClock, logger: silentLogger, rateLimit, lookbackHours: lb, waits })
+    new SyncEngine({ source: session, cache: cache.sync, clock: systemClock, logger: silentLogger, rateLimit, lookbackHours: lb, waits })
   const env: SyncEnv = {
     service,
     session,

@@ -83,7 +83,7 @@ interface Drain {
 /** Runs the passes behind the gate; the moments the requests drained while a pass had not started. */
 async function gatedRun(env: SyncEnv, cache: CallCache, concurrency?: number): Promise<{ result: MembershipResult; drains: Drain[] }> {
   const gate = new GatedSource(env.session)
-  const deps: SyncEngineDeps = { source: gate, cache, clock: systemClock, logger: silentLogger, rateLimit: LIMIT }
+  const deps: SyncEngineDeps = { source: gate, cache: cache.sync, clock: systemClock, logger: silentLogger, rateLimit: LIMIT }
   let result: MembershipResult | null = null
   const running = runMembershipPasses(deps, { from: FROM_MS, to: TO_MS }, { passes: PASSES, concurrency, mode: 'full' }).then(
     (r) => (result = r)
@@ -174,7 +174,7 @@ describe('membership passes keep the limiter fed', () => {
       }
     }
     // No look-back: a pass done before the stop reads nothing again, so the requests add up.
-    const deps: SyncEngineDeps = { source, cache: third, clock: systemClock, logger: silentLogger, rateLimit: LIMIT, lookbackHours: 0 }
+    const deps: SyncEngineDeps = { source, cache: third.sync, clock: systemClock, logger: silentLogger, rateLimit: LIMIT, lookbackHours: 0 }
     const range = { from: FROM_MS, to: TO_MS }
     const stopped = await runMembershipPasses(deps, range, { passes: PASSES, signal: ac.signal })
     expect(stopped.phase).toBe('cancelled')

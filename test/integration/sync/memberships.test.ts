@@ -34,7 +34,7 @@ beforeAll(async () => {
   updated = env.service.admin.updateCalls(25)
   for (const id of updated) before.set(id, env.cache.getCall(id)!)
   env.service.admin.resetStats()
-  const deps: SyncEngineDeps = { source: env.session, cache: env.cache, clock: systemClock, logger: silentLogger, rateLimit: LIMIT }
+  const deps: SyncEngineDeps = { source: env.session, cache: env.cache.sync, clock: systemClock, logger: silentLogger, rateLimit: LIMIT }
   passes = await runMembershipPasses(deps, { from: FROM_MS, to: TO_MS }, { onProgress: (p) => progress.push(p) })
   search = createSearch(env.cache)
 }, 300_000)

@@ -24,7 +24,7 @@ describe('sync into PostgreSQL', () => {
     const store = await PgSyncStore.open({ url, schema: 'acme', migrate: true })
     try {
       for (const scope of SCOPES) {
-        const a = await engineFor(session, cache).run(scope, { mode: 'full' })
+        const a = await engineFor(session, cache.sync).run(scope, { mode: 'full' })
         const b = await engineFor(session, store).run(scope, { mode: 'full' })
         expect(a.error).toBeUndefined()
         expect(b.error).toBeUndefined()
@@ -34,7 +34,7 @@ describe('sync into PostgreSQL', () => {
       team.service.admin.updateCalls(30)
       team.service.admin.addCalls(25, { from: '2026-01-05T16:00:00Z', to: '2026-01-05T17:30:00Z' })
       for (const scope of SCOPES) {
-        await engineFor(session, cache).run(scope, { mode: 'incremental' })
+        await engineFor(session, cache.sync).run(scope, { mode: 'incremental' })
         await engineFor(session, store).run(scope, { mode: 'incremental' })
       }
       const want = sqliteContent(cache)
@@ -87,7 +87,7 @@ describe('sync into PostgreSQL', () => {
       expect(cancels).toBeGreaterThan(2)
       const done = await engineFor(session, store).run(scope, { mode: 'full' })
       expect(done.phase).toBe('done')
-      await engineFor(session, direct).run(scope, { mode: 'full' })
+      await engineFor(session, direct.sync).run(scope, { mode: 'full' })
       const got = await pgContent(url, 'acme')
       const want = sqliteContent(direct)
       expect(got.calls).toEqual(want.calls)

@@ -49,7 +49,7 @@ export function membershipHandlers(state: AppState): MembershipHandlers {
         await runMembershipPasses(
           {
             source: { getCalls: (params, sig) => state.connectivity.track(rt.session.getCalls(params, sig)) },
-            cache: rt.cache,
+            cache: rt.cache.sync,
             clock: platform.clock,
             logger: platform.logger,
             rateLimit: rt.account.rateLimit,

@@ -27,7 +27,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
     return syncs.start({ progress: null }, async (signal, runId) => {
       const engine = new SyncEngine({
         source: { getCalls: (params, sig) => state.connectivity.track(rt.session.getCalls(params, sig)) },
-        cache: rt.cache,
+        cache: rt.cache.sync,
         clock: platform.clock,
         logger: platform.logger,
         rateLimit: rt.account.rateLimit,
@@ -43,7 +43,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
         if (syncEnded(p.phase)) {
           // Kept with the run, so the panel shows it again after a restart (sync.scopes).
           try {
-            rt.cache.saveRunProgress(runId, p)
+            rt.cache.sync.saveRunProgress(runId, p)
           } catch (e) {
             // The cache was closed under the run (account removed, app quitting): memory still has it.
             platform.logger.log('warn', 'The sync run could not be saved for the sync screen', { error: String(e) })
@@ -81,12 +81,12 @@ export function syncHandlers(state: AppState): SyncHandlers {
       const rt = state.runtime
       // Since the app started it is in memory; before, the account's cache kept it. The form
       // starts from the latest run the user chose: membership passes (one run each) are not one.
-      const latest = rt?.cache.recentRuns(LAST_SCOPE_LOOKBACK).find((r) => !isMembershipPass(r.params))
+      const latest = rt?.cache.sync.recentRuns(LAST_SCOPE_LOOKBACK).find((r) => !isMembershipPass(r.params))
       const lastScope = latest ? LastRunScope.safeParse(latest.params) : null
       return {
-        scopes: rt ? rt.cache.scopeStatuses().map((s) => withPartial(s, rt.cache.scopeCheckpoint(s.scopeKey))) : [],
+        scopes: rt ? rt.cache.sync.scopeStatuses().map((s) => withPartial(s, rt.cache.sync.scopeCheckpoint(s.scopeKey))) : [],
         active,
-        last: rt ? (rt.lastSync ?? rt.cache.lastEndedRun()) : null,
+        last: rt ? (rt.lastSync ?? rt.cache.sync.lastEndedRun()) : null,
         lastScope: lastScope?.success ? lastScope.data : null
       }
     },

@@ -296,7 +296,7 @@ describe('writePage', () => {
     expect(count('SELECT count(*) FROM analysis')).toBe(6)
     expect(count('SELECT count(*) FROM scope_members')).toBe(3)
     expect(ftsHits('fatura')).toBe(3)
-    expect(cache.getCheckpoint('all')).toEqual({ n: 2 })
+    expect(cache.sync.getCheckpoint('all')).toEqual({ n: 2 })
   })
 
   it('returns records exactly as cached, unknown fields and analysis order included', () => {
@@ -379,7 +379,7 @@ describe('writePage', () => {
     expect(count('SELECT count(*) FROM analysis')).toBe(2)
     expect(count('SELECT count(*) FROM scope_members')).toBe(1)
     expect(ftsHits('fatura')).toBe(1)
-    expect(cache.getCheckpoint('all')).toEqual({ page: 1 })
+    expect(cache.sync.getCheckpoint('all')).toEqual({ page: 1 })
     // A failure in the middle of the records (a trigger standing in for a crash).
     connectionOf(cache).exec(
       "CREATE TEMP TRIGGER boom BEFORE INSERT ON main.scope_members WHEN NEW.call > 2 BEGIN SELECT RAISE(ABORT, 'boom'); END"
@@ -388,7 +388,7 @@ describe('writePage', () => {
       'boom'
     )
     expect(count('SELECT count(*) FROM calls')).toBe(1)
-    expect(cache.getCheckpoint('all')).toEqual({ page: 1 })
+    expect(cache.sync.getCheckpoint('all')).toEqual({ page: 1 })
     connectionOf(cache).exec('DROP TRIGGER boom')
     // The resumed page then lands exactly once.
     expect(cache.writePage({ scopeKey: 'all', records: [rec(2), rec(3)], includeAnalysis: true, checkpoint: { page: 2 } }).inserted).toBe(2)
@@ -396,7 +396,7 @@ describe('writePage', () => {
   })
 
   it('stores the run counts with the page', () => {
-    const runId = cache.startRun('all', { from: 1 })
+    const runId = cache.sync.startRun('all', { from: 1 })
     cache.writePage({
       scopeKey: 'all',
       records: [rec(1)],
@@ -405,7 +405,7 @@ describe('writePage', () => {
       runId,
       runCounts: { stored: 1, requests: 4 }
     })
-    expect(cache.recentRuns(5)[0]).toMatchObject({ runId, outcome: 'running', stored: 1, requests: 4 })
+    expect(cache.sync.recentRuns(5)[0]).toMatchObject({ runId, outcome: 'running', stored: 1, requests: 4 })
   })
 
   it('refuses a scope it does not know', () => {
@@ -483,7 +483,7 @@ describe('writePages', () => {
       ])
     ).toThrow(CallsightError)
     expect(connectionOf(cache).prepare('SELECT count(*) FROM calls').pluck().get()).toBe(0)
-    expect(cache.getCheckpoint('a')).toBeNull()
+    expect(cache.sync.getCheckpoint('a')).toBeNull()
     cache.writePage({ scopeKey: 'a', records: [withNewKey], includeAnalysis: true, checkpoint: { p: 1 } })
     expect(cache.getCall('call-1')!.analysis).toEqual(withNewKey.analysis)
   })
@@ -491,12 +491,12 @@ describe('writePages', () => {
 
 describe('scopes, runs, catalog, info', () => {
   it('marks runs still running at open as interrupted', () => {
-    const a = cache.startRun('all', { mode: 'full' })
-    const b = cache.startRun('all', { mode: 'incremental' })
-    cache.finishRun(b, 'failed', { stored: 3, requests: 2 }, { code: 'Network', message: 'The service could not be reached.' })
+    const a = cache.sync.startRun('all', { mode: 'full' })
+    const b = cache.sync.startRun('all', { mode: 'incremental' })
+    cache.sync.finishRun(b, 'failed', { stored: 3, requests: 2 }, { code: 'Network', message: 'The service could not be reached.' })
     cache.close()
     cache = openCache(file, { clock })
-    const runs = new Map(cache.recentRuns(10).map((r) => [r.runId, r]))
+    const runs = new Map(cache.sync.recentRuns(10).map((r) => [r.runId, r]))
     expect(runs.get(a)?.outcome).toBe('interrupted')
     expect(runs.get(b)).toMatchObject({
       outcome: 'failed',
@@ -522,19 +522,19 @@ describe('scopes, runs, catalog, info', () => {
       [15, 20]
     ])
     expect(mergeInterval([[5, 10]], [0, 6])).toEqual([[0, 10]])
-    cache.addCoverage('all', 100, 200)
-    cache.addCoverage('all', 300, 400)
-    cache.addCoverage('all', 150, 320)
+    cache.sync.addCoverage('all', 100, 200)
+    cache.sync.addCoverage('all', 300, 400)
+    cache.sync.addCoverage('all', 150, 320)
     expect(cache.coverage('all')).toEqual([[100, 400]])
     cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2)], includeAnalysis: true, checkpoint: { at: 5 } })
-    cache.markScopeSuccess('all', 777)
-    const run = cache.startRun('all', {})
-    cache.finishRun(run, 'done', { stored: 2, requests: 1 })
-    expect(cache.scopeStatuses()).toEqual([
+    cache.sync.markScopeSuccess('all', 777)
+    const run = cache.sync.startRun('all', {})
+    cache.sync.finishRun(run, 'done', { stored: 2, requests: 1 })
+    expect(cache.sync.scopeStatuses()).toEqual([
       { scopeKey: 'all', filters: FILTERS, coveredFrom: 100, coveredTo: 400, lastSuccessAt: 777, lastOutcome: 'done', calls: 2 }
     ])
-    cache.setCheckpoint('all', null)
-    expect(cache.getCheckpoint('all')).toBeNull()
+    cache.sync.setCheckpoint('all', null)
+    expect(cache.sync.getCheckpoint('all')).toBeNull()
   })
 
   it('upserts the call type catalog', () => {
@@ -551,14 +551,14 @@ describe('scopes, runs, catalog, info', () => {
 
   it('reports info and clears everything', () => {
     cache.writePage({ scopeKey: 'all', records: [rec(1), rec(2)], includeAnalysis: true, checkpoint: null })
-    cache.markScopeSuccess('all', 999)
+    cache.sync.markScopeSuccess('all', 999)
     const info = cache.info()
     expect(info).toMatchObject({ path: file, calls: 2, lastSyncAt: 999 })
     expect(info.sizeBytes).toBeGreaterThan(0)
     cache.clear()
     expect(cache.info()).toMatchObject({ calls: 0, lastSyncAt: null })
     expect(ftsHits('fatura')).toBe(0)
-    expect(cache.scopeStatuses()).toEqual([])
+    expect(cache.sync.scopeStatuses()).toEqual([])
     // Usable again after clearing.
     cache.ensureScope('all', FILTERS)
     expect(cache.writePage({ scopeKey: 'all', records: [rec(1)], includeAnalysis: true, checkpoint: null }).inserted).toBe(1)

@@ -24,11 +24,11 @@ describe('the last ended sync run', () => {
   it('is built from the row when no progress was saved; a run stopped with its process reads as cancelled', () => {
     const from = Date.UTC(2026, 9, 1)
     const cache = openCache(file, { checkpointer: false, clock })
-    expect(cache.lastEndedRun()).toBeNull()
-    const failed = cache.startRun('k', { mode: 'full', from, to: from + 86_400_000 })
+    expect(cache.sync.lastEndedRun()).toBeNull()
+    const failed = cache.sync.startRun('k', { mode: 'full', from, to: from + 86_400_000 })
     now += 120_000
-    cache.finishRun(failed, 'failed', { stored: 600, requests: 12 }, { code: 'Network', message: 'The service did not answer.' })
-    expect(cache.lastEndedRun()).toMatchObject({
+    cache.sync.finishRun(failed, 'failed', { stored: 600, requests: 12 }, { code: 'Network', message: 'The service did not answer.' })
+    expect(cache.sync.lastEndedRun()).toMatchObject({
       runId: failed,
       phase: 'failed',
       stored: 600,
@@ -42,14 +42,14 @@ describe('the last ended sync run', () => {
     })
     // Running: not an ended run, so the panel still shows the one before.
     now += 1_000
-    const killed = cache.startRun('k', { mode: 'incremental', from, to: from + 1 })
-    expect(cache.lastEndedRun()?.runId).toBe(failed)
+    const killed = cache.sync.startRun('k', { mode: 'incremental', from, to: from + 1 })
+    expect(cache.sync.lastEndedRun()?.runId).toBe(failed)
     cache.close()
 
     now += 60_000
     const reopened = openCache(file, { checkpointer: false, clock })
     try {
-      const last = reopened.lastEndedRun()
+      const last = reopened.sync.lastEndedRun()
       expect(last).toMatchObject({ runId: killed, phase: 'cancelled', stored: 0, elapsedSeconds: 60 })
       expect(last?.error).toBeUndefined()
     } finally {

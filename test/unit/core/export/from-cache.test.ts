@@ -74,8 +74,8 @@ describe('export from a real SQLite cache', () => {
     // The scope covers the first and the last of the three days the calls span, not the middle one.
     const day = 86_400_000
     const start = Date.UTC(2024, 2, 30)
-    cache.addCoverage('all', start, start + day)
-    cache.addCoverage('all', start + 2 * day, start + 3 * day)
+    cache.sync.addCoverage('all', start, start + day)
+    cache.sync.addCoverage('all', start + 2 * day, start + 3 * day)
     const query = SearchQuery.parse({ results: 'all', from: start, to: start + 3 * day })
     const coverage = search.coverage(query)
     const file = join(tmp.dir, 'partly.csv')

@@ -325,7 +325,7 @@ describe('review filters in local search', () => {
     // The service no longer returns some annotated calls, and returns one again.
     const annotated = ids.filter((id) => fx.cache.review.annotations.get(id) !== null).slice(0, 40)
     const seen = new Set(annotated.slice(0, 20))
-    const marked = fx.cache.markServiceDropped(
+    const marked = fx.cache.sync.markServiceDropped(
       'everything',
       T0 - 1,
       T0 + 1e12,

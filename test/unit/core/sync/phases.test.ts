@@ -71,35 +71,35 @@ describe('plan phase', () => {
     const pass = newPass({ from: FROM, to: TO - 1 }, FROM + 1, 'newest')
     expect(pass.pager).toMatchObject({ order: 'newest', windowStart: FROM + 1000, windowEnd: TO, done: false })
     expect(newPass(scope, FROM).pager.order).toBeUndefined()
-    const planned = await planRun(cache, scope, 'full', 48 * HOUR)
+    const planned = await planRun(cache.sync, scope, 'full', 48 * HOUR)
     expect(planned.checkpoint.pager.order).toBe('newest')
     // A stored pass keeps its own order: switching mid-pass would lose the proof of what is stored.
     const oldest = { ...newPass(scope, FROM, 'oldest'), pager: { ...newPass(scope, FROM, 'oldest').pager, skip: 500 } }
-    cache.setCheckpoint(planned.key, oldest)
-    expect((await planRun(cache, scope, 'full', 48 * HOUR, 'newest')).checkpoint).toEqual(oldest)
+    cache.sync.setCheckpoint(planned.key, oldest)
+    expect((await planRun(cache.sync, scope, 'full', 48 * HOUR, 'newest')).checkpoint).toEqual(oldest)
   })
 
   it('continues the stored checkpoint of the same range, and stores a new plan otherwise', async () => {
-    const first = await planRun(cache, scope, 'full', 48 * HOUR)
+    const first = await planRun(cache.sync, scope, 'full', 48 * HOUR)
     expect(first.pageSize).toBe(500)
-    expect(cache.getCheckpoint(first.key)).toEqual(first.checkpoint)
+    expect(cache.sync.getCheckpoint(first.key)).toEqual(first.checkpoint)
     const moved = { ...first.checkpoint, pager: { ...first.checkpoint.pager, skip: 1500 } }
-    cache.setCheckpoint(first.key, moved)
-    expect((await planRun(cache, scope, 'full', 48 * HOUR)).checkpoint).toEqual(moved)
-    const other = await planRun(cache, { ...scope, to: TO - HOUR }, 'full', 48 * HOUR)
+    cache.sync.setCheckpoint(first.key, moved)
+    expect((await planRun(cache.sync, scope, 'full', 48 * HOUR)).checkpoint).toEqual(moved)
+    const other = await planRun(cache.sync, { ...scope, to: TO - HOUR }, 'full', 48 * HOUR)
     expect(other.checkpoint.pager.skip).toBe(0)
-    expect((await planRun(cache, { ...scope, includeAnalysis: true }, 'full', 48 * HOUR)).pageSize).toBe(100)
+    expect((await planRun(cache.sync, { ...scope, includeAnalysis: true }, 'full', 48 * HOUR)).pageSize).toBe(100)
   })
 
   it('turns a finished pass that was killed before its coverage was recorded into coverage', async () => {
-    const plan = await planRun(cache, scope, 'full', 48 * HOUR)
-    cache.setCheckpoint(plan.key, { ...plan.checkpoint, pager: { ...plan.checkpoint.pager, done: true } })
-    await planRun(cache, { ...scope, from: FROM + HOUR }, 'incremental', 2 * HOUR)
+    const plan = await planRun(cache.sync, scope, 'full', 48 * HOUR)
+    cache.sync.setCheckpoint(plan.key, { ...plan.checkpoint, pager: { ...plan.checkpoint.pager, done: true } })
+    await planRun(cache.sync, { ...scope, from: FROM + HOUR }, 'incremental', 2 * HOUR)
     expect(cache.coverage(plan.key)).toEqual([[FROM, TO]])
   })
 
   it('rejects an invalid scope as InvalidInput naming the field', async () => {
-    await expect(planRun(cache, { from: TO, to: FROM }, 'full', 0)).rejects.toThrow(expect.objectContaining({ code: 'InvalidInput' }))
+    await expect(planRun(cache.sync, { from: TO, to: FROM }, 'full', 0)).rejects.toThrow(expect.objectContaining({ code: 'InvalidInput' }))
   })
 })
 

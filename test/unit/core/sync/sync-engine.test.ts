@@ -43,11 +43,18 @@ function reopen(): CallCache {
 }
 
 function engine(source: ScriptedSource, extra: Partial<SyncEngineDeps> = {}): SyncEngine {
-  return new SyncEngine({ source, cache, clock: systemClock, logger: silentLogger, rateLimit: { requests: 600, perSeconds: 1 }, ...extra })
+  return new SyncEngine({
+    source,
+    cache: cache.sync,
+    clock: systemClock,
+    logger: silentLogger,
+    rateLimit: { requests: 600, perSeconds: 1 },
+    ...extra
+  })
 }
 
 /** The store with every call the engine makes through it logged by method name. */
-function recording(inner: CallCache, calls: Array<{ method: string; pages?: number }>): SyncStore {
+function recording(inner: SyncStore, calls: Array<{ method: string; pages?: number }>): SyncStore {
   return new Proxy(inner, {
     get(target, prop, receiver) {
       const value = Reflect.get(target, prop, receiver) as unknown
@@ -94,7 +101,7 @@ function expectResumableAt(records: readonly CallRecord[], order: SyncOrder): nu
   const ordered = inRange(records, FROM, TO, order)
   const got = new Set(storedIds())
   expect(new Set(ordered.slice(0, got.size).map((r) => r.callId))).toEqual(got)
-  const cp = readCheckpoint(cache.getCheckpoint(KEY))
+  const cp = readCheckpoint(cache.sync.getCheckpoint(KEY))
   expect(cp).not.toBeNull()
   expect(cp!.pager.order ?? 'oldest').toBe(order)
   const windowEdge = order === 'oldest' ? cp!.pager.windowStart : cp!.pager.windowEnd!
@@ -103,7 +110,7 @@ function expectResumableAt(records: readonly CallRecord[], order: SyncOrder): nu
   expect(before + cp!.pager.skip).toBe(got.size - (proving ? 1 : 0))
   if (proving) expect(cp!.pager.expectFirst).toBe(ordered[got.size - 1]!.callId)
   // The run's counts were stored with its last page.
-  expect(cache.recentRuns(1)[0]!.stored).toBeLessThanOrEqual(got.size)
+  expect(cache.sync.recentRuns(1)[0]!.stored).toBeLessThanOrEqual(got.size)
   return got.size
 }
 
@@ -131,9 +138,14 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     expectWithinWindow(source, order)
     expect(final.windowsDone).toBeGreaterThan(0)
     expect(final.stored).toBe(inRange(records).length)
-    expect(cache.getCheckpoint(KEY)).toBeNull()
+    expect(cache.sync.getCheckpoint(KEY)).toBeNull()
     expect(cache.coverage(KEY)).toEqual([[FROM, TO]])
-    expect(cache.recentRuns(1)[0]).toMatchObject({ runId: final.runId, outcome: 'done', stored: final.stored, requests: final.requests })
+    expect(cache.sync.recentRuns(1)[0]).toMatchObject({
+      runId: final.runId,
+      outcome: 'done',
+      stored: final.stored,
+      requests: final.requests
+    })
     // Progress after every page: counts and position only move forward, and the end says so.
     expect(progress.filter((p) => p.phase === 'fetching').length).toBeGreaterThanOrEqual(final.requests)
     const forward = order === 'oldest' ? 1 : -1
@@ -159,7 +171,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     // Ties sort by callId: the first 10,000 of the second in the pass's order are reachable.
     const reachable = [...data.records, ...(order === 'oldest' ? crowd.slice(0, SERVICE_WINDOW) : crowd.slice(-SERVICE_WINDOW))]
     expectExactSet(reachable)
-    expect(cache.recentRuns(1)[0]!.error?.code).toBe('DenseSecond')
+    expect(cache.sync.recentRuns(1)[0]!.error?.code).toBe('DenseSecond')
     expectWithinWindow(source, order)
   })
 
@@ -182,7 +194,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     const failed = await engine(source).run(scope, { order, mode: 'full' })
     expect(failed.phase).toBe('failed')
     expect(failed.error?.code).toBe(code)
-    expect(cache.recentRuns(1)[0]).toMatchObject({ outcome: 'failed', error: { code } })
+    expect(cache.sync.recentRuns(1)[0]).toMatchObject({ outcome: 'failed', error: { code } })
     const kept = expectResumableAt(data.records, order)
     expect(kept).toBeGreaterThan(0)
     expect(cache.coverage(KEY)).toEqual([])
@@ -190,7 +202,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     // The service is back; a new process continues the same pass.
     down = false
     source.script = undefined
-    const at = readCheckpoint(cache.getCheckpoint(KEY))!.pager
+    const at = readCheckpoint(cache.sync.getCheckpoint(KEY))!.pager
     reopen()
     const resumedFrom = source.requests.length
     const final = await engine(source).run(scope, { order, mode: 'full' })
@@ -202,7 +214,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
       ...(order === 'newest' ? { to: at.windowEnd } : {})
     })
     expectExactSet(data.records)
-    expect(cache.recentRuns(2).map((r) => r.outcome)).toEqual(['done', 'failed'])
+    expect(cache.sync.recentRuns(2).map((r) => r.outcome)).toEqual(['done', 'failed'])
   })
 
   it('waits out 429s, reporting the wait, and still ends with the exact set', async () => {
@@ -265,14 +277,14 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
       outcomes.push(final.phase)
       if (final.phase === 'done') break
       expect(final).toMatchObject({ phase: 'cancelled', error: { code: 'Cancelled' } })
-      expect(cache.recentRuns(1)[0]!.outcome).toBe('cancelled')
+      expect(cache.sync.recentRuns(1)[0]!.outcome).toBe('cancelled')
       expectResumableAt(data.records, order)
       reopen()
     }
     expect(outcomes.filter((o) => o === 'cancelled').length).toBeGreaterThanOrEqual(3)
     if (outcomes[outcomes.length - 1] !== 'done') expect((await engine(source).run(scope, { order, mode: 'full' })).phase).toBe('done')
     expectExactSet(data.records)
-    expect(cache.getCheckpoint(KEY)).toBeNull()
+    expect(cache.sync.getCheckpoint(KEY)).toBeNull()
     expect(source.aborted).toBeGreaterThan(0)
   })
 
@@ -284,7 +296,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     expect(final.phase).toBe('cancelled')
     expect(source.requests).toEqual([])
     expect(cache.coverage(KEY)).toEqual([])
-    expect(cache.recentRuns(1)[0]!.outcome).toBe('cancelled')
+    expect(cache.sync.recentRuns(1)[0]!.outcome).toBe('cancelled')
   })
 
   it('stores what arrived before waiting on the network: no page waits for another', async () => {
@@ -301,7 +313,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
         while (written() < n - 1 && !giveUp) await new Promise((r) => setTimeout(r, 2))
       }
     })
-    const store = recording(cache, calls)
+    const store = recording(cache.sync, calls)
     const final = await new SyncEngine({
       source,
       cache: store,
@@ -320,7 +332,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     const source = new ScriptedSource({ records: data.records })
     const final = await new SyncEngine({
       source,
-      cache: recording(cache, calls),
+      cache: recording(cache.sync, calls),
       clock: systemClock,
       logger: silentLogger,
       rateLimit: { requests: 600, perSeconds: 1 }
@@ -341,7 +353,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     calls.length = 0
     await new SyncEngine({
       source: new ScriptedSource({ records: [] }),
-      cache: recording(cache, calls),
+      cache: recording(cache.sync, calls),
       clock: systemClock,
       logger: silentLogger,
       rateLimit: { requests: 600, perSeconds: 1 }
@@ -404,7 +416,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     const final = await engine(source).run(typed, { order, mode: 'full', runId: 'task-7', onProgress: (p) => progress.push(p) })
     expect(final.runId).toBe('task-7')
     expect(new Set(progress.map((p) => p.runId))).toEqual(new Set(['task-7']))
-    expect(cache.recentRuns(5).map((r) => r.runId)).toEqual(['task-7'])
+    expect(cache.sync.recentRuns(5).map((r) => r.runId)).toEqual(['task-7'])
     expect(cache.callTypes()).toEqual([
       { value: 'Fatura', description: 'Billing' },
       { value: 'İptal', description: '' }
