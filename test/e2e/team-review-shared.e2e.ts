@@ -153,6 +153,31 @@ describe('team review through the team cache', () => {
     await saveScreenshot(page('ayse'), '70-team-my-assignments-en')
   }, 90_000)
 
+  it("says an analyst's removal of a call from the lead's list was refused, and the call is back", async () => {
+    const p = page('mehmet')
+    const call = p.getByTestId('review-call')
+    const id = (await call.getAttribute('data-call-id'))!
+    const listId = await p.evaluate(() => document.querySelector('.list-items li.active button')?.getAttribute('data-testid'))
+    expect(listId).toBe('review-list-Ekip örneği')
+    await p.keyboard.press('Delete')
+    const confirm = p.getByTestId('review-remove-confirm')
+    await confirm.waitFor()
+    expect(await confirm.textContent()).toContain('Remove 1 call from the list “Ekip örneği”?')
+    await p.keyboard.press('Enter')
+    // Removed here at once; the live sync pushes it, the team cache refuses it (not a lead's),
+    // and the call comes back with its assignee: the screen says so.
+    const notice = p.getByTestId('review-removal-notice')
+    await expect.poll(() => notice.getAttribute('data-kind'), ARRIVE).toBe('refused')
+    expect(await notice.textContent()).toContain('The team cache refused removing 1 call from “Ekip örneği”')
+    const lists = await invoke<Array<{ id: string; name: string }>>(p, 'reviewLists.list', {})
+    const list = lists.find((l) => l.name === 'Ekip örneği')!
+    const items = await invoke<{ items: Array<{ callId: string }> }>(p, 'reviewLists.items', { id: list.id, offset: 0, limit: 1000 })
+    expect(items.items.map((i) => i.callId)).toContain(id)
+    const mine = await invoke<{ items: Array<{ callId: string }> }>(p, 'assignments.mine', {})
+    expect(mine.items.map((i) => i.callId)).toContain(id)
+    await saveScreenshot(p, '71-team-removal-refused-en')
+  }, 60_000)
+
   it('shows the lead the progress per reviewer and the per-agent chart in Insight', async () => {
     const p = page('lead')
     await p.getByTestId('nav-insight').click()
