@@ -94,14 +94,18 @@ export class IndexRows {
     this.stale.length = 0
     if (this.pending.size === 0) return
     const short = this.short?.insert ?? null
+    const met = this.terms?.met ?? null
     for (const id of this.sortedIds()) {
       // Rows are null only while diverted, and write() hands those over before this: an
       // empty row in their place would make a stored call unsearchable without a word.
       const row = this.pending.get(id)!
       const [title, summary, analysis] = row
       this.insert.run(id, title, summary, analysis)
-      if (short !== null) short.run(id, shortPrefixesOf(row))
-      this.terms?.add(row)
+      // One scan of the texts gives both the short prefixes and the words for the term list.
+      if (short !== null || met !== null) {
+        const prefixes = shortPrefixesOf(row, met)
+        if (short !== null) short.run(id, prefixes)
+      }
     }
     this.pending.clear()
     this.terms?.write()

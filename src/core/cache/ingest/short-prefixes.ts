@@ -37,50 +37,97 @@ export function shortPrefixToken(match: string): string | null {
 }
 
 /**
- * How calls_fts's tokenizer treats one character: its folded form when it is part of a word,
- * null when it separates words. Asked of SQLite itself (a private in-memory FTS5 table with the
- * same tokenizer), once per distinct character. A closure with no free variables: its source
- * text goes to the index build's worker thread (deferred-index.ts), given SQLite's module.
+ * How calls_fts's tokenizer treats a character that belongs to words: its folded form, and
+ * whether it can begin one. The tokenizer takes a combining accent (U+0300–U+0331) into a
+ * word it is in, but never begins a word with one: before a word, or alone, it separates.
  */
-export function makeFtsCharProbe(Db: new (file: string) => Database.Database): (ch: string) => string | null {
+export interface FtsChar {
+  folded: string
+  starts: boolean
+}
+
+/**
+ * How calls_fts's tokenizer treats one character: null when it separates words. Asked of
+ * SQLite itself (a private in-memory FTS5 table with the same tokenizer), once per distinct
+ * character. A closure with no free variables: its source text goes to the index build's
+ * worker thread (deferred-index.ts), given SQLite's module.
+ */
+export function makeFtsCharProbe(Db: new (file: string) => Database.Database): (ch: string) => FtsChar | null {
   const db = new Db(':memory:')
   db.exec(`CREATE VIRTUAL TABLE probe USING fts5(x, tokenize='unicode61 remove_diacritics 0');
     CREATE VIRTUAL TABLE probe_terms USING fts5vocab(probe, 'instance');`)
   const put = db.prepare('INSERT INTO probe (rowid, x) VALUES (1, ?)')
   const terms = db.prepare('SELECT term FROM probe_terms ORDER BY offset').pluck()
   const clear = db.prepare('DELETE FROM probe')
-  return function probe(ch: string): string | null {
-    // Between two letters: one word of three letters when it belongs to words, two words else.
-    put.run('x' + ch + 'x')
+  const wordsOf = (text: string): string[] => {
+    put.run(text)
     const words = terms.all() as string[]
     clear.run()
-    return words.length === 1 && words[0]!.length > 2 ? words[0]!.slice(1, -1) : null
+    return words
+  }
+  return function probe(ch: string): FtsChar | null {
+    // Between two letters: one word of three letters when it belongs to words, two words else.
+    const inside = wordsOf('x' + ch + 'x')
+    if (inside.length !== 1 || inside[0]!.length <= 2) return null
+    // Before a letter: one word of two when it can begin one, the letter alone else.
+    const before = wordsOf(ch + 'x')
+    return { folded: inside[0]!.slice(1, -1), starts: before.length === 1 && before[0]!.length > 1 }
   }
 }
 
 /**
- * The short-prefix tokens of a call's indexed texts, space-separated: each distinct one- and
- * two-letter beginning of their words, in the order first met. A closure with no free
- * variables (see makeFtsCharProbe).
+ * Where a scan of a call's texts puts the words it met (term-list.ts's TermTable): a word
+ * whose characters all fold to themselves as a stretch of the text with its FNV-1a hash over
+ * UTF-16 code units, any other as the folded word built.
  */
-export function makeShortPrefixes(probe: (ch: string) => string | null): (texts: readonly string[]) => string {
-  // Each character's letter number, asked once: -1 a separator, -2 not asked yet; letters
-  // are numbered in the order first seen, one per folded form (the tokenizer folds a code
-  // point to one code point). The BMP in an array, the astral planes in a map.
+export interface TermSink {
+  addSlice(text: string, start: number, end: number, h: number): void
+  addWord(word: string): void
+}
+
+/**
+ * The short-prefix tokens of a call's indexed texts, space-separated: each distinct one- and
+ * two-letter beginning of their words, in the order first met. Given `terms`, the same pass
+ * also puts each word, split and folded as calls_fts's tokenizer does, into it: the kept term
+ * list's splitter was a second scan of every character of every call ingested. A closure with
+ * no free variables (see makeFtsCharProbe).
+ */
+export function makeShortPrefixes(
+  probe: (ch: string) => { folded: string; starts: boolean } | null
+): (texts: readonly string[], terms?: TermSink | null) => string {
+  // Each character's letter, asked once: -1 a separator, -2 not asked yet, else its letter
+  // number times four, plus one when it folds to another character, plus two when it cannot
+  // begin a word (a combining accent: a separator there). Letters are numbered in the order
+  // first seen, one per folded form (the tokenizer folds a code point to one code point). The
+  // BMP in an array, the astral planes in a map (their letters count as folding: a word
+  // holding one is built, not hashed as a stretch of the text).
   const bmp = new Int32Array(0x10000).fill(-2)
   const astral = new Map<number, number>()
   const letters: string[] = []
   const numberOf = new Map<string, number>()
   const ask = (ch: string): number => {
-    const f = probe(ch)
-    if (f === null) return -1
+    const p = probe(ch)
+    if (p === null) return -1
+    const f = p.folded
     let k = numberOf.get(f)
     if (k === undefined) {
       k = letters.length
       letters.push(f)
       numberOf.set(f, k)
     }
-    return k
+    return k * 4 + (f === ch ? 0 : 1) + (p.starts ? 0 : 2)
+  }
+  // A word with a character that folds to another (or an astral one), folded character by character.
+  const folded = (text: string, start: number, end: number): string => {
+    let out = ''
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i)
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        out += letters[astral.get(text.codePointAt(i)!)! >> 2]!
+        i++
+      } else out += letters[bmp[c]! >> 2]!
+    }
+    return out
   }
   // The first NARROW letters (a language's alphabet and then some) key their prefixes in a
   // flat table: two letters a, b are a * NARROW + b, one letter a is NARROW * NARROW + a. A
@@ -101,39 +148,60 @@ export function makeShortPrefixes(probe: (ch: string) => string | null): (texts:
     }
     return w
   }
-  return function shortPrefixes(texts: readonly string[]): string {
+  // FNV-1a, as the term table hashes a word.
+  const FNV_OFFSET = 0x811c9dc5 | 0
+  const FNV_PRIME = 0x01000193
+  return function shortPrefixes(texts: readonly string[], terms?: TermSink | null): string {
     // A new mark per call; after 2^31 calls the marks start over from a cleared table.
     if (++call === 0x7fffffff) {
       marks.fill(0)
       call = 1
     }
     keys.length = 0
+    const sink = terms ?? null
     let wide: Set<string> | null = null
     for (const text of texts) {
+      const n = text.length
       let first = 0
       let count = 0
-      for (let i = 0; i < text.length; i++) {
+      // The current word: where it starts, whether it is its own folded form, its hash.
+      let start = 0
+      let plain = true
+      let h = FNV_OFFSET
+      for (let i = 0; i < n; i++) {
+        const at = i
         const c = text.charCodeAt(i)
-        let k: number
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+        let v: number
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
           const cp = text.codePointAt(i)!
-          i++
           let hit = astral.get(cp)
           if (hit === undefined) {
             hit = ask(String.fromCodePoint(cp))
+            if (hit >= 0) hit |= 1
             astral.set(cp, hit)
           }
-          k = hit
+          v = hit
+          i++
         } else {
-          k = bmp[c]!
-          if (k === -2) {
-            k = ask(String.fromCharCode(c))
-            bmp[c] = k
+          v = bmp[c]!
+          if (v === -2) {
+            v = ask(String.fromCharCode(c))
+            bmp[c] = v
           }
         }
-        if (k < 0) {
+        if (v < 0 || (count === 0 && (v & 2) !== 0)) {
+          if (count > 0 && sink !== null) {
+            if (plain) sink.addSlice(text, start, at, h)
+            else sink.addWord(folded(text, start, at))
+          }
           count = 0
-        } else if (count === 0) {
+          continue
+        }
+        const k = v >> 2
+        if (count === 0) {
+          start = at
+          plain = true
+          h = FNV_OFFSET
           first = k
           if (k < NARROW) {
             const key = ONE + k
@@ -153,6 +221,12 @@ export function makeShortPrefixes(probe: (ch: string) => string | null): (texts:
           } else (wide ??= new Set()).add(letters[first]! + letters[k]!)
           count = 2
         }
+        if ((v & 1) === 1) plain = false
+        else h = Math.imul(h ^ c, FNV_PRIME)
+      }
+      if (count > 0 && sink !== null) {
+        if (plain) sink.addSlice(text, start, n, h)
+        else sink.addWord(folded(text, start, n))
       }
     }
     // Joined, not concatenated: a flat string, not a rope that each reader flattens again.
@@ -166,10 +240,10 @@ export function makeShortPrefixes(probe: (ch: string) => string | null): (texts:
 /** Source text of the index build's prefix function, given `Database` in its scope. */
 export const SHORT_PREFIXES_SOURCE = `(${makeShortPrefixes.toString()})((${makeFtsCharProbe.toString()})(Database))`
 
-let shared: ((texts: readonly string[]) => string) | null = null
+let shared: ((texts: readonly string[], terms?: TermSink | null) => string) | null = null
 
-/** This thread's prefix function (its probe opened on first use). */
-export function shortPrefixesOf(texts: readonly string[]): string {
+/** This thread's prefix function (its probe opened on first use); given `terms`, it fills them too. */
+export function shortPrefixesOf(texts: readonly string[], terms?: TermSink | null): string {
   shared ??= makeShortPrefixes(makeFtsCharProbe(Database))
-  return shared(texts)
+  return shared(texts, terms)
 }

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3'
-import { makeFtsCharProbe } from './short-prefixes'
+import type Database from 'better-sqlite3'
+import type { TermSink } from './short-prefixes'
 
 /**
  * The kept term list (schema 21 on): every term calls_fts has held, one row each, in binary
@@ -34,7 +34,7 @@ export function clearTermList(db: Database.Database): void {
   if (hasTermList(db)) db.exec(`DELETE FROM ${TERMS_TABLE}`)
 }
 
-/** FNV-1a over UTF-16 code units, as TermTable hashes a word. */
+/** FNV-1a over UTF-16 code units, as TermTable hashes a word (and the prefix scan a stretch: short-prefixes.ts). */
 const FNV_OFFSET = 0x811c9dc5 | 0
 const FNV_PRIME = 0x01000193
 
@@ -46,11 +46,11 @@ function hashOf(word: string): number {
 
 /**
  * The distinct terms met, as an open-addressing hash table looked up by a stretch of a text
- * and its hash: a word met before costs no string (the splitter runs on every character of
- * every call ingested; a Set of slices cost several µs a call, docs/perf-log.md). New terms
+ * and its hash: a word met before costs no string (the scan feeding it runs on every character
+ * of every call ingested; a Set of slices cost several µs a call, docs/perf-log.md). New terms
  * are also queued until taken.
  */
-export class TermTable {
+export class TermTable implements TermSink {
   private keys: Array<string | undefined> = new Array<string | undefined>(1024)
   private hashes = new Int32Array(1024)
   private size = 0
@@ -134,108 +134,18 @@ export class TermTable {
 }
 
 /**
- * A function adding the terms of a text, as calls_fts's tokenizer splits and folds it, to a
- * TermTable. Each character is asked of the tokenizer once (makeFtsCharProbe, as the
- * short-prefix index does); a word whose characters all fold to themselves (the folded text
- * the index is given, nearly always) is looked up as a stretch of the text, hashed as read.
- */
-export function makeTermSplitter(probe: (ch: string) => string | null): (text: string, into: TermTable) => void {
-  // Per BMP character: -2 not asked yet, -1 a separator, 0 a letter folding to itself, 1 one
-  // folding to another (kept in `folded`). Astral characters in a map, by code point.
-  const bmp = new Int8Array(0x10000).fill(-2)
-  const folded = new Map<number, string>()
-  const astral = new Map<number, string | null>()
-  const kindOf = (c: number): number => {
-    let k = bmp[c]!
-    if (k === -2) {
-      const ch = String.fromCharCode(c)
-      const f = probe(ch)
-      k = f === null ? -1 : f === ch ? 0 : 1
-      if (k === 1) folded.set(c, f!)
-      bmp[c] = k
-    }
-    return k
-  }
-  const astralOf = (cp: number): string | null => {
-    let f = astral.get(cp)
-    if (f === undefined) {
-      f = probe(String.fromCodePoint(cp))
-      astral.set(cp, f)
-    }
-    return f
-  }
-  // A word with a character that folds to another, or an astral one: built character by character.
-  const slow = (word: string): string => {
-    let out = ''
-    for (const ch of word) {
-      const c = ch.codePointAt(0)!
-      out += c > 0xffff ? astralOf(c)! : bmp[c] === 1 ? folded.get(c)! : ch
-    }
-    return out
-  }
-  return function split(text: string, into: TermTable): void {
-    let start = -1
-    let plain = true
-    let h = FNV_OFFSET
-    const n = text.length
-    for (let i = 0; i < n; i++) {
-      const c = text.charCodeAt(i)
-      // -1 a separator, 0 a letter folding to itself, 1 one that does not (or an astral one).
-      let k: number
-      let width = 1
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-        k = astralOf(text.codePointAt(i)!) === null ? -1 : 1
-        width = 2
-      } else k = kindOf(c)
-      if (k < 0) {
-        if (start >= 0) {
-          if (plain) into.addSlice(text, start, i, h)
-          else into.addWord(slow(text.slice(start, i)))
-        }
-        start = -1
-      } else {
-        if (start < 0) {
-          start = i
-          plain = true
-          h = FNV_OFFSET
-        }
-        if (k === 1) plain = false
-        h = Math.imul(h ^ c, FNV_PRIME)
-      }
-      i += width - 1
-    }
-    if (start >= 0) {
-      if (plain) into.addSlice(text, start, n, h)
-      else into.addWord(slow(text.slice(start)))
-    }
-  }
-}
-
-let shared: ((text: string, into: TermTable) => void) | null = null
-
-/** This thread's splitter (its probe opened on first use). */
-function splitTerms(text: string, into: TermTable): void {
-  shared ??= makeTermSplitter(makeFtsCharProbe(Database))
-  shared(text, into)
-}
-
-/**
  * The term list's side of a writer's transaction: the terms of the rows it indexes, added to
- * the list in one statement with them. Terms met before are remembered (TermTable), so a
- * transaction of words seen before writes nothing; a rolled-back transaction makes it forget
- * them all (they may not be stored).
+ * the list in one statement with them. The rows' words reach `met` from the scan that finds
+ * their short prefixes (shortPrefixesOf with `met`: one pass over each text for both). Terms
+ * met before are remembered (TermTable), so a transaction of words seen before writes
+ * nothing; a rolled-back transaction makes it forget them all (they may not be stored).
  */
 export class KeptTerms {
-  private readonly met = new TermTable()
+  readonly met = new TermTable()
   private readonly insert: Database.Statement<[string]>
 
   constructor(db: Database.Database) {
     this.insert = db.prepare<[string]>(`INSERT OR IGNORE INTO ${TERMS_TABLE} (term) SELECT value FROM json_each(?)`)
-  }
-
-  /** The terms of one row's indexed texts. */
-  add(texts: readonly string[]): void {
-    for (const t of texts) splitTerms(t, this.met)
   }
 
   /** Adds the new terms to the list (inside the transaction that indexes their rows). */

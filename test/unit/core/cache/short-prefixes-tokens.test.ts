@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
-import { shortPrefixesOf } from '../../../../src/core/cache/ingest/short-prefixes'
+import { makeFtsCharProbe, makeShortPrefixes, shortPrefixesOf } from '../../../../src/core/cache/ingest/short-prefixes'
+import { TermTable } from '../../../../src/core/cache/ingest/term-list'
 
 /** A seeded generator, so a failure names texts that can be made again. */
 function rng(seed: number): () => number {
@@ -62,5 +63,42 @@ describe('short prefixes of a call', () => {
       expect(new Set(tokens)).toEqual(expected(db, texts))
     }
     db.close()
+  })
+})
+
+describe('one scan of a call for its short prefixes and its words', () => {
+  it("yields exactly calls_fts's tokens' short prefixes and its terms, on hostile text", () => {
+    const db = new Database(':memory:')
+    db.exec(`CREATE VIRTUAL TABLE t USING fts5(a, b, c, tokenize='unicode61 remove_diacritics 0');
+      CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');`)
+    // Dotted and dotless I both ways, combining marks alone and after letters, emoji and
+    // astral capitals, digits glued to words, runs of punctuation, lone surrogates, empty texts.
+    const hostile = [
+      ['İstanbul IŞIK ışık iı Iİ', 'x\u0301y \u0301\u0301 e\u0300\u0301 şi̇ir', ''],
+      ['', '', ''],
+      ['😀😀 a😀b 👍🏽ok 𝒜BC 𐐀𐐁ak', '100tl 12.5 3e-4 v2.0', '...;;--__//!!??'],
+      ['ǅemal ǆ ΟΔΟΣ Straße ＡＢＣ Ⅻ', '\ud800 yarım\udc00kelime \udbff', 'ÇAĞRI çağrı Çağrı'],
+      ['a', 'b c', 'İ'],
+      ['___', '-', "'"]
+    ]
+    const r = rng(11)
+    const random = Array.from({ length: 150 }, (_, i) => [text(r, i > 75), text(r, false), text(r, i % 4 === 0)])
+    const scan = makeShortPrefixes(makeFtsCharProbe(Database))
+    try {
+      for (const texts of [...hostile, ...random]) {
+        // A table per call: the terms it yields are the call's own.
+        const terms = new TermTable()
+        const got = scan(texts, terms)
+        const tokens = got === '' ? [] : got.split(' ')
+        expect(new Set(tokens).size).toBe(tokens.length)
+        expect(new Set(tokens)).toEqual(expected(db, texts))
+        const want = new Set(db.prepare('SELECT term FROM v').pluck().all() as string[])
+        expect(new Set(terms.take())).toEqual(want)
+        // Without a table: the same tokens.
+        expect(scan(texts)).toBe(got)
+      }
+    } finally {
+      db.close()
+    }
   })
 })

@@ -7,8 +7,8 @@ import { openCache, type CallCache } from '../../../../src/core/cache'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
 import type { PulledBatch } from '../../../../src/core/cache/ingest/pulled'
 import { clearIndex, reindexAll } from '../../../../src/core/cache/ingest/reindex'
-import { makeFtsCharProbe } from '../../../../src/core/cache/ingest/short-prefixes'
-import { makeTermSplitter, TermTable } from '../../../../src/core/cache/ingest/term-list'
+import { makeFtsCharProbe, makeShortPrefixes } from '../../../../src/core/cache/ingest/short-prefixes'
+import { TermTable } from '../../../../src/core/cache/ingest/term-list'
 import { createSearch } from '../../../../src/core/search'
 import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
 import { foldText } from '../../../../src/shared/text/fold'
@@ -147,7 +147,8 @@ describe('the kept term list', () => {
       const put = db.prepare('INSERT INTO t (x) VALUES (?)')
       for (const t of texts) put.run(t)
       const want = db.prepare('SELECT term FROM v ORDER BY term').pluck().all() as string[]
-      const split = makeTermSplitter(makeFtsCharProbe(Database))
+      const scan = makeShortPrefixes(makeFtsCharProbe(Database))
+      const split = (t: string, into: TermTable): void => void scan([t], into)
       // A small table, so it starts over while splitting: a term met again is queued again.
       const table = new TermTable(16)
       for (const t of texts) split(t, table)
