@@ -6,7 +6,7 @@ import { CallsightError } from '../../errors'
 import { PRIVATE_FILE_MODE } from '../../platform/private-files'
 import { createDeferredBtrees, createDeferredBtreesApart, dropDeferredBtrees } from './deferred-btrees'
 import { hasAnalysisLists } from '../analysis-lists'
-import { FTS_DEFAULT_BUFFER } from './fts-buffer'
+import { FTS_DEFAULT_BUFFER, settleFtsMerging } from './fts-buffer'
 import { clearIndex, reindexAll } from './reindex'
 import { fillTermList } from './term-list'
 import { hasShortIndex, SHORT_INDEX_TABLE } from './short-prefixes'
@@ -278,6 +278,8 @@ export class IndexBuild {
           db.exec(`DELETE FROM main.calls_fts_${t}; INSERT INTO main.calls_fts_${t} SELECT * FROM side.calls_fts_${t};`)
         }
         for (const t of this.shortTables) db.exec(`DELETE FROM main.${t}; INSERT INTO main.${t} SELECT * FROM side.${t};`)
+        // The config tables came with them: the cache's own merge setting again.
+        settleFtsMerging(db)
         // The kept term list from the index just taken in (the writer listed nothing while diverted).
         fillTermList(db)
         db.exec('DELETE FROM main.index_build')

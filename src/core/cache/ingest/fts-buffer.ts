@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3'
+import { SHORT_INDEX_TABLE } from './short-prefixes'
 
 /** FTS5's own default for 'hashsize': the pending terms it holds before writing a segment. */
 export const FTS_DEFAULT_BUFFER = 1024 * 1024
@@ -17,4 +18,24 @@ export const FTS_BULK_BUFFER = 32 * 1024 * 1024
 export function setFtsBuffer(db: Database.Database, bytes: number): void {
   if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error('the full-text buffer must be a positive whole number of bytes')
   db.prepare(`INSERT INTO calls_fts (calls_fts, rank) VALUES ('hashsize', ${bytes})`).run()
+}
+
+/**
+ * Turns FTS5's incremental merging ('automerge', stored in each index's config table) off on
+ * the cache's full-text indexes, where it is on. With it (FTS5's default of 4), every
+ * transaction's commit went on to merge the last few segments into a larger one, so each
+ * posting of a long sync was rewritten level after level; a sync ends with a merge of the
+ * whole index into one segment anyway (optimizeIndex). Without it, segments pile up to FTS5's
+ * own bound ('crisismerge', 16 a level) and are then merged at once: measured on the sync's
+ * path, about 6 of 22 CPU-µs a call of full-text work less (docs/perf-log.md). Searches give
+ * the same answers on any number of segments; between a sync's transactions they read up to
+ * 16 a level instead of about 4.
+ */
+export function settleFtsMerging(db: Database.Database): void {
+  for (const table of ['calls_fts', SHORT_INDEX_TABLE]) {
+    const config = db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(`${table}_config`)
+    if (config === undefined) continue
+    const automerge = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).pluck().get()
+    if (automerge !== 0) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`).run()
+  }
 }

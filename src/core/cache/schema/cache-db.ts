@@ -3,6 +3,7 @@ import { CallsightError } from '../../errors'
 import { makePrivateFile, SQLITE_SIDECARS, tightenFile } from '../../platform/private-files'
 import { registerListFunctions } from '../analysis-lists'
 import { settleIndexBuild } from '../ingest/deferred-index'
+import { settleFtsMerging } from '../ingest/fts-buffer'
 import { migrate, type MigrationProgress } from './migrate'
 import { migrations, SCHEMA_VERSION } from './migrations'
 import { SyncRuns } from '../sync-state/sync-runs'
@@ -95,6 +96,7 @@ function configure(db: Database.Database, opts: CacheDbOptions, now: number): vo
   migrate(db, upTo === undefined ? migrations : migrations.filter((m) => m.version <= upTo), progress)
   if (upTo === undefined || upTo >= 12) {
     settleIndexBuild(db, false, opts.nativeBinding, (done, total) => progress?.({ version: 12, done, total }))
+    settleFtsMerging(db)
   }
   new SyncRuns(db).interruptRunning(now)
 }

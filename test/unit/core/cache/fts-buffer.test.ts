@@ -102,3 +102,58 @@ describe('the full-text buffer of a bulk pull', () => {
     expect(cache.db).toBeDefined()
   })
 })
+
+describe("merging a sync's full-text segments", () => {
+  /** Segments of an index, on a connection of its own. */
+  function segments(table: string): number {
+    const db = new Database(file(), { readonly: true })
+    try {
+      return db.prepare(`SELECT count(DISTINCT segid) FROM ${table}_idx`).pluck().get() as number
+    } finally {
+      db.close()
+    }
+  }
+  const matches = (q: string): number =>
+    connectionOf(cache).prepare('SELECT count(*) FROM calls_fts WHERE calls_fts MATCH ?').pluck().get(q) as number
+  // Words of their own per call, so that each transaction writes a segment of many pages: FTS5
+  // merges by the pages written.
+  const wordy = (i: number): CallRecord => ({
+    ...rec(i),
+    summary: `${rec(i).summary} ${Array.from({ length: 30 }, (_, k) => `soz${i}x${k}`).join(' ')}`
+  })
+  const write = (from: number, n: number): void => {
+    cache.writePages([
+      { scopeKey: 's', records: Array.from({ length: n }, (_, k) => wordy(from + k)), includeAnalysis: true, checkpoint: null }
+    ])
+  }
+
+  it('leaves each transaction its segment until the merge at the end, bounded by a merge of a whole level', () => {
+    cache.ensureScope('s', FILTERS)
+    // FTS5's incremental merge would have merged these (four a level) as they were written.
+    for (let t = 0; t < 12; t++) write(t * 200, 200)
+    expect(segments('calls_fts')).toBe(12)
+    expect(segments('calls_fts_short')).toBe(12)
+    expect(matches('kelime3')).toBe(Array.from({ length: 2400 }, (_, i) => i).filter((i) => i % 7 === 3).length)
+    // Past FTS5's bound of 16 a level, the level is merged at once.
+    for (let t = 12; t < 40; t++) write(t * 200, 200)
+    expect(segments('calls_fts')).toBeLessThan(17)
+    expect(matches('kelime3')).toBe(Array.from({ length: 8000 }, (_, i) => i).filter((i) => i % 7 === 3).length)
+    expect(matches('fatura')).toBe(8000)
+    expect(matches('soz7999x29')).toBe(1)
+    cache.optimizeIndex()
+    expect(segments('calls_fts')).toBe(1)
+    expect(segments('calls_fts_short')).toBe(1)
+    expect(matches('fatura')).toBe(8000)
+  })
+
+  it("is set again at a writable open where the index's own setting came back", () => {
+    cache.close()
+    const db = new Database(file())
+    db.exec("INSERT INTO calls_fts (calls_fts, rank) VALUES ('automerge', 4)")
+    db.close()
+    cache = openCache(file())
+    const read = connectionOf(cache).prepare("SELECT v FROM calls_fts_config WHERE k = 'automerge'").pluck()
+    expect(read.get()).toBe(0)
+    expect(connectionOf(cache).prepare("SELECT v FROM calls_fts_short_config WHERE k = 'automerge'").pluck().get()).toBe(0)
+  })
+})
