@@ -26,7 +26,11 @@ describe('foldForIndex', () => {
       'lone \ude00 low',
       '\ud83dA then a letter',
       '𝐀𝐁 math bold',
-      'x\u0000y'
+      'x\u0000y',
+      // Latin-1 letters that fold into Latin-1 and one that folds out of it (µ to μ), in one text.
+      'µ×÷ðþÿ¡¿ªº ÀÉÎÕÜ àéîõü Ÿ',
+      'ASCII only, upper: ÇAĞRI',
+      'already folded plain text'
     ]
     // And a random mix of the above, so runs and folds meet in every order.
     let seed = 7
