@@ -152,7 +152,7 @@ export class SearchContext {
         )
       : null
     this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes) : null
-    this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.byDate()) : null
+    this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.dateOrder()) : null
     this.reviewProbeMax = tuning.reviewProbeMax
     this.reviewListedSortMax = tuning.reviewListedSortMax
   }

@@ -3,6 +3,7 @@ import type { ChangeSet } from '../../cache'
 import { MASK_BITS, withBit } from './bits'
 import type { DataWatch } from '../data-watch'
 import { mergeDateOrder } from '../paging/date-order'
+import { rankOf, type DateOrder } from './date-rank'
 
 /** In `CallColumns.quarters()`: no call has this id (the smallest int32). */
 export const NO_CALL = -0x80000000
@@ -225,17 +226,16 @@ export class CallColumns {
   /**
    * Each call id's position in byDate() (−1: no call has the id), kept with the order: one
    * pass per data version instead of one per user (the review set ranks its annotations by
-   * date with it).
+   * date with it, listed matches are put in date order with it).
    */
   dateRank(): Int32Array {
+    return this.dateOrder().rank
+  }
+
+  /** The date order and each id's place in it, kept together (date-rank.ts). */
+  dateOrder(): DateOrder {
     const kept = this.ofOrder()
-    if (kept.rank === null) {
-      const { order, size } = kept
-      const rank = new Int32Array(size).fill(-1)
-      for (let k = 0; k < order.length; k++) rank[order[k]!] = k
-      kept.rank = rank
-    }
-    return kept.rank
+    return { order: kept.order, rank: (kept.rank ??= rankOf(kept.order)) }
   }
 
   /** Quarter hour (⌊call_at / 15 min⌋) by call id; NO_CALL where no call has the id. */

@@ -164,8 +164,7 @@ function serveDate(
     case 'listed-order':
       return listedOrderPage({
         listed: JSON.parse(path.ids) as number[],
-        rank: ctx.columns.dateRank(),
-        byDate: ctx.columns.byDate(),
+        order: ctx.columns.dateOrder(),
         q,
         desc,
         offset,

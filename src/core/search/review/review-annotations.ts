@@ -1,5 +1,6 @@
 import type { ReviewFilter } from '../../../shared/domain'
 import type { AnnotationFacts } from '../../cache'
+import { inDateOrder, type DateOrder } from '../memory/date-rank'
 import { noteWords } from './review-filter'
 
 const STATUS_CODE: Readonly<Record<string, number>> = { new: 0, in_review: 1, reviewed: 2, follow_up: 3 }
@@ -59,7 +60,7 @@ export class Annotations {
   private readonly reviewers = new Dict()
   private readonly tagCodes = new Dict()
   /** Each id's position in date order (-1: no call), and its annotation entry (-1: none). */
-  private rank = new Int32Array(0)
+  private rank: Int32Array = new Int32Array(0)
   private entryOf = new Int32Array(0)
   /** The entries whose call is cached, in date order (oldest first). */
   private sorted: number[] = []
@@ -72,8 +73,8 @@ export class Annotations {
     rows: readonly AnnotationFacts[],
     /** The review version the rows were read at. */
     public version: number,
-    /** Every call id in date order, oldest first. */
-    order: Int32Array
+    /** Every call id in date order, oldest first, and each id's place in it. */
+    order: DateOrder
   ) {
     this.grow(rows.length)
     for (const r of rows) this.write(r)
@@ -85,18 +86,15 @@ export class Annotations {
    * new (a call annotated before it was synced gets its row id then, migration 11). Nothing
    * else of an annotation depends on its call, so the other rows stay as they are.
    */
-  resync(rows: readonly AnnotationFacts[], order: Int32Array): void {
+  resync(rows: readonly AnnotationFacts[], order: DateOrder): void {
     for (const r of rows) this.write(r)
     this.setOrder(order)
     this.lists.clear()
   }
 
-  /** What follows from the date order: ranks, the entry of each row id, the annotated calls in date order. */
-  private setOrder(order: Int32Array): void {
-    let size = 0
-    for (let k = 0; k < order.length; k++) if (order[k]! >= size) size = order[k]! + 1
-    const rank = new Int32Array(size).fill(-1)
-    for (let k = 0; k < order.length; k++) rank[order[k]!] = k
+  /** What follows from the date order: the entry of each row id, the annotated calls in date order. */
+  private setOrder({ order, rank }: DateOrder): void {
+    const size = rank.length
     const entryOf = new Int32Array(size).fill(-1)
     for (let e = 0; e < this.n; e++) {
       const r = this.row[e]!
@@ -289,16 +287,7 @@ export class Annotations {
 
   /** These calls in date order (newest first when `desc`); calls not in the order are left out. */
   inDateOrder(ids: readonly number[], desc: boolean): number[] {
-    const ranks = new Int32Array(ids.length)
-    let n = 0
-    for (const id of ids) {
-      const r = id >= 0 && id < this.rank.length ? this.rank[id]! : -1
-      if (r >= 0) ranks[n++] = r
-    }
-    const sorted = ranks.subarray(0, n).sort()
-    const out = new Array<number>(n)
-    for (let k = 0; k < n; k++) out[k] = this.order[sorted[desc ? n - 1 - k : k]!]!
-    return out
+    return inDateOrder(ids, { order: this.order, rank: this.rank }, desc)
   }
 
   /** A list's calls that are cached, in date order, from their row ids. */

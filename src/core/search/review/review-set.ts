@@ -2,6 +2,7 @@ import type { SearchQuery } from '../../../shared/domain'
 import type { ReviewReads } from '../../cache'
 import type { DataVersion } from '../../cache'
 import type { DataWatch } from '../data-watch'
+import type { DateOrder } from '../memory/date-rank'
 import { Annotations, type ListCalls } from './review-annotations'
 import { usesTeamEvaluations } from './review-filter'
 
@@ -41,8 +42,8 @@ export class ReviewSet {
   constructor(
     private readonly reads: ReviewReads,
     private readonly watch: DataWatch,
-    /** Every call id in date order, oldest first (the columns', per data version). */
-    private readonly byDate: () => Int32Array
+    /** Every call id in date order, oldest first, and each id's place in it (the columns', per data version). */
+    private readonly byDate: () => DateOrder
   ) {}
 
   /**

@@ -12,6 +12,7 @@ import type { Annotation, ReviewStatus } from '../../../../src/shared/review'
 import { foldText } from '../../../../src/shared/text/fold'
 import { buildFixture, rnd, T0, type Fixture } from './fixture'
 import { connectionOf } from '../../../../src/core/cache/call-cache'
+import { rankOf } from '../../../../src/core/search/memory/date-rank'
 
 // Review filters against a brute-force answer, through every path: the annotations held in
 // memory (the default: review-set.ts with the bitmap evaluator), and the SQL plans (the
@@ -444,8 +445,12 @@ describe('the review index keeps the call time (migration 9)', () => {
       cache.review.annotations.write('later', { status: 'reviewed' }, { author: 'x', at: 1, history: false })
       const reads = createReviewReads(cache)
       const reader = createSearchReader(cache)
-      const byDate = () =>
-        Int32Array.from(connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[])
+      const byDate = () => {
+        const order = Int32Array.from(
+          connectionOf(cache).prepare('SELECT id FROM calls ORDER BY call_at, call_id').pluck().all() as number[]
+        )
+        return { order, rank: rankOf(order) }
+      }
       const set = new ReviewSet(reads, new DataWatch(reader.data), byDate)
       const ids = (desc = true) => {
         const rows = set.match(SearchQuery.parse({ review: { statuses: ['reviewed'] } })).walk(desc)(100)
