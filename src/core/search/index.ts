@@ -1,9 +1,11 @@
 export {
   createSearch,
+  searchTuning,
   type Explained,
   type ExportIteration,
   type LocalSearch,
   type PageTrace,
+  type SearchKnobs,
   type SearchParts,
   type SearchStrategies,
   type WarmUp

@@ -305,46 +305,49 @@ export interface SearchParts extends Partial<SearchStrategies> {
 }
 
 /**
- * `tuning.longJump`: rows from which a jump uses the match set; `tuning.facetScanShare`: the
- * share of all calls above which facets count against the in-memory columns; `tuning.reviewFew`:
- * REVIEW_FEW; `tuning.reviewProbeMax`: REVIEW_PROBE_MAX; `tuning.reviewListedSortMax`:
- * LISTED_SORT_MAX (tests move them); `tuning.bitmaps`: false answers in SQL only (the tests'
- * reference).
+ * `longJump`: rows from which a jump uses the match set; `facetScanShare`: the share of all
+ * calls above which facets count against the in-memory columns; `reviewFew`: REVIEW_FEW;
+ * `reviewProbeMax`: REVIEW_PROBE_MAX; `reviewListedSortMax`: LISTED_SORT_MAX (tests move
+ * them); `bitmaps`: false answers in SQL only (the tests' reference).
  */
-export function createSearch(
-  cache: CallCache,
-  tuning: {
-    longJump?: number
-    facetScanShare?: number
-    bitmaps?: boolean
-    reviewFew?: number
-    reviewProbeMax?: number
-    reviewListedSortMax?: number
-  } = {},
-  parts: SearchParts = {}
-): LocalSearch {
+export interface SearchKnobs {
+  longJump?: number
+  facetScanShare?: number
+  bitmaps?: boolean
+  reviewFew?: number
+  reviewProbeMax?: number
+  reviewListedSortMax?: number
+}
+
+export function createSearch(cache: CallCache, tuning: SearchKnobs = {}, parts: SearchParts = {}): LocalSearch {
+  return new SearchOverCache(new SearchContext(createSearchReader(cache), searchTuning(tuning, parts, cache)), parts.onPlan)
+}
+
+/**
+ * A search's whole tuning from createSearch's arguments: each knob and strategy the
+ * product's unless given. `cache`: where review filters read annotations from (null: in SQL
+ * only; tests that build a SearchContext over a reader of their own).
+ */
+export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, cache: CallCache | null = null): SearchTuning {
   const reviewReads = parts.reviewReads === undefined ? createReviewReads : parts.reviewReads
-  return new SearchOverCache(
-    new SearchContext(createSearchReader(cache), {
-      longJump: tuning.longJump ?? LONG_JUMP,
-      facetScanShare: tuning.facetScanShare,
-      bitmaps: tuning.bitmaps !== false,
-      reviewFew: tuning.reviewFew ?? REVIEW_FEW,
-      reviewReads: reviewReads === null ? null : reviewReads(cache),
-      reviewProbeMax: tuning.reviewProbeMax,
-      reviewListedSortMax: tuning.reviewListedSortMax,
-      sortedPager: parts.sortedPager ?? sortedPage,
-      dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
-      coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
-      windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
-      countSkip: parts.countSkip ?? true,
-      keptSizes: parts.keptSizes ?? true,
-      keptTerms: parts.keptTerms ?? true,
-      wordSets: parts.wordSets ?? true,
-      listedOrder: parts.listedOrder ?? true,
-      keptColumnFacets: parts.keptColumnFacets ?? true,
-      pageBeforeEstimate: parts.pageBeforeEstimate ?? true
-    }),
-    parts.onPlan
-  )
+  return {
+    longJump: tuning.longJump ?? LONG_JUMP,
+    facetScanShare: tuning.facetScanShare,
+    bitmaps: tuning.bitmaps !== false,
+    reviewFew: tuning.reviewFew ?? REVIEW_FEW,
+    reviewReads: cache === null || reviewReads === null ? null : reviewReads(cache),
+    reviewProbeMax: tuning.reviewProbeMax,
+    reviewListedSortMax: tuning.reviewListedSortMax,
+    sortedPager: parts.sortedPager ?? sortedPage,
+    dateOrderMerge: parts.dateOrderMerge === undefined ? mergeDateOrder : parts.dateOrderMerge,
+    coldKeyInWindow: parts.coldKeyInWindow ?? 'items',
+    windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
+    countSkip: parts.countSkip ?? true,
+    keptSizes: parts.keptSizes ?? true,
+    keptTerms: parts.keptTerms ?? true,
+    wordSets: parts.wordSets ?? true,
+    listedOrder: parts.listedOrder ?? true,
+    keptColumnFacets: parts.keptColumnFacets ?? true,
+    pageBeforeEstimate: parts.pageBeforeEstimate ?? true
+  }
 }

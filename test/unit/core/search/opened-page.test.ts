@@ -5,12 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wordsNear } from '../../../../bench/query'
 import { ingest } from '../../../../bench/search'
 import { createSearchReader, openCache, type CallCache, type SearchReader } from '../../../../src/core/cache'
-import { createSearch } from '../../../../src/core/search'
-import { mergeDateOrder } from '../../../../src/core/search/paging/date-order'
+import { createSearch, searchTuning } from '../../../../src/core/search'
 import { datePage } from '../../../../src/core/search/paging/date-page'
-import { sortedPage } from '../../../../src/core/search/paging/sorted-page'
 import { WINDOW_MAX_OFFSET } from '../../../../src/core/search/plan/page-plan'
-import { LONG_JUMP, REVIEW_FEW } from '../../../../src/core/search/plan/plan'
 import { SearchContext } from '../../../../src/core/search/search-context'
 import { SearchQuery } from '../../../../src/shared/domain'
 
@@ -53,25 +50,7 @@ function watchedReader(reads: string[]): SearchReader {
 }
 
 function openedContext(reads: string[]): SearchContext {
-  return new SearchContext(watchedReader(reads), {
-    longJump: LONG_JUMP,
-    facetScanShare: undefined,
-    bitmaps: true,
-    reviewFew: REVIEW_FEW,
-    reviewReads: null,
-    reviewProbeMax: undefined,
-    sortedPager: sortedPage,
-    dateOrderMerge: mergeDateOrder,
-    coldKeyInWindow: 'items',
-    windowBeforeOrder: 'slice',
-    countSkip: true,
-    keptSizes: true,
-    keptTerms: true,
-    wordSets: true,
-    listedOrder: true,
-    keptColumnFacets: true,
-    pageBeforeEstimate: true
-  })
+  return new SearchContext(watchedReader(reads), searchTuning())
 }
 
 describe('the first page on a search just opened', () => {

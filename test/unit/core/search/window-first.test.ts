@@ -5,12 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { wordsNear } from '../../../../bench/query'
 import { ingest } from '../../../../bench/search'
 import { createSearchReader, openCache, type CallCache, type SearchReader } from '../../../../src/core/cache'
-import { createSearch } from '../../../../src/core/search'
+import { createSearch, searchTuning } from '../../../../src/core/search'
 import { countOf } from '../../../../src/core/search/count'
-import { mergeDateOrder } from '../../../../src/core/search/paging/date-order'
 import { datePage } from '../../../../src/core/search/paging/date-page'
-import { sortedPage } from '../../../../src/core/search/paging/sorted-page'
-import { LONG_JUMP, REVIEW_FEW } from '../../../../src/core/search/plan/plan'
 import { SearchContext } from '../../../../src/core/search/search-context'
 import { SearchQuery, type CallRecord } from '../../../../src/shared/domain'
 
@@ -52,25 +49,7 @@ function watchedReader(estimates: string[]): SearchReader {
 }
 
 function openedContext(estimates: string[], pageBeforeEstimate = true): SearchContext {
-  return new SearchContext(watchedReader(estimates), {
-    longJump: LONG_JUMP,
-    facetScanShare: undefined,
-    bitmaps: true,
-    reviewFew: REVIEW_FEW,
-    reviewReads: null,
-    reviewProbeMax: undefined,
-    sortedPager: sortedPage,
-    dateOrderMerge: mergeDateOrder,
-    coldKeyInWindow: 'items',
-    windowBeforeOrder: 'slice',
-    countSkip: true,
-    keptSizes: true,
-    keptTerms: true,
-    wordSets: true,
-    listedOrder: true,
-    keptColumnFacets: true,
-    pageBeforeEstimate
-  })
+  return new SearchContext(watchedReader(estimates), searchTuning({}, { pageBeforeEstimate }))
 }
 
 const plainIds = (q: SearchQuery, offset: number, limit = 100): string[] =>
