@@ -57,6 +57,7 @@ export class CacheSyncStore implements SyncStore {
     this.host.optimizeIndex()
   }
 
+  /** A scope's stored checkpoint as it was written (the sync reads it through its own schema). */
   getCheckpoint(scopeKey: string): unknown {
     return this.host.scopeRows.checkpoint(scopeKey)
   }
@@ -99,11 +100,6 @@ export class CacheSyncStore implements SyncStore {
 
   scopeStatuses(): ScopeStatus[] {
     return this.host.scopeRows.statuses()
-  }
-
-  /** A scope's stored checkpoint as it was written (the sync reads it through its own schema). */
-  scopeCheckpoint(scopeKey: string): unknown {
-    return this.host.scopeRows.checkpoint(scopeKey)
   }
 
   hasAnnotations(): boolean {

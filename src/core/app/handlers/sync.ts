@@ -84,7 +84,7 @@ export function syncHandlers(state: AppState): SyncHandlers {
       const latest = rt?.cache.sync.recentRuns(LAST_SCOPE_LOOKBACK).find((r) => !isMembershipPass(r.params))
       const lastScope = latest ? LastRunScope.safeParse(latest.params) : null
       return {
-        scopes: rt ? rt.cache.sync.scopeStatuses().map((s) => withPartial(s, rt.cache.sync.scopeCheckpoint(s.scopeKey))) : [],
+        scopes: rt ? rt.cache.sync.scopeStatuses().map((s) => withPartial(s, rt.cache.sync.getCheckpoint(s.scopeKey))) : [],
         active,
         last: rt ? (rt.lastSync ?? rt.cache.sync.lastEndedRun()) : null,
         lastScope: lastScope?.success ? lastScope.data : null

@@ -147,7 +147,7 @@ describe('a bulk ingest with the index built beside it', () => {
     // scope's checkpoint says, with nothing lost or written twice.
     const again = open(file)
     try {
-      const cp = again.sync.scopeCheckpoint('all') as { tx: number }
+      const cp = again.sync.getCheckpoint('all') as { tx: number }
       expect(cp.tx).toBe(stopAt - 1)
       for (let t = cp.tx + 1; t < TRANSACTIONS; t++) again.writePages(transaction(t))
       again.optimizeIndex()
