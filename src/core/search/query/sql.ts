@@ -140,7 +140,6 @@ export function matchedIds(q: CompiledQuery): SqlPiece | null {
   }
 }
 
-/** Which of the given call ids (a JSON array) the query matches: its filters and text asked per row. */
 /** The ids among these that pass the query's conditions other than its text (the text is known to match them). */
 export function passingAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   return {
@@ -149,15 +148,12 @@ export function passingAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   }
 }
 
+/** Which of the given call ids (a JSON array) the query matches: its filters and text asked per row. */
 export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
-  const where = ['c.id IN (SELECT value FROM json_each(?))', ...q.where]
-  const params: unknown[] = [idsJson, ...q.params]
-  if (q.match !== null) {
-    const [test, param] = probe(q)
-    where.push(test)
-    params.push(param)
-  }
-  return { sql: `SELECT c.id AS id FROM calls c WHERE ${and(where)}`, params }
+  const passing = passingAmong(q, idsJson)
+  if (q.match === null) return passing
+  const [test, param] = probe(q)
+  return { sql: `${passing.sql} AND ${test}`, params: [...passing.params, param] }
 }
 
 /** The `SELECT count(*)` of a count plan that counts in SQL. */
