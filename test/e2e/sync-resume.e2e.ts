@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startService, type RunningService } from '../../src/reference-service'
+import { PIPELINE_DEPTH } from '../../src/core/sync/fetch-pipeline'
 import { MAX_TAKE } from '../../src/shared/service-limits'
 import { invokeInPage as invoke, launchApp, type LaunchedApp } from './support/harness'
 
@@ -118,9 +119,11 @@ describe('a cancelled sync continues', () => {
     await cancelAfter(page, 1)
     const second = await cachedCalls(page)
     expect(second).toBeGreaterThan(first)
-    // Each request brought new calls: nothing stored before was asked for again.
+    // Each request brought new calls: nothing stored before was asked for again. Beyond the
+    // pages themselves the service may see the pipeline's guesses and one ask retried after a
+    // kept-alive connection was reset; a re-fetch of what was stored would be many pages more.
     const asked = service.admin.stats().requests
-    expect(asked).toBeLessThanOrEqual(Math.ceil((second - first) / MAX_TAKE) + 2)
+    expect(asked).toBeLessThanOrEqual(Math.ceil((second - first) / MAX_TAKE) + PIPELINE_DEPTH)
     expect(second).toBeLessThan(total)
     expect(app.pageErrors).toEqual([])
     await app.close()
@@ -147,7 +150,7 @@ describe('a cancelled sync continues', () => {
     await expect.poll(() => again.getByTestId('sync-progress').getAttribute('data-phase'), { timeout: 90_000 }).toBe('done')
     const last = await cachedCalls(again)
     expect(last).toBe(total)
-    expect(service.admin.stats().requests).toBeLessThanOrEqual(Math.ceil((total - second) / MAX_TAKE) + 2)
+    expect(service.admin.stats().requests).toBeLessThanOrEqual(Math.ceil((total - second) / MAX_TAKE) + PIPELINE_DEPTH)
     expect(app.pageErrors).toEqual([])
   })
 })
