@@ -14,9 +14,9 @@ import type { LaunchedApp } from '../../test/e2e/support/harness'
 //
 // CALLSIGHT_BENCH_EXPORT_CALLS: the cache's size (100,000; CALLSIGHT_BENCH_QUICK=1 makes it
 // 20,000). CALLSIGHT_BENCH_EXPORT_ROUNDS: rounds (2). Measured alternately in the same run:
-// this build as users get it ("now": a CSV streamed into the download while it is written),
-// this build with the CSV staged whole before the download ("staged",
-// CALLSIGHT_EXPORT_STREAM=0; CALLSIGHT_BENCH_EXPORT_STAGED=0 leaves it out), and
+// this build as users get it ("now": a CSV staged whole, then downloaded), this build with the
+// CSV streamed into the download while it is written ("stream", CALLSIGHT_EXPORT_STREAM=1;
+// CALLSIGHT_BENCH_EXPORT_STREAMED=0 leaves it out), and
 // CALLSIGHT_BENCH_EXPORT_BEFORE: another build's CLI (out/node/cli.mjs of the code before a
 // change, copied aside).
 
@@ -24,7 +24,7 @@ const QUICK = process.env['CALLSIGHT_BENCH_QUICK'] === '1'
 const CALLS = Number(process.env['CALLSIGHT_BENCH_EXPORT_CALLS'] ?? (QUICK ? 20_000 : 100_000))
 const ROUNDS = Number(process.env['CALLSIGHT_BENCH_EXPORT_ROUNDS'] ?? 2)
 const BEFORE = process.env['CALLSIGHT_BENCH_EXPORT_BEFORE']
-const STAGED = process.env['CALLSIGHT_BENCH_EXPORT_STAGED'] !== '0'
+const STREAMED = process.env['CALLSIGHT_BENCH_EXPORT_STREAMED'] !== '0'
 
 /** One export's milestones, in milliseconds after the click (one clock: the bench's Date.now). */
 interface Timing {
@@ -131,7 +131,7 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
   beforeAll(async () => {
     dataDir = demoDataDir('callsight-export-e2e-', CALLS, { optimize: true })
     const builds: Array<[string, string | undefined, Record<string, string>]> = [['now', undefined, {}]]
-    if (STAGED) builds.unshift(['staged', undefined, { CALLSIGHT_EXPORT_STREAM: '0' }])
+    if (STREAMED) builds.unshift(['stream', undefined, { CALLSIGHT_EXPORT_STREAM: '1' }])
     if (BEFORE && existsSync(BEFORE)) builds.unshift(['before', BEFORE, {}])
     for (const [name, cli, env] of builds) {
       // Each build on its own copy of the cache: a data folder is one serve's.
