@@ -18,6 +18,11 @@ export interface PushOptions {
   batchSize?: number
   /** Give up after this many batches (a bound on one call; the rest waits for the next). */
   maxBatches?: number
+  /**
+   * Where the removals refused and restored go, as each batch is done: a caller that tells the
+   * user keeps them when a later batch fails (the calls are back either way).
+   */
+  refusedRemovals?: RefusedRemoval[]
 }
 
 export interface PushResult {
@@ -73,7 +78,15 @@ function refusal(role: string, count: number, e: CallsightError): CallsightError
 export async function pushReview(opts: PushOptions): Promise<PushResult> {
   const { pool, schema, cache } = opts
   const size = Math.max(1, opts.batchSize ?? 200)
-  const result: PushResult = { pushed: 0, conflicts: 0, duplicates: 0, stale: 0, waiting: 0, role: '', refusedRemovals: [] }
+  const result: PushResult = {
+    pushed: 0,
+    conflicts: 0,
+    duplicates: 0,
+    stale: 0,
+    waiting: 0,
+    role: '',
+    refusedRemovals: opts.refusedRemovals ?? []
+  }
   if (!cache.review.share.enabled) cache.review.share.enable(Date.now())
   let c: pg.PoolClient
   try {

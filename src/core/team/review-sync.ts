@@ -5,7 +5,8 @@ import { toErrorInfo } from '../errors'
 import { analystGroup } from './pg-migration-5'
 import { schemaVersion } from './pg-migrations'
 import { pullReview } from './review-pull'
-import { pushReview } from './review-push'
+import { pushReview, type PushOptions } from './review-push'
+import type { RefusedRemoval } from './review-removals'
 
 /** Whether this login is one of the tenant's analysts (schema 5 and later; the shared reader is not). */
 export async function isAnalystLogin(pool: pg.Pool, schema: string): Promise<boolean> {
@@ -20,13 +21,19 @@ export async function isAnalystLogin(pool: pg.Pool, schema: string): Promise<boo
  * before review data (schema < 5) is left alone. Never throws: the calls were pulled, and
  * the failure is said beside the queue (the changes stay queued).
  */
-export async function syncReview(pool: pg.Pool, schema: string, cache: CallCache): Promise<ReviewQueue> {
+export async function syncReview(
+  pool: pg.Pool,
+  schema: string,
+  cache: CallCache,
+  push: Pick<PushOptions, 'batchSize'> = {}
+): Promise<ReviewQueue> {
   let error: ReviewQueue['error'] = null
   let arrived = 0
-  let refusedRemovals: NonNullable<ReviewQueue['refusedRemovals']> = []
+  // Filled batch by batch: a removal undone before a later batch failed is still said.
+  const refusedRemovals: RefusedRemoval[] = []
   try {
     if ((await schemaVersion(pool, schema)) >= 5) {
-      if (await isAnalystLogin(pool, schema)) refusedRemovals = (await pushReview({ pool, schema, cache })).refusedRemovals
+      if (await isAnalystLogin(pool, schema)) await pushReview({ pool, schema, cache, refusedRemovals, ...push })
       arrived = (await pullReview({ pool, schema, cache })).applied
     }
   } catch (e) {
