@@ -20,7 +20,7 @@ import type { Prepared, SearchContext } from '../search-context'
 import { orderSlice, windowPage } from './window-page'
 import { countSkipPage } from './count-skip-page'
 import { NO_CALL } from '../memory/columns'
-import { listedOrderPage } from './listed-order-page'
+import { listedOrderPage, listedSlicePage } from './listed-order-page'
 
 /** Text alone that FTS5 counts (no kept prefix set: a prefix's many doclists cost what listing does). */
 function rangeCountable(ctx: SearchContext, p: Prepared, total: number): boolean {
@@ -121,6 +121,7 @@ export function datePage(ctx: SearchContext, p: Prepared, offset: number, limit:
     countSkip: ctx.countSkip,
     keptWords: bitmaps?.keptWordsOf(q) ?? 0,
     listedOrder: ctx.listedOrder && q.match !== null && q.reviewDriver === null && q.candidates === null,
+    total,
     declined
   }
   const { result, trace } = servePage(facts, (path) => serveDate(ctx, p, path, offset, limit, total, reviewMatch))
@@ -167,6 +168,18 @@ function serveDate(
         order: ctx.columns.dateOrder(),
         q,
         desc,
+        offset,
+        limit,
+        reader: ctx.reader
+      })
+    case 'listed-slice':
+      return listedSlicePage({
+        listed: JSON.parse(path.ids) as number[],
+        newest: (w) => ctx.columns.newestByDate(w, desc),
+        total,
+        desc,
+        maxRead: path.maxRead,
+        q,
         offset,
         limit,
         reader: ctx.reader
