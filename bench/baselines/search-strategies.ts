@@ -26,6 +26,7 @@ export const WHOLE_ORDER_WINDOW: SearchParts = { windowBeforeOrder: 'order' }
 export const MAIN_SCALE: SearchParts = {
   countSkip: false,
   keptSizes: false,
+  prunedRank: false,
   keptTerms: false,
   wordSets: false,
   listedOrder: false,

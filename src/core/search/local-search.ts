@@ -285,6 +285,8 @@ export interface SearchStrategies {
   countSkip: boolean
   /** Relevance over a date range keeps the rows' sizes by chunk (default); false: reads them for each ranking's span, as before. */
   keptSizes: boolean
+  /** Relevance over a date range scores from typed arrays and sorts only the page's share (default); false: a Map lookup per match and every rank sorted, as before. */
+  prunedRank: boolean
   /** Prefixes typed expand from the kept term list (default); false: from fts5vocab, which reads each term's doclist, as before. */
   keptTerms: boolean
   /** Keeps common words' id sets per data version for counts, facets and windows (default); false: reads each word's doclist every time, as before. */
@@ -344,6 +346,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     windowBeforeOrder: parts.windowBeforeOrder ?? 'slice',
     countSkip: parts.countSkip ?? true,
     keptSizes: parts.keptSizes ?? true,
+    prunedRank: parts.prunedRank ?? true,
     keptTerms: parts.keptTerms ?? true,
     wordSets: parts.wordSets ?? true,
     listedOrder: parts.listedOrder ?? true,

@@ -15,6 +15,7 @@ import type { mergeDateOrder } from './paging/date-order'
 import { estimateCap, needsEstimate, reviewCap, type Estimate } from './plan/plan'
 import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review/review-set'
 import { RelevanceRanker } from './memory/relevance-rank'
+import { spanInOrder } from './memory/relevance-topk'
 import type { SortedPager } from './paging/sorted-page'
 import { matchedIds } from './query/sql'
 import { ViewColumns } from './memory/view-columns'
@@ -73,6 +74,12 @@ export interface SearchTuning {
   countSkip: boolean
   /** Relevance keeps the rows' sizes by chunk (relevance-rank.ts); false: read for each ranking's span. */
   keptSizes: boolean
+  /**
+   * Relevance scores its matches from typed arrays, sorts only the page's share and takes the
+   * range's id span from the date order in memory (relevance-topk.ts); false: a Map lookup per
+   * match, every rank sorted, the span from the date index.
+   */
+  prunedRank: boolean
   /** Prefixes expand from the kept term list (term-list.ts); false: from fts5vocab, as before. */
   keptTerms: boolean
   /** Common words' id sets kept per data version (word-sets.ts); false: read from FTS5 each time. */
@@ -151,7 +158,11 @@ export class SearchContext {
           tuning.wordSets
         )
       : null
-    this.ranker = tuning.bitmaps ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes) : null
+    this.ranker = tuning.bitmaps
+      ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes, undefined, tuning.prunedRank, (from, to) =>
+          this.columns.orderKept() ? spanInOrder(this.columns.byDate(), this.columns.quarters(), from, to) : undefined
+        )
+      : null
     this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.dateOrder()) : null
     this.reviewProbeMax = tuning.reviewProbeMax
     this.reviewListedSortMax = tuning.reviewListedSortMax

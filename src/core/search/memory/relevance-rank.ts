@@ -2,6 +2,18 @@ import type { SearchPage } from '../../../shared/domain'
 import type { IndexTotals, RankReads, SearchReader } from '../../cache'
 import type { CompiledQuery } from '../query/compile'
 import { PerVersion, type DataWatch } from '../data-watch'
+import {
+  ascending,
+  B,
+  COLUMN_WEIGHT,
+  idsOfSpan,
+  K1,
+  rankMatches,
+  sortedRepeats,
+  topByRank,
+  type ScoredTerm,
+  type SortedRepeats
+} from './relevance-topk'
 
 /**
  * Relevance over a date range ranked in memory, in FTS5's bm25 order. FTS5's bm25 first
@@ -21,11 +33,7 @@ import { PerVersion, type DataWatch } from '../data-watch'
  * repeat somewhere). Anything else: null, and the SQL path ranks.
  */
 
-/** bm25's constants in FTS5 (fts5_aux.c). */
-const K1 = 1.2
-const B = 0.75
-/** Column weights of FTS5's default rank: bm25() without arguments weighs every column 1. */
-export const COLUMN_WEIGHT = 1
+export { COLUMN_WEIGHT } from './relevance-topk'
 /** A range whose ids spread wider is left to SQL (a docsize read and a score per id in it). */
 export const MAX_SPAN = 250_000
 
@@ -34,6 +42,8 @@ interface TermStats {
   idf: number
   /** Rows holding the term more than once: the instance count. */
   repeats: Map<number, number>
+  /** The same, ascending by id (the pruned ranking walks them with the matches); made when first asked for. */
+  sorted?: SortedRepeats
 }
 
 interface Kept {
@@ -120,13 +130,19 @@ export class RelevanceRanker {
 
   /**
    * `keepSizes`: the rows' sizes kept per data version by chunk (default); false: read for
-   * each ranking's span, as before (the bench's baseline). `sizeChunk`: SIZE_CHUNK (tests move it).
+   * each ranking's span, as before (the bench's baseline). `sizeChunk`: SIZE_CHUNK (tests move
+   * it). `pruned`: the matches scored from typed arrays and only the page's share sorted
+   * (relevance-topk.ts, default); false: a Map lookup per match and every rank sorted, as
+   * before. `spanOf`: the range's id span from memory (undefined: not in memory, read from
+   * the date index), with `pruned` only.
    */
   constructor(
     private readonly reads: RankReads,
     watch: DataWatch,
     private readonly keepSizes = true,
-    private readonly sizeChunk = SIZE_CHUNK
+    private readonly sizeChunk = SIZE_CHUNK,
+    private readonly pruned = true,
+    private readonly spanOf: (from: number | null, to: number | null) => [number, number] | null | undefined = () => undefined
   ) {
     this.kept = new PerVersion(watch, () => ({ totals: reads.totals(), terms: new Map(), sizes: new Map() }))
   }
@@ -200,11 +216,13 @@ export class RelevanceRanker {
       if (s === null) return null
       stats.push(s)
     }
-    const span = this.reads.idSpan(q.from, q.to)
+    const remembered = this.pruned ? this.spanOf(q.from, q.to) : undefined
+    const span = remembered === undefined ? this.reads.idSpan(q.from, q.to) : remembered
     if (span === null) return { ids: new Int32Array(0), ranks: new Float64Array(0) }
     const [lo, hi] = span
     if (hi - lo + 1 > MAX_SPAN) return null
     const { bits, lo: first } = evaluate(span)
+    if (this.pruned) return this.pruneRank(kept, words, stats, matches, span, idsOfSpan(bits, first), want)
     // Which candidates hold each word: every one when the MATCH is one word.
     const holds =
       words.length === 1
@@ -240,6 +258,27 @@ export class RelevanceRanker {
       k++
     }
     return inRankOrder(ids, ranks, want)
+  }
+
+  /** rank()'s scoring and page with `pruned` (relevance-topk.ts): the same ids and ranks. */
+  private pruneRank(
+    kept: Kept,
+    words: string[],
+    stats: TermStats[],
+    matches: Pick<SearchReader['matches'], 'ftsIds'>,
+    span: readonly [number, number],
+    ids: Int32Array,
+    want: number
+  ): { ids: Int32Array; ranks: Float64Array } | null {
+    const [lo, hi] = span
+    const terms: ScoredTerm[] = stats.map((s, t) => ({
+      idf: s.idf,
+      repeats: (s.sorted ??= sortedRepeats(s.repeats)),
+      holders: words.length === 1 ? null : ascending(matches.ftsIds(`"${words[t]!}"`, span))
+    }))
+    const ranks = rankMatches(ids, terms, this.sizesIn(kept, lo, hi), lo, kept.totals.tokens / kept.totals.rows)
+    if (ranks === null) return null
+    return want >= ids.length ? inRankOrder(ids, ranks, want) : topByRank(ids, ranks, want)
   }
 
   /** A page of the ranking, its rows read by id; null when the ranking does not apply. */

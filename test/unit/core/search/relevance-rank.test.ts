@@ -43,10 +43,11 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
   })
   afterAll(() => fx.close())
 
-  /** `sizeReads`: counts the ranker's reads of row sizes; `chunk`: ids per chunk of kept sizes. */
+  /** `sizeReads`: counts the ranker's reads of row sizes; `chunk`: ids per chunk of kept sizes; `pruned`: the ranker's scoring (relevance-topk.ts) or the Map-per-match one. */
   const makeRanker = (
     chunk?: number,
-    sizeReads?: { n: number }
+    sizeReads?: { n: number },
+    pruned = true
   ): { ranker: RelevanceRanker; reader: SearchReader; catalog: SearchCatalog } => {
     const reader = createSearchReader(fx.cache)
     const watch = new DataWatch(reader.data)
@@ -63,7 +64,7 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
       }
     }
     return {
-      ranker: new RelevanceRanker(rank, watch, true, chunk),
+      ranker: new RelevanceRanker(rank, watch, true, chunk, pruned),
       reader,
       catalog: new SearchCatalog(reader.catalog, reader.data, watch)
     }
@@ -79,10 +80,14 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
       .raw()
       .all(match, from ?? Number.MIN_SAFE_INTEGER, to ?? Number.MAX_SAFE_INTEGER) as Array<[number, number]>
 
-  it.each([undefined, 64])(
-    'gives bm25 itself: the same ids, the same ranks to the bit, in the same order (sizes kept by chunks of %s ids)',
-    (chunk) => {
-      const { ranker, reader, catalog } = makeRanker(chunk)
+  it.each([
+    [undefined, true],
+    [64, true],
+    [undefined, false]
+  ])(
+    'gives bm25 itself: the same ids, the same ranks to the bit, in the same order (sizes kept by chunks of %s ids, pruned %s)',
+    (chunk, pruned) => {
+      const { ranker, reader, catalog } = makeRanker(chunk, undefined, pruned)
       let taken = 0
       let repeated = 0
       for (const text of TEXTS) {
@@ -152,6 +157,27 @@ describe.each([false, true])('relevance ranked in memory (ids in time order: %s)
       .get() as number
     expect(repeats.size).toBeGreaterThanOrEqual(want)
     expect(want).toBeGreaterThan(0)
+  })
+
+  it("pages through search once warm (the range's span from the date order in memory): the SQL ranking's rows", async () => {
+    const warm = createSearch(fx.cache)
+    await warm.warmUp().done
+    let inMemory = 0
+    for (const text of ['müşteri', 'ödeme OR arıza OR modem', 'kargo -iade', 'fatura iade kargo']) {
+      for (const [from, to] of RANGES) {
+        const query = SearchQuery.parse({ text, from, to, sort: 'relevance', results: 'all' })
+        if (warm.explain(query, 100).served.plan === 'relevance-memory') inMemory++
+        for (const [offset, limit] of [
+          [0, 100],
+          [37, 20]
+        ] as const) {
+          const a = warm.page(query, offset, limit).rows.map((r) => r.callId)
+          const b = sqlOnly.page(query, offset, limit).rows.map((r) => r.callId)
+          expect(a, `${text} ${from}..${to} @${offset}`).toEqual(b)
+        }
+      }
+    }
+    expect(inMemory).toBeGreaterThan(10)
   })
 
   it('pages through search: the same rows as the SQL ranking, first and deeper pages', () => {
