@@ -27,6 +27,7 @@ export const MAIN_SCALE: SearchParts = {
   countSkip: false,
   keptSizes: false,
   prunedRank: false,
+  wideExpansion: false,
   keptTerms: false,
   wordSets: false,
   listedOrder: false,

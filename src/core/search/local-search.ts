@@ -287,6 +287,8 @@ export interface SearchStrategies {
   keptSizes: boolean
   /** Relevance over a date range scores from typed arrays and sorts only the page's share (default); false: a Map lookup per match and every rank sorted, as before. */
   prunedRank: boolean
+  /** A prefix typed expands into up to 64 terms (default); false: up to 8, a wider one left to FTS5 as a prefix, which merges every doclist under it whatever the bounds, as before. */
+  wideExpansion: boolean
   /** Prefixes typed expand from the kept term list (default); false: from fts5vocab, which reads each term's doclist, as before. */
   keptTerms: boolean
   /** Keeps common words' id sets per data version for counts, facets and windows (default); false: reads each word's doclist every time, as before. */
@@ -347,6 +349,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     countSkip: parts.countSkip ?? true,
     keptSizes: parts.keptSizes ?? true,
     prunedRank: parts.prunedRank ?? true,
+    wideExpansion: parts.wideExpansion ?? true,
     keptTerms: parts.keptTerms ?? true,
     wordSets: parts.wordSets ?? true,
     listedOrder: parts.listedOrder ?? true,

@@ -3,7 +3,7 @@ import type { ReviewReads, SearchReader } from '../cache'
 import { CallsightError } from '../errors'
 import { StateCache, type QueryState } from './paging/anchors'
 import { BitmapEvaluator, evaluable } from './memory/bitmap-eval'
-import { SearchCatalog } from './query/catalog'
+import { MAX_EXPANSION, SearchCatalog, WIDE_EXPANSION } from './query/catalog'
 import { CallColumns } from './memory/columns'
 import { compileQuery, type CompiledQuery, type QueryCatalog } from './query/compile'
 import { DataWatch, PerVersion } from './data-watch'
@@ -80,6 +80,8 @@ export interface SearchTuning {
    * match, every rank sorted, the span from the date index.
    */
   prunedRank: boolean
+  /** A prefix expands into up to WIDE_EXPANSION terms (catalog.ts); false: up to MAX_EXPANSION, more staying an FTS5 prefix. */
+  wideExpansion: boolean
   /** Prefixes expand from the kept term list (term-list.ts); false: from fts5vocab, as before. */
   keptTerms: boolean
   /** Common words' id sets kept per data version (word-sets.ts); false: read from FTS5 each time. */
@@ -131,7 +133,13 @@ export class SearchContext {
     this.longJump = tuning.longJump
     this.reviewFew = tuning.reviewFew
     const watch = new DataWatch(reader.data)
-    this.catalog = new SearchCatalog(reader.catalog, reader.data, watch, tuning.keptTerms ? 'list' : 'index')
+    this.catalog = new SearchCatalog(
+      reader.catalog,
+      reader.data,
+      watch,
+      tuning.keptTerms ? 'list' : 'index',
+      tuning.wideExpansion ? WIDE_EXPANSION : MAX_EXPANSION
+    )
     this.queries = new PerVersion(watch, () => new StateCache(QUERIES_KEPT))
     this.sortedPager = tuning.sortedPager
     this.windowBeforeOrder = tuning.windowBeforeOrder
@@ -178,7 +186,7 @@ export class SearchContext {
     const parsed =
       r.data.review !== undefined && this.reader.data.reviewShared() ? { ...r.data, review: { ...r.data.review, team: true } } : r.data
     const data = withRecordTerms(parsed, () => this.view.extraFieldNames(), this.catalog.analysisKeys())
-    const catalog = this.catalog.forText(data.text)
+    const catalog = this.catalog.forText(data.text, data.sort === 'relevance')
     const q = compileQuery(data, catalog)
     const state = this.queries.get().get(q.key)
     if (!this.pageBeforeEstimate) {
