@@ -30,6 +30,7 @@ export const MAIN_SCALE: SearchParts = {
   wideExpansion: false,
   keptTerms: false,
   wordSets: false,
+  termSets: false,
   listedOrder: false,
   keptColumnFacets: false,
   pageBeforeEstimate: false

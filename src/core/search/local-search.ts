@@ -293,6 +293,12 @@ export interface SearchStrategies {
   keptTerms: boolean
   /** Keeps common words' id sets per data version for counts, facets and windows (default); false: reads each word's doclist every time, as before. */
   wordSets: boolean
+  /**
+   * Keeps analysis terms' sets and a whole evaluation's base per data version, and counts
+   * from the evaluator's bytes without making the match list (default); false: each made
+   * again and the list made for every count, as before.
+   */
+  termSets: boolean
   /** Puts a query's listed matches in date order from the date order in memory (default); false: reads each listed row's date and sorts in SQL, as before. */
   listedOrder: boolean
   /** Facets of a few percent of the calls count against the columns once they are in memory (default); false: they seek each match's row below 5 %, as before. */
@@ -352,6 +358,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     wideExpansion: parts.wideExpansion ?? true,
     keptTerms: parts.keptTerms ?? true,
     wordSets: parts.wordSets ?? true,
+    termSets: parts.termSets ?? true,
     listedOrder: parts.listedOrder ?? true,
     keptColumnFacets: parts.keptColumnFacets ?? true,
     pageBeforeEstimate: parts.pageBeforeEstimate ?? true

@@ -86,6 +86,8 @@ export interface SearchTuning {
   keptTerms: boolean
   /** Common words' id sets kept per data version (word-sets.ts); false: read from FTS5 each time. */
   wordSets: boolean
+  /** Analysis terms' sets and a whole evaluation's base kept per data version (term-sets.ts), counts from the evaluator's bytes; false: made each time. */
+  termSets: boolean
   /** Listed matches put in date order from memory (listed-order-page.ts); false: their rows read and sorted in SQL. */
   listedOrder: boolean
   /** Facets count against the columns once in memory (facets/index.ts KEPT_COLUMNS_MIN); false: by share alone. */
@@ -123,6 +125,8 @@ export class SearchContext {
   readonly countSkip: boolean
   readonly listedOrder: boolean
   readonly pageBeforeEstimate: boolean
+  /** Counts from the evaluator's bytes, the match list made only when asked for (match-set.ts). */
+  readonly countFromBytes: boolean
   private readonly reviewFew: number
   private readonly queries: PerVersion<StateCache>
 
@@ -146,6 +150,7 @@ export class SearchContext {
     this.countSkip = tuning.countSkip
     this.listedOrder = tuning.listedOrder
     this.pageBeforeEstimate = tuning.pageBeforeEstimate
+    this.countFromBytes = tuning.termSets
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare, tuning.keptColumnFacets)
     this.pager = new Pager(reader.rows, this.columns)
@@ -163,7 +168,8 @@ export class SearchContext {
           this.columns,
           watch,
           tuning.coldKeyInWindow,
-          tuning.wordSets
+          tuning.wordSets,
+          tuning.termSets
         )
       : null
     this.ranker = tuning.bitmaps

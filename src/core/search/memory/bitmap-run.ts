@@ -1,8 +1,10 @@
-import type { ResolvedNode } from '../../../shared/query/ast'
+import type { Bound, ResolvedNode } from '../../../shared/query/ast'
 import { foldText } from '../../../shared/text/fold'
 import type { CallSpan } from '../../cache'
 import type { CallColumns, ValueColumn } from './columns'
 import type { PrefixSet } from './prefix-sets'
+import { andInto, andNotInto, notWithin, orInto } from './byte-ops'
+import type { TermSets } from './term-sets'
 import { wordsOf } from './word-sets'
 import { ftsAnd, ftsOr, shortSplit, splitAnd, textPart, type QuerySqlContext, type ShortSplit } from '../query/query-sql'
 import { step } from '../../../shared/query/work'
@@ -69,8 +71,19 @@ export class Run {
     private readonly ids: number,
     private readonly sets: KeptSets,
     /** Asked about a window of ids only: an analysis key's column not kept yet is read for the window alone. */
-    private readonly window: boolean
+    private readonly window: boolean,
+    /** Where analysis terms' sets over every id are kept (term-sets.ts); null: each made again. */
+    private readonly terms: TermSets | null = null
   ) {}
+
+  /**
+   * An analysis term's set: from the kept term sets when this run covers every id (a count,
+   * facets, a match list), a copy since the callers change their sets in place; else made.
+   */
+  private term(key: string, make: () => Uint8Array): Uint8Array {
+    if (this.terms === null || this.window || this.lo !== 0 || this.size !== this.ids) return make()
+    return this.terms.get(key, this.size, make).slice()
+  }
 
   private column(keyIds: readonly number[], numeric: boolean): ValueColumn {
     if (!this.window) return this.columns.values(keyIds, numeric)
@@ -100,8 +113,7 @@ export class Run {
   }
 
   private not(m: Uint8Array): Uint8Array {
-    const u = this.universe
-    for (let i = 0; i < m.length; i++) m[i] = u[i]! & (m[i]! ^ 1)
+    notWithin(m, this.universe)
     return m
   }
 
@@ -137,15 +149,14 @@ export class Run {
         if (split !== null) {
           out = this.fts(split.long)
           for (const short of split.short) {
-            const m = this.fts(short)
-            for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+            andInto(out, this.fts(short))
           }
         } else if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
         else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
         for (const { node } of other) {
           const m = this.node(node)
           if (out === null) out = m
-          else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+          else andInto(out, m)
         }
         return out ?? new Uint8Array(this.size)
       }
@@ -180,14 +191,13 @@ export class Run {
       if (item.kind === 'not') continue
       const m = this.wordsItem(item)
       if (out === null) out = m
-      else for (let i = 0; i < out.length; i++) out[i]! &= m[i]!
+      else andInto(out, m)
     }
     // wordsOf takes an AND only as one FTS5 expression, which has a positive word.
     const acc = out ?? new Uint8Array(this.size)
     for (const item of n.items) {
       if (item.kind !== 'not') continue
-      const m = this.wordsItem(item.item)
-      for (let i = 0; i < acc.length; i++) acc[i]! &= m[i]! ^ 1
+      andNotInto(acc, this.wordsItem(item.item))
     }
     return acc
   }
@@ -200,9 +210,13 @@ export class Run {
   }
 
   private equals(key: string, folded: string): Uint8Array {
-    const out = new Uint8Array(this.size)
     const keyIds = this.ctx.keyIds.get(key)
-    if (!keyIds || keyIds.length === 0) return out
+    if (!keyIds || keyIds.length === 0) return new Uint8Array(this.size)
+    return this.term(`=${keyIds.join(',')}\u0000${folded}`, () => this.equalsOf(keyIds, folded))
+  }
+
+  private equalsOf(keyIds: readonly number[], folded: string): Uint8Array {
+    const out = new Uint8Array(this.size)
     const col = this.column(keyIds, false)
     const dict = foldedDict(col)
     const hit = new Uint8Array(dict.length)
@@ -219,9 +233,14 @@ export class Run {
   }
 
   private range(n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
-    const out = new Uint8Array(this.size)
     const keyIds = this.ctx.keyIds.get(n.key)
-    if (!keyIds || keyIds.length === 0) return out
+    if (!keyIds || keyIds.length === 0) return new Uint8Array(this.size)
+    const bound = (b: Bound | null): string => (b === null ? '' : `${b.strict ? '!' : ''}${b.value}`)
+    return this.term(`${keyIds.join(',')}\u0000${bound(n.min)}..${bound(n.max)}`, () => this.rangeOf(keyIds, n))
+  }
+
+  private rangeOf(keyIds: readonly number[], n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
+    const out = new Uint8Array(this.size)
     const col = this.column(keyIds, true)
     const nums = col.nums!
     const { calls } = col
@@ -273,6 +292,4 @@ function itemsWithin(col: ValueColumn, lo: number, hi: number): [number, number]
   return [first(lo), first(hi + 1)]
 }
 
-function or(into: Uint8Array, m: Uint8Array): void {
-  for (let i = 0; i < into.length; i++) into[i]! |= m[i]!
-}
+const or = orInto
