@@ -78,11 +78,12 @@ export class Run {
 
   /**
    * An analysis term's set: from the kept term sets when this run covers every id (a count,
-   * facets, a match list), a copy since the callers change their sets in place; else made.
+   * facets, a match list), a copy unless `shared` (the caller only reads it); else made.
    */
-  private term(key: string, make: () => Uint8Array): Uint8Array {
+  private term(key: string, make: () => Uint8Array, shared: boolean): Uint8Array {
     if (this.terms === null || this.window || this.lo !== 0 || this.size !== this.ids) return make()
-    return this.terms.get(key, this.size, make).slice()
+    const kept = this.terms.get(key, this.size, make)
+    return shared ? kept : kept.slice()
   }
 
   private column(keyIds: readonly number[], numeric: boolean): ValueColumn {
@@ -90,12 +91,13 @@ export class Run {
     return this.columns.valuesWithin(keyIds, numeric, { lo: this.lo, hi: this.lo + this.size - 1 })
   }
 
-  private fts(match: string): Uint8Array {
-    // A copy: the callers below change their sets in place. Ids outside `bounds` may be set;
+  private fts(match: string, shared = false): Uint8Array {
+    // A copy unless `shared`: the callers below change their sets in place, and a fresh 5 MB
+    // array at 5,000,000 calls costs its pages' first touch. Ids outside `bounds` may be set;
     // the result is cut by the base (range and scopes), which is 0 outside them.
     const { lo, size } = this
     const kept = this.sets.set(match)
-    if (kept !== null && kept.bits.length === this.ids) return kept.bits.slice(lo, lo + size)
+    if (kept !== null && kept.bits.length === this.ids) return shared ? kept.bits.subarray(lo, lo + size) : kept.bits.slice(lo, lo + size)
     const out = new Uint8Array(size)
     const offer = this.sets.offer
     const ids = this.reads.ftsIds(match, offer === null ? this.bounds : null)
@@ -117,29 +119,32 @@ export class Run {
     return m
   }
 
-  /** Visits each node once; its parts come from textPart's memory (one per node and context). */
-  node(n: ResolvedNode): Uint8Array {
+  /**
+   * Visits each node once; its parts come from textPart's memory (one per node and context).
+   * `shared`: the caller only reads the set, so a kept one may be returned as it is.
+   */
+  node(n: ResolvedNode, shared = false): Uint8Array {
     step()
     // A subtree of text terms alone is one FTS5 expression: FTS5 joins its doclists itself.
     const text = textPart(n, this.ctx)
     if (this.sets.words !== 'off' && 'fts' in text && this.byWordsTakes(n)) return this.byWords(n)
     // An AND with short prefixes beside other words is read in parts (ShortSplit).
-    if ('fts' in text && (n.kind !== 'and' || this.split(n.items) === null)) return this.fts(text.fts)
+    if ('fts' in text && (n.kind !== 'and' || this.split(n.items) === null)) return this.fts(text.fts, shared)
     switch (n.kind) {
       case 'text':
         // A field outside the index (`note`) matches nothing yet, as in SQL.
         return new Uint8Array(this.size)
       case 'equals':
-        return this.equals(n.key, n.folded)
+        return this.equals(n.key, n.folded, shared)
       case 'range':
-        return this.range(n)
+        return this.range(n, shared)
       case 'not':
         return this.not(this.node(n.item))
       case 'or': {
         const out = new Uint8Array(this.size)
         const fts = n.items.map((i) => textPart(i, this.ctx)).filter((p): p is { fts: string; costly: boolean } => 'fts' in p)
-        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts))
-        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item))
+        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts, true))
+        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item, true))
         return out
       }
       case 'and': {
@@ -149,14 +154,13 @@ export class Run {
         if (split !== null) {
           out = this.fts(split.long)
           for (const short of split.short) {
-            andInto(out, this.fts(short))
+            andInto(out, this.fts(short, true))
           }
         } else if (pos.length > 0) out = this.fts(ftsAnd(pos, neg).fts)
         else if (neg.length > 0) out = this.not(this.fts(ftsOr(neg).fts))
         for (const { node } of other) {
-          const m = this.node(node)
-          if (out === null) out = m
-          else andInto(out, m)
+          if (out === null) out = this.node(node)
+          else andInto(out, this.node(node, true))
         }
         return out ?? new Uint8Array(this.size)
       }
@@ -182,37 +186,36 @@ export class Run {
     step()
     if (n.kind === 'or') {
       const out = new Uint8Array(this.size)
-      for (const item of n.items) or(out, this.wordsItem(item))
+      for (const item of n.items) or(out, this.wordsItem(item, true))
       return out
     }
     if (n.kind !== 'and') return this.fts((textPart(n, this.ctx) as { fts: string }).fts)
     let out: Uint8Array | null = null
     for (const item of n.items) {
       if (item.kind === 'not') continue
-      const m = this.wordsItem(item)
-      if (out === null) out = m
-      else andInto(out, m)
+      if (out === null) out = this.wordsItem(item)
+      else andInto(out, this.wordsItem(item, true))
     }
     // wordsOf takes an AND only as one FTS5 expression, which has a positive word.
     const acc = out ?? new Uint8Array(this.size)
     for (const item of n.items) {
       if (item.kind !== 'not') continue
-      andNotInto(acc, this.wordsItem(item.item))
+      andNotInto(acc, this.wordsItem(item.item, true))
     }
     return acc
   }
 
   /** An item of an AND or OR taken word by word: a nested AND or OR by the same rule as the top one. */
-  private wordsItem(n: ResolvedNode): Uint8Array {
+  private wordsItem(n: ResolvedNode, shared = false): Uint8Array {
     const text = textPart(n, this.ctx) as { fts: string }
-    if (n.kind === 'text' || !this.byWordsTakes(n)) return this.fts(text.fts)
+    if (n.kind === 'text' || !this.byWordsTakes(n)) return this.fts(text.fts, shared)
     return this.byWords(n)
   }
 
-  private equals(key: string, folded: string): Uint8Array {
+  private equals(key: string, folded: string, shared: boolean): Uint8Array {
     const keyIds = this.ctx.keyIds.get(key)
     if (!keyIds || keyIds.length === 0) return new Uint8Array(this.size)
-    return this.term(`=${keyIds.join(',')}\u0000${folded}`, () => this.equalsOf(keyIds, folded))
+    return this.term(`=${keyIds.join(',')}\u0000${folded}`, () => this.equalsOf(keyIds, folded), shared)
   }
 
   private equalsOf(keyIds: readonly number[], folded: string): Uint8Array {
@@ -232,11 +235,11 @@ export class Run {
     return out
   }
 
-  private range(n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
+  private range(n: Extract<ResolvedNode, { kind: 'range' }>, shared: boolean): Uint8Array {
     const keyIds = this.ctx.keyIds.get(n.key)
     if (!keyIds || keyIds.length === 0) return new Uint8Array(this.size)
     const bound = (b: Bound | null): string => (b === null ? '' : `${b.strict ? '!' : ''}${b.value}`)
-    return this.term(`${keyIds.join(',')}\u0000${bound(n.min)}..${bound(n.max)}`, () => this.rangeOf(keyIds, n))
+    return this.term(`${keyIds.join(',')}\u0000${bound(n.min)}..${bound(n.max)}`, () => this.rangeOf(keyIds, n), shared)
   }
 
   private rangeOf(keyIds: readonly number[], n: Extract<ResolvedNode, { kind: 'range' }>): Uint8Array {
