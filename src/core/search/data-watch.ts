@@ -37,10 +37,12 @@ export class DataWatch {
 export class PerVersion<T> {
   private value: T | undefined
   private builtAt: DataVersion | null = null
+  private builtAtMs: number | null = null
 
   constructor(
     private readonly watch: DataWatch,
-    private readonly build: () => T
+    private readonly build: () => T,
+    private readonly now: () => number = Date.now
   ) {}
 
   get(): T {
@@ -48,8 +50,19 @@ export class PerVersion<T> {
     if (change.kind !== 'none' || this.value === undefined) {
       this.value = this.build()
       this.builtAt = now
+      this.builtAtMs = this.now()
     }
     return this.value
+  }
+
+  /**
+   * Whether the data has stayed as it was when the value was built for at least `forMs`: the
+   * cache is at rest (no sync or pull writing), so what is read now serves more than one
+   * answer. Asks without building.
+   */
+  atRest(forMs: number): boolean {
+    if (this.value === undefined || this.builtAtMs === null || this.now() - this.builtAtMs < forMs) return false
+    return this.watch.since(this.builtAt).change.kind === 'none'
   }
 
   /** Builds again on the next get, whatever the version (benchmarks measure cold queries). */

@@ -101,13 +101,18 @@ export class BitmapEvaluator {
       keyIds: catalog.keyIds,
       shortPrefixIndex: catalog.shortPrefixIndex === true
     }
+    // Before anything below looks at the sets (which makes them for the data as it is now).
+    const atRest = read && words.atRest()
     const part = textPart(q.node, ctx)
     if (!('fts' in part)) return false
     const terms = wordsOf(q.node, ctx)
-    // Read now (and kept when common): every later count of these words is byte operations.
-    const node = q.node
-    if (read && terms !== null && node.kind === 'and' && node.items.some((i) => i.kind === 'not')) return true
     if (words.peek(part.fts) !== null) return true
+    // Read now (and kept when common): every later count of these words is byte operations.
+    // Only on a cache at rest: while a sync or pull writes, each new data version would read
+    // the words' whole doclists again (1.2 s for a word in 86 % of 5,000,000 calls, where
+    // FTS5's own count takes 0.2 s) for a set dropped at the next write.
+    const node = q.node
+    if (read && terms !== null && node.kind === 'and' && node.items.some((i) => i.kind === 'not') && atRest) return true
     return terms !== null && terms.every((t) => words.peek(t) !== null)
   }
 

@@ -31,6 +31,9 @@ const WORDS_KEPT = 32
  * WORD_SET_BYTES, the least recently used dropped first. Any change to the data drops them
  * all, so a set is exact for the version it was read at.
  */
+/** How long the data must stay unchanged before a count reads words' sets to keep (a sync writes every second or two). */
+export const REST_MS = 10_000
+
 export class WordSets {
   private readonly sets: PerVersion<Map<string, PrefixSet>>
 
@@ -79,6 +82,11 @@ export class WordSets {
     if (!WordSets.takes(match)) return null
     const set = this.sets.get().get(match)
     return set !== undefined && set.bits.length === this.size() ? set : null
+  }
+
+  /** No write for REST_MS since the sets were made for this data version (data-watch.ts's atRest). */
+  atRest(): boolean {
+    return this.sets.atRest(REST_MS)
   }
 
   /** The words kept now (tests and explain). */
