@@ -338,10 +338,10 @@ export function countOf(m: Uint8Array): number {
   return countOnes(m)
 }
 
-/** The ids a byte set holds, ascending. */
-export function idsOf(m: Uint8Array, n = countOf(m)): Int32Array {
+/** The ids a byte set holds, ascending (`m[i]` is id `lo + i`: a span's set from `lo`). */
+export function idsOf(m: Uint8Array, n = countOf(m), lo = 0): Int32Array {
   const out = new Int32Array(n)
   let k = 0
-  for (let i = 0; i < m.length; i++) if (m[i] === 1) out[k++] = i
+  for (let i = 0; i < m.length; i++) if (m[i] === 1) out[k++] = lo + i
   return out
 }

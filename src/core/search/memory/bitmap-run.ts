@@ -143,8 +143,8 @@ export class Run {
       case 'or': {
         const out = new Uint8Array(this.size)
         const fts = n.items.map((i) => textPart(i, this.ctx)).filter((p): p is { fts: string; costly: boolean } => 'fts' in p)
-        if (fts.length > 0) or(out, this.fts(ftsOr(fts).fts, true))
-        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) or(out, this.node(item, true))
+        if (fts.length > 0) orInto(out, this.fts(ftsOr(fts).fts, true))
+        for (const item of n.items) if (!('fts' in textPart(item, this.ctx))) orInto(out, this.node(item, true))
         return out
       }
       case 'and': {
@@ -186,7 +186,7 @@ export class Run {
     step()
     if (n.kind === 'or') {
       const out = new Uint8Array(this.size)
-      for (const item of n.items) or(out, this.wordsItem(item, true))
+      for (const item of n.items) orInto(out, this.wordsItem(item, true))
       return out
     }
     if (n.kind !== 'and') return this.fts((textPart(n, this.ctx) as { fts: string }).fts)
@@ -294,5 +294,3 @@ function itemsWithin(col: ValueColumn, lo: number, hi: number): [number, number]
   }
   return [first(lo), first(hi + 1)]
 }
-
-const or = orInto

@@ -2,11 +2,11 @@ import type { SearchPage } from '../../../shared/domain'
 import type { IndexTotals, RankReads, SearchReader } from '../../cache'
 import type { CompiledQuery } from '../query/compile'
 import { PerVersion, type DataWatch } from '../data-watch'
+import { countOf, idsOf } from './bitmap-eval'
 import {
   ascending,
   B,
   COLUMN_WEIGHT,
-  idsOfSpan,
   K1,
   rankMatches,
   sortedRepeats,
@@ -222,7 +222,7 @@ export class RelevanceRanker {
     const [lo, hi] = span
     if (hi - lo + 1 > MAX_SPAN) return null
     const { bits, lo: first } = evaluate(span)
-    if (this.pruned) return this.pruneRank(kept, words, stats, matches, span, idsOfSpan(bits, first), want)
+    if (this.pruned) return this.pruneRank(kept, words, stats, matches, span, idsOf(bits, countOf(bits), first), want)
     // Which candidates hold each word: every one when the MATCH is one word.
     const holds =
       words.length === 1

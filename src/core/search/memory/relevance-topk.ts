@@ -95,16 +95,6 @@ export function rankMatches(
   return score
 }
 
-/** The ids of a byte set over a span (bits[i]: id lo + i), ascending. */
-export function idsOfSpan(bits: Uint8Array, lo: number): Int32Array {
-  let n = 0
-  for (let i = 0; i < bits.length; i++) n += bits[i]!
-  const out = new Int32Array(n)
-  let k = 0
-  for (let i = 0; i < bits.length; i++) if (bits[i] === 1) out[k++] = lo + i
-  return out
-}
-
 /** Whether a list of ids is ascending (FTS5 gives its rowids so; checked, not assumed). */
 export function ascending(ids: Int32Array): Int32Array {
   for (let i = 1; i < ids.length; i++) if (ids[i]! < ids[i - 1]!) return Int32Array.from(ids).sort()

@@ -1,4 +1,5 @@
 import { PerVersion, type DataWatch } from '../data-watch'
+import { keepWithin } from './kept-bytes'
 
 /**
  * Bytes of analysis-term sets kept at once (a byte per call: 5 MB each at 5,000,000 calls,
@@ -39,15 +40,7 @@ export class TermSets {
     }
     const made = make()
     if (size > this.budget) return made
-    kept.delete(key)
-    let bytes = size
-    for (const s of kept.values()) bytes += s.length
-    while (kept.size > 0 && bytes > this.budget) {
-      const oldest = kept.keys().next().value!
-      bytes -= kept.get(oldest)!.length
-      kept.delete(oldest)
-    }
-    kept.set(key, made)
+    keepWithin(kept, key, made, (s) => s.length, this.budget)
     return made
   }
 

@@ -1,6 +1,7 @@
 import type { ResolvedNode } from '../../../shared/query/ast'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { textPart, type QuerySqlContext } from '../query/query-sql'
+import { keepWithin } from './kept-bytes'
 import { PrefixSets, setOf, type PrefixSet } from './prefix-sets'
 
 /**
@@ -65,15 +66,7 @@ export class WordSets {
     if (!WordSets.takes(match) || ids.length < size * KEPT_WORD_SHARE || size > this.budget) return null
     const kept = this.sets.get()
     const made = setOf(ids, size)
-    kept.delete(match)
-    let bytes = size
-    for (const s of kept.values()) bytes += s.bits.length
-    while (kept.size > 0 && (bytes > this.budget || kept.size >= WORDS_KEPT)) {
-      const oldest = kept.keys().next().value!
-      bytes -= kept.get(oldest)!.bits.length
-      kept.delete(oldest)
-    }
-    kept.set(match, made)
+    keepWithin(kept, match, made, (s) => s.bits.length, this.budget, WORDS_KEPT)
     return made
   }
 

@@ -1,6 +1,7 @@
 import type { SearchPage } from '../../../shared/domain'
 import type { SearchReader } from '../../cache'
 import { inDateOrder, type DateOrder } from '../memory/date-rank'
+import { LISTED_SLICE_MARGIN } from '../plan/page-plan'
 import type { CompiledQuery } from '../query/compile'
 import { passingAmong } from '../query/sql'
 import { reviewWalkPage } from './review-page'
@@ -51,7 +52,7 @@ export function listedSlicePage(
   const { listed, newest, total, desc, maxRead } = input
   const isListed = idSet(listed)
   const want = input.offset + input.limit
-  let w = Math.min(total, maxRead, Math.ceil((1.25 * want * total) / Math.max(1, listed.length)))
+  let w = Math.min(total, maxRead, Math.ceil((LISTED_SLICE_MARGIN * want * total) / Math.max(1, listed.length)))
   let read = 0
   let whole = listed.length === 0
   let gaveUp = false

@@ -25,7 +25,10 @@ export const WINDOW_MAX_SPAN = 8
  * most a quarter of the SQL path's cost.
  */
 export const LISTED_SLICE_READS = 10
-/** A listed-slice walk is tried when this many times the entries expected to hold the page fit its reads. */
+/**
+ * A listed-slice walk is tried when this many times the entries expected to hold the page fit
+ * its reads, and its first slice is that many times the entries expected.
+ */
 export const LISTED_SLICE_MARGIN = 1.25
 
 /** A fact read only when the choice needs it (reading it costs), remembered once read. */
