@@ -11,7 +11,7 @@ import { applyPulled, readTeamSource, type PulledBatch, type TeamSource } from '
 import { DeferredIndexing } from './ingest/deferred-indexing'
 import type { CallRowDb } from './records'
 import { deleteCachedCalls, hydrateRow, readCacheInfo, readCall } from './cache-contents'
-import { optimizeIndexes } from './ingest/reindex'
+import { optimizeIndexes, settleIndexes } from './ingest/reindex'
 import { BulkPull } from './bulk-pull'
 import { CacheSyncStore } from './sync-store'
 import type { ReviewChanges } from './review/review-journal'
@@ -119,7 +119,7 @@ export class CallCache {
       coverage: (key) => this.coverage(key),
       callTypes: () => this.callTypes(),
       upsertCallTypes: (list) => this.upsertCallTypes(list),
-      optimizeIndex: () => this.optimizeIndex()
+      settleIndex: (written) => this.settleIndex(written)
     })
   }
 
@@ -337,6 +337,18 @@ export class CallCache {
     this.requireWriter()
     optimizeIndexes(this.db)
     this.wrote(null, [])
+  }
+
+  /**
+   * The end of a run that wrote `written` calls: the whole index merged into one segment when
+   * they are a large share of the cache, else only its small segments among themselves
+   * (settleIndexes). What syncs and pulls call; optimizeIndex is the full merge on request.
+   */
+  settleIndex(written: number): 'optimized' | 'merged' | 'none' {
+    this.requireWriter()
+    const done = settleIndexes(this.db, written)
+    if (done !== 'none') this.wrote(null, [])
+    return done
   }
 
   /**

@@ -20,7 +20,7 @@ export interface CacheSyncHost {
   coverage(scopeKey: string): Array<[number, number]>
   callTypes(): CallType[]
   upsertCallTypes(list: readonly CallType[]): void
-  optimizeIndex(): void
+  settleIndex(written: number): unknown
 }
 
 /**
@@ -53,8 +53,8 @@ export class CacheSyncStore implements SyncStore {
     this.host.upsertCallTypes(list)
   }
 
-  optimizeIndex(): void {
-    this.host.optimizeIndex()
+  settleIndex(written: number): void {
+    this.host.settleIndex(written)
   }
 
   /** A scope's stored checkpoint as it was written (the sync reads it through its own schema). */

@@ -128,7 +128,7 @@ export async function runMembershipPasses(
   }
   if (out.stored > 0) {
     try {
-      await deps.cache.optimizeIndex()
+      await deps.cache.settleIndex(out.stored)
     } catch (e) {
       deps.logger.log('warn', 'The full-text index was not merged after the membership passes', { error: String(e) })
     }

@@ -45,8 +45,11 @@ export interface SyncStore {
   finishRun(runId: string, outcome: SyncOutcome, counts: { stored: number; requests: number }, error?: AppErrorInfo): Awaitable<void>
   callTypes(): Awaitable<CallType[]>
   upsertCallTypes(list: readonly CallType[]): Awaitable<void>
-  /** Housekeeping after a run that stored calls (SQLite merges its full-text index). */
-  optimizeIndex(): Awaitable<void>
+  /**
+   * Housekeeping after a run that stored `written` calls (SQLite merges its full-text index:
+   * whole after a run that wrote a large share of it, else only its small segments).
+   */
+  settleIndex(written: number): Awaitable<void>
   /**
    * After a whole pass over [from, to) of a scope: annotated member calls the pass did not
    * return are marked dropped by the service (docs/review.md). Only stores with annotations.

@@ -180,7 +180,7 @@ export class SyncEngine {
     await cache.setCheckpoint(plan.key, null)
     // Each page's commit added a segment to the full-text index; merged, a search for a
     // common word checks a row in microseconds instead of half a millisecond.
-    if (report.counts.stored > 0 && !deferIndexMerge) await cache.optimizeIndex()
+    if (report.counts.stored > 0 && !deferIndexMerge) await cache.settleIndex(report.counts.stored)
     await cache.markScopeSuccess(plan.key, clock.now())
     await rememberCallTypes(cache, plan.filters.callTypes)
     const finding = denseError(cp.pager.dense)?.toInfo()

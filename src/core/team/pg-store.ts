@@ -343,7 +343,7 @@ export class PgSyncStore implements SyncStore {
   }
 
   /** PostgreSQL keeps its indexes merged; nothing to do after a run. */
-  optimizeIndex(): Promise<void> {
+  settleIndex(): Promise<void> {
     return Promise.resolve()
   }
 }

@@ -361,13 +361,14 @@ async function pullBatches(
 }
 
 /**
- * End: each batch added a full-text segment; after a bulk pull they are merged once (about a
- * twentieth of the ingest time). Small pulls leave it to FTS5's automatic merging.
+ * End: each batch added a full-text segment; a pull that brought a large share of the cache
+ * merges them into one (about a twentieth of the ingest time), a small one merges only its
+ * small segments (settleIndexes).
  */
 async function finishIndex(cache: CallCache, mode: PullMode, calls: number, timer: LapTimer): Promise<void> {
   timer.restart()
   if (mode.deferred) await cache.bulk.finishIndexBuild()
-  else if (calls >= OPTIMIZE_AFTER) cache.optimizeIndex()
+  else cache.settleIndex(calls)
   timer.lap('end')
 }
 

@@ -80,3 +80,41 @@ export function optimizeIndexes(db: Database.Database): void {
   db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
   if (hasShortIndex(db)) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')`)
 }
+
+/**
+ * The share of the cache's calls a run must have written for its end to merge the whole index
+ * into one segment: a tenth, so the full rewrite costs at most about ten times what the runs
+ * since the last one wrote.
+ */
+export const OPTIMIZE_SHARE = 0.1
+
+/**
+ * Leaves of merge work a smaller run's end may do: several times what a run under the share
+ * adds at a million calls, so the small segments are merged as they come.
+ */
+export const SMALL_RUN_MERGE_PAGES = 4000
+
+/**
+ * Housekeeping after a run that wrote `written` calls. A run that wrote a large share of the
+ * cache (a first sync, a bulk pull) merges each index into one segment, as optimizeIndexes.
+ * A smaller one must not: 'optimize' rewrites every posting of the index, about 8 s and
+ * most of a gigabyte written at a million calls, for a sync that brought a hundred calls.
+ * Its end merges only where a level holds FTS5's 'usermerge' (4) segments or more, with a
+ * bounded amount of work: the small segments of the recent runs are merged among
+ * themselves and the large one is left alone, so the segments a term is read from stay few
+ * (a level at a time, as a log-structured index does) whatever the number of runs.
+ * The cache keeps FTS5's own merging after each commit off during writes (fts-buffer.ts), so
+ * without this small runs would pile up segments to FTS5's bound of 16 a level.
+ */
+export function settleIndexes(db: Database.Database, written: number): 'optimized' | 'merged' | 'none' {
+  if (written <= 0) return 'none'
+  const calls = (db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
+  if (written >= calls * OPTIMIZE_SHARE) {
+    optimizeIndexes(db)
+    return 'optimized'
+  }
+  db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('merge', ?)").run(SMALL_RUN_MERGE_PAGES)
+  if (hasShortIndex(db))
+    db.prepare(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}, rank) VALUES ('merge', ?)`).run(SMALL_RUN_MERGE_PAGES)
+  return 'merged'
+}

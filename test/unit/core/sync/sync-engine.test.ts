@@ -344,9 +344,9 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
     // Every page applied is stored once; the checkpoint in the file is the last page's.
     expect(groups.reduce((a, b) => a + b, 0)).toBe(final.requests)
     const methods = calls.map((c) => c.method)
-    expect(methods.filter((m) => m === 'optimizeIndex')).toHaveLength(1)
-    expect(methods.lastIndexOf('writePages')).toBeLessThan(methods.indexOf('optimizeIndex'))
-    expect(methods.indexOf('optimizeIndex')).toBeLessThan(methods.indexOf('finishRun'))
+    expect(methods.filter((m) => m === 'settleIndex')).toHaveLength(1)
+    expect(methods.lastIndexOf('writePages')).toBeLessThan(methods.indexOf('settleIndex'))
+    expect(methods.indexOf('settleIndex')).toBeLessThan(methods.indexOf('finishRun'))
     expectExactSet(data.records)
 
     // Nothing new stored: no merge.
@@ -358,7 +358,7 @@ describe.each(['newest', 'oldest'] as const)('the sync engine over a scripted so
       logger: silentLogger,
       rateLimit: { requests: 600, perSeconds: 1 }
     }).run({ ...scope, from: TO, to: TO + HOUR }, { order, mode: 'full' })
-    expect(calls.map((c) => c.method)).not.toContain('optimizeIndex')
+    expect(calls.map((c) => c.method)).not.toContain('settleIndex')
   })
 
   it('an incremental run fetches only the look-back before the covered end, and picks up what changed there', async () => {
