@@ -7,13 +7,14 @@ import { demoDataDir, launchOnLocalResults } from '../../test/e2e/support/export
 import type { LaunchedApp } from '../../test/e2e/support/harness'
 
 // An export through `callsight serve` as a user makes it: in Debian's Chromium, all results of
-// a search, CSV and XLSX, timed from the click on Export to the browser's download complete
+// a search in each format the export dialog offers (CSV, XLSX, JSON, NDJSON), timed from the click on Export to the browser's download complete
 // (Playwright's download event and the file fully written), with where the time went: the
 // first progress event, the last rows counted, the server's "done", the download. A benchmark,
 // not a test: `npm run bench:browser` runs it and prints figures; nothing is asserted on time.
 //
 // CALLSIGHT_BENCH_EXPORT_CALLS: the cache's size (100,000; CALLSIGHT_BENCH_QUICK=1 makes it
-// 20,000). CALLSIGHT_BENCH_EXPORT_ROUNDS: rounds (2). Measured alternately in the same run:
+// 20,000). CALLSIGHT_BENCH_EXPORT_ROUNDS: rounds (2). CALLSIGHT_BENCH_EXPORT_FORMATS: the formats,
+// comma-separated (all four). Measured alternately in the same run:
 // this build as users get it ("now": a CSV staged whole, then downloaded), this build with the
 // CSV streamed into the download while it is written ("stream", CALLSIGHT_EXPORT_STREAM=1;
 // CALLSIGHT_BENCH_EXPORT_STREAMED=0 leaves it out), and
@@ -25,13 +26,22 @@ const CALLS = Number(process.env['CALLSIGHT_BENCH_EXPORT_CALLS'] ?? (QUICK ? 20_
 const ROUNDS = Number(process.env['CALLSIGHT_BENCH_EXPORT_ROUNDS'] ?? 2)
 const BEFORE = process.env['CALLSIGHT_BENCH_EXPORT_BEFORE']
 const STREAMED = process.env['CALLSIGHT_BENCH_EXPORT_STREAMED'] !== '0'
+const ALL_FORMATS = ['csv', 'xlsx', 'json', 'ndjson'] as const
+type Format = (typeof ALL_FORMATS)[number]
+const FORMATS: Format[] = (process.env['CALLSIGHT_BENCH_EXPORT_FORMATS'] ?? ALL_FORMATS.join(','))
+  .split(',')
+  .map((f) => f.trim())
+  .filter((f): f is Format => (ALL_FORMATS as readonly string[]).includes(f))
 
 /** One export's milestones, in milliseconds after the click (one clock: the bench's Date.now). */
 interface Timing {
   /** The first export.progress event reached the page. */
   firstEvent: number
-  /** The progress bar first showed 100 %. */
-  bar100: number
+  /**
+   * The highest percentage the progress bar showed. By design it stays short of 100 while the
+   * file is not whole (progress.ts), and the dialog gives way to the "done" toast once it is.
+   */
+  barMax: number
   /** The last "writing" event (rows counted). */
   lastWriting: number
   /** The server said "done" (the file complete on its side). */
@@ -43,7 +53,7 @@ interface Timing {
   bytes: number
 }
 
-async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
+async function exportOnce(page: Page, format: Format): Promise<Timing> {
   await page.getByTestId('export-open').click()
   const dialog = page.getByTestId('export-dialog')
   await dialog.waitFor()
@@ -53,12 +63,12 @@ async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
   // The events and the bar, watched in the page on its Date.now (the same clock as the bench's).
   await page.evaluate(() => {
     const w = window as unknown as {
-      __marks?: { firstEvent: number; lastWriting: number; done: number; bar100: number }
+      __marks?: { firstEvent: number; lastWriting: number; done: number; barMax: number }
       __stop?: () => void
       api: { on(e: string, f: (p: unknown) => void): () => void }
     }
     w.__stop?.()
-    const marks = { firstEvent: NaN, lastWriting: NaN, done: NaN, bar100: NaN }
+    const marks = { firstEvent: NaN, lastWriting: NaN, done: NaN, barMax: 0 }
     w.__marks = marks
     const off = w.api.on('export.progress', (p) => {
       const now = Date.now()
@@ -68,7 +78,7 @@ async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
     })
     const observer = new MutationObserver(() => {
       const bar = document.querySelector('[data-testid="export-progress"] [role="progressbar"]')
-      if (bar && Number(bar.getAttribute('aria-valuenow')) >= 100 && Number.isNaN(marks.bar100)) marks.bar100 = Date.now()
+      if (bar) marks.barMax = Math.max(marks.barMax, Number(bar.getAttribute('aria-valuenow')) || 0)
     })
     observer.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
     w.__stop = () => {
@@ -96,7 +106,7 @@ async function exportOnce(page: Page, format: 'csv' | 'xlsx'): Promise<Timing> {
     firstEvent: since(marks['firstEvent']),
     lastWriting: since(marks['lastWriting']),
     done: since(marks['done']),
-    bar100: since(marks['bar100'])
+    barMax: marks['barMax'] ?? 0
   }
   const bytes = statSync(path).size
   await download.delete()
@@ -147,20 +157,20 @@ describe(`export through serve, all results of ${CALLS.toLocaleString('en')} cal
     if (dataDir) rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('downloads CSV and XLSX, and reports how soon', async () => {
+  it('downloads each format, and reports how soon', async () => {
+    expect(FORMATS.length).toBeGreaterThan(0)
     const rows: Array<[string, string, Timing]> = []
     for (let r = 0; r < ROUNDS; r++)
-      for (const format of ['csv', 'xlsx'] as const)
-        for (const { name, app } of apps) rows.push([name, format, await exportOnce(app.page, format)])
+      for (const format of FORMATS) for (const { name, app } of apps) rows.push([name, format, await exportOnce(app.page, format)])
     const s = (ms: number): string => (ms / 1000).toFixed(2).padStart(7)
     const load = loadavg().map((l) => l.toFixed(2))
     console.log(
       `export through serve, ${CALLS.toLocaleString('en')} calls, ${ROUNDS} rounds, load ${load.join(' ')} (seconds after the click)\n` +
-        `  build  format   first  last-rows  bar-100   done  dl-event  complete     MB\n` +
+        `  build  format   first  last-rows  bar-max   done  dl-event  complete     MB\n` +
         rows
           .map(
             ([name, f, t]) =>
-              `  ${name.padEnd(6)} ${f.padEnd(6)} ${s(t.firstEvent)} ${s(t.lastWriting).padStart(10)} ${s(t.bar100).padStart(8)} ${s(t.done)} ${s(t.downloadStarted).padStart(9)} ${s(t.complete).padStart(9)} ${(t.bytes / 1e6).toFixed(1).padStart(6)}`
+              `  ${name.padEnd(6)} ${f.padEnd(6)} ${s(t.firstEvent)} ${s(t.lastWriting).padStart(10)} ${`${t.barMax.toFixed(1)} %`.padStart(8)} ${s(t.done)} ${s(t.downloadStarted).padStart(9)} ${s(t.complete).padStart(9)} ${(t.bytes / 1e6).toFixed(1).padStart(6)}`
           )
           .join('\n') +
         `\n  build  format  n  done p50  done p95  complete p50  complete p95\n` +
