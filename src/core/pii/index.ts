@@ -1,7 +1,7 @@
 import type { AnalysisItem, CallRecord } from '../../shared/domain'
 import { FOUR44, INTERNATIONAL, MASK, TURKISH_PHONE, digitCount, findTckns } from './detectors'
 import { findEmails } from './email'
-import { READS_AT, READS_DIGIT, detectionView, originalRange, readsAs } from './normalize'
+import { READS_AT, READS_DIGIT, detectionView, firstTrigger, originalRange, readsAs } from './normalize'
 
 export { MASK, isValidTckn } from './detectors'
 
@@ -85,8 +85,10 @@ function matches(text: string, re: RegExp, accept: (m: string) => boolean = () =
  */
 const MIN_DIGITS = 7
 function mayHoldPii(text: string): boolean {
+  const first = firstTrigger(text)
+  if (first < 0) return false
   let digits = 0
-  for (let i = 0; i < text.length; i++) {
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 64 /* @ */) return true
     if (c >= 48 && c <= 57) {

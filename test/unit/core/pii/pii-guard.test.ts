@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { MASK, guardRecord, maskDeep, maskText } from '../../../../src/core/pii'
 import { findTckns, isValidTckn } from '../../../../src/core/pii/detectors'
 import { findEmails } from '../../../../src/core/pii/email'
-import { detectionView, originalRange } from '../../../../src/core/pii/normalize'
+import { READS_OTHER, detectionView, firstTrigger, originalRange, readsAs } from '../../../../src/core/pii/normalize'
 import type { CallRecord } from '../../../../src/shared/domain'
 
 const record = (extra: Record<string, unknown>): CallRecord => ({
@@ -126,5 +126,24 @@ describe('grouped TCKNs', () => {
   it('finds a valid number one group after a failed candidate', () => {
     expect(maskText('Kimlik 5 100 000 001 46 olarak verildi')).toBe(`Kimlik 5 ${MASK} olarak verildi`)
     expect(maskText('100 000 001 47')).toBe('100 000 001 47')
+  })
+})
+
+describe("the guard's pre-check", () => {
+  it('finds exactly the characters that read as a digit or "@", at their first place', () => {
+    // Every BMP unit, alone and after plain letters: the regex class must agree with readsAs.
+    for (let c = 0; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c)
+      const reads = (c >= 48 && c <= 57) || c === 64 || (c >= 0x80 && readsAs(c) !== READS_OTHER)
+      const at = firstTrigger(`ab${ch}`)
+      if (at !== (reads ? 2 : -1)) expect.fail(`U+${c.toString(16)}: firstTrigger gave ${at}`)
+    }
+  })
+
+  it('lets a text through unread only when it cannot hold personal data', () => {
+    expect(maskText('müşteri iade istedi, çözüldü')).toBe('müşteri iade istedi, çözüldü')
+    expect(maskText('İade: ０５３２ １２３ ４５ ６７')).toBe(`İade: ${MASK}`)
+    expect(maskText('şikâyet x＠example.com')).toBe(`şikâyet ${MASK}`)
+    expect(maskText('görüşme 12 ve 0532 123 45 67')).toBe(`görüşme 12 ve ${MASK}`)
   })
 })
