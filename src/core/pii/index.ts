@@ -1,7 +1,7 @@
 import type { AnalysisItem, CallRecord } from '../../shared/domain'
 import { FOUR44, INTERNATIONAL, MASK, TURKISH_PHONE, digitCount, findTckns } from './detectors'
 import { findEmails } from './email'
-import { READS_AT, READS_DIGIT, detectionView, firstTrigger, originalRange, readsAs } from './normalize'
+import { READS_AT, READS_OTHER, detectionView, originalRange, triggerTable } from './normalize'
 
 export { MASK, isValidTckn } from './detectors'
 
@@ -85,19 +85,12 @@ function matches(text: string, re: RegExp, accept: (m: string) => boolean = () =
  */
 const MIN_DIGITS = 7
 function mayHoldPii(text: string): boolean {
-  const first = firstTrigger(text)
-  if (first < 0) return false
+  const reads = triggerTable()
   let digits = 0
-  for (let i = first; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c === 64 /* @ */) return true
-    if (c >= 48 && c <= 57) {
-      if (++digits >= MIN_DIGITS) return true
-    } else if (c >= 0x80) {
-      const reads = readsAs(c)
-      if (reads === READS_AT) return true
-      if (reads === READS_DIGIT && ++digits >= MIN_DIGITS) return true
-    }
+  for (let i = 0; i < text.length; i++) {
+    const r = reads[text.charCodeAt(i)]
+    if (r === READS_OTHER) continue
+    if (r === READS_AT || ++digits >= MIN_DIGITS) return true
   }
   return false
 }

@@ -143,29 +143,19 @@ export function readsAs(code: number): Reads {
   return k & AT ? READS_AT : k & DIGIT ? READS_DIGIT : READS_OTHER
 }
 
-let triggers: RegExp | null = null
+let triggers: Uint8Array | null = null
 
 /**
- * Where the first character that reads as a digit or "@" is (readsAs), or -1. One regex
- * search over the text runs in the engine's compiled loop; most texts hold none of them,
- * and looking at each character in JS was most of the guard's cost on an export.
+ * What every UTF-16 unit reads as for the guard's pre-check (READS_DIGIT, READS_AT or
+ * READS_OTHER, as readsAs says, ASCII digits and "@" included), one lookup per character:
+ * most texts hold none of them, and asking readsAs for each Turkish letter was most of the
+ * guard's cost on an export.
  */
-export function firstTrigger(text: string): number {
-  triggers ??= triggerClass()
-  return text.search(triggers)
-}
-
-/** A character class of every UTF-16 unit readsAs does not call other, built from the tables. */
-function triggerClass(): RegExp {
-  const hex = (c: number): string => `\\u${c.toString(16).padStart(4, '0')}`
-  let ranges = '0-9@'
-  for (let c = 0x80; c < 0x10000; c++) {
-    if (readsAs(c) === READS_OTHER) continue
-    let end = c
-    while (end + 1 < 0x10000 && readsAs(end + 1) !== READS_OTHER) end++
-    ranges += end === c ? hex(c) : `${hex(c)}-${hex(end)}`
-    c = end
-  }
-  // No 'u' flag: the class matches UTF-16 units, lone high surrogates among them.
-  return new RegExp(`[${ranges}]`)
+export function triggerTable(): Uint8Array {
+  if (triggers !== null) return triggers
+  const t = new Uint8Array(0x10000)
+  for (let c = 48; c <= 57; c++) t[c] = READS_DIGIT
+  t[64] = READS_AT
+  for (let c = 0x80; c < 0x10000; c++) t[c] = readsAs(c)
+  return (triggers = t)
 }
