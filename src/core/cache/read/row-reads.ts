@@ -1,8 +1,10 @@
+import type Database from 'better-sqlite3'
 import { SUMMARY_PREVIEW_CHARS, type CallRecord, type CallRow, type ReviewStatus } from '../../../shared/domain'
 import { forEachId, hasAnalysisLists, namedItems } from '../analysis-lists'
 import { connectionOf, type CallCache } from '../call-cache'
 import type { NamedItem } from '../../../shared/query'
 import { toRecord, type AnalysisRowDb, type CallRowDb } from '../records'
+import { RecordBatches } from './record-batches'
 import type { StatementCache } from './statements'
 import type { KeyedRow, RowReads, SortKey, SqlPiece } from './types'
 
@@ -96,16 +98,36 @@ export class SqliteRowReads implements RowReads {
 
   records(calls: SqlPiece): Iterable<CallRecord> {
     const { cache } = this
+    const lists = (): Database.Statement =>
+      this.statements.get('SELECT call, items FROM analysis_lists WHERE call IN (SELECT value FROM json_each(?))', 'raw')
     const hydrate = (rows: CallRowDb[]): CallRecord[] => this.hydrateBatch(rows)
     return {
       *[Symbol.iterator]() {
         // A statement of its own: the caller streams it while other statements run. The
         // analysis is read for a batch of calls at once: one statement per call (prepared
         // anew each time) was most of an export's time.
+        const db = connectionOf(cache)
+        const stmt = db.prepare(calls.sql)
+        if (hasAnalysisLists(db)) {
+          stmt.raw(true)
+          const batches = new RecordBatches(
+            db,
+            lists(),
+            stmt.columns().map((c) => c.name)
+          )
+          let rows: unknown[][] = []
+          for (const row of stmt.iterate(...calls.params) as IterableIterator<unknown[]>) {
+            rows.push(row)
+            if (rows.length < RECORD_BATCH) continue
+            yield* batches.records(rows)
+            rows = []
+          }
+          if (rows.length > 0) yield* batches.records(rows)
+          return
+        }
+        // Schema 3–18 (benchmarks, migration tests): the analysis rows, named by a join.
         let batch: CallRowDb[] = []
-        for (const row of connectionOf(cache)
-          .prepare(calls.sql)
-          .iterate(...calls.params) as IterableIterator<CallRowDb>) {
+        for (const row of stmt.iterate(...calls.params) as IterableIterator<CallRowDb>) {
           batch.push(row)
           if (batch.length < RECORD_BATCH) continue
           yield* hydrate(batch)
