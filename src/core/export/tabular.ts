@@ -155,16 +155,33 @@ function extraPart(input: TabularInput, columns: TabularColumn[]): (row: Cell[],
   }
 }
 
+/** Values repeat (a key has a few hundred distinct ones at most); long ones rarely do. */
+const VALUE_MEMO_MAX_CHARS = 256
+const VALUE_MEMO_MAX_ENTRIES = 20_000
+
 /**
  * An analysis value's cell: a real number stays a number, a true or false is the language's
- * word for it (a spreadsheet shows "Evet", not "true"), anything else is guarded text.
+ * word for it (a spreadsheet shows "Evet", not "true"), anything else is guarded text. The
+ * cell is a pure function of the value (the guard is pure, cells are immutable), so each
+ * distinct value is worked out once per export: a million values are a few thousand texts.
  */
 function valueCell(text: TextGuard, labels: HeaderLabels): (raw: string) => Cell {
-  return (raw) => {
+  const memo = new Map<string, Cell>()
+  const cellOf = (raw: string): Cell => {
     const word = raw.trim().toLowerCase()
     if (word === 'true') return labels.trueWord
     if (word === 'false') return labels.falseWord
     return text.value(raw)
+  }
+  return (raw) => {
+    if (raw.length > VALUE_MEMO_MAX_CHARS) return cellOf(raw)
+    let cell = memo.get(raw)
+    if (cell === undefined) {
+      cell = cellOf(raw)
+      if (memo.size >= VALUE_MEMO_MAX_ENTRIES) memo.clear()
+      memo.set(raw, cell)
+    }
+    return cell
   }
 }
 
