@@ -27,6 +27,7 @@ export default defineConfig({
         bench: resolve(import.meta.dirname, 'bench/index.ts'),
         'bench-app-pull': resolve(import.meta.dirname, 'bench/app-pull-child.ts'),
         'bench-ingest-child': resolve(import.meta.dirname, 'bench/ingest-child.ts'),
+        'bench-export-child': resolve(import.meta.dirname, 'bench/export-child.ts'),
         'bench-scale-memory': resolve(import.meta.dirname, 'bench/scale-memory-child.ts'),
         'bench-scale-profile': resolve(import.meta.dirname, 'bench/scale-profile.ts'),
         'bench-cli-legacy-limiter': resolve(import.meta.dirname, 'bench/baselines/cli-legacy-limiter.ts')

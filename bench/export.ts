@@ -2,7 +2,9 @@
  * Export at scale: 100,000 calls with ten analysis items each (quick: 20,000) to CSV and
  * XLSX through exportCalls, against a naive export in the same run that holds every row in
  * memory (csv-stringify's sync API; exceljs' non-streaming Workbook). Memory is the rise of
- * the process's RSS over the run, sampled every 20 ms and at every progress report.
+ * the process's RSS over the run, sampled every 20 ms and at every progress report. Then the
+ * path `callsight serve` takes, from a real cache, against the old export (export-cache.ts;
+ * CALLSIGHT_BENCH_EXPORT_CACHE=0 leaves it out).
  */
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +15,7 @@ import { exportCalls } from '../src/core/export'
 import { neutralizeFormula } from '../src/core/export/cells'
 import { maskText } from '../src/core/pii'
 import type { CallRecord, ExportFormat } from '../src/shared/domain'
+import { cacheRows } from './export-cache'
 import { median, type BenchFn, type BenchRow } from './types'
 
 const ZONE = 'Europe/Istanbul'
@@ -199,7 +202,8 @@ export const run: BenchFn = async (ctx) => {
         `median of ${xlsxRuns}; baseline: exceljs non-streaming Workbook`
       ),
       row('XLSX, RSS rise', Math.max(...xlsx.map((r) => r.riseMb)), xlsxNaive.riseMb, 'MB', 150, `worst of ${xlsxRuns}`),
-      { metric: 'CSV throughput', value: count / (csvMs / 1000), unit: 'calls/s', note: 'from the median' }
+      { metric: 'CSV throughput', value: count / (csvMs / 1000), unit: 'calls/s', note: 'from the median' },
+      ...(process.env.CALLSIGHT_BENCH_EXPORT_CACHE === '0' ? [] : await cacheRows(ctx))
     ]
   }
 }

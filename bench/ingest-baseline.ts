@@ -11,8 +11,21 @@ import { join, resolve } from 'node:path'
 /** The tree this round's write path started from (main when the work began). */
 export const DEFAULT_BASE = '866a486'
 
+/** A driver run against both trees: its source, the files it brings along, and its bundle's name. */
+export interface BaselineDriver {
+  entry: string
+  copy: readonly string[]
+  name: string
+}
+
+const INGEST_DRIVER: BaselineDriver = {
+  entry: 'bench/ingest-child.ts',
+  copy: ['bench/ingest-child.ts', 'bench/search-data.ts', 'test/support/prng.ts'],
+  name: 'bench-ingest-child'
+}
+
 /** Builds the baseline driver of commit `base` under `dir`; returns the bundle's path. */
-export function buildBaseline(base: string, dir: string): string {
+export function buildBaseline(base: string, dir: string, driver: BaselineDriver = INGEST_DRIVER): string {
   const repo = process.cwd()
   const tree = join(dir, 'tree')
   mkdirSync(tree, { recursive: true })
@@ -22,7 +35,7 @@ export function buildBaseline(base: string, dir: string): string {
   })
   execFileSync('tar', ['-x', '-C', tree], { input: archive })
   // The same driver and the same generated calls as this tree's.
-  for (const f of ['bench/ingest-child.ts', 'bench/search-data.ts', 'test/support/prng.ts']) copyFileSync(join(repo, f), join(tree, f))
+  for (const f of driver.copy) copyFileSync(join(repo, f), join(tree, f))
   // The bundle resolves better-sqlite3 (and the worker threads' copy of it) from here.
   symlinkSync(resolve(repo, 'node_modules'), join(tree, 'node_modules'), 'dir')
   const config = join(tree, 'vite.baseline.config.mjs')
@@ -35,7 +48,7 @@ const external = names.map((n) => new RegExp('^' + n.replace(/[/\\\\^$*+?.()|[\\
 export default {
   build: {
     ssr: true, target: 'node20', outDir: 'out', emptyOutDir: true, minify: false,
-    rollupOptions: { input: { 'bench-ingest-child': 'bench/ingest-child.ts' }, external,
+    rollupOptions: { input: { '${driver.name}': '${driver.entry}' }, external,
       output: { format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: 'chunks/[name]-[hash].mjs' } }
   }
 }
@@ -45,5 +58,5 @@ export default {
     cwd: tree,
     stdio: ['ignore', 'inherit', 'inherit']
   })
-  return join(tree, 'out', 'bench-ingest-child.mjs')
+  return join(tree, 'out', `${driver.name}.mjs`)
 }
