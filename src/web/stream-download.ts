@@ -3,8 +3,8 @@ import { Writable } from 'node:stream'
 import { CallsightError } from '../core/errors'
 
 /**
- * What is handed to the response at once: a chunk per csv-stringify record would cost more than
- * the bytes, and fewer, larger chunks cost Chromium's download fewer wake-ups.
+ * What is handed to the response at once: a chunk per write would cost more than the bytes,
+ * and fewer, larger chunks cost Chromium's download fewer wake-ups.
  */
 const BATCH_BYTES = 1 << 20
 /**
