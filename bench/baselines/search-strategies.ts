@@ -33,7 +33,8 @@ export const MAIN_SCALE: SearchParts = {
   termSets: false,
   listedOrder: false,
   keptColumnFacets: false,
-  pageBeforeEstimate: false
+  pageBeforeEstimate: false,
+  idRange: false
 }
 
 /** Every query's matches counted (its estimate) before its first page is chosen, as before window-first. */

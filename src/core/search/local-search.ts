@@ -305,6 +305,8 @@ export interface SearchStrategies {
   keptColumnFacets: boolean
   /** A first page tries its window before the query's matches are counted (default, window-first); false: every query estimated as it is prepared, as before. */
   pageBeforeEstimate: boolean
+  /** A first page too rare for its window tries the newest ids' range before the query's matches are counted (default, id-range); false: counted first, as before. */
+  idRange: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -361,6 +363,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     termSets: parts.termSets ?? true,
     listedOrder: parts.listedOrder ?? true,
     keptColumnFacets: parts.keptColumnFacets ?? true,
-    pageBeforeEstimate: parts.pageBeforeEstimate ?? true
+    pageBeforeEstimate: parts.pageBeforeEstimate ?? true,
+    idRange: parts.idRange ?? true
   }
 }

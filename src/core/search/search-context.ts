@@ -98,6 +98,11 @@ export interface SearchTuning {
    * asks for it; false: every query is estimated as it is prepared, as before.
    */
   pageBeforeEstimate: boolean
+  /**
+   * A first page of text too rare for its window tries the last ids' range before the
+   * query's matches are counted (id-range-page.ts); false: counted first, as before.
+   */
+  idRange: boolean
 }
 
 /**
@@ -125,6 +130,7 @@ export class SearchContext {
   readonly countSkip: boolean
   readonly listedOrder: boolean
   readonly pageBeforeEstimate: boolean
+  readonly idRange: boolean
   /** Counts from the evaluator's bytes, the match list made only when asked for (match-set.ts). */
   readonly countFromBytes: boolean
   private readonly reviewFew: number
@@ -150,6 +156,7 @@ export class SearchContext {
     this.countSkip = tuning.countSkip
     this.listedOrder = tuning.listedOrder
     this.pageBeforeEstimate = tuning.pageBeforeEstimate
+    this.idRange = tuning.idRange
     this.countFromBytes = tuning.termSets
     this.columns = new CallColumns(reader.columns, watch, tuning.dateOrderMerge)
     this.facetCounter = new FacetCounter(reader, this.columns, tuning.facetScanShare, tuning.keptColumnFacets)

@@ -1,7 +1,7 @@
 import { itemsOfKeys, valueDictionary } from '../analysis-lists'
 import { parseIntList } from './int-list'
 import type { StatementCache } from './statements'
-import type { CallSpan, ColumnReads, Since } from './types'
+import type { CallSpan, ColumnReads, Since, SqlPiece } from './types'
 
 /** Facet days are folded from quarter hours: every zone offset in use is a multiple of 15 minutes. */
 export const QUARTER_MS = 15 * 60_000
@@ -65,6 +65,33 @@ export class SqliteColumnReads implements ColumnReads {
         .get(Math.max(0, Math.trunc(w))) as string | null
     )
     return desc ? ids.reverse() : ids
+  }
+
+  idBounds(): CallSpan | null {
+    // Each its own subquery: SQLite seeks one end of the table for a min() or max() alone, but
+    // scans every row for the pair.
+    const [lo, hi] = this.statements.get('SELECT (SELECT min(id) FROM calls), (SELECT max(id) FROM calls)', 'raw').get() as [
+      number | null,
+      number | null
+    ]
+    return lo === null || hi === null ? null : { lo, hi }
+  }
+
+  datedOutside(key: readonly [number, string], span: CallSpan, desc: boolean): boolean {
+    // The date index's entries from the order's end to the key's second, each tested by its
+    // id alone (the index holds it): no row is read. The whole second, not the exact key: a
+    // comparison of (call_at, call_id) per entry costs twice as much, and a call of the same
+    // second outside the span only makes the answer cautious.
+    const cmp = desc ? '>=' : '<='
+    return (
+      this.statements
+        .get(`SELECT 1 FROM calls INDEXED BY calls_by_date WHERE call_at ${cmp} ? AND id NOT BETWEEN ? AND ? LIMIT 1`, 'pluck')
+        .get(key[0], Math.trunc(span.lo), Math.trunc(span.hi)) !== undefined
+    )
+  }
+
+  datedRows(rows: SqlPiece): Array<[number, number, string]> {
+    return this.statements.get(rows.sql, 'raw').all(...rows.params) as Array<[number, number, string]>
   }
 
   quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array } {

@@ -211,6 +211,17 @@ export interface ColumnReads {
   idsByDateIn(from: number, to: number): Int32Array
   /** The `w` newest (desc) or oldest calls in (call_at, call_id) order, ascending: a window without the whole order. */
   newestByDate(w: number, desc: boolean): Int32Array
+  /** The smallest and largest call id; null when the cache holds no call. */
+  idBounds(): CallSpan | null
+  /**
+   * Whether some call outside `span` may come before `key` in a page's date order (one dated
+   * at or after its call_at when `desc`, at or before it otherwise): a page whose last row is
+   * `key`, taken from the ids in `span`, is then not known to be the whole page. False: every
+   * call before it lies in the span.
+   */
+  datedOutside(key: readonly [number, string], span: CallSpan, desc: boolean): boolean
+  /** The (id, call_at, call_id) rows a SELECT of those three columns returns, in its order. */
+  datedRows(rows: SqlPiece): Array<[number, number, string]>
   /** The quarter hours of the calls lo..hi only (ids without a call are left out). */
   quartersIn(span: CallSpan): { ids: Int32Array; quarters: Int32Array }
   /** The calls these scopes returned (a call once per scope). */

@@ -21,6 +21,7 @@ import { orderSlice, windowPage } from './window-page'
 import { countSkipPage } from './count-skip-page'
 import { NO_CALL } from '../memory/columns'
 import { listedOrderPage, listedSlicePage } from './listed-order-page'
+import { idRangePage } from './id-range-page'
 
 /** Text alone that FTS5 counts (no kept prefix set: a prefix's many doclists cost what listing does). */
 function rangeCountable(ctx: SearchContext, p: Prepared, total: number): boolean {
@@ -64,19 +65,56 @@ function firstWindow(
     matchesRead: state.matches?.read === true,
     costlyWalk: costlyWalk(ctx, p, false),
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
+    idRange: idRangeTakes(ctx, p),
     total,
     declined
   }
-  const path = chooseFirstWindow(facts)
-  if (path === null) return null
-  const window = { kind: facts.orderKept ? ('window' as const) : ('window-slice' as const), share: 1, maxSpan: path.maxSpan }
-  const page = serveWindow(ctx, p, window, offset, limit, total, path.maxWindow)
-  if (page === null) {
+  for (;;) {
+    const path = chooseFirstWindow(facts)
+    if (path === null) return null
+    const page =
+      path.kind === 'id-range' ? serveIdRange(ctx, p, offset, limit) : serveFirstWindow(ctx, p, path, facts, offset, limit, total)
+    if (page !== null) {
+      const trace = { plan: path.kind, tried: [...declined], inputs: recordFacts(facts), ms: performance.now() - started }
+      return { page: withMatchedIn(page, q, ctx.reader), trace }
+    }
     declined.push(path.kind)
-    return null
   }
-  const trace = { plan: path.kind, tried: [], inputs: recordFacts(facts), ms: performance.now() - started }
-  return { page: withMatchedIn(page, q, ctx.reader), trace }
+}
+
+function serveFirstWindow(
+  ctx: SearchContext,
+  p: Prepared,
+  path: Extract<PagePath, { kind: 'window-first' }>,
+  facts: FirstFacts,
+  offset: number,
+  limit: number,
+  total: number
+): SearchPage | null {
+  const window = { kind: facts.orderKept ? ('window' as const) : ('window-slice' as const), share: 1, maxSpan: path.maxSpan }
+  return serveWindow(ctx, p, window, offset, limit, total, path.maxWindow)
+}
+
+/** Whether the last ids' range may serve a first page (FirstFacts.idRange). */
+function idRangeTakes(ctx: SearchContext, p: Prepared): boolean {
+  const { q } = p
+  if (!ctx.idRange || q.match === null || q.split || q.costlyProbe || q.reviewDriver !== null || q.candidates !== null) return false
+  if (p.query.review !== undefined || ctx.bitmaps?.keptPrefix(q.match) != null) return false
+  // A range ending before the newest (oldest) calls: the last ids would hold none of it.
+  return q.order === 'date_asc' ? q.from === null : q.to === null
+}
+
+function serveIdRange(ctx: SearchContext, p: Prepared, offset: number, limit: number): SearchPage | null {
+  const { q } = p
+  const match = q.match!
+  return idRangePage({
+    q,
+    offset,
+    limit,
+    desc: q.order !== 'date_asc',
+    reader: ctx.reader,
+    matchesIn: (span) => ctx.reader.matches.ftsIds(match, [span.lo, span.hi])
+  })
 }
 
 /** A page in date (or relevance) order: the path choosePage names (page-plan.ts), and how it was chosen. */
@@ -210,6 +248,7 @@ function serveDate(
       })
     }
     case 'window-first':
+    case 'id-range':
     case 'column-all':
     case 'column-kept':
     case 'column-probe':

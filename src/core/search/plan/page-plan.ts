@@ -152,6 +152,12 @@ export interface FirstFacts {
   costlyWalk: boolean
   /** The date order is in memory (else the window's slice is read from the date index). */
   orderKept: boolean
+  /**
+   * The page may come from the last ids' range (id-range): the strategy is on, the text is
+   * FTS5's alone to read (no short prefix split, no kept prefix set, no costly probe), no
+   * review filter, and no date range bounding the page's end of the order.
+   */
+  idRange: boolean
   /** The calls the cache holds. */
   total: number
   declined: PageKind[]
@@ -183,6 +189,11 @@ export interface FirstFacts {
  *  - window-slice: the same before the date order and quarter hours are in memory (a search
  *    just opened): the window's ids read from the date index, its span's quarter hours and
  *    scope members read for the span alone, so no whole column is read on the keystroke.
+ *  - id-range: a first page before the query's matches are counted, when the window-first
+ *    did not serve it: the text's matches among the newest (oldest) ids, a range growing
+ *    until the page is full, and the date index asked whether a call outside the range
+ *    comes before the page's end (ids not in time order): then it declines
+ *    (id-range-page.ts).
  *  - column-all, column-kept, column-probe, column-list, column-bits: a column's order, all
  *    calls; the matches' places kept from a page before; candidates asked about in SQL; the
  *    match list sorted by place; the order walked against the match bitmap.
@@ -197,6 +208,7 @@ export type PagePath =
   | { kind: 'window'; share: number; maxSpan: number }
   | { kind: 'window-slice'; share: number; maxSpan: number }
   | { kind: 'window-first'; maxWindow: number; maxSpan: number }
+  | { kind: 'id-range' }
   | { kind: 'count-skip' }
   | { kind: 'listed-order'; ids: string }
   | { kind: 'listed-slice'; ids: string; maxRead: number }
@@ -280,11 +292,17 @@ export function choosePage(f: PageFacts): PagePath {
  * estimate is read (window-first); null: choose with the estimate (choosePage). Only the first
  * pages (below WINDOW_MAX_OFFSET) of text in date order that the bitmap evaluator answers,
  * before anything (a count, facets, an explain) read the estimate or the match list: what
- * choosePage would then serve from a window anyway when the text is common.
+ * choosePage would then serve from a window anyway when the text is common. Once the window
+ * declined (or for text the evaluator does not answer), the last ids' range (id-range).
  */
-export function chooseFirstWindow(f: FirstFacts): Extract<PagePath, { kind: 'window-first' }> | null {
-  if (!f.allowed || f.estimated || !f.datedText || !f.inMemory || f.reviewSet || f.matchesRead) return null
-  if (f.count !== null || f.offset >= WINDOW_MAX_OFFSET || f.declined.includes('window-first')) return null
+export function chooseFirstWindow(f: FirstFacts): Extract<PagePath, { kind: 'window-first' | 'id-range' }> | null {
+  if (!f.allowed || f.estimated || !f.datedText || f.reviewSet || f.matchesRead) return null
+  if (f.count !== null || f.offset >= WINDOW_MAX_OFFSET) return null
+  if (!f.inMemory || f.declined.includes('window-first')) {
+    // Too rare for the window (or not in memory): the last ids' range before the estimate,
+    // whose listing of every match would cost more than the page.
+    return f.idRange && !f.declined.includes('id-range') ? { kind: 'id-range' } : null
+  }
   // A page's worth of matches at the walk threshold's share: a text that common fills it, and
   // choosePage would serve it from a window too; a rarer one is left to the estimate's choice.
   const share = walkThreshold(f.total, f.limit) / Math.max(1, f.total)

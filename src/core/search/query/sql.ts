@@ -148,6 +148,18 @@ export function passingAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   }
 }
 
+/**
+ * The first `limit` of these ids (a JSON array, the text known to match them) that pass the
+ * query's other conditions, in date order: (id, call_at, call_id) rows, as datedRows reads them.
+ */
+export function datedAmong(q: CompiledQuery, idsJson: string, desc: boolean, limit: number): SqlPiece {
+  const order = desc ? 'c.call_at DESC, c.call_id DESC' : 'c.call_at, c.call_id'
+  return {
+    sql: `SELECT c.id, c.call_at, c.call_id FROM calls c WHERE ${and(['c.id IN (SELECT value FROM json_each(?))', ...q.where])} ORDER BY ${order} LIMIT ?`,
+    params: [idsJson, ...q.params, limit]
+  }
+}
+
 /** Which of the given call ids (a JSON array) the query matches: its filters and text asked per row. */
 export function matchedAmong(q: CompiledQuery, idsJson: string): SqlPiece {
   const passing = passingAmong(q, idsJson)

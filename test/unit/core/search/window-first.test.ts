@@ -48,8 +48,8 @@ function watchedReader(estimates: string[]): SearchReader {
   return { ...reader, matches }
 }
 
-function openedContext(estimates: string[], pageBeforeEstimate = true): SearchContext {
-  return new SearchContext(watchedReader(estimates), searchTuning({}, { pageBeforeEstimate }))
+function openedContext(estimates: string[], pageBeforeEstimate = true, idRange = true): SearchContext {
+  return new SearchContext(watchedReader(estimates), searchTuning({}, { pageBeforeEstimate, idRange }))
 }
 
 const plainIds = (q: SearchQuery, offset: number, limit = 100): string[] =>
@@ -80,15 +80,27 @@ describe('a first page before its estimate (window-first)', () => {
     }
   })
 
-  it('counts a rare word as before when the window holds too few, the same page', () => {
+  it('counts a rare word as before when the window holds too few (id-range off), the same page', () => {
+    const [rare] = wordsNear(0.01, 1, N)
+    const estimates: string[] = []
+    const ctx = openedContext(estimates, true, false)
+    const q = SearchQuery.parse({ text: rare! })
+    const { page, trace } = datePage(ctx, ctx.prepare(q), 0, 100)
+    expect(trace.tried).toEqual(['window-first'])
+    expect(trace.plan).toBe('fts')
+    expect(estimates).toHaveLength(1)
+    expect(page.rows.map((r) => r.callId)).toEqual(plainIds(q, 0))
+  })
+
+  it('serves a rare word from the last ids without counting it (id-range), the same page', () => {
     const [rare] = wordsNear(0.01, 1, N)
     const estimates: string[] = []
     const ctx = openedContext(estimates)
     const q = SearchQuery.parse({ text: rare! })
     const { page, trace } = datePage(ctx, ctx.prepare(q), 0, 100)
     expect(trace.tried).toEqual(['window-first'])
-    expect(trace.plan).toBe('fts')
-    expect(estimates).toHaveLength(1)
+    expect(trace.plan).toBe('id-range')
+    expect(estimates).toHaveLength(0)
     expect(page.rows.map((r) => r.callId)).toEqual(plainIds(q, 0))
   })
 

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSearchReader, type CallSpan } from '../../../../src/core/cache'
+import { createSearch, searchTuning } from '../../../../src/core/search'
+import { idRangePage } from '../../../../src/core/search/paging/id-range-page'
+import { SearchContext } from '../../../../src/core/search/search-context'
+import { SearchQuery, type CallRecord, type SearchQueryInput } from '../../../../src/shared/domain'
+import { buildFixture, T0, type Fixture } from './fixture'
+
+// A first page from the last ids' range (id-range), before the query's matches are counted:
+// exact when ids follow dates (as a sync in time order writes them), declined when a call
+// outside the range may come first. Compared with SQL alone on real files, in both layouts.
+const N = 3000
+const DAY = 86_400_000
+let ordered: Fixture
+let shuffled: Fixture
+beforeAll(() => {
+  ordered = buildFixture(N, 5, { timeOrdered: true })
+  // Ties written against call id order: ids ascending, call ids descending, one second.
+  const last = ordered.records[ordered.records.length - 1]!
+  const at = T0 + 41 * DAY
+  const tied: CallRecord[] = Array.from({ length: 12 }, (_, i) => ({
+    ...last,
+    callId: `tie-${String(20 - i).padStart(2, '0')}`,
+    callAt: at,
+    callDate: new Date(at).toISOString(),
+    summary: i % 2 === 0 ? 'refund modem ödeme' : 'refund görüşme'
+  }))
+  ordered.cache.writePage({ scopeKey: 'everything', records: tied, includeAnalysis: true, checkpoint: { i: 'tied' } })
+  shuffled = buildFixture(N, 5)
+})
+afterAll(() => {
+  ordered.close()
+  shuffled.close()
+})
+
+const QUERIES: SearchQueryInput[] = [
+  { text: 'refund modem' },
+  { text: 'ödeme görüşme' },
+  { text: 'refund modem', callTypes: ['Kargo'] },
+  { text: 'İPTAL ışık', results: 'all' },
+  { text: 'refund duygu:olumsuz' },
+  { text: 'ödeme görüşme', from: T0 + 10 * DAY }
+]
+const PAGES: Array<[number, number]> = [
+  [0, 5],
+  [0, 100],
+  [40, 20],
+  [300, 100]
+]
+
+function pages(fx: Fixture, input: SearchQueryInput, sort: 'date_desc' | 'date_asc', offset: number, limit: number) {
+  const q = SearchQuery.parse({ ...input, sort })
+  const sql = createSearch(fx.cache, { bitmaps: false })
+    .page(q, offset, limit)
+    .rows.map((r) => r.callId)
+  const reader = createSearchReader(fx.cache)
+  const ctx = new SearchContext(reader, searchTuning({}, {}, fx.cache))
+  const p = ctx.prepare(q)
+  const ranges: CallSpan[] = []
+  const page = idRangePage({
+    q: p.q,
+    offset,
+    limit,
+    desc: sort === 'date_desc',
+    reader,
+    matchesIn: (span) => (ranges.push(span), reader.matches.ftsIds(p.q.match!, [span.lo, span.hi]))
+  })
+  return { sql, ours: page === null ? null : page.rows.map((r) => r.callId), ranges: ranges.length }
+}
+
+describe('id-range: a first page from the last ids', () => {
+  it('gives the pages SQL gives when ids follow dates, across ranges and ties', () => {
+    let served = 0
+    let straddled = 0
+    for (const input of QUERIES) {
+      for (const sort of ['date_desc', 'date_asc'] as const) {
+        for (const [offset, limit] of PAGES) {
+          const where = `${JSON.stringify(input)} ${sort} ${offset}+${limit}`
+          const { sql, ours, ranges } = pages(ordered, input, sort, offset, limit)
+          if (ours === null) continue
+          expect(ours, where).toEqual(sql)
+          served++
+          if (ranges > 1 && sql.length > 0) straddled++
+        }
+      }
+    }
+    // Most are served (a rare text under other conditions gives up), many over several ranges.
+    expect(served).toBeGreaterThan(30)
+    expect(straddled).toBeGreaterThan(10)
+    // The tied calls: newest, in call id order (descending), though written the other way.
+    expect(pages(ordered, { text: 'refund', results: 'all' }, 'date_desc', 0, 5).ours).toEqual([
+      'tie-20',
+      'tie-19',
+      'tie-18',
+      'tie-17',
+      'tie-16'
+    ])
+  })
+
+  it('declines when dates do not follow ids, and never gives another page', () => {
+    const declined: string[] = []
+    for (const input of QUERIES) {
+      for (const sort of ['date_desc', 'date_asc'] as const) {
+        for (const [offset, limit] of PAGES) {
+          const where = `${JSON.stringify(input)} ${sort} ${offset}+${limit}`
+          const { sql, ours } = pages(shuffled, input, sort, offset, limit)
+          if (ours === null) declined.push(where)
+          else expect(ours, where).toEqual(sql)
+        }
+      }
+    }
+    // Pages that fill within a range short of every id: a call outside it comes first.
+    expect(declined).toContain(`${JSON.stringify(QUERIES[3])} date_desc 0+5`)
+    expect(declined.length).toBeGreaterThanOrEqual(5)
+  })
+
+  it('declines for a newer call written before older ones (its id is low)', () => {
+    const fx = buildFixture(500, 7, { timeOrdered: true })
+    try {
+      const last = fx.records[fx.records.length - 1]!
+      const dated = (callId: string, at: number, summary: string): CallRecord => ({
+        ...last,
+        callId,
+        callAt: at,
+        callDate: new Date(at).toISOString(),
+        summary
+      })
+      const late = [
+        dated('newest', T0 + 60 * DAY, 'iade kargo'),
+        ...Array.from({ length: 150 }, (_, i) => dated(`late-${i}`, T0 + 50 * DAY + i * 1000, 'iade kargo'))
+      ]
+      fx.cache.writePage({ scopeKey: 'everything', records: late, includeAnalysis: true, checkpoint: { i: 'late' } })
+      const text = { text: 'iade kargo', results: 'all' } as const
+      const { sql, ours } = pages(fx, text, 'date_desc', 0, 5)
+      expect(sql[0]).toBe('newest')
+      expect(ours).toBeNull()
+      expect(pages(fx, text, 'date_desc', 1, 5).ours).toBeNull()
+      const search = createSearch(fx.cache)
+      const q = SearchQuery.parse(text)
+      expect(search.page(q, 0, 5).rows.map((r) => r.callId)).toEqual(sql)
+    } finally {
+      fx.close()
+    }
+  })
+
+  it('puts a newer call found in a later range before the rows of the first', () => {
+    const fx = buildFixture(500, 7, { timeOrdered: true })
+    try {
+      const last = fx.records[fx.records.length - 1]!
+      const dated = (callId: string, at: number, summary: string): CallRecord => ({
+        ...last,
+        callId,
+        callAt: at,
+        callDate: new Date(at).toISOString(),
+        summary
+      })
+      // The newest call first, then a hundred without the words, then three with them: the
+      // first range (80 ids for 5 rows) holds only the three.
+      const late = [
+        dated('newest', T0 + 60 * DAY, 'iade kargo'),
+        ...Array.from({ length: 100 }, (_, i) => dated(`filler-${i}`, T0 + 50 * DAY + i * 1000, 'teşekkür')),
+        ...Array.from({ length: 3 }, (_, i) => dated(`late-${i}`, T0 + 50 * DAY + (200 + i) * 1000, 'iade kargo'))
+      ]
+      fx.cache.writePage({ scopeKey: 'everything', records: late, includeAnalysis: true, checkpoint: { i: 'late' } })
+      const { sql, ours, ranges } = pages(fx, { text: 'iade kargo', results: 'all' }, 'date_desc', 0, 5)
+      expect(sql.slice(0, 4)).toEqual(['newest', 'late-2', 'late-1', 'late-0'])
+      expect(ranges).toBeGreaterThan(1)
+      expect(ours).toEqual(sql)
+    } finally {
+      fx.close()
+    }
+  })
+
+  it('serves first pages of rarer text through the search, and not with the strategy off', () => {
+    const plans = (idRange: boolean): Set<string> => {
+      const s = createSearch(ordered.cache, {}, { idRange })
+      const sql = createSearch(ordered.cache, { bitmaps: false })
+      const seen = new Set<string>()
+      for (const input of QUERIES) {
+        for (const sort of ['date_desc', 'date_asc'] as const) {
+          const q = SearchQuery.parse({ ...input, sort })
+          s.resetCaches()
+          expect(s.page(q, 0, 100).rows, JSON.stringify(input)).toEqual(sql.page(q, 0, 100).rows)
+          s.resetCaches()
+          seen.add(s.explain(q, 100).served.plan)
+        }
+      }
+      return seen
+    }
+    expect(plans(true)).toContain('id-range')
+    expect(plans(false)).not.toContain('id-range')
+  })
+})
