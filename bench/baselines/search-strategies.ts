@@ -34,7 +34,8 @@ export const MAIN_SCALE: SearchParts = {
   listedOrder: false,
   keptColumnFacets: false,
   pageBeforeEstimate: false,
-  idRange: false
+  idRange: false,
+  quarterSpan: false
 }
 
 /** Every query's matches counted (its estimate) before its first page is chosen, as before window-first. */

@@ -307,6 +307,8 @@ export interface SearchStrategies {
   pageBeforeEstimate: boolean
   /** A first page too rare for its window tries the newest ids' range before the query's matches are counted (default, id-range); false: counted first, as before. */
   idRange: boolean
+  /** Relevance over a date range takes its id span from the quarter hours in memory before the date order is (default); false: from the date index, as before. */
+  quarterSpan: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -364,6 +366,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     listedOrder: parts.listedOrder ?? true,
     keptColumnFacets: parts.keptColumnFacets ?? true,
     pageBeforeEstimate: parts.pageBeforeEstimate ?? true,
-    idRange: parts.idRange ?? true
+    idRange: parts.idRange ?? true,
+    quarterSpan: parts.quarterSpan ?? true
   }
 }

@@ -16,6 +16,7 @@ import { estimateCap, needsEstimate, reviewCap, type Estimate } from './plan/pla
 import { evaluateWithReview, reviewEvaluable, ReviewSet } from './review/review-set'
 import { RelevanceRanker } from './memory/relevance-rank'
 import { spanInOrder } from './memory/relevance-topk'
+import { QuarterSpans } from './memory/quarter-spans'
 import type { SortedPager } from './paging/sorted-page'
 import { matchedIds } from './query/sql'
 import { ViewColumns } from './memory/view-columns'
@@ -103,6 +104,11 @@ export interface SearchTuning {
    * query's matches are counted (id-range-page.ts); false: counted first, as before.
    */
   idRange: boolean
+  /**
+   * Relevance over a date range takes its id span from the quarter hours in memory when the
+   * date order is not (quarter-spans.ts); false: from the date index, as before.
+   */
+  quarterSpan: boolean
 }
 
 /**
@@ -179,9 +185,14 @@ export class SearchContext {
           tuning.termSets
         )
       : null
+    const spans = tuning.quarterSpan ? new QuarterSpans(() => this.columns.quarters(), watch) : null
     this.ranker = tuning.bitmaps
       ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes, undefined, tuning.prunedRank, (from, to) =>
-          this.columns.orderKept() ? spanInOrder(this.columns.byDate(), this.columns.quarters(), from, to) : undefined
+          this.columns.orderKept()
+            ? spanInOrder(this.columns.byDate(), this.columns.quarters(), from, to)
+            : spans !== null
+              ? spans.span(from, to)
+              : undefined
         )
       : null
     this.reviews = tuning.bitmaps && tuning.reviewReads ? new ReviewSet(tuning.reviewReads, watch, () => this.columns.dateOrder()) : null

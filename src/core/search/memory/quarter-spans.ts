@@ -1,0 +1,85 @@
+import { QUARTER_MS } from '../../cache'
+import { PerVersion, type DataWatch } from '../data-watch'
+import { NO_CALL } from './columns'
+
+/**
+ * The id span of a date range from the calls' quarter hours in memory, before the date order
+ * is (a search just opened, or no warm-up): what `SELECT min(id), max(id)` over the date index
+ * answers, less its pass over the range's entries (96,000 for a week at 5,000,000 calls, 9 ms,
+ * a third of a week's relevance page). Each chunk of ids keeps its smallest and largest
+ * quarter hour (per data version, a pass over the column once); a range's span is then the
+ * first and last chunks that may hold it, scanned. When ids follow dates that is two chunks;
+ * when they do not, more, and never a wrong answer: a chunk is skipped only when none of its
+ * calls can be in the range.
+ */
+
+/** Ids per chunk: 306 chunks at 5,000,000 calls, two of them scanned for a week's span. */
+export const SPAN_CHUNK = 1 << 14
+
+interface Chunks {
+  quarters: Int32Array
+  min: Int32Array
+  max: Int32Array
+}
+
+export class QuarterSpans {
+  private readonly kept: PerVersion<{ chunks: Chunks | null }>
+
+  constructor(
+    /** Quarter hour by call id, NO_CALL where no call (CallColumns.quarters). */
+    private readonly quarters: () => Int32Array,
+    watch: DataWatch,
+    private readonly chunk = SPAN_CHUNK
+  ) {
+    this.kept = new PerVersion(watch, () => ({ chunks: null }))
+  }
+
+  private chunks(): Chunks {
+    const kept = this.kept.get()
+    const quarters = this.quarters()
+    if (kept.chunks?.quarters === quarters) return kept.chunks
+    const n = Math.ceil(quarters.length / this.chunk)
+    const min = new Int32Array(n).fill(0x7fffffff)
+    const max = new Int32Array(n).fill(NO_CALL)
+    for (let i = 0; i < quarters.length; i++) {
+      const q = quarters[i]!
+      if (q === NO_CALL) continue
+      const c = (i / this.chunk) | 0
+      if (q < min[c]!) min[c] = q
+      if (q > max[c]!) max[c] = q
+    }
+    kept.chunks = { quarters, min, max }
+    return kept.chunks
+  }
+
+  /**
+   * The smallest and largest id of the calls whose quarter hour meets [from, to): every call
+   * of the range lies in it, and perhaps some of its edge quarters' (a ranking's range filter
+   * cuts those), as spanInOrder. Null: no call.
+   */
+  span(from: number | null, to: number | null): [number, number] | null {
+    const { quarters, min, max } = this.chunks()
+    const q0 = from === null ? -Infinity : Math.floor(from / QUARTER_MS)
+    const q1 = to === null ? Infinity : Math.ceil(to / QUARTER_MS) - 1
+    const inRange = (q: number): boolean => q !== NO_CALL && q >= q0 && q <= q1
+    const may = (c: number): boolean => max[c]! >= q0 && min[c]! <= q1 && max[c] !== NO_CALL
+    const C = this.chunk
+    let lo = -1
+    for (let c = 0; c < min.length && lo < 0; c++) {
+      if (!may(c)) continue
+      const end = Math.min(quarters.length, (c + 1) * C)
+      for (let i = c * C; i < end; i++) {
+        if (inRange(quarters[i]!)) {
+          lo = i
+          break
+        }
+      }
+    }
+    if (lo < 0) return null
+    for (let c = min.length - 1; c >= 0; c--) {
+      if (!may(c)) continue
+      for (let i = Math.min(quarters.length, (c + 1) * C) - 1; i >= c * C; i--) if (inRange(quarters[i]!)) return [lo, i]
+    }
+    return null
+  }
+}

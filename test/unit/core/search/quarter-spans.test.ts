@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSearchReader, QUARTER_MS } from '../../../../src/core/cache'
+import { searchTuning } from '../../../../src/core/search'
+import { DataWatch } from '../../../../src/core/search/data-watch'
+import { QuarterSpans } from '../../../../src/core/search/memory/quarter-spans'
+import { spanInOrder } from '../../../../src/core/search/memory/relevance-topk'
+import { SearchContext } from '../../../../src/core/search/search-context'
+import { buildFixture, rnd, T0, type Fixture } from './fixture'
+
+// A date range's id span from the quarter hours in memory (chunks of ids with their smallest
+// and largest quarter), for relevance before the date order is in memory: the span the date
+// order gives (spanInOrder), whether ids follow dates or not, and after a write.
+const DAY = 86_400_000
+let ordered: Fixture
+let shuffled: Fixture
+beforeAll(() => {
+  ordered = buildFixture(1500, 3, { timeOrdered: true })
+  shuffled = buildFixture(1500, 3)
+})
+afterAll(() => {
+  ordered.close()
+  shuffled.close()
+})
+
+function compare(fx: Fixture, chunk: number, seed: number): number {
+  const reader = createSearchReader(fx.cache)
+  const ctx = new SearchContext(reader, searchTuning())
+  const spans = new QuarterSpans(() => ctx.columns.quarters(), new DataWatch(reader.data), chunk)
+  const r = rnd(seed)
+  let found = 0
+  for (let round = 0; round < 300; round++) {
+    const a = T0 + Math.floor(r() * 42 * 24 * 4) * (QUARTER_MS / 4) - DAY + Math.floor(r() * 1000)
+    const from = round % 11 === 0 ? null : a
+    const to = round % 7 === 0 ? null : a + Math.floor(r() * (round % 3 === 0 ? 40 : 0.5) * DAY)
+    const want = spanInOrder(ctx.columns.byDate(), ctx.columns.quarters(), from, to)
+    expect(spans.span(from, to), `${from}..${to}`).toEqual(want)
+    if (want !== null) found++
+  }
+  return found
+}
+
+describe('quarter spans', () => {
+  it('gives the span the date order gives, ids following dates or not', () => {
+    for (const chunk of [7, 64, 1 << 14]) {
+      expect(compare(ordered, chunk, chunk)).toBeGreaterThan(150)
+      expect(compare(shuffled, chunk, chunk + 1)).toBeGreaterThan(150)
+    }
+  })
+
+  it('follows a write: an old call with a new id', () => {
+    const fx = buildFixture(500, 9, { timeOrdered: true })
+    try {
+      const reader = createSearchReader(fx.cache)
+      const ctx = new SearchContext(reader, searchTuning())
+      const spans = new QuarterSpans(() => ctx.columns.quarters(), new DataWatch(reader.data), 16)
+      const week = (end: number): [number, number] => [end - 7 * DAY, end]
+      const before = spans.span(...week(T0 + 40 * DAY))
+      expect(before).toEqual(spanInOrder(ctx.columns.byDate(), ctx.columns.quarters(), ...week(T0 + 40 * DAY)))
+      const last = fx.records[fx.records.length - 1]!
+      const at = T0 + 2 * DAY
+      fx.cache.writePage({
+        scopeKey: 'everything',
+        records: [{ ...last, callId: 'late-old', callAt: at, callDate: new Date(at).toISOString() }],
+        includeAnalysis: true,
+        checkpoint: { i: 'late' }
+      })
+      const span = spans.span(T0, T0 + 3 * DAY)
+      expect(span).not.toEqual(before)
+      expect(span).toEqual(spanInOrder(ctx.columns.byDate(), ctx.columns.quarters(), T0, T0 + 3 * DAY))
+    } finally {
+      fx.close()
+    }
+  })
+})
