@@ -25,12 +25,14 @@ const ID_RANGE_GROWTH = 16
 /** The text's matches asked about per row the page wants before it gives up (a rare text, or other conditions few pass). */
 export const ID_RANGE_READS = 20
 /**
- * Ids the range may cover per row the page wants before it gives up: the date index's entries
- * down to the page's end are tested one by one (~0.03–0.08 µs each), so a text so rare that
- * its page spans a million ids (a phrase of two 5 % words at 5,000,000 calls: 80 ms) is left
- * to the estimate, which lists its few matches. Two 5 % words need ~500 per row.
+ * Ids the range may cover per row the page wants: the date index's entries down to the
+ * page's end are tested one by one (~0.03–0.08 µs each), and a rare text's stretch of its
+ * doclists is read again for each range, so a text so rare that its page spans a million ids
+ * (a phrase of two 5 % words at 5,000,000 calls: 80 ms) is left to the estimate, which lists
+ * its few matches. Two 5 % words need ~500 per row. It gives up as soon as the rows found so
+ * far say the page would need more.
  */
-export const ID_RANGE_SPAN = 2000
+export const ID_RANGE_SPAN = 1000
 
 type Dated = [number, number, string]
 
@@ -95,7 +97,8 @@ export function idRangePage(input: IdRangeInput): SearchPage | null {
     // Sized from the rows found so far to hold the page, with a margin.
     const span = hi - lo + 1
     const target = page.length === 0 ? ID_RANGE_GROWTH * span : Math.ceil((1.5 * want * span) / page.length)
-    if (span >= maxSpan) return null
+    const needed = page.length === 0 ? (span * ID_RANGE_GROWTH >= maxSpan ? Infinity : 0) : (want * span) / page.length
+    if (span >= maxSpan || needed > maxSpan) return null
     next = Math.min(maxSpan, ID_RANGE_GROWTH * span, Math.max(GROWTH_MIN * span, target)) - span
   }
   const pageIds = page.slice(offset).map((r) => r[0])

@@ -78,7 +78,8 @@ describe('the plan of each query shape', () => {
 // text in date order is first tried from a window of the newest calls before its matches are
 // counted (window-first); where that window holds too few (5 % words, a phrase and an OR,
 // terms with analysis filters in this small slice), from the last ids' range, still before
-// they are counted (id-range: ids follow dates here). Text alone without a term the index
+// they are counted (id-range: ids follow dates here); the phrase, too rare for the range, is
+// counted and comes from FTS5 by id. Text alone without a term the index
 // holds (NOT alone, the mixed shape) is not estimated for its page: the window-slice straight
 // away. Relevance over a week is ranked in memory. "ka" over the last 7 days has a range end,
 // which id-range does not take: the estimate chooses.
@@ -88,7 +89,7 @@ const OPENED_PLANS = [
   'relevance-memory', // common word, last 7 days, by relevance
   'window-first > window-slice', // "ka", last 7 days
   'window-first > id-range', // two 5 % words
-  'window-first > id-range', // phrase
+  'window-first > id-range > fts', // phrase
   'window-first > id-range', // OR
   'window-first', // NOT
   'window-slice', // NOT alone
