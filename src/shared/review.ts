@@ -181,7 +181,13 @@ export const ReviewListItem = z.object({
   position: z.number().int().nonnegative(),
   status: ReviewStatus,
   total: z.number().nullable(),
-  callMissing: z.boolean()
+  callMissing: z.boolean(),
+  /**
+   * The call's title and time as the cache holds them (null when the call is not in the
+   * cache), so a list of the list's calls needs no read per call.
+   */
+  title: z.string().nullable().optional(),
+  callAt: EpochMs.nullable().optional()
 })
 export type ReviewListItem = z.infer<typeof ReviewListItem>
 

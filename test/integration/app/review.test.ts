@@ -141,6 +141,15 @@ describe('review through the router', () => {
     expect((await call('reviewLists.nextUnreviewed', { id: manual.id, index: 1 }))?.callId).toBe(ids[3])
     const added = await call('reviewLists.add', { id: manual.id, callIds: [ids[0]!, ids[9]!] })
     expect(added.size).toBe(6)
+    // Each item carries its call's title and time, as calls.get has them: a list of the
+    // list's calls needs no read per call.
+    const slice = (await call('reviewLists.items', { id: manual.id, offset: 4, limit: 2 })).items
+    const rec = await call('calls.get', { callId: ids[9]! })
+    expect(slice.map((i) => [i.position, i.callId, i.status])).toEqual([
+      [4, ids[4], 'new'],
+      [5, ids[9], 'new']
+    ])
+    expect(slice[1]).toMatchObject({ title: rec!.title, callAt: rec!.callAt, callMissing: false })
 
     const total = (await call('search.count', { query: { results: 'all' } })).total
     const sampled = await call('reviewLists.create', {
@@ -192,6 +201,9 @@ describe('review through the router', () => {
     const kept = await call('annotations.get', { callId: ids[0]! })
     expect(kept).toEqual({ ...before, callMissing: true })
     expect((await call('reviewLists.list', {})).length).toBe(4)
+    const elle = (await call('reviewLists.list', {})).find((l) => l.name === 'Elle')!
+    const gone = (await call('reviewLists.items', { id: elle.id, offset: 0, limit: 1 })).items[0]
+    expect(gone).toMatchObject({ callId: ids[0], callMissing: true, title: null, callAt: null })
 
     expect((await sync('full')).phase).toBe('done')
     expect((await call('annotations.get', { callId: ids[0]! }))?.callMissing).toBe(false)

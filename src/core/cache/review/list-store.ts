@@ -133,18 +133,34 @@ export class ReviewListStore {
     this.onWrite()
   }
 
-  /** A slice of the list in its order, with each call's status and total. */
+  /** A slice of the list in its order, with each call's status, total, title and time. */
   items(id: string, offset: number, limit: number): ReviewListItem[] {
     const rows = this.db
       .prepare(
         `SELECT i.call_id AS callId, i.position, coalesce(a.status, 'new') AS status, a.total,
-                NOT EXISTS (SELECT 1 FROM calls c WHERE c.call_id = i.call_id) AS missing
+                c.title, c.call_at AS callAt
          FROM review_list_items i LEFT JOIN annotations a ON a.call_id = i.call_id
+              LEFT JOIN calls c ON c.call_id = i.call_id
          WHERE i.list_id = ? ORDER BY i.position LIMIT ? OFFSET ?`
       )
-      .all(id, limit, offset) as Array<{ callId: string; position: number; status: ReviewStatus; total: number | null; missing: number }>
+      .all(id, limit, offset) as Array<{
+      callId: string
+      position: number
+      status: ReviewStatus
+      total: number | null
+      title: string | null
+      callAt: number | null
+    }>
     // position: the index in the list (stored positions keep gaps where calls were removed).
-    return rows.map((r, i) => ({ callId: r.callId, position: offset + i, status: r.status, total: r.total, callMissing: r.missing === 1 }))
+    return rows.map((r, i) => ({
+      callId: r.callId,
+      position: offset + i,
+      status: r.status,
+      total: r.total,
+      callMissing: r.callAt === null,
+      title: r.title,
+      callAt: r.callAt
+    }))
   }
 
   /** The list's calls in order (export, review mode). */
