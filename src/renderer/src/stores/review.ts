@@ -286,14 +286,15 @@ export const useReviewStore = defineStore('review', () => {
 
   /**
    * Takes `callIds` (by default the call shown) out of the open list, then shows the call
-   * that took its place (the next one; the new last one at the end). Walking "my
-   * assignments", moves on to the assignment that followed it.
+   * that took its place (the next one; the new last one at the end), or the call at `showAt`
+   * (where the call shown moved when calls before it went). Walking "my assignments", moves
+   * on to the assignment that followed it.
    */
-  async function removeCalls(callIds?: readonly string[]): Promise<boolean> {
+  async function removeCalls(callIds?: readonly string[], showAt?: number): Promise<boolean> {
     const open = list.value
     const ids = callIds ?? (item.value ? [item.value.callId] : [])
     if (!open || ids.length === 0) return false
-    const at = mine.value ? mineAt.value : index.value
+    const at = mine.value ? mineAt.value : (showAt ?? index.value)
     const info = await guarded(() => call('reviewLists.removeCalls', { id: open.id, callIds: [...ids] }))
     if (!info) return false
     removalNotice.value = { kind: 'removed', list: info.name, count: ids.length }

@@ -58,7 +58,7 @@ export const reviewMessages = {
     undo: 'Undo (Z)',
     chooseList: 'Choose a review list, or create one from the current search.',
     keysHint:
-      'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed · Del remove from the list',
+      'J/K next/previous · 0–9 answer the focused criterion (↑ ↓ move) · T tag · N note · R reviewed · F follow-up · Z undo · U next unreviewed · Del remove from the list · L calls in the list',
     insightTitle: 'Review',
     insightProgress: 'Progress per review list',
     insightScores: 'Score distribution',

@@ -7,5 +7,20 @@ export const reviewModeMessages = {
     rejected: '{value} is not an answer for {criterion} ({min}–{max}); nothing changed.',
     failed: 'Failed: a critical criterion failed',
     failedShort: 'failed'
+  },
+  listCalls: {
+    toggle: 'Calls in the list (L)',
+    title: 'Calls in “{name}”',
+    selectAll: 'Select all',
+    ticked: '{count} selected',
+    removeSelected: 'Remove selected (Del)',
+    close: 'Close (Esc)',
+    tick: 'Select {title}',
+    range: '{from}–{to} of {size}',
+    prevPage: 'Previous page',
+    nextPage: 'Next page',
+    shown: 'shown',
+    noTitle: 'Not in the cache',
+    keysHint: '↑ ↓ move · Space select (Shift: a range) · Enter open · Del remove selected · Esc close'
   }
 }

@@ -159,6 +159,8 @@ export const shellMessages = {
     reviewUndo: 'Review mode: undo the last change',
     reviewNextUnreviewed: 'Review mode: next unreviewed call',
     reviewRemove: 'Review mode: remove the call from the list (asks first)',
+    reviewList:
+      'Review mode: show or hide the calls in the list (there: ↑ ↓ move, Space selects, Shift + click a range, Del removes the selected, asking first)',
     click: 'click',
     space: 'Space',
     inDetail: 'detail'

@@ -61,7 +61,7 @@ export const reviewMessages: Shape<typeof en> = {
     undo: 'Geri al (Z)',
     chooseList: 'Bir inceleme listesi seçin ya da geçerli aramadan oluşturun.',
     keysHint:
-      'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş · Del listeden çıkar',
+      'J/K sonraki/önceki · 0–9 odaktaki ölçütü yanıtla (↑ ↓ taşı) · T etiket · N not · R incelendi · F takip · Z geri al · U sonraki incelenmemiş · Del listeden çıkar · L listedeki çağrılar',
     insightTitle: 'İnceleme',
     insightProgress: 'İnceleme listelerinin ilerlemesi',
     insightScores: 'Puan dağılımı',

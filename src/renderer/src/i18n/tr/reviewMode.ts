@@ -10,5 +10,20 @@ export const reviewModeMessages: Shape<typeof en> = {
     rejected: '{value}, {criterion} için bir yanıt değil ({min}–{max}); hiçbir şey değişmedi.',
     failed: 'Başarısız: kritik bir ölçüt karşılanmadı',
     failedShort: 'başarısız'
+  },
+  listCalls: {
+    toggle: 'Listedeki çağrılar (L)',
+    title: '“{name}” listesindeki çağrılar',
+    selectAll: 'Tümünü seç',
+    ticked: '{count} seçili',
+    removeSelected: 'Seçilenleri çıkar (Del)',
+    close: 'Kapat (Esc)',
+    tick: 'Seç: {title}',
+    range: '{from}–{to} / {size}',
+    prevPage: 'Önceki sayfa',
+    nextPage: 'Sonraki sayfa',
+    shown: 'gösterilen',
+    noTitle: 'Önbellekte yok',
+    keysHint: '↑ ↓ taşı · Boşluk seç (Shift: aralık) · Enter aç · Del seçilenleri çıkar · Esc kapat'
   }
 }

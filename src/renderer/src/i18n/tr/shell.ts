@@ -162,6 +162,8 @@ export const shellMessages: Shape<typeof en> = {
     reviewUndo: 'İnceleme modu: son değişikliği geri al',
     reviewNextUnreviewed: 'İnceleme modu: sonraki incelenmemiş çağrı',
     reviewRemove: 'İnceleme modu: çağrıyı listeden çıkar (önce sorar)',
+    reviewList:
+      'İnceleme modu: listedeki çağrıları göster veya gizle (orada: ↑ ↓ taşı, Boşluk seçer, Shift + tıklama aralık seçer, Del seçilenleri önce sorarak çıkarır)',
     click: 'tıklama',
     space: 'Boşluk',
     inDetail: 'ayrıntıda'
