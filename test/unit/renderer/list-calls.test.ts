@@ -55,7 +55,16 @@ function bridge(size: number) {
       return () => undefined
     }
   }
-  return { api, reads, removed, held: () => held }
+  return {
+    api,
+    reads,
+    removed,
+    held: () => held,
+    /** Calls went from the list elsewhere (a lead's removal pulled in). */
+    drop(n: number): void {
+      held = held.slice(n)
+    }
+  }
 }
 
 let b: ReturnType<typeof bridge>
@@ -146,6 +155,18 @@ describe("review mode's list of the list's calls", () => {
     expect(calls.pageAt).toBe(100)
     expect(calls.cursor).toBe(149)
     await calls.load('another-list', 0)
+    expect(calls.count).toBe(0)
+  })
+
+  it('drops the ticks when calls come or go under them, as they would name other calls', async () => {
+    const calls = useListCallsStore()
+    await calls.load(LIST_ID, 0)
+    calls.tick(4, false)
+    await calls.load(LIST_ID)
+    expect(calls.count).toBe(1)
+    b.drop(2)
+    await calls.load(LIST_ID)
+    expect(calls.size).toBe(248)
     expect(calls.count).toBe(0)
   })
 

@@ -37,12 +37,16 @@ export const useListCallsStore = defineStore('listCalls', () => {
       listId.value = id
       selection.value = emptySelection()
       cursor.value = 0
+      size.value = 0
     }
     const offset = Math.max(0, Math.floor(at / LIST_PAGE) * LIST_PAGE)
     try {
       error.value = null
       const got = await call('reviewLists.items', { id, offset, limit: LIST_PAGE })
       if (listId.value !== id) return
+      // Calls came or went under the ticks (a team pull, a refused removal put back): a tick
+      // is a position, and it would now name another call, so none stays.
+      if (got.list.size !== size.value) selection.value = emptySelection()
       size.value = got.list.size
       // The list shrank under the page (a removal): show its last page instead.
       if (got.items.length === 0 && offset > 0 && got.list.size > 0) return load(id, got.list.size - 1)
