@@ -60,6 +60,10 @@ function bridge(size: number) {
     reads,
     removed,
     held: () => held,
+    /** The team cache refused the removals: every call is back where it was. */
+    restore(): void {
+      held = Array.from({ length: size }, (_, i) => `c${i}`)
+    },
     /** Calls went from the list elsewhere (a lead's removal pulled in). */
     drop(n: number): void {
       held = held.slice(n)
@@ -168,6 +172,27 @@ describe("review mode's list of the list's calls", () => {
     await calls.load(LIST_ID)
     expect(calls.size).toBe(248)
     expect(calls.count).toBe(0)
+  })
+
+  it('a removal the team cache refused brings the ticked calls back into the list, and says so', async () => {
+    const review = useReviewStore()
+    const calls = useListCallsStore()
+    await review.loadLookups()
+    await review.open(LIST_ID, 0)
+    await calls.load(LIST_ID, 0)
+    calls.tick(10, false)
+    calls.tick(12, true)
+    await review.removeCalls(await calls.tickedIds(), 0)
+    calls.clear()
+    await calls.load(LIST_ID)
+    expect(calls.rows.slice(9, 11).map((r) => r.callId)).toEqual(['c9', 'c13'])
+
+    b.restore()
+    await review.removalsRefused([{ listId: LIST_ID, calls: 3 }])
+    expect(review.removalNotice).toEqual({ kind: 'refused', list: 'Kasım', count: 3 })
+    expect(review.list?.size).toBe(250)
+    await calls.load(LIST_ID)
+    expect(calls.rows.slice(9, 14).map((r) => r.callId)).toEqual(ids(9, 13))
   })
 
   it('removing ticked calls before the one shown keeps review mode on it', async () => {
