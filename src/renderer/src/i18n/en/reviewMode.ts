@@ -19,7 +19,6 @@ export const reviewModeMessages = {
     range: '{from}–{to} of {size}',
     prevPage: 'Previous page',
     nextPage: 'Next page',
-    shown: 'shown',
     noTitle: 'Not in the cache',
     keysHint: '↑ ↓ move · Space select (Shift: a range) · Enter open · Del remove selected · Esc close'
   }

@@ -22,7 +22,6 @@ export const reviewModeMessages: Shape<typeof en> = {
     range: '{from}–{to} / {size}',
     prevPage: 'Önceki sayfa',
     nextPage: 'Sonraki sayfa',
-    shown: 'gösterilen',
     noTitle: 'Önbellekte yok',
     keysHint: '↑ ↓ taşı · Boşluk seç (Shift: aralık) · Enter aç · Del seçilenleri çıkar · Esc kapat'
   }
