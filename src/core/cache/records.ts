@@ -24,12 +24,15 @@ export interface AnalysisRowDb {
   value: string
 }
 
+/** A stored `extra` column as the record's object (`{}` for anything but an object). */
+export function parseExtra(json: string): Record<string, unknown> {
+  if (json === '{}') return {}
+  const parsed: unknown = JSON.parse(json)
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
+}
+
 export function toRecord(row: CallRowDb, analysis: readonly AnalysisRowDb[]): CallRecord {
-  let extra: Record<string, unknown> = {}
-  if (row.extra !== '{}') {
-    const parsed: unknown = JSON.parse(row.extra)
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) extra = parsed as Record<string, unknown>
-  }
+  const extra = parseExtra(row.extra)
   return {
     callId: row.call_id,
     callAt: row.call_at,

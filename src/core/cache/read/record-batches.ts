@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3'
 import type { AnalysisItem, CallRecord } from '../../../shared/domain'
 import { forEachId, valueDictionary } from '../analysis-lists'
+import { parseExtra } from '../records'
 
 /** The columns of `calls` a record is made of, by name: the statement is read raw, by position. */
 const NEEDED = ['id', 'call_id', 'call_at', 'call_date', 'title', 'summary', 'extra', 'first_seen_at', 'last_changed_at'] as const
@@ -59,7 +60,7 @@ export class RecordBatches {
       title: r[at.title] as string,
       summary: r[at.summary] as string,
       analysis: valueIds[n]!.map((v) => this.item(v)),
-      extra: extraOf(r[at.extra] as string),
+      extra: parseExtra(r[at.extra] as string),
       firstSeenAt: r[at.first_seen_at] as number,
       lastChangedAt: r[at.last_changed_at] as number
     }))
@@ -80,10 +81,4 @@ export class RecordBatches {
     const rows = this.db.prepare('SELECT id, key, friendly_name FROM analysis_keys').raw().all() as Array<[number, string, string]>
     return new Map(rows.map(([id, key, name]) => [id, [key, name] as const]))
   }
-}
-
-function extraOf(json: string): Record<string, unknown> {
-  if (json === '{}') return {}
-  const parsed: unknown = JSON.parse(json)
-  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
 }

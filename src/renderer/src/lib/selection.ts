@@ -94,12 +94,13 @@ export function openRow(sel: Selection, offset: number): Selection {
   return { ...sel, anchor: offset }
 }
 
-/** How many rows are selected; `total` is needed only for "all results". */
+/** How many rows below `total` are selected. */
 export function selectedCount(sel: Selection, total: number): number {
   if (sel.all) return total
   let n = 0
-  for (const [s, e] of sel.ranges) n += Math.min(e, total - 1) - s + 1
-  return Math.max(0, n)
+  // A range may reach past `total` (the rows below a position, a shorter list): only its part below counts.
+  for (const [s, e] of sel.ranges) n += Math.max(0, Math.min(e, total - 1) - s + 1)
+  return n
 }
 
 /** Every selected offset, in order, below `total` (core walks the ranges themselves for an export). */

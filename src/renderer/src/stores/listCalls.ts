@@ -95,10 +95,7 @@ export const useListCallsStore = defineStore('listCalls', () => {
 
   /** How many ticked rows come before `at`: where the call at `at` moves once they are removed. */
   function tickedBefore(at: number): number {
-    if (selection.value.all) return Math.min(at, size.value)
-    let n = 0
-    for (const [s, e] of selection.value.ranges) n += Math.max(0, Math.min(e, at - 1) - s + 1)
-    return n
+    return selectedCount(selection.value, Math.min(at, size.value))
   }
 
   /** The ticked calls' ids, in the list's order, read page by page from the ranges. */
