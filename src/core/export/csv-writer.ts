@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream'
 import { type DateCell, NumberCell, type Cell } from './cells'
 import type { ProgressThrottle } from './progress'
-import { drained, pump } from './pump'
+import { drained, pump, throwIfAborted } from './pump'
 import type { TabularPlan } from './tabular'
 import type { WriteResult } from './types'
 import type { ZoneClock } from './zoned-time'
@@ -79,7 +79,9 @@ export async function writeCsv(job: CsvJob): Promise<WriteResult> {
   let chunk = Buffer.allocUnsafe(CHUNK_BYTES)
   let used = 0
   const flush = (): Promise<void> | undefined => {
-    // A download the browser closed, or a file stream that failed: stop reading records.
+    // A cancel may close the download before the next batch sees the signal: it is still a
+    // cancel. Otherwise a download the browser closed, or a file stream that failed: stop.
+    throwIfAborted(signal)
     if (out.destroyed || out.writableEnded) throw out.errored ?? closedEarly()
     if (used === 0) return undefined
     const full = !out.write(chunk.subarray(0, used))
