@@ -35,7 +35,8 @@ export const MAIN_SCALE: SearchParts = {
   keptColumnFacets: false,
   pageBeforeEstimate: false,
   idRange: false,
-  quarterSpan: false
+  quarterSpan: false,
+  idRangeSpans: false
 }
 
 /** Every query's matches counted (its estimate) before its first page is chosen, as before window-first. */

@@ -309,6 +309,8 @@ export interface SearchStrategies {
   idRange: boolean
   /** Relevance over a date range takes its id span from the quarter hours in memory before the date order is (default); false: from the date index, as before. */
   quarterSpan: boolean
+  /** id-range asks the quarter hours in memory whether a call outside its range comes first (default); false: the date index each time, as before. */
+  idRangeSpans: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -367,6 +369,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     keptColumnFacets: parts.keptColumnFacets ?? true,
     pageBeforeEstimate: parts.pageBeforeEstimate ?? true,
     idRange: parts.idRange ?? true,
-    quarterSpan: parts.quarterSpan ?? true
+    quarterSpan: parts.quarterSpan ?? true,
+    idRangeSpans: parts.idRangeSpans ?? true
   }
 }

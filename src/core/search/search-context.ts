@@ -109,6 +109,12 @@ export interface SearchTuning {
    * date order is not (quarter-spans.ts); false: from the date index, as before.
    */
   quarterSpan: boolean
+  /**
+   * id-range asks the quarter hours in memory, when they are, whether a call outside its
+   * range comes before the page's end (quarter-spans.ts), and the date index only when they
+   * cannot tell; false: the date index each time, as before.
+   */
+  idRangeSpans: boolean
 }
 
 /**
@@ -137,6 +143,9 @@ export class SearchContext {
   readonly listedOrder: boolean
   readonly pageBeforeEstimate: boolean
   readonly idRange: boolean
+  /** Chunks of ids with their earliest and latest quarter hour (quarter-spans.ts), shared by relevance's spans and id-range. */
+  readonly spans: QuarterSpans
+  readonly idRangeSpans: boolean
   /** Counts from the evaluator's bytes, the match list made only when asked for (match-set.ts). */
   readonly countFromBytes: boolean
   private readonly reviewFew: number
@@ -185,7 +194,9 @@ export class SearchContext {
           tuning.termSets
         )
       : null
-    const spans = tuning.quarterSpan ? new QuarterSpans(() => this.columns.quarters(), watch) : null
+    this.spans = new QuarterSpans(() => this.columns.quarters(), watch)
+    this.idRangeSpans = tuning.idRangeSpans
+    const spans = tuning.quarterSpan ? this.spans : null
     this.ranker = tuning.bitmaps
       ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes, undefined, tuning.prunedRank, (from, to) =>
           this.columns.orderKept()

@@ -238,6 +238,12 @@ export class CallColumns {
     return { order: kept.order, rank: (kept.rank ??= rankOf(kept.order)) }
   }
 
+  /** Whether quarters() is in memory at this data version (asking it then reads nothing). */
+  quartersKept(): boolean {
+    this.follow()
+    return this.quarterById !== null
+  }
+
   /** Quarter hour (⌊call_at / 15 min⌋) by call id; NO_CALL where no call has the id. */
   quarters(): Int32Array {
     this.follow()

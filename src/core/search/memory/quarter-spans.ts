@@ -1,4 +1,4 @@
-import { QUARTER_MS } from '../../cache'
+import { QUARTER_MS, type CallSpan } from '../../cache'
 import { PerVersion, type DataWatch } from '../data-watch'
 import { NO_CALL } from './columns'
 
@@ -81,5 +81,35 @@ export class QuarterSpans {
       for (let i = Math.min(quarters.length, (c + 1) * C) - 1; i >= c * C; i--) if (inRange(quarters[i]!)) return [lo, i]
     }
     return null
+  }
+
+  /**
+   * Whether some call whose id is outside `ids` is dated at or after `at` (desc; at or before,
+   * asc): what the date index's walk down to `at` answers (CallReads.datedOutside), from the
+   * chunks. True or false when the quarter hours decide; null when only the date index can (a
+   * call outside in `at`'s own quarter hour). A chunk whose quarters all fall on the far side
+   * of `at`'s is passed over whole; when ids follow dates that is every chunk below the range
+   * (desc), so the answer costs a few hundred comparisons instead of the index's entries down
+   * to the page's end (~2 ms for two 5 % words' first page at 5,000,000 calls).
+   */
+  datedOutside(at: number, ids: CallSpan, desc: boolean): boolean | null {
+    const { quarters, min, max } = this.chunks()
+    const q = Math.floor(at / QUARTER_MS)
+    const C = this.chunk
+    let unsure = false
+    for (let c = 0; c < min.length; c++) {
+      if (max[c] === NO_CALL || (desc ? max[c]! < q : min[c]! > q)) continue
+      const first = c * C
+      const last = Math.min(quarters.length, first + C) - 1
+      if (first >= ids.lo && last <= ids.hi) continue
+      for (let i = first; i <= last; i++) {
+        if (i >= ids.lo && i <= ids.hi) continue
+        const v = quarters[i]!
+        if (v === NO_CALL) continue
+        if (desc ? v > q : v < q) return true
+        if (v === q) unsure = true
+      }
+    }
+    return unsure ? null : false
   }
 }

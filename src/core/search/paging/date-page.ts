@@ -113,7 +113,10 @@ function serveIdRange(ctx: SearchContext, p: Prepared, offset: number, limit: nu
     limit,
     desc: q.order !== 'date_asc',
     reader: ctx.reader,
-    matchesIn: (span) => ctx.reader.matches.ftsIds(match, [span.lo, span.hi])
+    matchesIn: (span) => ctx.reader.matches.ftsIds(match, [span.lo, span.hi]),
+    // Only when the quarter hours are in memory already: reading them whole is most of a
+    // second at 5,000,000 calls, against ~2 ms for the date index's answer.
+    datedOutside: ctx.idRangeSpans && ctx.columns.quartersKept() ? (at, ids, desc) => ctx.spans.datedOutside(at, ids, desc) : undefined
   })
 }
 

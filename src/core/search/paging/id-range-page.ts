@@ -9,7 +9,8 @@ import { datedAmong } from '../query/sql'
  * newest calls hold the largest ids; FTS5 reads a doclist's stretch between two rowids
  * without the rest. The text's matches in the last ids' range are asked about (the query's
  * other conditions in SQL, in date order) and the range grows until the page is full; then
- * the date index says whether any call outside the range comes before the page's last row.
+ * the quarter hours in memory (or, when they cannot tell, the date index) say whether any
+ * call outside the range comes before the page's last row.
  * None: the page is exact. Some (ids not in time order): null, and the estimate's paths
  * serve it. At 5,000,000 calls listing every match of two 5 % words (16,500) cost 17 ms
  * before the page was even begun; a range holding the page's matches costs a few hundred
@@ -44,6 +45,11 @@ export interface IdRangeInput {
   reader: Pick<SearchReader, 'rows' | 'columns'>
   /** The text's matches among the ids lo..hi, ascending (FTS5, bounded by rowid). */
   matchesIn: (span: CallSpan) => Int32Array
+  /**
+   * Whether a call outside the ids is dated at or after (before, asc) the time, from memory
+   * (QuarterSpans.datedOutside); null when memory cannot tell, and the date index is asked.
+   */
+  datedOutside?: (at: number, ids: CallSpan, desc: boolean) => boolean | null
 }
 
 /** a before b in the page's order. */
@@ -91,7 +97,8 @@ export function idRangePage(input: IdRangeInput): SearchPage | null {
     if (whole) break
     if (page.length === want) {
       const last = page[want - 1]!
-      if (reader.columns.datedOutside([last[1], last[2]], { lo, hi }, desc)) return null
+      const outside = input.datedOutside?.(last[1], { lo, hi }, desc) ?? reader.columns.datedOutside([last[1], last[2]], { lo, hi }, desc)
+      if (outside) return null
       break
     }
     // Sized from the rows found so far to hold the page, with a margin.

@@ -71,4 +71,47 @@ describe('quarter spans', () => {
       fx.close()
     }
   })
+
+  it("answers id-range's question as the date index does, or says it cannot tell", () => {
+    // Whether a call outside an id range is dated at or after (before) a time: every answer
+    // given is the date index's, and most are given (ids following dates or not).
+    for (const [fx, chunk, seed] of [
+      [ordered, 7, 1],
+      [ordered, 64, 2],
+      [shuffled, 64, 3],
+      [ordered, 1 << 14, 4]
+    ] as const) {
+      const reader = createSearchReader(fx.cache)
+      const ctx = new SearchContext(reader, searchTuning())
+      const spans = new QuarterSpans(() => ctx.columns.quarters(), new DataWatch(reader.data), chunk)
+      const ids = reader.columns.idBounds()!
+      const r = rnd(seed)
+      const told = { yes: 0, no: 0, unsure: 0 }
+      for (let round = 0; round < 400; round++) {
+        const desc = round % 2 === 0
+        // A range at the ids' end (as id-range grows it), or anywhere; a time near its calls'.
+        const len = 1 + Math.floor(r() * r() * (ids.hi - ids.lo + 1))
+        const lo = round % 3 === 0 ? ids.lo + Math.floor(r() * (ids.hi - ids.lo)) : desc ? ids.hi - len + 1 : ids.lo
+        const span = { lo, hi: round % 3 === 0 ? Math.min(ids.hi, lo + len) : desc ? ids.hi : ids.lo + len - 1 }
+        // The page's last row: a call of the range near its far end from the ids' end, dated
+        // exactly, or a time a few quarter hours off.
+        const edge = desc ? Math.min(span.hi, span.lo + Math.floor(r() * 5)) : Math.max(span.lo, span.hi - Math.floor(r() * 5))
+        const row = reader.rows.byIds([edge])[0]
+        const exact = row === undefined ? T0 + r() * 40 * DAY : row.callAt
+        const at = round % 4 === 0 ? Math.floor(exact + (r() - 0.5) * 4 * QUARTER_MS) : exact
+        const got = spans.datedOutside(at, span, desc)
+        const sql = reader.columns.datedOutside([at, ''], span, desc)
+        if (got === null) told.unsure++
+        else {
+          expect(got, `${at} ${span.lo}..${span.hi} ${desc}`).toBe(sql)
+          if (got) told.yes++
+          else told.no++
+        }
+      }
+      expect(told.yes, JSON.stringify(told)).toBeGreaterThan(50)
+      // Ids not following dates: a call outside nearly always comes first.
+      if (fx === ordered) expect(told.no, JSON.stringify(told)).toBeGreaterThan(50)
+      expect(told.unsure, JSON.stringify(told)).toBeLessThan(told.yes + told.no)
+    }
+  })
 })
