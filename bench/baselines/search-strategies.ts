@@ -36,7 +36,8 @@ export const MAIN_SCALE: SearchParts = {
   pageBeforeEstimate: false,
   idRange: false,
   quarterSpan: false,
-  idRangeSpans: false
+  idRangeSpans: false,
+  idRangeFirst: false
 }
 
 /** Every query's matches counted (its estimate) before its first page is chosen, as before window-first. */

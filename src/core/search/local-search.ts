@@ -311,6 +311,8 @@ export interface SearchStrategies {
   quarterSpan: boolean
   /** id-range asks the quarter hours in memory whether a call outside its range comes first (default); false: the date index each time, as before. */
   idRangeSpans: boolean
+  /** A first page of terms ANDed tries the newest ids' range before the window (default); false: the window first, as before. */
+  idRangeFirst: boolean
   /** Reads the annotations that answer review filters in memory (default: createReviewReads); null: review filters in SQL only. */
   reviewReads: ((cache: CallCache) => ReviewReads) | null
 }
@@ -370,6 +372,7 @@ export function searchTuning(tuning: SearchKnobs = {}, parts: SearchParts = {}, 
     pageBeforeEstimate: parts.pageBeforeEstimate ?? true,
     idRange: parts.idRange ?? true,
     quarterSpan: parts.quarterSpan ?? true,
-    idRangeSpans: parts.idRangeSpans ?? true
+    idRangeSpans: parts.idRangeSpans ?? true,
+    idRangeFirst: parts.idRangeFirst ?? true
   }
 }

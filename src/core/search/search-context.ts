@@ -115,6 +115,11 @@ export interface SearchTuning {
    * cannot tell; false: the date index each time, as before.
    */
   idRangeSpans: boolean
+  /**
+   * A first page of two or more terms ANDed tries the last ids' range before the window
+   * (page-plan.ts FirstFacts.idRangeFirst); false: the window first, as before.
+   */
+  idRangeFirst: boolean
 }
 
 /**
@@ -146,6 +151,7 @@ export class SearchContext {
   /** Chunks of ids with their earliest and latest quarter hour (quarter-spans.ts), shared by relevance's spans and id-range. */
   readonly spans: QuarterSpans
   readonly idRangeSpans: boolean
+  readonly idRangeFirst: boolean
   /** Counts from the evaluator's bytes, the match list made only when asked for (match-set.ts). */
   readonly countFromBytes: boolean
   private readonly reviewFew: number
@@ -196,6 +202,7 @@ export class SearchContext {
       : null
     this.spans = new QuarterSpans(() => this.columns.quarters(), watch)
     this.idRangeSpans = tuning.idRangeSpans
+    this.idRangeFirst = tuning.idRangeFirst
     const spans = tuning.quarterSpan ? this.spans : null
     this.ranker = tuning.bitmaps
       ? new RelevanceRanker(reader.rank, watch, tuning.keptSizes, undefined, tuning.prunedRank, (from, to) =>

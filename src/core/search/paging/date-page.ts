@@ -1,4 +1,5 @@
 import type { SearchPage } from '../../../shared/domain'
+import type { ResolvedNode } from '../../../shared/query'
 import { evaluable } from '../memory/bitmap-eval'
 import { withMatchedIn } from '../query/matched-in'
 import {
@@ -66,6 +67,7 @@ function firstWindow(
     costlyWalk: costlyWalk(ctx, p, false),
     orderKept: ctx.windowBeforeOrder === 'order' || ctx.columns.orderKept(),
     idRange: idRangeTakes(ctx, p),
+    idRangeFirst: ctx.idRangeFirst && allAnded(q.node),
     total,
     declined
   }
@@ -93,6 +95,12 @@ function serveFirstWindow(
 ): SearchPage | null {
   const window = { kind: facts.orderKept ? ('window' as const) : ('window-slice' as const), share: 1, maxSpan: path.maxSpan }
   return serveWindow(ctx, p, window, offset, limit, total, path.maxWindow)
+}
+
+/** Two or more terms ANDed, none negated or ORed (FirstFacts.idRangeFirst). */
+export function allAnded(node: ResolvedNode | null): boolean {
+  const positive = (n: ResolvedNode): boolean => n.kind !== 'or' && n.kind !== 'not' && (n.kind !== 'and' || n.items.every(positive))
+  return node?.kind === 'and' && node.items.length >= 2 && positive(node)
 }
 
 /** Whether the last ids' range may serve a first page (FirstFacts.idRange). */

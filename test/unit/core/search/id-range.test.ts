@@ -4,6 +4,8 @@ import { createSearch, searchTuning } from '../../../../src/core/search'
 import { DataWatch } from '../../../../src/core/search/data-watch'
 import { QuarterSpans } from '../../../../src/core/search/memory/quarter-spans'
 import { idRangePage } from '../../../../src/core/search/paging/id-range-page'
+import { allAnded } from '../../../../src/core/search/paging/date-page'
+import { analyzeQuery } from '../../../../src/shared/query'
 import { SearchContext } from '../../../../src/core/search/search-context'
 import { SearchQuery, type CallRecord, type SearchQueryInput } from '../../../../src/shared/domain'
 import { buildFixture, T0, type Fixture } from './fixture'
@@ -221,5 +223,31 @@ describe('id-range: a first page from the last ids', () => {
     }
     expect(plans(true)).toContain('id-range')
     expect(plans(false)).not.toContain('id-range')
+  })
+
+  it('tries the range before the window for terms ANDed, and the window when the range declines', () => {
+    const served = (fx: Fixture, text: string, idRangeFirst = true): string => {
+      const e = createSearch(fx.cache, {}, { idRangeFirst }).explain(SearchQuery.parse({ text, results: 'all' }), 20)
+      return [...e.served.tried, e.served.plan].join(' > ')
+    }
+    const sameAsSql = (fx: Fixture, text: string): void => {
+      const q = SearchQuery.parse({ text, results: 'all' })
+      expect(createSearch(fx.cache).page(q, 0, 20).rows, text).toEqual(createSearch(fx.cache, { bitmaps: false }).page(q, 0, 20).rows)
+    }
+    const shuffledPaths: string[] = []
+    for (const text of ['refund modem', 'ödeme duygu:olumsuz', 'refund (modem ödeme)', 'İPTAL ışık']) {
+      expect(served(ordered, text), text).toBe('id-range')
+      expect(served(ordered, text, false), text).not.toBe('id-range')
+      sameAsSql(ordered, text)
+      shuffledPaths.push(served(shuffled, text))
+      sameAsSql(shuffled, text)
+    }
+    // Ids not following dates: the range declines, and the window is tried as before.
+    expect(shuffledPaths.filter((p) => p.startsWith('id-range > window-first >')).length, JSON.stringify(shuffledPaths)).toBeGreaterThan(1)
+    // A lone word, an OR, a NOT: the window first, as before.
+    for (const text of ['refund', 'refund OR modem', 'refund -modem']) expect(served(ordered, text), text).not.toMatch(/^id-range/)
+    expect(allAnded(analyzeQuery('a b -c', { keys: [] }).node)).toBe(false)
+    expect(allAnded(analyzeQuery('a (b OR c)', { keys: [] }).node)).toBe(false)
+    expect(allAnded(analyzeQuery('a (b c)', { keys: [] }).node)).toBe(true)
   })
 })

@@ -88,15 +88,15 @@ const OPENED_PLANS = [
   'window-first', // "ka"
   'relevance-memory', // common word, last 7 days, by relevance
   'window-first > window-slice', // "ka", last 7 days
-  'window-first > id-range', // two 5 % words
+  'id-range', // two 5 % words: ANDed terms try the last ids first
   'window-first > id-range > fts', // phrase
   'window-first > id-range', // OR
   'window-first', // NOT
   'window-slice', // NOT alone
   'window-slice', // mixed
-  'window-first > id-range', // csat = 1 and a 50 % word
-  'window-first > id-range', // range and equals
-  'window-first > id-range' // filter bar: a word and csat >= 4
+  'id-range', // csat = 1 and a 50 % word
+  'id-range', // range and equals
+  'id-range' // filter bar: a word and csat >= 4
 ]
 
 const WARM_PLANS = [
