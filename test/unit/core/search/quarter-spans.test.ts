@@ -54,7 +54,11 @@ describe('quarter spans', () => {
       const ctx = new SearchContext(reader, searchTuning())
       const spans = new QuarterSpans(() => ctx.columns.quarters(), new DataWatch(reader.data), 16)
       const week = (end: number): [number, number] => [end - 7 * DAY, end]
+      // Not made, and the data just seen: not ready; at rest for no time at all, ready.
+      expect(spans.ready(60_000)).toBe(false)
+      expect(spans.ready(0)).toBe(true)
       const before = spans.span(...week(T0 + 40 * DAY))
+      expect(spans.ready(60_000)).toBe(true)
       expect(before).toEqual(spanInOrder(ctx.columns.byDate(), ctx.columns.quarters(), ...week(T0 + 40 * DAY)))
       const last = fx.records[fx.records.length - 1]!
       const at = T0 + 2 * DAY
@@ -64,7 +68,10 @@ describe('quarter spans', () => {
         includeAnalysis: true,
         checkpoint: { i: 'late' }
       })
+      // A write: the chunks are made again only once the data rests (or someone asks anyway).
+      expect(spans.ready(60_000)).toBe(false)
       const span = spans.span(T0, T0 + 3 * DAY)
+      expect(spans.ready(60_000)).toBe(true)
       expect(span).not.toEqual(before)
       expect(span).toEqual(spanInOrder(ctx.columns.byDate(), ctx.columns.quarters(), T0, T0 + 3 * DAY))
     } finally {
