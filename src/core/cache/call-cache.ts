@@ -27,6 +27,7 @@ import {
   type WindowState
 } from './sync-state/team-window'
 import { WalCheckpointer, type CheckpointerOptions } from './ingest/wal-checkpointer'
+import { RunMerging } from './ingest/run-merging'
 
 export type { ScopeFilters } from './sync-state/sync-scopes'
 export type { SyncRunInfo } from './sync-state/sync-runs'
@@ -80,6 +81,8 @@ export class CallCache {
   readonly checkpointer: WalCheckpointer | null = null
   /** A full-text index built beside a first bulk pull (deferred-indexing.ts). */
   private readonly indexing = new DeferredIndexing()
+  /** FTS5's merge setting while a long run writes (run-merging.ts); null: read-only. */
+  private readonly merging: RunMerging | null
 
   constructor(file: string, opts: CacheOpenOptions = {}) {
     this.file = file
@@ -96,6 +99,7 @@ export class CallCache {
     this.scopeRows = new SyncScopes(this.db)
     this.catalog = new CallTypeCatalog(this.db)
     this.writer = opts.readonly ? null : new RecordWriter(this.db)
+    this.merging = opts.readonly ? null : new RunMerging(this.db, opts.longRunCalls)
     this.pageTx = this.db.transaction((inputs: readonly WritePageInput[]) => this.writePagesInTx(inputs))
     this.review = new ReviewStores(this.db)
     this.bulk = new BulkPull({
@@ -207,6 +211,7 @@ export class CallCache {
       const writer = this.requireWriter()
       this.wrote(writer.newFrom, writer.touched)
       this.indexing.committed()
+      this.merging?.committed(counts.reduce((n, c) => n + c.inserted + c.updated, 0))
       return counts
     } catch (e) {
       this.indexing.rolledBack()
@@ -242,6 +247,7 @@ export class CallCache {
     }
     this.wrote(writer.newFrom, writer.touched)
     this.indexing.committed()
+    this.merging?.committed(batch.calls.length)
   }
 
   /** The window of the team cache this cache holds (sync-state/team-window.ts). */
@@ -336,6 +342,7 @@ export class CallCache {
   optimizeIndex(): void {
     this.requireWriter()
     optimizeIndexes(this.db)
+    this.merging?.settled()
     this.wrote(null, [])
   }
 
@@ -347,6 +354,7 @@ export class CallCache {
   settleIndex(written: number): 'optimized' | 'merged' | 'none' {
     this.requireWriter()
     const done = settleIndexes(this.db, written)
+    this.merging?.settled()
     if (done !== 'none') this.wrote(null, [])
     return done
   }
@@ -359,6 +367,7 @@ export class CallCache {
     if (opts.keepReview === false) this.review.deleteAll()
     this.requireWriter()
     deleteCachedCalls(this.db)
+    this.merging?.settled()
     this.replaced({ scopes: true })
     this.db.exec('VACUUM')
     this.db.pragma('wal_checkpoint(TRUNCATE)')
@@ -381,6 +390,8 @@ export interface CacheOpenOptions extends CacheDbOptions {
    * default then: the committing connection checkpoints every 1,000 pages, the old behaviour).
    */
   checkpointer?: CheckpointerOptions | false
+  /** The calls after which a run counts as long (run-merging.ts; tests). */
+  longRunCalls?: number
 }
 
 export function openCache(file: string, opts?: CacheOpenOptions): CallCache {

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3'
 import { SHORT_INDEX_TABLE } from './short-prefixes'
 
+const FTS_TABLES = ['calls_fts', SHORT_INDEX_TABLE]
+
 /** FTS5's own default for 'hashsize': the pending terms it holds before writing a segment. */
 export const FTS_DEFAULT_BUFFER = 1024 * 1024
 
@@ -32,10 +34,25 @@ export function setFtsBuffer(db: Database.Database, bytes: number): void {
  * 16 a level instead of about 4.
  */
 export function settleFtsMerging(db: Database.Database): void {
-  for (const table of ['calls_fts', SHORT_INDEX_TABLE]) {
+  for (const table of FTS_TABLES) {
     const config = db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(`${table}_config`)
     if (config === undefined) continue
     const automerge = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'automerge'`).pluck().get()
     if (automerge !== 0) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('automerge', 0)`).run()
+  }
+  // A long run that never reached its end (a kill, a cancel) left its setting (run-merging.ts).
+  setCrisisMerge(db, FTS_CRISIS_MERGE)
+}
+
+/** FTS5's own 'crisismerge': the segments a level holds before they are merged into one. */
+export const FTS_CRISIS_MERGE = 16
+
+/** Sets 'crisismerge' on the cache's full-text indexes (stored in their config tables, so it lasts until set again). */
+export function setCrisisMerge(db: Database.Database, segments: number): void {
+  for (const table of FTS_TABLES) {
+    if (db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ?').get(`${table}_config`) === undefined) continue
+    const now = db.prepare(`SELECT v FROM ${table}_config WHERE k = 'crisismerge'`).pluck().get() ?? FTS_CRISIS_MERGE
+    // A literal: FTS5 takes only an integer, and a bound JavaScript number is a real.
+    if (now !== segments) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('crisismerge', ${Math.trunc(segments)})`).run()
   }
 }
