@@ -3,11 +3,11 @@
  * same source is built against this tree and against a baseline tree copied aside, so both
  * write paths run the same driver. openCache, writePages in pages of 100 stored 20 a
  * transaction (as the sync engine stores pages that arrived together), the index finished
- * (`sync`: optimizeIndex at the end; `beside`: the first team pull's index build on a worker).
+ * (`sync`: settleIndex at the end, as the sync engine; `beside`: the first team pull's index build on a worker).
  *
  * node bench-ingest-child.mjs <cache file> <calls> <sync|beside>
  * Prints one JSON line: wall seconds and CPU-µs of the whole process (all threads), the
- * generation of the calls excluded from both.
+ * generation of the calls excluded from both, and the bytes it wrote.
  */
 import { readFileSync, rmSync } from 'node:fs'
 import { openCache, type CallCache, type WritePageInput } from '../src/core/cache'
@@ -35,7 +35,16 @@ function bulkOf(cache: CallCache): BulkSwitches {
   return (cache as unknown as { bulk?: BulkSwitches }).bulk ?? (cache as unknown as BulkSwitches)
 }
 
-async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ wallS: number; cpuUs: number }> {
+/** Bytes this process has written (Linux: /proc/self/io's wchar, every write call: WAL, checkpoints, file); 0 elsewhere. */
+function writtenBytes(): number {
+  try {
+    return Number(/^wchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0)
+  } catch {
+    return 0
+  }
+}
+
+async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ wallS: number; cpuUs: number; written: number }> {
   for (const ext of ['', '-wal', '-shm']) rmSync(file + ext, { force: true })
   const cache: CallCache = openCache(file)
   try {
@@ -44,6 +53,7 @@ async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ w
     const rnd = prng(42)
     const bulk = bulkOf(cache)
     const cpu0 = process.cpuUsage()
+    const written0 = writtenBytes()
     let genUs = 0
     let wallMs = 0
     let t = performance.now()
@@ -76,10 +86,12 @@ async function ingestOnce(file: string, n: number, beside: boolean): Promise<{ w
     if (held.length) await store()
     t = performance.now()
     if (beside) await bulk.finishIndexBuild()
-    else cache.optimizeIndex()
+    // The end of a run as the sync engine settles it; a baseline from before settleIndex merged all.
+    else if ('settleIndex' in cache) cache.settleIndex(n)
+    else (cache as CallCache).optimizeIndex()
     wallMs += performance.now() - t
     const used = process.cpuUsage(cpu0)
-    return { wallS: wallMs / 1000, cpuUs: used.user + used.system - genUs }
+    return { wallS: wallMs / 1000, cpuUs: used.user + used.system - genUs, written: writtenBytes() - written0 }
   } finally {
     cache.close()
   }

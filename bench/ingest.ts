@@ -29,6 +29,8 @@ type Mode = 'old sync' | 'new sync' | 'index beside'
 interface Run {
   wallS: number
   cpuUs: number
+  /** Bytes the ingest's process wrote (0 where /proc/self/io is not there). */
+  written: number
   load: number
 }
 
@@ -66,8 +68,8 @@ function ingestOnce(entry: string, file: string, n: number, mode: Mode): Run {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit']
   })
-  const r = JSON.parse(out.trim().split('\n').pop()!) as { wallS: number; cpuUs: number }
-  return { ...r, load: (load0 + loadavg()[0]!) / 2 }
+  const r = JSON.parse(out.trim().split('\n').pop()!) as { wallS: number; cpuUs: number; written?: number }
+  return { ...r, written: r.written ?? 0, load: (load0 + loadavg()[0]!) / 2 }
 }
 
 export const run: BenchFn = async (ctx) => {
@@ -93,7 +95,7 @@ export const run: BenchFn = async (ctx) => {
       const one = ingestOnce(entries[mode], files[mode], n, mode)
       runs[mode].push(one)
       ctx.log(
-        `${mode}: ${n.toLocaleString('en')} calls, ${Math.round(n / one.wallS)} calls/s, ${(one.cpuUs / n).toFixed(1)} CPU-µs per call, load ${one.load.toFixed(1)}`
+        `${mode}: ${n.toLocaleString('en')} calls, ${Math.round(n / one.wallS)} calls/s, ${(one.cpuUs / n).toFixed(1)} CPU-µs per call, ${(one.written / 1e9).toFixed(2)} GB written, load ${one.load.toFixed(1)}`
       )
     }
   }
@@ -105,6 +107,7 @@ export const run: BenchFn = async (ctx) => {
   }
   const rate = (m: Mode): number => median(runs[m].map((x) => n / x.wallS))
   const cpu = (m: Mode): number => median(runs[m].map((x) => x.cpuUs / n))
+  const written = (m: Mode): number => median(runs[m].map((x) => x.written / 1e9))
   const loads = modes.flatMap((m) => runs[m].map((x) => x.load))
   const loadNote = `load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`
   const rows: BenchRow[] = [
@@ -125,6 +128,14 @@ export const run: BenchFn = async (ctx) => {
       baseline: cpu('old sync'),
       ratio: cpu('old sync') / cpu('new sync'),
       note: `ratio = baseline / ours; answers of ${QUERIES.length} searches equal on every file`
+    },
+    {
+      metric: "ingest bytes written by the process (WAL, checkpoints, file), the sync's path",
+      value: written('new sync'),
+      unit: 'GB',
+      baseline: written('old sync'),
+      ratio: written('old sync') / written('new sync'),
+      note: '/proc/self/io wchar; ratio = baseline / ours'
     }
   ]
   if (modes.includes('index beside')) {

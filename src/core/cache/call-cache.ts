@@ -353,7 +353,7 @@ export class CallCache {
    */
   settleIndex(written: number): 'optimized' | 'merged' | 'none' {
     this.requireWriter()
-    const done = settleIndexes(this.db, written)
+    const done = settleIndexes(this.db, written, this.merging?.isLong === true)
     this.merging?.settled()
     if (done !== 'none') this.wrote(null, [])
     return done

@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3'
 import { hasAnalysisLists, valueDictionary } from '../analysis-lists'
 import { foldForIndex } from '../fold'
 import { hasShortIndex, SHORT_INDEX_TABLE, shortPrefixesOf } from './short-prefixes'
+import { segmentsByLevel } from './fts-structure'
 import { clearTermList, fillTermList } from './term-list'
 
 /** Calls re-indexed per statement: one JSON array each. */
@@ -105,16 +106,60 @@ export const SMALL_RUN_MERGE_PAGES = 4000
  * (a level at a time, as a log-structured index does) whatever the number of runs.
  * The cache keeps FTS5's own merging after each commit off during writes (fts-buffer.ts), so
  * without this small runs would pile up segments to FTS5's bound of 16 a level.
+ * A long run (run-merging.ts: its segments were merged 64 at a time) may end with fewer
+ * than one: see fewSegmentsLeft.
  */
-export function settleIndexes(db: Database.Database, written: number): 'optimized' | 'merged' | 'none' {
+export function settleIndexes(db: Database.Database, written: number, longRun = false): 'optimized' | 'merged' | 'none' {
   if (written <= 0) return 'none'
   const calls = (db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
   if (written >= calls * OPTIMIZE_SHARE) {
-    optimizeIndexes(db)
-    return 'optimized'
+    if (!longRun) {
+      optimizeIndexes(db)
+      return 'optimized'
+    }
+    let merged = 0
+    for (const table of hasShortIndex(db) ? ['calls_fts', SHORT_INDEX_TABLE] : ['calls_fts']) {
+      if (fewSegmentsLeft(db, table)) merged++
+      else db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`)
+    }
+    return merged > 0 ? 'merged' : 'optimized'
   }
   db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('merge', ?)").run(SMALL_RUN_MERGE_PAGES)
   if (hasShortIndex(db))
     db.prepare(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}, rank) VALUES ('merge', ?)`).run(SMALL_RUN_MERGE_PAGES)
   return 'merged'
 }
+
+/** The most segments a long run's end leaves in an index instead of merging it into one. */
+export const LONG_RUN_LEFT_SEGMENTS = 15
+
+/**
+ * The end of a long run, for one index: when its segments are already few (at most
+ * LONG_RUN_LEFT_SEGMENTS once the run's small ones are merged into one), only the small ones
+ * are merged, and true is returned; false: the caller merges the whole index. A long run's
+ * segments were merged 64 at a time (run-merging.ts), so at a million calls the index is a
+ * few large segments and a pile of small ones: merging the small ones cost 0.8 s of CPU
+ * against 5.6 s for the whole index, and the searches of the ingest bench on the result (9
+ * segments) took 0.9–1.5× their time on one segment (docs/perf-log.md). Later runs' ends
+ * merge the large ones a bounded amount at a time (SMALL_RUN_MERGE_PAGES).
+ */
+function fewSegmentsLeft(db: Database.Database, table: string): boolean {
+  const levels = segmentsByLevel(db, table)
+  const small = levels[0] ?? 0
+  const larger = levels.reduce((a, b) => a + b, 0) - small
+  if (small + larger <= LONG_RUN_LEFT_SEGMENTS) return true
+  // FTS5 merges the level holding the most segments, at least 'usermerge' of them: with that
+  // at 16 and each larger level below it, only the small ones, into one on the next level.
+  if (small < 16 || larger >= LONG_RUN_LEFT_SEGMENTS) return false
+  const usermerge = (db.prepare(`SELECT v FROM ${table}_config WHERE k = 'usermerge'`).pluck().get() as number | undefined) ?? 4
+  db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', 16)`)
+  try {
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${LONG_RUN_MERGE_PAGES})`)
+  } finally {
+    db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('usermerge', ${Math.trunc(usermerge)})`)
+  }
+  return true
+}
+
+/** A bound on the pages merging a long run's small segments writes: far more than 63 transactions' segments hold. */
+const LONG_RUN_MERGE_PAGES = 1_000_000

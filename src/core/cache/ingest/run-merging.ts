@@ -54,7 +54,7 @@ export class RunMerging {
     this.long = false
   }
 
-  /** Whether the current run counts as long (tests). */
+  /** Whether the current run counts as long: its end may merge only its small segments (settleIndexes). */
   get isLong(): boolean {
     return this.long
   }

@@ -100,20 +100,50 @@ describe("FTS5's merging while a long run writes (RunMerging)", () => {
     expect(merging.isLong).toBe(true)
   })
 
-  it("is the cache's own during a sync's long run, put back by the run's end and by the next open after a run that never ended", () => {
+  it("is the cache's own during a sync's long run, whose end merges only its small segments when the index is then few", () => {
     cache.close()
-    cache = openCache(file(), { longRunCalls: 400 })
+    cache = openCache(file(), { longRunCalls: 2000 })
     let written = 0
-    while (written < 300) written += commit(written, 100)
+    // Sixteen commits with FTS5's setting: merged into one at the sixteenth.
+    while (written < 1900) written += commit(written, 100)
     expect(crisisMerge()).toEqual([null, null])
+    expect(segments('calls_fts')).toBe(4)
     written += commit(written, 100)
     expect(crisisMerge()).toEqual([LONG_RUN_CRISIS_MERGE, LONG_RUN_CRISIS_MERGE])
+    for (let t = 0; t < 20; t++) written += commit(written, 100)
+    expect(segments('calls_fts')).toBe(25)
     expect(count(`iz${written - 1}`)).toBe(1)
-    expect(cache.settleIndex(written)).toBe('optimized')
+    // The run's 24 small segments become one beside the large one, instead of all being rewritten.
+    expect(cache.settleIndex(written)).toBe('merged')
+    expect(segments('calls_fts')).toBe(2)
+    expect(segments('calls_fts_short')).toBe(2)
     expect(crisisMerge()).toEqual([FTS_CRISIS_MERGE, FTS_CRISIS_MERGE])
+    expect(count('fatura')).toBe(written)
+    expect(count(`iz${written - 1}`)).toBe(1)
+    expect(count('iz0')).toBe(1)
+  })
 
-    // A run killed before its end leaves the setting in the file: the next open puts it back.
-    written += commit(written, 400)
+  it('merges the whole index at the end of a run that is not long, and leaves a long one that ends with few segments', () => {
+    cache.close()
+    cache = openCache(file(), { longRunCalls: 1000 })
+    let written = 0
+    // Not long (under its calls): merged into one as before.
+    for (let t = 0; t < 5; t++) written += commit(written, 100)
+    expect(cache.settleIndex(written)).toBe('optimized')
+    expect(segments('calls_fts')).toBe(1)
+    // Long, ending with 11 segments: none is rewritten.
+    let run = 0
+    for (let t = 0; t < 10; t++) run += commit(written + run, 100)
+    written += run
+    expect(segments('calls_fts')).toBe(11)
+    expect(cache.settleIndex(run)).toBe('merged')
+    expect(segments('calls_fts')).toBe(11)
+  })
+
+  it('is put back by the next open after a long run that never ended', () => {
+    cache.close()
+    cache = openCache(file(), { longRunCalls: 400 })
+    const written = commit(0, 400)
     expect(crisisMerge()).toEqual([LONG_RUN_CRISIS_MERGE, LONG_RUN_CRISIS_MERGE])
     cache.close()
     const seen = new Database(file(), { readonly: true })
