@@ -110,7 +110,11 @@ export class CallCache {
       indexing: this.indexing,
       writer: () => this.writer,
       requireWriter: () => this.requireWriter(),
-      wrote: () => this.wrote(null, [])
+      // Called once a pull's index built beside it was taken in: the index is settled.
+      wrote: () => {
+        this.merging?.settled()
+        this.wrote(null, [])
+      }
     })
     this.sync = new CacheSyncStore({
       scopeRows: this.scopeRows,

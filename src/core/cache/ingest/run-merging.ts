@@ -42,16 +42,28 @@ export class RunMerging {
     if (this.long || this.written < this.longRun) return
     const stored = (this.db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
     if (this.written < stored * OPTIMIZE_SHARE) return
-    setCrisisMerge(this.db, LONG_RUN_CRISIS_MERGE)
-    this.long = true
+    this.long = this.set(LONG_RUN_CRISIS_MERGE)
   }
 
   /** The run's end merged the index (or the cache was emptied): FTS5's default again. */
   settled(): void {
     this.written = 0
     if (!this.long) return
-    setCrisisMerge(this.db, FTS_CRISIS_MERGE)
-    this.long = false
+    this.long = !this.set(FTS_CRISIS_MERGE)
+  }
+
+  /**
+   * After the caller's transaction committed: a setting that cannot be written now (the file
+   * busy past the timeout) must not fail a write that succeeded. Only the speed differs, and
+   * the next open puts FTS5's default back.
+   */
+  private set(segments: number): boolean {
+    try {
+      setCrisisMerge(this.db, segments)
+      return true
+    } catch {
+      return false
+    }
   }
 
   /** Whether the current run counts as long: its end may merge only its small segments (settleIndexes). */
