@@ -16,6 +16,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type pg from 'pg'
 import { createPool, migratePg, searchTeamCache } from '../src/core/team'
+import { enableTeamSearch } from '../src/core/team/pg-migration-8'
 import { readCatalog, readOnlyTransaction, type TeamSearchOptions } from '../src/core/team/team-search'
 import { compileTeamQuery } from '../src/core/team/team-query'
 import { searchFacts, searchVector } from '../src/core/team/search-columns'
@@ -59,8 +60,10 @@ async function plannerRows(team: TeamSearchOptions, query: SearchQuery): Promise
 
 const errorPct = (about: number, exact: number): number => (exact === 0 ? (about === 0 ? 0 : 100) : (100 * Math.abs(about - exact)) / exact)
 
-async function load(pool: Pool, n: number, log: (l: string) => void): Promise<void> {
+export async function load(pool: Pool, n: number, log: (l: string) => void): Promise<void> {
   await migratePg(pool, SCHEMA)
+  // A new cache starts with search off; on while it is empty, it costs nothing.
+  await enableTeamSearch(pool, SCHEMA)
   // Built after the rows: one sort instead of n insertions.
   await pool.query(`DROP INDEX ${SCHEMA}.calls_search, ${SCHEMA}.calls_by_date, ${SCHEMA}.calls_by_seq, ${SCHEMA}.calls_search_missing`)
   const rnd = prng(42)

@@ -1,6 +1,8 @@
 import type pg from 'pg'
 import { roughly, type TeamCount } from '../../shared/domain'
 import { q } from './connection'
+import type { TeamCompiled } from './team-query'
+import { postingsCount } from './team-postings-count'
 
 /**
  * The team cache's count in two steps. A count of a common word, a NOT or an analysis term
@@ -25,6 +27,24 @@ export interface CountStatement {
   /** `calls c` predicates, ANDed, numbered from $1 in `params`. */
   where: readonly string[]
   params: readonly unknown[]
+}
+
+/**
+ * The count from the postings (team-postings-count.ts), in a savepoint: a role not granted
+ * their tables yet (granted by the next \`team init\`) counts by SQL as before. Null when the
+ * postings cannot give it.
+ */
+async function countFromPostings(c: pg.ClientBase, schema: string, compiled: TeamCompiled): Promise<number | null> {
+  await c.query('SAVEPOINT team_postings')
+  try {
+    const n = await postingsCount(c, schema, compiled)
+    await c.query('RELEASE SAVEPOINT team_postings')
+    return n
+  } catch (e) {
+    if ((e as { code?: string }).code !== '42501') throw e
+    await c.query('ROLLBACK TO SAVEPOINT team_postings')
+    return null
+  }
 }
 
 function whereOf(st: CountStatement): string {
@@ -105,9 +125,13 @@ async function countWithin(c: pg.ClientBase, schema: string, st: CountStatement,
 export async function exactCount(
   c: pg.ClientBase,
   schema: string,
-  st: CountStatement,
-  opts: { budgetMs?: number; sampleRows?: number }
+  st: CountStatement | TeamCompiled,
+  opts: { budgetMs?: number; sampleRows?: number; postings?: boolean }
 ): Promise<TeamCount> {
+  if (opts.postings !== false && 'filters' in st) {
+    const n = await countFromPostings(c, schema, st)
+    if (n !== null) return { kind: 'exact', n }
+  }
   const n = await countWithin(c, schema, st, opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS)
   return n !== null ? { kind: 'exact', n } : estimateCount(c, schema, st, opts.sampleRows, true)
 }

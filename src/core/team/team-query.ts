@@ -36,6 +36,8 @@ export interface TeamCompiled {
   empty: boolean
   /** The resolved tree with the filter bar's analysis filters: what "matched in" reads. */
   node: ResolvedNode | null
+  /** The filters beside the tree, as the count's postings take them (team-postings-count.ts). */
+  filters: { from: number | null; to: number | null; scopes: number[][]; callId: boolean }
 }
 
 type Part = { tsq: string } | { sql: string }
@@ -55,6 +57,11 @@ class Params {
     this.list.push(v)
     return `$${this.list.length}`
   }
+}
+
+/** A text term's tsquery, as the compiled query tests it (`c.search @@ $1::tsquery`). */
+export function textTsquery(n: Extract<ResolvedNode, { kind: 'text' }>): string {
+  return phraseTsq(n.tokens, n.prefix, n.field ? WEIGHTS[n.field]! : '')
 }
 
 /** A word or phrase as tsquery: adjacent words (`<->`), the last a prefix, in one column if weighted. */
@@ -138,9 +145,10 @@ export function compileTeamQuery(query: SearchQuery, catalog: TeamCatalog, schem
   const c = new Compiler(p)
   const where: string[] = []
   let empty = false
+  const scopes = scopesFor(query, catalog.scopes, catalog.typeNames)
   if (query.from !== null) where.push(`c.call_at >= ${p.add(query.from)}`)
   if (query.to !== null) where.push(`c.call_at < ${p.add(query.to)}`)
-  for (const ids of scopesFor(query, catalog.scopes, catalog.typeNames)) {
+  for (const ids of scopes) {
     if (ids.length === 0) empty = true
     else
       where.push(
@@ -171,5 +179,12 @@ export function compileTeamQuery(query: SearchQuery, catalog: TeamCatalog, schem
     if (tsq.length > 0) where.push(`c.search @@ ${p.add(tsq.join(' & '))}::tsquery`)
   }
   if (query.sort === 'relevance' && ranked) throw refuse('the relevance order (bm25 is the local index’s own); sort by date')
-  return { where, params: p.list, order: query.sort === 'date_asc' ? 'date_asc' : 'date_desc', empty, node }
+  return {
+    where,
+    params: p.list,
+    order: query.sort === 'date_asc' ? 'date_asc' : 'date_desc',
+    empty,
+    node,
+    filters: { from: query.from, to: query.to, scopes: scopes.map((ids) => [...ids]), callId: analyzed.callId !== undefined }
+  }
 }

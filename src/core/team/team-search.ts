@@ -37,6 +37,8 @@ export interface TeamSearchOptions {
   exactBudgetMs?: number
   /** Rows the estimate's sample reads. */
   sampleRows?: number
+  /** The exact count from the count's postings where they give it (default); false: by SQL alone. */
+  postings?: boolean
 }
 
 export interface TeamSearchRequest {
@@ -78,7 +80,8 @@ export async function readOnlyTransaction<T>(opts: TeamSearchOptions, work: (c: 
         await c.query("SELECT set_config('statement_timeout', $1, true)", [String(opts.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS)])
         return work(c)
       },
-      'BEGIN READ ONLY'
+      // One snapshot for every statement: the count's postings, their marks and the rows agree.
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'
     )
   } catch (e) {
     if ((e as { code?: string }).code === '57014')
@@ -163,7 +166,11 @@ export async function searchTeamCache(opts: TeamSearchOptions, query: SearchQuer
     let total: TeamCount | null = null
     if (req.count === 'estimate') total = await estimateCount(c, opts.schema, compiled, opts.sampleRows)
     else if (req.count === 'exact')
-      total = await exactCount(c, opts.schema, compiled, { budgetMs: opts.exactBudgetMs, sampleRows: opts.sampleRows })
+      total = await exactCount(c, opts.schema, compiled, {
+        budgetMs: opts.exactBudgetMs,
+        sampleRows: opts.sampleRows,
+        postings: opts.postings
+      })
     return { page, total, unindexed }
   })
 }

@@ -1,0 +1,202 @@
+import type pg from 'pg'
+import { mapPgError, q } from './connection'
+import { emptySet, encodePosts, offsetsOf, popcount } from './count-posts'
+import { teamSearchState } from './pg-migration-8'
+import { inTransaction } from './pg-transaction'
+
+/**
+ * The builder of the count's postings (schema 11, pg-migration-11.ts): each dirty chunk's
+ * terms read from its rows, PostgreSQL grouping the offsets, and written in place of the
+ * chunk's old postings.
+ *
+ * The race with writers: the chunk's dirty version is read first, the rows after it (each
+ * statement sees what was committed when it started), and the mark removed only at that
+ * version, in the transaction that replaces the postings. A write committed after the version
+ * was read bumped it (its trigger runs in its own transaction), so the chunk stays dirty and
+ * is built again; a write still open holds the mark's row, and the DELETE waits for it and
+ * then sees the new version. Readers see the old postings with the mark or the new ones
+ * without it, never a mix (one commit).
+ */
+
+export const TERM_SEP = '\x1f'
+/** Words with more positions than PostgreSQL keeps, or past its last position, lose some: see `x`. */
+const MAX_POSITIONS_PER_WORD = 256
+const MAX_POSITION = 16383
+/** Terms written per statement. */
+const WRITE_BATCH = 5000
+const DAY_MS = 86_400_000
+
+/** The chunk size of the schema's postings, as a shift: 2^bits calls a chunk. */
+export async function chunkBits(c: pg.ClientBase | pg.Pool, schema: string): Promise<number> {
+  const r = await c.query<{ b: number }>(`SELECT ${q(schema)}.count_chunk_bits() AS b`)
+  return Number(r.rows[0]!.b)
+}
+
+/** The `d:` term of a UTC day (its number since 1970-01-01). */
+export function dayTerm(day: number): string {
+  return `d:${new Date(day * DAY_MS).toISOString().slice(0, 10)}`
+}
+
+/** Offsets as PostgreSQL's string_agg gave them ("3,17,2"), sorted and without repeats. */
+function parseOffsets(s: string | null): Int32Array {
+  if (!s) return new Int32Array(0)
+  const parts = s.split(',')
+  const out = new Int32Array(parts.length)
+  for (let i = 0; i < parts.length; i++) out[i] = Number(parts[i])
+  out.sort()
+  let n = 0
+  for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[n++] = out[i]!
+  return out.subarray(0, n)
+}
+
+/** The 1-, 2- and 3-letter prefixes of a word (letters as PostgreSQL counts them: code points). */
+function prefixes(word: string): string[] {
+  const chars = Array.from(word.slice(0, 6)).slice(0, 3)
+  const out: string[] = []
+  for (let k = 1; k <= chars.length; k++) out.push(chars.slice(0, k).join(''))
+  return out
+}
+
+export interface ChunkTerms {
+  terms: string[]
+  posts: Buffer[]
+}
+
+/** The chunk's terms and postings from its rows, as committed now (several statements). */
+export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: number, bits: number): Promise<ChunkTerms> {
+  const s = q(schema)
+  const lo = chunk * 2 ** bits
+  const range = [String(lo), String(lo + 2 ** bits)]
+  const inChunk = 'c.num >= $1 AND c.num < $2'
+  const off = '(c.num - $1)::text'
+  const terms: string[] = []
+  const posts: Buffer[] = []
+  const add = (term: string, offsets: Int32Array): void => {
+    if (offsets.length === 0) return
+    terms.push(term)
+    posts.push(encodePosts(Array.from(offsets), bits))
+  }
+  const grouped = async (sql: string): Promise<Array<{ t: string; o: string }>> =>
+    (await c.query<{ t: string; o: string }>(sql, range)).rows
+
+  const prefixSets = new Map<string, Uint32Array>()
+  for (const r of await grouped(
+    `SELECT u.lexeme AS t, string_agg(${off}, ',') AS o FROM ${s}.calls c CROSS JOIN LATERAL unnest(c.search) u WHERE ${inChunk} GROUP BY u.lexeme`
+  )) {
+    const offsets = parseOffsets(r.o)
+    add(`w:${r.t}`, offsets)
+    for (const p of prefixes(r.t)) {
+      let set = prefixSets.get(p)
+      if (!set) prefixSets.set(p, (set = emptySet(bits)))
+      for (const o of offsets) set[o >> 5]! |= 1 << (o & 31)
+    }
+  }
+  for (const [p, set] of prefixSets) if (popcount(set) > 0) add(`p:${p}`, Int32Array.from(offsetsOf(set)))
+
+  // Calls whose tsvector lost words or positions (or has none): the weight or position of a
+  // word there is not what its postings say, so a chunk holding one is counted by SQL.
+  const lossy = await c.query<{ o: string | null }>(
+    `SELECT string_agg(${off}, ',') AS o FROM ${s}.calls c WHERE ${inChunk} AND (c.search IS NULL OR EXISTS (
+       SELECT 1 FROM unnest(c.search) u
+       WHERE cardinality(u.positions) >= ${MAX_POSITIONS_PER_WORD} OR u.positions[cardinality(u.positions)] >= ${MAX_POSITION}))`,
+    range
+  )
+  add('x', parseOffsets(lossy.rows[0]!.o))
+
+  for (const r of await grouped(
+    `SELECT CASE jsonb_typeof(v) WHEN 'string' THEN 'e:' || f.key || chr(31) || (v #>> '{}') ELSE 'n:' || f.key || chr(31) || v::text END AS t,
+            string_agg(${off}, ',') AS o
+     FROM ${s}.calls c CROSS JOIN LATERAL jsonb_each(c.facts) f
+       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(f.value) = 'array' THEN f.value ELSE '[]' END) v
+     WHERE ${inChunk} AND jsonb_typeof(c.facts) = 'object' AND jsonb_typeof(v) IN ('string', 'number')
+     GROUP BY 1`
+  ))
+    add(r.t, parseOffsets(r.o))
+
+  for (const r of await grouped(
+    `SELECT (c.call_at - ((c.call_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS} AS t, string_agg(${off}, ',') AS o
+     FROM ${s}.calls c WHERE ${inChunk} GROUP BY 1`
+  ))
+    add(dayTerm(Number(r.t)), parseOffsets(r.o))
+
+  for (const r of await grouped(
+    `SELECT m.scope_id AS t, string_agg(${off}, ',') AS o
+     FROM ${s}.calls c JOIN ${s}.scope_members m ON m.call_id = c.call_id WHERE ${inChunk} GROUP BY 1`
+  ))
+    add(`s:${r.t}`, parseOffsets(r.o))
+
+  const all = await c.query<{ o: string | null }>(`SELECT string_agg(${off}, ',') AS o FROM ${s}.calls c WHERE ${inChunk}`, range)
+  add('all', parseOffsets(all.rows[0]!.o))
+  return { terms, posts }
+}
+
+export interface BuildHooks {
+  /** Called after the rows were read, before the postings are written (tests: a write lands meanwhile). */
+  afterRead?: () => Promise<void>
+}
+
+/**
+ * Builds one chunk if it is dirty; true when its mark was removed (no write came in meanwhile).
+ * READ COMMITTED, on purpose: see the module's comment.
+ */
+export async function buildChunk(c: pg.ClientBase, schema: string, chunk: number, bits: number, hooks: BuildHooks = {}): Promise<boolean> {
+  const s = q(schema)
+  const v = await c.query<{ version: string }>(`SELECT version FROM ${s}.count_dirty WHERE chunk = $1`, [chunk])
+  if (v.rows.length === 0) return false
+  const version = v.rows[0]!.version
+  const built = await readChunkTerms(c, schema, chunk, bits)
+  await hooks.afterRead?.()
+  return inTransaction(c, async () => {
+    await c.query(`DELETE FROM ${s}.count_posts WHERE chunk = $1`, [chunk])
+    for (let i = 0; i < built.terms.length; i += WRITE_BATCH) {
+      await c.query(`INSERT INTO ${s}.count_posts (term, chunk, posts) SELECT t, $1, p FROM unnest($2::text[], $3::bytea[]) AS x(t, p)`, [
+        chunk,
+        built.terms.slice(i, i + WRITE_BATCH),
+        built.posts.slice(i, i + WRITE_BATCH)
+      ])
+    }
+    // Last: the mark's row lock is held for the commit only.
+    const done = await c.query(`DELETE FROM ${s}.count_dirty WHERE chunk = $1 AND version = $2`, [chunk, version])
+    return (done.rowCount ?? 0) > 0
+  })
+}
+
+export interface BuildResult {
+  /** Chunks built whose marks were removed. */
+  built: number
+  /** Chunks a write made dirty again while they were built. */
+  again: number
+}
+
+/**
+ * Builds every dirty chunk (oldest number first); nothing when search is off (no columns to
+ * read). Stops early when `signal` is aborted; what is left stays dirty and is counted by SQL.
+ */
+export async function buildDirtyChunks(
+  pool: pg.Pool,
+  schema: string,
+  opts: { signal?: AbortSignal } & BuildHooks = {}
+): Promise<BuildResult> {
+  const out: BuildResult = { built: 0, again: 0 }
+  let c: pg.PoolClient
+  try {
+    c = await pool.connect()
+  } catch (e) {
+    throw mapPgError(e)
+  }
+  try {
+    if ((await teamSearchState(c, schema)) === 'off') return out
+    const bits = await chunkBits(c, schema)
+    const dirty = await c.query<{ chunk: number }>(`SELECT chunk FROM ${q(schema)}.count_dirty ORDER BY chunk`)
+    for (const { chunk } of dirty.rows) {
+      if (opts.signal?.aborted) break
+      if (await buildChunk(c, schema, chunk, bits, opts)) out.built++
+      else out.again++
+    }
+    return out
+  } catch (e) {
+    throw mapPgError(e)
+  } finally {
+    c.release()
+  }
+}
