@@ -5,6 +5,7 @@ import { stampSchemaOid } from './generation'
 import { migratePg } from './pg-migrations'
 import { reviewGrantsSql } from './pg-migration-5'
 import { backfillSearch } from './pg-migration-6'
+import { buildDirtyChunks } from './team-postings-build'
 import { reviewGrantsV7Sql } from './pg-migration-7'
 import { reviewGrantsV9Sql } from './pg-migration-9'
 import { reviewGrantsV10Sql } from './pg-migration-10'
@@ -45,6 +46,8 @@ export interface TeamInitResult {
   restored: boolean
   /** Calls whose search columns this run filled (written before schema 6). */
   searchFilled: number
+  /** Chunks of the count's postings built (schema 11). */
+  countChunksBuilt: number
 }
 
 /**
@@ -96,6 +99,8 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
   })
   // With search on, rows still without their search columns get them (a no-op once all have).
   const searchFilled = (await teamSearchState(opts.pool, opts.schema)) === 'on' ? await backfillSearch(opts.pool, opts.schema) : 0
+  // The count's postings of every chunk a migration or a write left dirty (none with search off).
+  const countChunksBuilt = (await buildDirtyChunks(opts.pool, opts.schema)).built
   const warnings: string[] = []
   // Any role may create temporary tables by default: space and catalog churn an analyst's
   // role has no use for. Only the database's owner (or a superuser) may take it away.
@@ -116,5 +121,5 @@ export async function teamInit(opts: TeamInitOptions): Promise<TeamInitResult> {
       `Temporary tables could not be taken from the reader role (${mapPgError(e).message}); run as the database's owner: REVOKE TEMPORARY ON DATABASE <database> FROM PUBLIC;`
     )
   }
-  return { schemaVersion: version, created, updated, warnings, restored, searchFilled }
+  return { schemaVersion: version, created, updated, warnings, restored, searchFilled, countChunksBuilt }
 }

@@ -14,7 +14,8 @@ import { inTransaction } from './pg-transaction'
  * version, in the transaction that replaces the postings. A write committed after the version
  * was read bumped it (its trigger runs in its own transaction), so the chunk stays dirty and
  * is built again; a write still open holds the mark's row, and the DELETE waits for it and
- * then sees the new version. Readers see the old postings with the mark or the new ones
+ * then sees the new version (or, when the builder held the row first, the writer's mark
+ * waits for the build's commit and then bumps it). Readers see the old postings with the mark or the new ones
  * without it, never a mix (one commit).
  */
 
@@ -79,9 +80,10 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
   const grouped = async (sql: string): Promise<Array<{ t: string; o: string }>> =>
     (await c.query<{ t: string; o: string }>(sql, range)).rows
 
+  // Words: the lexemes alone (tsvector_to_array builds no position arrays, unlike unnest).
   const prefixSets = new Map<string, Uint32Array>()
   for (const r of await grouped(
-    `SELECT u.lexeme AS t, string_agg(${off}, ',') AS o FROM ${s}.calls c CROSS JOIN LATERAL unnest(c.search) u WHERE ${inChunk} GROUP BY u.lexeme`
+    `SELECT u AS t, string_agg(${off}, ',') AS o FROM ${s}.calls c CROSS JOIN LATERAL unnest(tsvector_to_array(c.search)) u WHERE ${inChunk} GROUP BY u`
   )) {
     const offsets = parseOffsets(r.o)
     add(`w:${r.t}`, offsets)
@@ -93,40 +95,47 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
   }
   for (const [p, set] of prefixSets) if (popcount(set) > 0) add(`p:${p}`, Int32Array.from(offsetsOf(set)))
 
-  // Calls whose tsvector lost words or positions (or has none): the weight or position of a
-  // word there is not what its postings say, so a chunk holding one is counted by SQL.
-  const lossy = await c.query<{ o: string | null }>(
-    `SELECT string_agg(${off}, ',') AS o FROM ${s}.calls c WHERE ${inChunk} AND (c.search IS NULL OR EXISTS (
-       SELECT 1 FROM unnest(c.search) u
-       WHERE cardinality(u.positions) >= ${MAX_POSITIONS_PER_WORD} OR u.positions[cardinality(u.positions)] >= ${MAX_POSITION}))`,
+  // The rest from one pass over the rows: facts, days, the calls present, and the lossy ones:
+  // calls whose tsvector lost positions (a word's past PostgreSQL's 256, or words past its last
+  // position) or has none, where a word's weight is not what its postings say, so a chunk
+  // holding one is counted by SQL. Either loss needs 256 positions kept, 512 bytes more than
+  // the stripped vector: only such a vector (or a compressed one) is unnested.
+  const rows = await c.query<{ o: number; at: string; facts: string | null; lossy: boolean }>(
+    `SELECT (c.num - $1)::integer AS o, c.call_at AS at, c.facts::text AS facts,
+       c.search IS NULL OR ((pg_column_compression(c.search) IS NOT NULL OR pg_column_size(c.search) - pg_column_size(strip(c.search)) >= 512)
+         AND EXISTS (SELECT 1 FROM unnest(c.search) u
+           WHERE cardinality(u.positions) >= ${MAX_POSITIONS_PER_WORD} OR u.positions[cardinality(u.positions)] >= ${MAX_POSITION})) AS lossy
+     FROM ${s}.calls c WHERE ${inChunk}`,
     range
   )
-  add('x', parseOffsets(lossy.rows[0]!.o))
-
-  for (const r of await grouped(
-    `SELECT CASE jsonb_typeof(v) WHEN 'string' THEN 'e:' || f.key || chr(31) || (v #>> '{}') ELSE 'n:' || f.key || chr(31) || v::text END AS t,
-            string_agg(${off}, ',') AS o
-     FROM ${s}.calls c CROSS JOIN LATERAL jsonb_each(c.facts) f
-       CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(f.value) = 'array' THEN f.value ELSE '[]' END) v
-     WHERE ${inChunk} AND jsonb_typeof(c.facts) = 'object' AND jsonb_typeof(v) IN ('string', 'number')
-     GROUP BY 1`
-  ))
-    add(r.t, parseOffsets(r.o))
-
-  for (const r of await grouped(
-    `SELECT (c.call_at - ((c.call_at % ${DAY_MS}) + ${DAY_MS}) % ${DAY_MS}) / ${DAY_MS} AS t, string_agg(${off}, ',') AS o
-     FROM ${s}.calls c WHERE ${inChunk} GROUP BY 1`
-  ))
-    add(dayTerm(Number(r.t)), parseOffsets(r.o))
+  const lists = new Map<string, number[]>()
+  const push = (term: string, o: number): void => {
+    const l = lists.get(term)
+    if (l) l.push(o)
+    else lists.set(term, [o])
+  }
+  for (const r of rows.rows) {
+    push('all', r.o)
+    if (r.lossy) push('x', r.o)
+    const at = Number(r.at)
+    push(dayTerm(Math.floor(at / DAY_MS)), r.o)
+    const facts: unknown = r.facts === null ? null : JSON.parse(r.facts)
+    if (facts === null || typeof facts !== 'object' || Array.isArray(facts)) continue
+    for (const [key, values] of Object.entries(facts as Record<string, unknown>)) {
+      if (!Array.isArray(values)) continue
+      // The writer's numbers are JavaScript's (search-columns.ts): their text is jsonb's.
+      for (const v of values)
+        if (typeof v === 'string') push(`e:${key}${TERM_SEP}${v}`, r.o)
+        else if (typeof v === 'number') push(`n:${key}${TERM_SEP}${String(v)}`, r.o)
+    }
+  }
+  for (const [term, list] of lists) add(term, parseOffsets(list.join(',')))
 
   for (const r of await grouped(
     `SELECT m.scope_id AS t, string_agg(${off}, ',') AS o
      FROM ${s}.calls c JOIN ${s}.scope_members m ON m.call_id = c.call_id WHERE ${inChunk} GROUP BY 1`
   ))
     add(`s:${r.t}`, parseOffsets(r.o))
-
-  const all = await c.query<{ o: string | null }>(`SELECT string_agg(${off}, ',') AS o FROM ${s}.calls c WHERE ${inChunk}`, range)
-  add('all', parseOffsets(all.rows[0]!.o))
   return { terms, posts }
 }
 
@@ -147,6 +156,10 @@ export async function buildChunk(c: pg.ClientBase, schema: string, chunk: number
   const built = await readChunkTerms(c, schema, chunk, bits)
   await hooks.afterRead?.()
   return inTransaction(c, async () => {
+    // One builder a chunk (a standby worker may build too): the mark's row is held to the
+    // commit; a writer's mark waits for it (milliseconds), another builder skips the chunk.
+    const held = await c.query(`SELECT 1 FROM ${s}.count_dirty WHERE chunk = $1 FOR UPDATE SKIP LOCKED`, [chunk])
+    if (held.rows.length === 0) return false
     await c.query(`DELETE FROM ${s}.count_posts WHERE chunk = $1`, [chunk])
     for (let i = 0; i < built.terms.length; i += WRITE_BATCH) {
       await c.query(`INSERT INTO ${s}.count_posts (term, chunk, posts) SELECT t, $1, p FROM unnest($2::text[], $3::bytea[]) AS x(t, p)`, [
@@ -155,7 +168,6 @@ export async function buildChunk(c: pg.ClientBase, schema: string, chunk: number
         built.posts.slice(i, i + WRITE_BATCH)
       ])
     }
-    // Last: the mark's row lock is held for the commit only.
     const done = await c.query(`DELETE FROM ${s}.count_dirty WHERE chunk = $1 AND version = $2`, [chunk, version])
     return (done.rowCount ?? 0) > 0
   })

@@ -6,6 +6,7 @@ import { PASS_CONCURRENCY, startOrder } from '../sync/membership-pass'
 import { q } from './connection'
 import { PG_NOW_MS } from './pg-clock'
 import type { PgSyncStore } from './pg-store'
+import { buildDirtyChunks } from './team-postings-build'
 import { scopeAt, type WorkerScopeConfig } from './worker-config'
 import { WorkerMetrics } from './worker-metrics'
 import { learnsMemberships, passConfig, workerPasses, type MembershipPlan } from './worker-memberships'
@@ -105,6 +106,7 @@ export class TeamWorker {
           const next = clock.now() + this.deps.intervalMs
           for (const name of ranNow) due.set(name, next)
           await this.countCalls()
+          await this.buildCountPostings(signal)
           this.writeMetrics()
         }
         if (signal.aborted || (opts.once && scopes.every((s) => ranOnce.has(s.name)))) break
@@ -359,6 +361,20 @@ export class TeamWorker {
       this.metrics.callsInCache = Number(r.rows[0]?.n ?? 0)
     } catch {
       // Kept from the last count; the next cycle counts again.
+    }
+  }
+
+  /**
+   * The count's postings of the chunks this cycle's writes touched: until they are built,
+   * searches count those chunks by SQL (exact, slower). A failure waits for the next cycle.
+   */
+  private async buildCountPostings(signal: AbortSignal): Promise<void> {
+    const { store, logger } = this.deps
+    try {
+      const r = await buildDirtyChunks(store.pool, store.schema, { signal })
+      if (r.built + r.again > 0) logger.log('info', 'count postings built', { chunks: r.built, dirtyAgain: r.again })
+    } catch (e) {
+      logger.log('warn', 'the count postings could not be built; searches count those calls by SQL meanwhile', { error: toErrorInfo(e) })
     }
   }
 
