@@ -9,7 +9,7 @@
 export const bitmapBytes = (bits: number): number => (1 << bits) >> 3
 
 /** Offsets (sorted, distinct, each < 2^bits) as stored. */
-export function encodePosts(offsets: readonly number[], bits: number): Buffer {
+export function encodePosts(offsets: ArrayLike<number>, bits: number): Buffer {
   const size = bitmapBytes(bits)
   // A list as long as the bitmap would read as one.
   if (offsets.length * 2 < size) {
@@ -18,7 +18,15 @@ export function encodePosts(offsets: readonly number[], bits: number): Buffer {
     return out
   }
   const out = Buffer.alloc(size)
-  for (const o of offsets) out[o >> 3]! |= 1 << (o & 7)
+  for (let i = 0; i < offsets.length; i++) out[offsets[i]! >> 3]! |= 1 << (offsets[i]! & 7)
+  return out
+}
+
+/** A set as stored (encodePosts of its offsets), without listing a large one's offsets. */
+export function encodeSet(set: Uint32Array, bits: number): Buffer {
+  if (popcount(set) * 2 < bitmapBytes(bits)) return encodePosts(offsetsOf(set), bits)
+  const out = Buffer.alloc(bitmapBytes(bits))
+  for (let i = 0; i < out.length; i++) out[i] = (set[i >> 2]! >>> ((i & 3) * 8)) & 0xff
   return out
 }
 

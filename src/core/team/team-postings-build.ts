@@ -1,6 +1,6 @@
 import type pg from 'pg'
 import { mapPgError, q } from './connection'
-import { emptySet, encodePosts, offsetsOf, popcount } from './count-posts'
+import { emptySet, encodePosts, encodeSet } from './count-posts'
 import { teamSearchState } from './pg-migration-8'
 import { inTransaction } from './pg-transaction'
 
@@ -41,9 +41,26 @@ export function dayTerm(day: number): string {
 /** Offsets as PostgreSQL's string_agg gave them ("3,17,2"), sorted and without repeats. */
 function parseOffsets(s: string | null): Int32Array {
   if (!s) return new Int32Array(0)
-  const parts = s.split(',')
-  const out = new Int32Array(parts.length)
-  for (let i = 0; i < parts.length; i++) out[i] = Number(parts[i])
+  let n = 1
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 44) n++
+  const out = new Int32Array(n)
+  let k = 0
+  let v = 0
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i)
+    if (ch === 44) {
+      out[k++] = v
+      v = 0
+    } else v = v * 10 + ch - 48
+  }
+  out[k] = v
+  return sortedDistinct(out)
+}
+
+function sortedDistinct(out: Int32Array): Int32Array {
+  let sorted = true
+  for (let i = 1; i < out.length && sorted; i++) if (out[i]! <= out[i - 1]!) sorted = false
+  if (sorted) return out
   out.sort()
   let n = 0
   for (let i = 0; i < out.length; i++) if (i === 0 || out[i] !== out[i - 1]) out[n++] = out[i]!
@@ -75,7 +92,7 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
   const add = (term: string, offsets: Int32Array): void => {
     if (offsets.length === 0) return
     terms.push(term)
-    posts.push(encodePosts(Array.from(offsets), bits))
+    posts.push(encodePosts(offsets, bits))
   }
   const grouped = async (sql: string): Promise<Array<{ t: string; o: string }>> =>
     (await c.query<{ t: string; o: string }>(sql, range)).rows
@@ -93,7 +110,10 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
       for (const o of offsets) set[o >> 5]! |= 1 << (o & 31)
     }
   }
-  for (const [p, set] of prefixSets) if (popcount(set) > 0) add(`p:${p}`, Int32Array.from(offsetsOf(set)))
+  for (const [p, set] of prefixSets) {
+    terms.push(`p:${p}`)
+    posts.push(encodeSet(set, bits))
+  }
 
   // The rest from one pass over the rows: facts, days, the calls present, and the lossy ones:
   // calls whose tsvector lost positions (a word's past PostgreSQL's 256, or words past its last
@@ -114,11 +134,14 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
     if (l) l.push(o)
     else lists.set(term, [o])
   }
+  const days = new Map<number, string>()
   for (const r of rows.rows) {
     push('all', r.o)
     if (r.lossy) push('x', r.o)
-    const at = Number(r.at)
-    push(dayTerm(Math.floor(at / DAY_MS)), r.o)
+    const day = Math.floor(Number(r.at) / DAY_MS)
+    let term = days.get(day)
+    if (term === undefined) days.set(day, (term = dayTerm(day)))
+    push(term, r.o)
     const facts: unknown = r.facts === null ? null : JSON.parse(r.facts)
     if (facts === null || typeof facts !== 'object' || Array.isArray(facts)) continue
     for (const [key, values] of Object.entries(facts as Record<string, unknown>)) {
@@ -129,7 +152,7 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
         else if (typeof v === 'number') push(`n:${key}${TERM_SEP}${String(v)}`, r.o)
     }
   }
-  for (const [term, list] of lists) add(term, parseOffsets(list.join(',')))
+  for (const [term, list] of lists) add(term, sortedDistinct(Int32Array.from(list)))
 
   for (const r of await grouped(
     `SELECT m.scope_id AS t, string_agg(${off}, ',') AS o
