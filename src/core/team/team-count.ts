@@ -30,18 +30,21 @@ export interface CountStatement {
 }
 
 /**
- * The count from the postings (team-postings-count.ts), in a savepoint: a role not granted
- * their tables yet (granted by the next \`team init\`) counts by SQL as before. Null when the
- * postings cannot give it.
+ * The count from the postings (team-postings-count.ts) within \`budgetMs\`, in a savepoint
+ * rolled back after it (its statement timeout with it). Null when the postings cannot give it,
+ * the budget ran out, or the role is not granted their tables yet (the next \`team init\`
+ * grants them): the caller counts by SQL.
  */
-async function countFromPostings(c: pg.ClientBase, schema: string, compiled: TeamCompiled): Promise<number | null> {
+async function countFromPostings(c: pg.ClientBase, schema: string, compiled: TeamCompiled, budgetMs: number): Promise<number | null> {
   await c.query('SAVEPOINT team_postings')
   try {
+    await c.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.max(1, Math.trunc(budgetMs)))])
     const n = await postingsCount(c, schema, compiled)
-    await c.query('RELEASE SAVEPOINT team_postings')
+    await c.query('ROLLBACK TO SAVEPOINT team_postings')
     return n
   } catch (e) {
-    if ((e as { code?: string }).code !== '42501') throw e
+    const code = (e as { code?: string }).code
+    if (code !== '42501' && code !== '57014') throw e
     await c.query('ROLLBACK TO SAVEPOINT team_postings')
     return null
   }
@@ -128,10 +131,12 @@ export async function exactCount(
   st: CountStatement | TeamCompiled,
   opts: { budgetMs?: number; sampleRows?: number; postings?: boolean }
 ): Promise<TeamCount> {
+  const budget = opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS
+  const started = performance.now()
   if (opts.postings !== false && 'filters' in st) {
-    const n = await countFromPostings(c, schema, st)
+    const n = await countFromPostings(c, schema, st, budget)
     if (n !== null) return { kind: 'exact', n }
   }
-  const n = await countWithin(c, schema, st, opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS)
+  const n = await countWithin(c, schema, st, budget - (performance.now() - started))
   return n !== null ? { kind: 'exact', n } : estimateCount(c, schema, st, opts.sampleRows, true)
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deleteList, removeFromList } from '../../../src/core/review/review-service'
-import { createPool, migratePg, pgMigrations, pullReview, pushReview, schemaVersion } from '../../../src/core/team'
+import { createPool, migratePg, PG_SCHEMA_VERSION, pgMigrations, pullReview, pushReview, schemaVersion } from '../../../src/core/team'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
 import { SCHEMA, setUpTenant, workstation } from './review-support'
@@ -47,7 +47,7 @@ describe('team cache schema 10: calls removed from a list (list-call tombstones)
       const before = await rows()
 
       await setUpTenant(cluster, database, [{ name: 'lena', lead: true }, { name: 'ayse' }])
-      expect(await schemaVersion(pool, SCHEMA)).toBe(10)
+      expect(await schemaVersion(pool, SCHEMA)).toBe(PG_SCHEMA_VERSION)
       expect(await rows()).toEqual(before)
       expect((await pool.query(`SELECT call_id FROM acme.review_tombstones WHERE id = $1`, [GONE])).rows).toEqual([{ call_id: '' }])
       // The deleted list stays deleted: its rows are still dropped.
