@@ -72,6 +72,9 @@ class Planner {
         return { kind: 'verified', key }
       }
       case 'equals':
+        // The compiled query also asks, at the top, for the value's words with weight C: the
+        // writer puts every analysis value among the words, so the facts imply them (but in
+        // a lossy vector, whose chunk SQL counts).
         if (n.key.includes(TERM_SEP)) this.unsupported = true
         return this.term(`e:${n.key}${TERM_SEP}${n.folded}`)
       case 'range': {
