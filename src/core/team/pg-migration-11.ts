@@ -7,29 +7,28 @@ export const DEFAULT_CHUNK_BITS = 16
  * Version 11: the count's postings (team-postings-build.ts, team-postings-count.ts), so that
  * an exact count never reads the calls' rows.
  *
- * - `calls.num`: a dense number per call, from its own sequence: existing rows numbered in
- *   `call_at` order, new ones by the column's DEFAULT; an upsert that updates a row keeps its
- *   number (the writer never names the column). A chunk is `num >> bits` (meta
- *   `count_chunk_bits`, 16 unless set).
  * - `count_posts`: per term and chunk, the calls of the chunk that have the term.
  * - `count_dirty`: chunks whose postings are stale. Statement-level triggers with transition
  *   tables mark the chunks a write to `calls` or `scope_members` touched, in the writer's own
  *   transaction, bumping a version: a builder removes a chunk's mark only at the version it
  *   read before reading the rows, so a write that lands during a build leaves the chunk dirty.
+ * - `calls.num` and the triggers come with the team cache search (numberCallsSql): a cache
+ *   whose search is off carries neither, so its size per call stays what it was, and
+ *   `team search enable` / `disable` add and drop them with the search columns.
  */
 export function countPostingsV11(schema: string): string {
   const s = q(schema)
-  return `
-    CREATE SEQUENCE ${s}.call_numbers AS bigint;
-    ALTER TABLE ${s}.calls ADD COLUMN num bigint;
-    UPDATE ${s}.calls c SET num = r.n
-      FROM (SELECT call_id, row_number() OVER (ORDER BY call_at, call_id COLLATE "C") AS n FROM ${s}.calls) r
-      WHERE r.call_id = c.call_id;
-    SELECT setval('${s}.call_numbers', coalesce(max(num), 0) + 1, false) FROM ${s}.calls;
-    ALTER TABLE ${s}.calls ALTER COLUMN num SET DEFAULT nextval('${s}.call_numbers'), ALTER COLUMN num SET NOT NULL;
-    ALTER SEQUENCE ${s}.call_numbers OWNED BY ${s}.calls.num;
-    CREATE UNIQUE INDEX calls_by_num ON ${s}.calls (num);
+  const searchOn = `EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${s}.calls'::regclass AND attname = 'search' AND NOT attisdropped)
+      AND coalesce((SELECT value FROM ${s}.meta WHERE key = 'search'), 'on') <> 'off'`
+  return `${countTablesSql(schema)}
+    ${numberCallsSql(schema, searchOn)}
+  `
+}
 
+/** The postings' tables and the triggers' functions: every cache from version 11 has them. */
+function countTablesSql(schema: string): string {
+  const s = q(schema)
+  return `
     CREATE TABLE ${s}.count_posts (
       term text COLLATE "C" NOT NULL,
       chunk integer NOT NULL,
@@ -63,13 +62,6 @@ export function countPostingsV11(schema: string): string {
       END IF;
       RETURN NULL;
     END $f$;
-    CREATE TRIGGER calls_count_insert AFTER INSERT ON ${s}.calls
-      REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-    CREATE TRIGGER calls_count_update AFTER UPDATE ON ${s}.calls
-      REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-    CREATE TRIGGER calls_count_delete AFTER DELETE ON ${s}.calls
-      REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-
     CREATE FUNCTION ${s}.count_members_changed() RETURNS trigger LANGUAGE plpgsql AS $f$
     DECLARE b integer := ${s}.count_chunk_bits();
     BEGIN
@@ -85,13 +77,6 @@ export function countPostingsV11(schema: string): string {
       END IF;
       RETURN NULL;
     END $f$;
-    CREATE TRIGGER scope_members_count_insert AFTER INSERT ON ${s}.scope_members
-      REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
-    CREATE TRIGGER scope_members_count_update AFTER UPDATE ON ${s}.scope_members
-      REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
-    CREATE TRIGGER scope_members_count_delete AFTER DELETE ON ${s}.scope_members
-      REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
-
     -- A truncated table leaves no postings behind (TRUNCATE fires no row or transition triggers).
     CREATE FUNCTION ${s}.count_calls_truncated() RETURNS trigger LANGUAGE plpgsql AS $f$
     BEGIN
@@ -99,11 +84,87 @@ export function countPostingsV11(schema: string): string {
       DELETE FROM ${s}.count_dirty;
       RETURN NULL;
     END $f$;
-    CREATE TRIGGER calls_count_truncate AFTER TRUNCATE ON ${s}.calls
-      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_truncated();
+  `
+}
 
-    -- The rows there were before: all of their chunks still to build.
-    INSERT INTO ${s}.count_dirty (chunk)
-      SELECT DISTINCT (num >> ${s}.count_chunk_bits())::integer FROM ${s}.calls;
+/**
+ * The calls numbered and the chunk marks kept, when `condition` holds (SQL; the migration asks
+ * whether search is on, `team search enable` always): `calls.num`, a dense number per call
+ * from its own sequence (existing rows in `call_at` order, new ones by the column's DEFAULT;
+ * an upsert that updates a row keeps its number, as the writer never names the column), its
+ * unique index, the triggers, and every chunk marked for its first build. A chunk is
+ * `num >> bits` (meta `count_chunk_bits`, 16 unless set). Runs again without harm.
+ */
+export function numberCallsSql(schema: string, condition = 'true'): string {
+  const s = q(schema)
+  const seq = `${s}.call_numbers`
+  return `
+    DO $number$
+    DECLARE grantee text;
+    BEGIN
+      -- Before version 11 (a switch run on an older schema) the migration numbers them later.
+      IF to_regprocedure('${s}.count_calls_changed()') IS NULL OR NOT (${condition}) OR EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = '${s}.calls'::regclass AND attname = 'num' AND NOT attisdropped) THEN
+        RETURN;
+      END IF;
+      CREATE SEQUENCE ${seq} AS bigint;
+      ALTER TABLE ${s}.calls ADD COLUMN num bigint;
+      UPDATE ${s}.calls c SET num = r.n
+        FROM (SELECT call_id, row_number() OVER (ORDER BY call_at, call_id COLLATE "C") AS n FROM ${s}.calls) r
+        WHERE r.call_id = c.call_id;
+      PERFORM setval('${seq}', coalesce(max(num), 0) + 1, false) FROM ${s}.calls;
+      ALTER TABLE ${s}.calls ALTER COLUMN num SET DEFAULT nextval('${seq}'), ALTER COLUMN num SET NOT NULL;
+      ALTER SEQUENCE ${seq} OWNED BY ${s}.calls.num;
+      -- Whoever may insert calls (the writer role team init granted) draws their numbers.
+      FOR grantee IN
+        SELECT DISTINCT a.grantee::regrole::text FROM pg_class k, aclexplode(k.relacl) a
+        WHERE k.oid = '${s}.calls'::regclass AND a.privilege_type = 'INSERT' AND a.grantee <> 0
+      LOOP
+        EXECUTE format('GRANT USAGE, SELECT ON SEQUENCE %s TO %s', '${seq}', grantee);
+      END LOOP;
+      CREATE UNIQUE INDEX calls_by_num ON ${s}.calls (num);
+      CREATE TRIGGER calls_count_insert AFTER INSERT ON ${s}.calls
+        REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
+      CREATE TRIGGER calls_count_update AFTER UPDATE ON ${s}.calls
+        REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
+      CREATE TRIGGER calls_count_delete AFTER DELETE ON ${s}.calls
+        REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
+      CREATE TRIGGER calls_count_truncate AFTER TRUNCATE ON ${s}.calls
+        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_truncated();
+      CREATE TRIGGER scope_members_count_insert AFTER INSERT ON ${s}.scope_members
+        REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
+      CREATE TRIGGER scope_members_count_update AFTER UPDATE ON ${s}.scope_members
+        REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
+      CREATE TRIGGER scope_members_count_delete AFTER DELETE ON ${s}.scope_members
+        REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
+      -- The rows there were before: all of their chunks still to build.
+      INSERT INTO ${s}.count_dirty (chunk)
+        SELECT DISTINCT (num >> ${s}.count_chunk_bits())::integer FROM ${s}.calls
+        ON CONFLICT (chunk) DO UPDATE SET version = ${s}.count_dirty.version + 1;
+    END
+    $number$;
+  `
+}
+
+/** What numberCallsSql added, taken away with the search columns; the postings emptied. */
+export function unnumberCallsSql(schema: string): string {
+  const s = q(schema)
+  const drops = ['calls_count_insert', 'calls_count_update', 'calls_count_delete', 'calls_count_truncate'].map(
+    (t) => `DROP TRIGGER IF EXISTS ${t} ON ${s}.calls;`
+  )
+  const memberDrops = ['scope_members_count_insert', 'scope_members_count_update', 'scope_members_count_delete'].map(
+    (t) => `DROP TRIGGER IF EXISTS ${t} ON ${s}.scope_members;`
+  )
+  return `
+    ${[...drops, ...memberDrops].join('\n    ')}
+    DROP INDEX IF EXISTS ${s}.calls_by_num;
+    -- Its sequence goes with it (owned by the column).
+    ALTER TABLE ${s}.calls DROP COLUMN IF EXISTS num;
+    DO $unnumber$
+    BEGIN
+      IF to_regclass('${s}.count_posts') IS NOT NULL THEN
+        TRUNCATE ${s}.count_posts, ${s}.count_dirty;
+      END IF;
+    END
+    $unnumber$;
   `
 }

@@ -4,6 +4,7 @@ import { mapPgError, q } from './connection'
 import { callsTableSql } from './pg-calls-table'
 import { poolTransaction } from './pg-transaction'
 import { backfillSearch, NUMERIC_VALUE_SQL, type BackfillProgress } from './pg-migration-6'
+import { numberCallsSql, unnumberCallsSql } from './pg-migration-11'
 
 /**
  * The team cache search is opt-in per tenant: its columns and indexes (schema 6) more than
@@ -37,10 +38,13 @@ export function searchSwitchV8(schema: string): string {
 
 export type TeamSearchState = 'on' | 'off'
 
-/** The search columns, their indexes and the key catalog taken away; the state set to off. */
+/**
+ * The search columns, their indexes, the key catalog and the count's numbering and postings
+ * (pg-migration-11.ts) taken away; the state set to off.
+ */
 function dropSearchSql(schema: string): string {
   const s = q(schema)
-  return `
+  return `${unnumberCallsSql(schema)}
     DROP INDEX IF EXISTS ${s}.calls_search;
     DROP INDEX IF EXISTS ${s}.calls_search_missing;
     DROP INDEX IF EXISTS ${s}.calls_by_date;
@@ -65,8 +69,10 @@ function searchIndexesSql(schema: string): string {
 
 /**
  * The search columns added back, empty (the backfill fills them), the key catalog counted
- * again from the stored analysis (the writer kept none while search was off), and the
- * state set to on: from the commit on, the writer fills the columns of what it writes.
+ * again from the stored analysis (the writer kept none while search was off), the calls
+ * numbered for the count's postings (built by the worker's next cycle or `team init`; until
+ * then the exact count is the SQL one), and the state set to on: from the commit on, the
+ * writer fills the columns of what it writes.
  */
 function addSearchSql(schema: string): string {
   const s = q(schema)
@@ -80,6 +86,7 @@ function addSearchSql(schema: string): string {
       GROUP BY 1, 2;
     CREATE INDEX IF NOT EXISTS calls_search_missing ON ${s}.calls (call_id) WHERE search IS NULL;
     INSERT INTO ${s}.meta (key, value) VALUES ('search', 'on') ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+    ${numberCallsSql(schema)}
   `
 }
 

@@ -4,7 +4,7 @@
  * the count from the postings equals count(*). Real PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createPool, enableTeamSearch, migratePg, PG_SCHEMA_VERSION, pgMigrations } from '../../../src/core/team'
+import { createPool, disableTeamSearch, enableTeamSearch, migratePg, PG_SCHEMA_VERSION, pgMigrations } from '../../../src/core/team'
 import { readCatalog } from '../../../src/core/team/team-search'
 import { compileTeamQuery } from '../../../src/core/team/team-query'
 import { postingsCount } from '../../../src/core/team/team-postings-count'
@@ -93,6 +93,55 @@ describe('team cache schema 11: the count postings', () => {
           c.release()
         }
       }
+    } finally {
+      await pool.end()
+    }
+  })
+
+  it('numbers the calls only while search is on: none with it off, added by enable, dropped by disable', async () => {
+    const database = await freshDatabase(cluster)
+    const pool = createPool({ url: cluster.urlFor({ database }), schema: SCHEMA, maxConnections: 2 })
+    const numbered = async (): Promise<{ num: boolean; triggers: number }> => {
+      const r = await pool.query<{ num: boolean; triggers: number }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'acme.calls'::regclass AND attname = 'num' AND NOT attisdropped) AS num,
+                (SELECT count(*)::int FROM pg_trigger WHERE tgname LIKE '%count%' AND NOT tgisinternal) AS triggers`
+      )
+      return r.rows[0]!
+    }
+    try {
+      // A new cache starts with search off: its calls carry no number (size per call unchanged).
+      expect(await migratePg(pool, SCHEMA)).toBe(PG_SCHEMA_VERSION)
+      expect(await numbered()).toEqual({ num: false, triggers: 0 })
+      await pool.query(
+        `INSERT INTO acme.calls (call_id, call_at, call_date, title, summary, extra, first_seen_at, last_changed_at, seq)
+         SELECT 'c' || i, (10 - i) * 60000, '', 't', 's', '{}', 0, 0, i FROM generate_series(1, 10) i`
+      )
+      expect((await pool.query('SELECT count(*)::int AS n FROM acme.count_dirty')).rows[0]).toEqual({ n: 0 })
+
+      await enableTeamSearch(pool, SCHEMA)
+      expect(await numbered()).toEqual({ num: true, triggers: 7 })
+      const order = await pool.query<{ by_num: string[]; by_time: string[] }>(
+        `SELECT array_agg(call_id ORDER BY num) AS by_num, array_agg(call_id ORDER BY call_at, call_id) AS by_time FROM acme.calls`
+      )
+      expect(order.rows[0]!.by_num).toEqual(order.rows[0]!.by_time)
+      expect((await pool.query('SELECT count(*)::int AS n FROM acme.count_dirty')).rows[0]).toEqual({ n: 1 })
+      // Enabled again: nothing renumbered.
+      await enableTeamSearch(pool, SCHEMA)
+      expect((await pool.query(`SELECT num FROM acme.calls WHERE call_id = 'c10'`)).rows[0]).toEqual({ num: '1' })
+
+      await disableTeamSearch(pool, SCHEMA)
+      expect(await numbered()).toEqual({ num: false, triggers: 0 })
+      expect((await pool.query('SELECT count(*)::int AS n FROM acme.count_dirty')).rows[0]).toEqual({ n: 0 })
+      // A write with search off marks nothing and needs no number.
+      await pool.query(
+        `INSERT INTO acme.calls (call_id, call_at, call_date, title, summary, extra, first_seen_at, last_changed_at, seq)
+         VALUES ('late', 0, '', 't', 's', '{}', 0, 0, 11)`
+      )
+      await enableTeamSearch(pool, SCHEMA)
+      expect((await pool.query('SELECT count(DISTINCT num)::int AS n, min(num)::int AS lo FROM acme.calls')).rows[0]).toEqual({
+        n: 11,
+        lo: 1
+      })
     } finally {
       await pool.end()
     }
