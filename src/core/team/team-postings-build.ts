@@ -205,13 +205,16 @@ export interface BuildResult {
 
 /**
  * Builds every dirty chunk (oldest number first); nothing when search is off (no columns to
- * read). Stops early when `signal` is aborted; what is left stays dirty and is counted by SQL.
+ * read). Stops early when `signal` is aborted, or once `budgetMs` is spent (at least one chunk
+ * is built each call, so a caller that calls again makes progress); what is left stays dirty
+ * and is counted by SQL meanwhile.
  */
 export async function buildDirtyChunks(
   pool: pg.Pool,
   schema: string,
-  opts: { signal?: AbortSignal } & BuildHooks = {}
+  opts: { signal?: AbortSignal; budgetMs?: number } & BuildHooks = {}
 ): Promise<BuildResult> {
+  const until = opts.budgetMs === undefined ? Infinity : performance.now() + opts.budgetMs
   const out: BuildResult = { built: 0, again: 0 }
   let c: pg.PoolClient
   try {
@@ -224,7 +227,7 @@ export async function buildDirtyChunks(
     const bits = await chunkBits(c, schema)
     const dirty = await c.query<{ chunk: number }>(`SELECT chunk FROM ${q(schema)}.count_dirty ORDER BY chunk`)
     for (const { chunk } of dirty.rows) {
-      if (opts.signal?.aborted) break
+      if (opts.signal?.aborted || (out.built + out.again > 0 && performance.now() >= until)) break
       if (await buildChunk(c, schema, chunk, bits, opts)) out.built++
       else out.again++
     }

@@ -371,7 +371,9 @@ export class TeamWorker {
   private async buildCountPostings(signal: AbortSignal): Promise<void> {
     const { store, logger } = this.deps
     try {
-      const r = await buildDirtyChunks(store.pool, store.schema, { signal })
+      // A migrated or newly enabled cache has every chunk to build (minutes at millions of
+      // calls): a share of the interval each cycle, so the next cycle's sync is not held back.
+      const r = await buildDirtyChunks(store.pool, store.schema, { signal, budgetMs: postingsBudgetMs(this.deps.intervalMs) })
       if (r.built + r.again > 0) logger.log('info', 'count postings built', { chunks: r.built, dirtyAgain: r.again })
     } catch (e) {
       logger.log('warn', 'the count postings could not be built; searches count those calls by SQL meanwhile', { error: toErrorInfo(e) })
@@ -396,4 +398,9 @@ export class TeamWorker {
       this.deps.logger.log('warn', 'the worker state could not be written', { error: toErrorInfo(e) })
     }
   }
+}
+
+/** The time a cycle gives the count's postings: half the interval, at least 5 s, at most a minute. */
+export function postingsBudgetMs(intervalMs: number): number {
+  return Math.min(60_000, Math.max(5_000, intervalMs / 2))
 }

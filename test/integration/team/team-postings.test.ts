@@ -227,4 +227,19 @@ describe('the count from postings', () => {
     const r = await both(query({ text: 'agent:kargo' }))
     expect(r).toEqual({ postings: 0, sql: 0 })
   })
+
+  it('a build within a budget builds one chunk at least, and the rest stay dirty, counted exactly', async () => {
+    await buildDirtyChunks(owner, SCHEMA)
+    await owner.query(
+      `INSERT INTO ${SCHEMA}.count_dirty (chunk) SELECT DISTINCT chunk FROM ${SCHEMA}.count_posts
+       ON CONFLICT (chunk) DO UPDATE SET version = ${SCHEMA}.count_dirty.version + 1`
+    )
+    const before = (await dirtyChunks()).length
+    expect(before).toBeGreaterThanOrEqual(12)
+    expect(await buildDirtyChunks(owner, SCHEMA, { budgetMs: 0 })).toEqual({ built: 1, again: 0 })
+    expect((await dirtyChunks()).length).toBe(before - 1)
+    const q = query({ text: 'fatura -sentiment:olumsuz' })
+    const r = await searchTeamCache({ pool: reader, schema: SCHEMA }, q, { offset: 0, limit: 0, count: 'exact' })
+    expect(r.total).toEqual({ kind: 'exact', n: (await both(q)).sql })
+  })
 })
