@@ -35,6 +35,10 @@ describe('team review', () => {
   async function reviewAs(name: string): Promise<void> {
     const { page } = app
     await page.getByTestId('nav-review').click()
+    // The panel fills the box with the current reviewer when its first load ends: a name typed
+    // before that lands after it ("demo" + "lead"), so wait for the box to be filled first.
+    const current = await invoke<{ reviewer: string }>(page, 'review.reviewer', {}).then((r) => r.reviewer)
+    await expect.poll(() => page.getByTestId('reviewer-name').inputValue()).toBe(current)
     await page.getByTestId('reviewer-name').fill(name)
     await page.getByTestId('reviewer-switch').click()
     await expect.poll(() => invoke<{ reviewer: string }>(page, 'review.reviewer', {}).then((r) => r.reviewer)).toBe(name)
