@@ -88,6 +88,32 @@ function countTablesSql(schema: string): string {
 }
 
 /**
+ * The statement triggers that mark the chunks a write touched (the functions are
+ * countTablesSql's): made by numberCallsSql, dropped by unnumberCallsSql.
+ */
+function countTriggers(s: string): Array<{ name: string; table: string; create: string }> {
+  const events: Array<[table: string, event: string, transition: string, fn: string]> = [
+    ['calls', 'INSERT', 'NEW TABLE AS count_new', 'count_calls_changed'],
+    ['calls', 'UPDATE', 'OLD TABLE AS count_old NEW TABLE AS count_new', 'count_calls_changed'],
+    ['calls', 'DELETE', 'OLD TABLE AS count_old', 'count_calls_changed'],
+    // TRUNCATE has no transition tables.
+    ['calls', 'TRUNCATE', '', 'count_calls_truncated'],
+    ['scope_members', 'INSERT', 'NEW TABLE AS count_new', 'count_members_changed'],
+    ['scope_members', 'UPDATE', 'OLD TABLE AS count_old NEW TABLE AS count_new', 'count_members_changed'],
+    ['scope_members', 'DELETE', 'OLD TABLE AS count_old', 'count_members_changed']
+  ]
+  return events.map(([table, event, transition, fn]) => {
+    const name = `${table}_count_${event.toLowerCase()}`
+    const referencing = transition === '' ? '' : ` REFERENCING ${transition}`
+    return {
+      name,
+      table,
+      create: `CREATE TRIGGER ${name} AFTER ${event} ON ${s}.${table}${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${s}.${fn}();`
+    }
+  })
+}
+
+/**
  * The calls numbered and the chunk marks kept, when `condition` holds (SQL; the migration asks
  * whether search is on, `team search enable` always): `calls.num`, a dense number per call
  * from its own sequence (existing rows in `call_at` order, new ones by the column's DEFAULT;
@@ -122,20 +148,9 @@ export function numberCallsSql(schema: string, condition = 'true'): string {
         EXECUTE format('GRANT USAGE, SELECT ON SEQUENCE %s TO %s', '${seq}', grantee);
       END LOOP;
       CREATE UNIQUE INDEX calls_by_num ON ${s}.calls (num);
-      CREATE TRIGGER calls_count_insert AFTER INSERT ON ${s}.calls
-        REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-      CREATE TRIGGER calls_count_update AFTER UPDATE ON ${s}.calls
-        REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-      CREATE TRIGGER calls_count_delete AFTER DELETE ON ${s}.calls
-        REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_changed();
-      CREATE TRIGGER calls_count_truncate AFTER TRUNCATE ON ${s}.calls
-        FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_calls_truncated();
-      CREATE TRIGGER scope_members_count_insert AFTER INSERT ON ${s}.scope_members
-        REFERENCING NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
-      CREATE TRIGGER scope_members_count_update AFTER UPDATE ON ${s}.scope_members
-        REFERENCING OLD TABLE AS count_old NEW TABLE AS count_new FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
-      CREATE TRIGGER scope_members_count_delete AFTER DELETE ON ${s}.scope_members
-        REFERENCING OLD TABLE AS count_old FOR EACH STATEMENT EXECUTE FUNCTION ${s}.count_members_changed();
+      ${countTriggers(s)
+        .map((t) => t.create)
+        .join('\n      ')}
       -- The rows there were before: all of their chunks still to build.
       INSERT INTO ${s}.count_dirty (chunk)
         SELECT DISTINCT (num >> ${s}.count_chunk_bits())::integer FROM ${s}.calls
@@ -148,14 +163,10 @@ export function numberCallsSql(schema: string, condition = 'true'): string {
 /** What numberCallsSql added, taken away with the search columns; the postings emptied. */
 export function unnumberCallsSql(schema: string): string {
   const s = q(schema)
-  const drops = ['calls_count_insert', 'calls_count_update', 'calls_count_delete', 'calls_count_truncate'].map(
-    (t) => `DROP TRIGGER IF EXISTS ${t} ON ${s}.calls;`
-  )
-  const memberDrops = ['scope_members_count_insert', 'scope_members_count_update', 'scope_members_count_delete'].map(
-    (t) => `DROP TRIGGER IF EXISTS ${t} ON ${s}.scope_members;`
-  )
   return `
-    ${[...drops, ...memberDrops].join('\n    ')}
+    ${countTriggers(s)
+      .map((t) => `DROP TRIGGER IF EXISTS ${t.name} ON ${s}.${t.table};`)
+      .join('\n    ')}
     DROP INDEX IF EXISTS ${s}.calls_by_num;
     -- Its sequence goes with it (owned by the column).
     ALTER TABLE ${s}.calls DROP COLUMN IF EXISTS num;

@@ -29,27 +29,6 @@ export interface CountStatement {
   params: readonly unknown[]
 }
 
-/**
- * The count from the postings (team-postings-count.ts) within \`budgetMs\`, in a savepoint
- * rolled back after it (its statement timeout with it). Null when the postings cannot give it,
- * the budget ran out, or the role is not granted their tables yet (the next \`team init\`
- * grants them): the caller counts by SQL.
- */
-async function countFromPostings(c: pg.ClientBase, schema: string, compiled: TeamCompiled, budgetMs: number): Promise<number | null> {
-  await c.query('SAVEPOINT team_postings')
-  try {
-    await c.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.max(1, Math.trunc(budgetMs)))])
-    const n = await postingsCount(c, schema, compiled)
-    await c.query('ROLLBACK TO SAVEPOINT team_postings')
-    return n
-  } catch (e) {
-    const code = (e as { code?: string }).code
-    if (code !== '42501' && code !== '57014') throw e
-    await c.query('ROLLBACK TO SAVEPOINT team_postings')
-    return null
-  }
-}
-
 function whereOf(st: CountStatement): string {
   return st.where.length > 0 ? ` WHERE ${st.where.join(' AND ')}` : ''
 }
@@ -101,24 +80,50 @@ export async function estimateCount(
   return { kind: 'estimate', about: roughly((hit * 100) / pct), exactTimedOut }
 }
 
+/** A statement cancelled by its timeout; a role not granted a table (postings before `team init`). */
+const TIMED_OUT = '57014'
+const NOT_GRANTED = '42501'
+
 /**
- * `count(*)` within `budgetMs`, in a savepoint of the caller's transaction so that a count cut
- * short leaves the transaction usable (its own statement timeout back as it was); null when
- * the budget ran out.
+ * `work` within `budgetMs`, in a savepoint of the caller's transaction rolled back after it
+ * (rather than released: the budget ends with it), so that a statement cut short leaves the
+ * transaction usable and its own statement timeout back as it was; null when it failed with
+ * one of `nullCodes`.
  */
-async function countWithin(c: pg.ClientBase, schema: string, st: CountStatement, budgetMs: number): Promise<number | null> {
+async function withinBudget<T>(
+  c: pg.ClientBase,
+  budgetMs: number,
+  work: () => Promise<T>,
+  nullCodes: readonly string[] = [TIMED_OUT]
+): Promise<T | null> {
   await c.query('SAVEPOINT team_count')
   try {
     await c.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.max(1, Math.trunc(budgetMs)))])
-    const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls c${whereOf(st)}`, [...st.params])
-    // Rolled back rather than released: the budget ends with it.
+    const out = await work()
     await c.query('ROLLBACK TO SAVEPOINT team_count')
-    return Number(r.rows[0]!.n)
+    return out
   } catch (e) {
-    if ((e as { code?: string }).code !== '57014') throw e
+    if (!nullCodes.includes((e as { code?: string }).code ?? '')) throw e
     await c.query('ROLLBACK TO SAVEPOINT team_count')
     return null
   }
+}
+
+/** `count(*)` within `budgetMs`; null when the budget ran out. */
+async function countWithin(c: pg.ClientBase, schema: string, st: CountStatement, budgetMs: number): Promise<number | null> {
+  return withinBudget(c, budgetMs, async () => {
+    const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls c${whereOf(st)}`, [...st.params])
+    return Number(r.rows[0]!.n)
+  })
+}
+
+/**
+ * The count from the postings (team-postings-count.ts) within `budgetMs`. Null when the
+ * postings cannot give it, the budget ran out, or the role is not granted their tables yet
+ * (the next `team init` grants them): the caller counts by SQL.
+ */
+async function countFromPostings(c: pg.ClientBase, schema: string, compiled: TeamCompiled, budgetMs: number): Promise<number | null> {
+  return withinBudget(c, budgetMs, () => postingsCount(c, schema, compiled), [TIMED_OUT, NOT_GRANTED])
 }
 
 /**

@@ -3,6 +3,7 @@ import { mapPgError, q } from './connection'
 import { emptySet, encodePosts, encodeSet } from './count-posts'
 import { teamSearchState } from './pg-migration-8'
 import { inTransaction } from './pg-transaction'
+import { DAY_MS } from './window'
 
 /**
  * The builder of the count's postings (schema 11, pg-migration-11.ts): each dirty chunk's
@@ -25,7 +26,6 @@ const MAX_POSITIONS_PER_WORD = 256
 const MAX_POSITION = 16383
 /** Terms written per statement. */
 const WRITE_BATCH = 5000
-const DAY_MS = 86_400_000
 
 /** The chunk size of the schema's postings, as a shift: 2^bits calls a chunk. */
 export async function chunkBits(c: pg.ClientBase | pg.Pool, schema: string): Promise<number> {
@@ -36,6 +36,11 @@ export async function chunkBits(c: pg.ClientBase | pg.Pool, schema: string): Pro
 /** The `d:` term of a UTC day (its number since 1970-01-01). */
 export function dayTerm(day: number): string {
   return `d:${new Date(day * DAY_MS).toISOString().slice(0, 10)}`
+}
+
+/** The UTC day (its number since 1970-01-01) of a `d:` term. */
+export function dayOfTerm(term: string): number {
+  return Date.parse(`${term.slice(2)}T00:00:00Z`) / DAY_MS
 }
 
 /** Offsets as PostgreSQL's string_agg gave them ("3,17,2"), sorted and without repeats. */

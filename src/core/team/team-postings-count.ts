@@ -2,8 +2,9 @@ import type pg from 'pg'
 import type { ResolvedNode } from '../../shared/query/ast'
 import { q } from './connection'
 import { andInto, emptySet, notWithin, offsetsOf, orInto, orPosts, popcount } from './count-posts'
-import { chunkBits, TERM_SEP } from './team-postings-build'
-import { textTsquery, type TeamCompiled } from './team-query'
+import { chunkBits, dayOfTerm, TERM_SEP } from './team-postings-build'
+import { DAY_MS } from './window'
+import { rangePath, textTsquery, type TeamCompiled } from './team-query'
 
 /**
  * The exact count from the count's postings (schema 11): the compiled query's tree evaluated
@@ -19,7 +20,6 @@ import { textTsquery, type TeamCompiled } from './team-query'
 const MAX_RANGE_ROWS = 200_000
 const MAX_VERIFY = 50_000
 const MAX_EDGE_CALLS = 200_000
-const DAY_MS = 86_400_000
 
 type Plan =
   | { kind: 'terms'; key: string }
@@ -102,26 +102,11 @@ function addLeaf(leaves: Leaves, key: string, chunk: number, posts: Uint8Array):
 
 type PostRow = { term: string; chunk: number; posts: Buffer }
 
-/** The range's jsonpath, as team-query.ts tests the facts, over one stored number. */
+/** The range's test, as team-query.ts tests the facts, of the number a `n:` term holds (its text from `$3`). */
 function rangeTest(n: Extract<ResolvedNode, { kind: 'range' }>, at: number): { sql: string; params: unknown[] } {
-  const conds = ['@.type() == "number"']
-  const vars: string[] = []
   const params: unknown[] = []
-  if (n.min) {
-    conds.push(`@ ${n.min.strict ? '>' : '>='} $min`)
-    params.push(n.min.value)
-    vars.push(`'min', $${at + params.length}::float8`)
-  }
-  if (n.max) {
-    conds.push(`@ ${n.max.strict ? '<' : '<='} $max`)
-    params.push(n.max.value)
-    vars.push(`'max', $${at + params.length}::float8`)
-  }
-  const path = `$[*] ? (${conds.join(' && ')})`
-  return {
-    sql: `jsonb_path_exists(jsonb_build_array(substr(term, $3::integer)::jsonb), '${path}', jsonb_build_object(${vars.join(', ')}))`,
-    params
-  }
+  const { path, vars } = rangePath(n.min, n.max, (v) => `$${at + params.push(v)}`)
+  return { sql: `jsonb_path_exists(jsonb_build_array(substr(term, $3::integer)::jsonb), ${path}, ${vars})`, params }
 }
 
 class Evaluator {
@@ -221,7 +206,7 @@ export async function postingsCount(c: pg.ClientBase, schema: string, compiled: 
       )
       if (days.rows.length > MAX_RANGE_ROWS) return null
       for (const r of days.rows) {
-        const day = Date.parse(`${r.term.slice(2)}T00:00:00Z`) / DAY_MS
+        const day = dayOfTerm(r.term)
         if (day >= first && day < end) addLeaf(leaves, 'days', r.chunk, r.posts)
       }
       if (f.from !== null) edges.push([f.from, first * DAY_MS])

@@ -64,6 +64,24 @@ export function textTsquery(n: Extract<ResolvedNode, { kind: 'text' }>): string 
   return phraseTsq(n.tokens, n.prefix, n.field ? WEIGHTS[n.field]! : '')
 }
 
+/**
+ * A range term's test of a jsonb array of values, as `jsonb_path_exists`'s path and variables:
+ * a number within the bounds, which travel as parameters (`param` adds one and names it).
+ */
+export function rangePath(min: Bound | null, max: Bound | null, param: (v: number) => string): { path: string; vars: string } {
+  const conds = ['@.type() == "number"']
+  const vars: string[] = []
+  if (min) {
+    conds.push(`@ ${min.strict ? '>' : '>='} $min`)
+    vars.push(`'min', ${param(min.value)}::float8`)
+  }
+  if (max) {
+    conds.push(`@ ${max.strict ? '<' : '<='} $max`)
+    vars.push(`'max', ${param(max.value)}::float8`)
+  }
+  return { path: `'$[*] ? (${conds.join(' && ')})'`, vars: `jsonb_build_object(${vars.join(', ')})` }
+}
+
 /** A word or phrase as tsquery: adjacent words (`<->`), the last a prefix, in one column if weighted. */
 function phraseTsq(tokens: readonly string[], prefix: boolean, weight: string): string {
   return tokens
@@ -92,18 +110,8 @@ class Compiler {
   }
 
   range(key: string, min: Bound | null, max: Bound | null): string {
-    const conds = ['@.type() == "number"']
-    const vars: string[] = []
-    if (min) {
-      conds.push(`@ ${min.strict ? '>' : '>='} $min`)
-      vars.push(`'min', ${this.p.add(min.value)}::float8`)
-    }
-    if (max) {
-      conds.push(`@ ${max.strict ? '<' : '<='} $max`)
-      vars.push(`'max', ${this.p.add(max.value)}::float8`)
-    }
-    const path = `$[*] ? (${conds.join(' && ')})`
-    return `coalesce(jsonb_path_exists(c.facts -> ${this.p.add(key)}::text, '${path}', jsonb_build_object(${vars.join(', ')})), false)`
+    const { path, vars } = rangePath(min, max, (v) => this.p.add(v))
+    return `coalesce(jsonb_path_exists(c.facts -> ${this.p.add(key)}::text, ${path}, ${vars}), false)`
   }
 
   part(n: ResolvedNode): Part {
