@@ -76,10 +76,24 @@ export function clearIndex(db: Database.Database): void {
   clearTermList(db)
 }
 
+/** The cache's full-text indexes: calls_fts, and the short-prefix index where the schema has it. */
+function fullTextIndexes(db: Database.Database): string[] {
+  return hasShortIndex(db) ? ['calls_fts', SHORT_INDEX_TABLE] : ['calls_fts']
+}
+
+/** Merges one full-text index into one segment. */
+function optimizeIndex(db: Database.Database, table: string): void {
+  db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`)
+}
+
 /** Merges the full-text indexes into one segment each. */
 export function optimizeIndexes(db: Database.Database): void {
-  db.exec("INSERT INTO calls_fts (calls_fts) VALUES ('optimize')")
-  if (hasShortIndex(db)) db.exec(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}) VALUES ('optimize')`)
+  for (const table of fullTextIndexes(db)) optimizeIndex(db, table)
+}
+
+/** The highest call id: the cache's size as the index's share rules measure it (0 when empty). */
+export function callSpan(db: Database.Database): number {
+  return db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number
 }
 
 /**
@@ -111,22 +125,16 @@ export const SMALL_RUN_MERGE_PAGES = 4000
  */
 export function settleIndexes(db: Database.Database, written: number, longRun = false): 'optimized' | 'merged' | 'none' {
   if (written <= 0) return 'none'
-  const calls = (db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
-  if (written >= calls * OPTIMIZE_SHARE) {
-    if (!longRun) {
-      optimizeIndexes(db)
-      return 'optimized'
-    }
+  const indexes = fullTextIndexes(db)
+  if (written >= callSpan(db) * OPTIMIZE_SHARE) {
     let merged = 0
-    for (const table of hasShortIndex(db) ? ['calls_fts', SHORT_INDEX_TABLE] : ['calls_fts']) {
-      if (fewSegmentsLeft(db, table)) merged++
-      else db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`)
+    for (const table of indexes) {
+      if (longRun && fewSegmentsLeft(db, table)) merged++
+      else optimizeIndex(db, table)
     }
     return merged > 0 ? 'merged' : 'optimized'
   }
-  db.prepare("INSERT INTO calls_fts (calls_fts, rank) VALUES ('merge', ?)").run(SMALL_RUN_MERGE_PAGES)
-  if (hasShortIndex(db))
-    db.prepare(`INSERT INTO ${SHORT_INDEX_TABLE} (${SHORT_INDEX_TABLE}, rank) VALUES ('merge', ?)`).run(SMALL_RUN_MERGE_PAGES)
+  for (const table of indexes) db.prepare(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ?)`).run(SMALL_RUN_MERGE_PAGES)
   return 'merged'
 }
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3'
 import { FTS_CRISIS_MERGE, setCrisisMerge } from './fts-buffer'
-import { OPTIMIZE_SHARE } from './reindex'
+import { callSpan, OPTIMIZE_SHARE } from './reindex'
 
 /**
  * 'crisismerge' while a long run writes: a level's segments are merged 64 at a time, so a
@@ -40,8 +40,7 @@ export class RunMerging {
   committed(calls: number): void {
     this.written += calls
     if (this.long || this.written < this.longRun) return
-    const stored = (this.db.prepare('SELECT coalesce(max(id), 0) FROM calls').pluck().get() as number) || 0
-    if (this.written < stored * OPTIMIZE_SHARE) return
+    if (this.written < callSpan(this.db) * OPTIMIZE_SHARE) return
     this.long = this.set(LONG_RUN_CRISIS_MERGE)
   }
 
