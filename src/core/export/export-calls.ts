@@ -142,7 +142,7 @@ export async function exportCallsWith(opts: ExportOptions & { guard: (text: stri
     return writeXlsx({ out, records, plan, clock, about, progress, signal, labels, scorecards, zone })
   }
   // Browser mode streams a CSV into the download; everything else is a file that appears whole or not at all.
-  const result = opts.sink ? await writeToStream(opts.sink, basename(file), write) : await writeAtomically(file, write, durability)
+  const result = opts.sink ? await writeToStream(opts.sink, basename(file), write, signal) : await writeAtomically(file, write, durability)
   if (format !== 'csv' || checked.data.sidecar === false) {
     progress.complete(result.count)
     return { file, ...result }

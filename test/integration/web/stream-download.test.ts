@@ -182,6 +182,27 @@ describe('a CSV streamed into the download', () => {
     expect(got.body.length).toBeLessThan(readFileSync(join(dir, 'file-export.csv')).length)
   })
 
+  it('is cancelled, not left waiting, when the cancel comes after every row is written but before the browser asked', async () => {
+    const s = await stream()
+    const abort = new AbortController()
+    // 200 calls fit within the writer's lead: the writer is done and waits only for the browser.
+    const small = records.slice(0, 200)
+    const exporting = exportCalls(
+      options(s.file, {
+        sink: s.sink,
+        signal: abort.signal,
+        source: { total: small.length, analysisKeys: [], records: small.values() }
+      })
+    )
+    exporting.catch(() => undefined)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(s.sink.writableEnded).toBe(true)
+    abort.abort()
+    await expect(exporting).rejects.toMatchObject({ code: 'Cancelled' })
+    expect(s.sink.destroyed).toBe(true)
+    expect((await get(s.path)).res.statusCode).toBe(404)
+  })
+
   it('fails the export when the browser stops the download', async () => {
     const s = await stream()
     const exporting = exportCalls(options(s.file, { sink: s.sink }))
