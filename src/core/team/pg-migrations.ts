@@ -9,6 +9,7 @@ import { searchSwitchV8 } from './pg-migration-8'
 import { reviewTombstonesV9 } from './pg-migration-9'
 import { reviewListCallsV10 } from './pg-migration-10'
 import { countPostingsV11 } from './pg-migration-11'
+import { membersByCallV12 } from './pg-migration-12'
 import { callsTableSql } from './pg-calls-table'
 import { inTransaction } from './pg-transaction'
 
@@ -135,7 +136,8 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 8, sql: searchSwitchV8 },
   { version: 9, sql: reviewTombstonesV9 },
   { version: 10, sql: reviewListCallsV10 },
-  { version: 11, sql: countPostingsV11 }
+  { version: 11, sql: countPostingsV11 },
+  { version: 12, sql: membersByCallV12 }
 ]
 
 export const PG_SCHEMA_VERSION = pgMigrations.reduce((v, m) => Math.max(v, m.version), 0)

@@ -159,9 +159,12 @@ export async function readChunkTerms(c: pg.ClientBase, schema: string, chunk: nu
   }
   for (const [term, list] of lists) add(term, sortedDistinct(Int32Array.from(list)))
 
+  // The chunk's memberships by its calls' ids (the index kept for this, MEMBERS_BY_CALL):
+  // OFFSET 0 keeps the lookup per call, where a join would hash every membership of the cache.
   for (const r of await grouped(
     `SELECT m.scope_id AS t, string_agg(${off}, ',') AS o
-     FROM ${s}.calls c JOIN ${s}.scope_members m ON m.call_id = c.call_id WHERE ${inChunk} GROUP BY 1`
+     FROM ${s}.calls c CROSS JOIN LATERAL (SELECT m.scope_id FROM ${s}.scope_members m WHERE m.call_id = c.call_id OFFSET 0) m
+     WHERE ${inChunk} GROUP BY 1`
   ))
     add(`s:${r.t}`, parseOffsets(r.o))
   return { terms, posts }
