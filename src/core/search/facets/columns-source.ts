@@ -9,7 +9,10 @@ import type { DayRange, FacetSource, KeyColumns, TypeScopes } from './source'
 /**
  * Facets of many matches: the match list (read once) counted in one pass against the
  * in-memory columns. Hands to `fallback` what the columns cannot fold: days that do not
- * start on a quarter hour, and more call types than a mask has bits.
+ * start on a quarter hour, and more call types than a mask has bits. With `keptOnly`, also
+ * every facet whose column is not in memory yet: for a few thousand matches the columns
+ * answer in a few ms, where seeking each match costs about a µs (~0.1 s for 86,000 matches
+ * per facet at 5,000,000 calls), but reading a column whole to answer them would cost more.
  */
 export class ColumnsSource implements FacetSource {
   readonly kind = 'columns'
@@ -17,12 +20,14 @@ export class ColumnsSource implements FacetSource {
   constructor(
     private readonly columns: CallColumns,
     private readonly matches: MatchSet,
-    private readonly fallback: FacetSource
+    private readonly fallback: FacetSource,
+    private readonly keptOnly = false
   ) {}
 
   perDay(range: DayRange): Facets['perDay'] {
     const { days, hi } = range
-    if (!days.every((d) => d.start % QUARTER_MS === 0)) return this.fallback.perDay(range)
+    if (!days.every((d) => d.start % QUARTER_MS === 0) || (this.keptOnly && !this.columns.quartersKept()))
+      return this.fallback.perDay(range)
     const quarters = this.columns.quarters()
     const q0 = days[0]!.start / QUARTER_MS
     const perQuarter = new Uint32Array(Math.floor(hi / QUARTER_MS) - q0 + 1)
@@ -37,9 +42,11 @@ export class ColumnsSource implements FacetSource {
   }
 
   perType(types: TypeScopes): Facets['perType'] {
-    if (types.size > MAX_MASK_TYPES) return this.fallback.perType(types)
+    const groups = [...types.values()]
+    if (types.size > MAX_MASK_TYPES || (this.keptOnly && !(this.columns.quartersKept() && this.columns.typeMasksKept(groups))))
+      return this.fallback.perType(types)
     const names = [...types.keys()]
-    const masks = this.columns.typeMasks([...types.values()])
+    const masks = this.columns.typeMasks(groups)
     const counts = new Uint32Array(names.length)
     const ids = this.matches.list()
     if (ids === null) for (let id = 0; id < masks.length; id++) countBits(masks[id]!, counts)
@@ -48,6 +55,7 @@ export class ColumnsSource implements FacetSource {
   }
 
   perValue(key: KeyColumns): Facets['perValue'] {
+    if (!this.kept(key)) return this.fallback.perValue(key)
     const { col, keep } = this.itemsOf(key)
     if (col.nums !== null) return numericBuckets(this.numbers(key), null)
     const { calls, length } = col
@@ -62,7 +70,13 @@ export class ColumnsSource implements FacetSource {
   }
 
   numericRange(key: KeyColumns): NumericRange | null {
+    if (!this.kept({ ids: key.ids, numeric: true })) return this.fallback.numericRange(key)
     return numericRange(this.numbers({ ids: key.ids, numeric: true }), null)
+  }
+
+  /** Whether a key's column can be counted without reading it (always, unless keptOnly). */
+  private kept(key: KeyColumns): boolean {
+    return !this.keptOnly || (this.columns.quartersKept() && this.columns.valuesKept(key.ids, key.numeric))
   }
 
   /** A key's column and whether an item's call is among the matches. */

@@ -114,12 +114,24 @@ export class FacetCounter {
     return key.numeric ? { values: [], range: source.numericRange(key) } : { values: source.perValue(key), range: null }
   }
 
-  /** The plan's sources, each built with the next as its fallback. */
-  private source(plan: FacetPlan, ask: Pick<FacetQuestion, 'q' | 'matches'>): FacetSource {
-    const counted =
-      plan.matches === 'many'
-        ? new ColumnsSource(this.columns, ask.matches, new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.sql() }))
-        : new SqlSource(this.reader.facetSql, { form: 'seek', matches: plan.ids })
+  /**
+   * The plan's sources, each built with the next as its fallback. Few matches, but
+   * KEPT_COLUMNS_MIN or more of them, before the warm-up kept the date order: whichever
+   * columns are in memory already count them (the quarter hours are, once any query read
+   * them), the rest seek.
+   */
+  private source(plan: FacetPlan, ask: Pick<FacetQuestion, 'q' | 'matches' | 'total'>): FacetSource {
+    let counted: FacetSource
+    if (plan.matches === 'many')
+      counted = new ColumnsSource(
+        this.columns,
+        ask.matches,
+        new SqlSource(this.reader.facetSql, { form: 'scan', matches: ask.matches.sql() })
+      )
+    else {
+      const seek = new SqlSource(this.reader.facetSql, { form: 'seek', matches: plan.ids })
+      counted = this.keptColumns && ask.total >= KEPT_COLUMNS_MIN ? new ColumnsSource(this.columns, ask.matches, seek, true) : seek
+    }
     return plan.totals ? new TotalsSource(this.reader.totals, ask.q, counted) : counted
   }
 

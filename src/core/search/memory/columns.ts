@@ -255,6 +255,18 @@ export class CallColumns {
     return out
   }
 
+  /** Whether typeMasks(scopeGroups) is in memory at this data version. */
+  typeMasksKept(scopeGroups: readonly (readonly number[])[]): boolean {
+    this.follow()
+    return this.masks?.key === JSON.stringify(scopeGroups)
+  }
+
+  /** Whether values(keyIds, numeric) is in memory at this data version. */
+  valuesKept(keyIds: readonly number[], numeric: boolean): boolean {
+    this.follow()
+    return this.valueColumns.has(columnKey(keyIds, numeric))
+  }
+
   /** Bit t of a call's mask: a scope in `scopeGroups[t]` returned it. At most MAX_MASK_TYPES groups. */
   typeMasks(scopeGroups: readonly (readonly number[])[]): Uint32Array {
     if (scopeGroups.length > MAX_MASK_TYPES) throw new Error('too many call types for a bit mask')

@@ -109,6 +109,45 @@ describe('facet sources', () => {
     expect(source.perType(many)[0]!.value).toBe('fallback')
     expect(fallback.asked).toEqual(['day', 'type'])
   })
+
+  it('kept-only counts in the columns already in memory, each facet on its own, and seeks the rest', () => {
+    const fresh = new CallColumns(reader.columns, new DataWatch(reader.data))
+    const matches = new MatchSet(null, reader.matches)
+    const fallback = new Marker()
+    const source = new ColumnsSource(fresh, matches, fallback, true)
+    const sentiment = key('sentiment', false)
+    const score = key('score', true)
+    const ask = (): unknown[] => [
+      source.perDay(days('Europe/Istanbul')),
+      source.perType(types),
+      source.perValue(sentiment),
+      source.numericRange(score)
+    ]
+    // Nothing read yet: every facet handed on, and no column read for it.
+    ask()
+    expect(fresh.quartersKept()).toBe(false)
+    expect(fallback.asked).toEqual(['day', 'type', 'value', 'range'])
+    // The quarter hours kept (any query reads them): the days from them, the rest still handed on.
+    fresh.quarters()
+    fallback.asked.length = 0
+    const whole = new ColumnsSource(columns, matches, new Marker())
+    expect(source.perDay(days('Europe/Istanbul'))).toEqual(whole.perDay(days('Europe/Istanbul')))
+    source.perType(types)
+    source.perValue(sentiment)
+    expect(fallback.asked).toEqual(['type', 'value'])
+    // Every column kept: nothing handed on, the same answers as the columns counted whole.
+    fresh.typeMasks([...types.values()])
+    fresh.values(sentiment.ids, false)
+    fresh.values(score.ids, true)
+    fallback.asked.length = 0
+    expect(ask()).toEqual([
+      whole.perDay(days('Europe/Istanbul')),
+      whole.perType(types),
+      whole.perValue(sentiment),
+      whole.numericRange(score)
+    ])
+    expect(fallback.asked).toEqual([])
+  })
 })
 
 describe('chooseFacetPlan', () => {
