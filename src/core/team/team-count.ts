@@ -55,7 +55,7 @@ async function rowsAbout(c: pg.ClientBase, schema: string): Promise<number> {
 export async function estimateCount(
   c: pg.ClientBase,
   schema: string,
-  st: CountStatement,
+  st: CountStatement | TeamCompiled,
   sampleRows = DEFAULT_SAMPLE_ROWS,
   exactTimedOut = false
 ): Promise<TeamCount> {
@@ -74,7 +74,7 @@ export async function estimateCount(
   )
   const hit = Number(r.rows[0]!.hit)
   if (hit < FEW_HITS && !exactTimedOut) {
-    const n = await countWithin(c, schema, st, RARE_EXACT_MS)
+    const n = await firstExact(c, schema, st, RARE_EXACT_MS, true)
     if (n !== null) return { kind: 'exact', n }
   }
   return { kind: 'estimate', about: roughly((hit * 100) / pct), exactTimedOut }
@@ -127,6 +127,33 @@ async function countFromPostings(c: pg.ClientBase, schema: string, compiled: Tea
 }
 
 /**
+ * The exact count by the postings and by `count(*)`, in the order that suits the query,
+ * within `budgetMs` together; null when neither answered in time. A phrase goes to `count(*)`
+ * first, for a short while: the GIN index and its recheck count a rare phrase in about 60 ms
+ * at 5,000,000 calls, where the postings check its words' AND (16,540 candidates) by SQL in
+ * 130; anything else to the postings first (a rare AND of two words: 30 ms, its `count(*)`
+ * 500). Without the postings (`postings` false, a bare statement), `count(*)` alone.
+ */
+async function firstExact(
+  c: pg.ClientBase,
+  schema: string,
+  st: CountStatement | TeamCompiled,
+  budgetMs: number,
+  postings: boolean
+): Promise<number | null> {
+  const started = performance.now()
+  const left = (): number => budgetMs - (performance.now() - started)
+  if (!postings || !('filters' in st)) return countWithin(c, schema, st, budgetMs)
+  if (st.phrase) {
+    const n = await countWithin(c, schema, st, Math.min(RARE_EXACT_MS, budgetMs))
+    if (n !== null) return n
+  }
+  const n = await countFromPostings(c, schema, st, left())
+  if (n !== null) return n
+  return left() > 0 ? countWithin(c, schema, st, left()) : null
+}
+
+/**
  * The exact count within `budgetMs`: past the budget the answer is the estimate, labelled as
  * such and as cut short, never a number that looks exact.
  */
@@ -136,12 +163,6 @@ export async function exactCount(
   st: CountStatement | TeamCompiled,
   opts: { budgetMs?: number; sampleRows?: number; postings?: boolean }
 ): Promise<TeamCount> {
-  const budget = opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS
-  const started = performance.now()
-  if (opts.postings !== false && 'filters' in st) {
-    const n = await countFromPostings(c, schema, st, budget)
-    if (n !== null) return { kind: 'exact', n }
-  }
-  const n = await countWithin(c, schema, st, budget - (performance.now() - started))
+  const n = await firstExact(c, schema, st, opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS, opts.postings !== false)
   return n !== null ? { kind: 'exact', n } : estimateCount(c, schema, st, opts.sampleRows, true)
 }

@@ -38,6 +38,24 @@ export interface TeamCompiled {
   node: ResolvedNode | null
   /** The filters beside the tree, as the count's postings take them (team-postings-count.ts). */
   filters: { from: number | null; to: number | null; scopes: number[][]; callId: boolean }
+  /** A phrase (words in a row) is asked for: PostgreSQL's planner counts its rows as its words' AND. */
+  phrase: boolean
+}
+
+/** Whether the tree asks for words in a row anywhere (a phrase, or a quoted value of a key). */
+function hasPhrase(n: ResolvedNode | null): boolean {
+  if (n === null) return false
+  switch (n.kind) {
+    case 'text':
+      return n.tokens.length > 1
+    case 'not':
+      return hasPhrase(n.item)
+    case 'and':
+    case 'or':
+      return n.items.some(hasPhrase)
+    default:
+      return false
+  }
 }
 
 type Part = { tsq: string } | { sql: string }
@@ -193,6 +211,7 @@ export function compileTeamQuery(query: SearchQuery, catalog: TeamCatalog, schem
     order: query.sort === 'date_asc' ? 'date_asc' : 'date_desc',
     empty,
     node,
-    filters: { from: query.from, to: query.to, scopes: scopes.map((ids) => [...ids]), callId: analyzed.callId !== undefined }
+    filters: { from: query.from, to: query.to, scopes: scopes.map((ids) => [...ids]), callId: analyzed.callId !== undefined },
+    phrase: hasPhrase(node)
   }
 }

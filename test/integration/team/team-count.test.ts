@@ -101,6 +101,20 @@ describe('the count in two steps', () => {
     expect(r.total).toEqual({ kind: 'exact', n: want })
   })
 
+  it('a rare phrase (count(*) first) and a rare AND of words (the postings first) are exact in the estimate step', async () => {
+    const window = { from: START, to: START + 45 * 60_000 }
+    for (const text of ['"kargo gecikti"', 'kargo gecikti', 'fatura "ödeme iptal"']) {
+      const q = query({ text, ...window })
+      const want = local.count(q)
+      expect(want, text).toBeGreaterThan(0)
+      expect(want, text).toBeLessThan(30)
+      const r = await searchTeamCache(sampled(), q, { offset: 0, limit: 20, count: 'estimate' })
+      expect(r.total, text).toEqual({ kind: 'exact', n: want })
+      const exact = await searchTeamCache(sampled(), q, { offset: 0, limit: 0, count: 'exact' })
+      expect(exact.total, text).toEqual({ kind: 'exact', n: want })
+    }
+  })
+
   it('an exact count past its budget stays an estimate, said as cut short, never a wrong exact figure', async () => {
     // A range tests every row's analysis JSON: thousands of rows take far more than 1 ms.
     const q = query({ text: 'score:55..85 -iptal' })

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openCache, type CallCache } from '../../../src/core/cache'
 import { createSearch, type LocalSearch } from '../../../src/core/search'
 import { backfillSearch, createPool, enableTeamSearch, searchTeamCache, teamCall, type TeamSearchOptions } from '../../../src/core/team'
+import { compileTeamQuery } from '../../../src/core/team/team-query'
+import { GATHER_MAX_ROWS, pageForm, readCatalog } from '../../../src/core/team/team-search'
 import { exactOf, SearchQuery, type SearchQueryInput } from '../../../src/shared/domain'
 import { FAST_TEST_SETTINGS, startPgCluster, type PgCluster } from '../../support/pg-cluster'
 import { freshDatabase, tempDir } from './helpers'
@@ -142,6 +144,37 @@ describe('the team cache search answers as the local search does', () => {
       expect(r.team, `page ${pageNo}`).toEqual(r.local)
       expect(r.local).not.toHaveProperty('error')
     }
+  })
+
+  it('gathers a phrase the planner expects few rows of, and pages it as the planner would', async () => {
+    const c = await reader.connect()
+    try {
+      const catalog = await readCatalog(c, SCHEMA)
+      const compiled = (text: string): ReturnType<typeof compileTeamQuery> => compileTeamQuery(query({ text }), catalog, SCHEMA)
+      for (const text of ['"kargo gec"', '"ödeme iptal" -fatura', 'summary:"kargo gecikti"', 'fatura OR "ödeme iptal"'])
+        expect(compiled(text).phrase, text).toBe(true)
+      for (const text of ['fatura iade', 'kargo -iptal', 'sentiment:olumsuz', '']) expect(compiled(text).phrase, text).toBe(false)
+      expect(pageForm(compiled('"kargo gec"'), 40)).toBe('gather')
+      expect(pageForm(compiled('"kargo gec"'), GATHER_MAX_ROWS)).toBe('gather')
+      // Many rows expected: the walk of the date index finds a page soonest.
+      expect(pageForm(compiled('"kargo gec"'), GATHER_MAX_ROWS + 1)).toBe('planner')
+      expect(pageForm(compiled('"kargo gec"'), null)).toBe('planner')
+      expect(pageForm(compiled('fatura iade'), 40)).toBe('planner')
+    } finally {
+      c.release()
+    }
+    // Both forms give the same pages, in both orders.
+    let found = 0
+    for (const text of ['"kargo gecikti"', '"ödeme iptal"', 'summary:"kargo gecikti" -fatura'])
+      for (const sort of ['date_desc', 'date_asc'] as const)
+        for (const offset of [0, 20]) {
+          const q = query({ text, sort })
+          const gathered = await searchTeamCache(team(), q, { offset, limit: 20 })
+          const planned = await searchTeamCache({ ...team(), gatherPhrases: false }, q, { offset, limit: 20 })
+          expect(gathered.page, `${text} ${sort} ${offset}`).toEqual(planned.page)
+          found += gathered.page.rows.length
+        }
+    expect(found).toBeGreaterThan(40)
   })
 
   it.each(['fatura', 'ışık OR kargo', '-iptal', 'sentiment:olumlu score>60'])('%s, oldest first', async (text) => {
