@@ -22,12 +22,6 @@ export const DEFAULT_EXACT_BUDGET_MS = 10_000
  */
 const FEW_HITS = 30
 const RARE_EXACT_MS = 250
-/**
- * What the estimate step gives the postings before it samples: at 5,000,000 calls they count
- * most query shapes exactly in 20–60 ms, which is then the first answer; past it (a query
- * the postings count slowly, or chunks still dirty) the sample answers as before.
- */
-const POSTINGS_FIRST_MS = 80
 
 export interface CountStatement {
   /** `calls c` predicates, ANDed, numbered from $1 in `params`. */
@@ -58,39 +52,19 @@ async function rowsAbout(c: pg.ClientBase, schema: string): Promise<number> {
  * it was last analysed is still scaled right. A table not much larger than the sample is counted exactly instead: that
  * costs no more, and an exact number is then the honest answer.
  */
-export interface EstimateOptions {
-  /** Rows the sample reads. */
-  sampleRows?: number
-  /** The exact count ran out of its budget before (said with the estimate). */
-  exactTimedOut?: boolean
-  /** The postings may count (default true). */
-  postings?: boolean
-  /** What the postings are given before the sample (POSTINGS_FIRST_MS when absent). */
-  postingsFirstMs?: number
-}
-
 export async function estimateCount(
   c: pg.ClientBase,
   schema: string,
   st: CountStatement | TeamCompiled,
-  opts: EstimateOptions = {}
+  sampleRows = DEFAULT_SAMPLE_ROWS,
+  exactTimedOut = false
 ): Promise<TeamCount> {
-  const sampleRows = opts.sampleRows ?? DEFAULT_SAMPLE_ROWS
-  const exactTimedOut = opts.exactTimedOut ?? false
-  const postings = opts.postings !== false
   const total = await rowsAbout(c, schema)
   if (total <= sampleRows * 2) {
     const r = await c.query<{ n: string }>(`SELECT count(*) AS n FROM ${q(schema)}.calls c${whereOf(st)}`, [...st.params])
     return { kind: 'exact', n: Number(r.rows[0]!.n) }
   }
   if (st.where.length === 0) return { kind: 'estimate', about: roughly(total), exactTimedOut }
-  // Not after the exact count ran out of its budget (the postings had their turn there), nor
-  // for a phrase: its postings count checks its words' candidates, slower than its own
-  // count(*), which a rare phrase gets below.
-  if (postings && !exactTimedOut && 'filters' in st && !st.phrase) {
-    const n = await countFromPostings(c, schema, st, opts.postingsFirstMs ?? POSTINGS_FIRST_MS)
-    if (n !== null) return { kind: 'exact', n }
-  }
   const pct = Math.min(100, (100 * sampleRows) / total)
   const n = st.params.length
   // A fixed seed: the same query gives the same estimate, so a list does not jitter.
@@ -100,7 +74,7 @@ export async function estimateCount(
   )
   const hit = Number(r.rows[0]!.hit)
   if (hit < FEW_HITS && !exactTimedOut) {
-    const n = await firstExact(c, schema, st, RARE_EXACT_MS, postings)
+    const n = await firstExact(c, schema, st, RARE_EXACT_MS, true)
     if (n !== null) return { kind: 'exact', n }
   }
   return { kind: 'estimate', about: roughly((hit * 100) / pct), exactTimedOut }
@@ -190,7 +164,5 @@ export async function exactCount(
   opts: { budgetMs?: number; sampleRows?: number; postings?: boolean }
 ): Promise<TeamCount> {
   const n = await firstExact(c, schema, st, opts.budgetMs ?? DEFAULT_EXACT_BUDGET_MS, opts.postings !== false)
-  return n !== null
-    ? { kind: 'exact', n }
-    : estimateCount(c, schema, st, { sampleRows: opts.sampleRows, exactTimedOut: true, postings: opts.postings })
+  return n !== null ? { kind: 'exact', n } : estimateCount(c, schema, st, opts.sampleRows, true)
 }

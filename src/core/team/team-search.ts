@@ -39,8 +39,6 @@ export interface TeamSearchOptions {
   sampleRows?: number
   /** The exact count from the count's postings where they give it (default); false: by SQL alone. */
   postings?: boolean
-  /** What the estimate step gives the postings' exact count before it samples (team-count.ts POSTINGS_FIRST_MS). */
-  estimatePostingsMs?: number
   /** A phrase's page gathered first when the planner expects few rows (default); false: as the planner likes (pageForm). */
   gatherPhrases?: boolean
 }
@@ -202,12 +200,7 @@ export async function searchTeamCache(opts: TeamSearchOptions, query: SearchQuer
     }
     const page: SearchPage = { offset, rows: rows.rows.map((r) => toRow(pulledCall(r).record, compiled.node)) }
     let total: TeamCount | null = null
-    if (req.count === 'estimate')
-      total = await estimateCount(c, opts.schema, compiled, {
-        sampleRows: opts.sampleRows,
-        postings: opts.postings,
-        postingsFirstMs: opts.estimatePostingsMs
-      })
+    if (req.count === 'estimate') total = await estimateCount(c, opts.schema, compiled, opts.sampleRows)
     else if (req.count === 'exact')
       total = await exactCount(c, opts.schema, compiled, {
         budgetMs: opts.exactBudgetMs,
